@@ -1,0 +1,5 @@
+#!/usr/bin/env node
+import { createRegistry } from "@citeflow/nodes";
+import { main } from "./program.js";
+
+process.exitCode = await main(process.argv.slice(2), createRegistry());

@@ -1,0 +1,137 @@
+import { readFileSync } from "node:fs";
+import { startRun, type CompiledGraph, type NodeRegistry, type Question, type RunResult } from "@citeflow/core";
+import { RunStore } from "@citeflow/runstore";
+import { FailureError, UsageError } from "../errors.js";
+import { loadGraphFile } from "../graphfile.js";
+import { fmtMs, ProgressPrinter } from "../progress.js";
+import { questionFromText, readQuestions } from "../questions.js";
+
+export interface RunCommandOptions {
+  question?: string;
+  questions?: string;
+  questionField?: string;
+  runs: string;
+  to?: string;
+  from?: string;
+  only?: string;
+  force?: boolean;
+  json?: boolean;
+  concurrency?: number;
+  override?: string[];
+}
+
+export interface RunSummary {
+  runId: string;
+  status: RunResult["status"];
+  question?: string;
+  nodes: Array<{ id: string; status: string; cache?: "hit" | "miss"; ms?: number; error?: string }>;
+}
+
+export async function runCommand(graphPath: string, opts: RunCommandOptions, registry: NodeRegistry): Promise<number> {
+  if (opts.question !== undefined && opts.questions !== undefined) throw new UsageError("give --question or --questions, not both");
+  const graph = loadGraphFile(graphPath, registry);
+  for (const w of graph.warnings) process.stderr.write(`warning: node "${w.nodeId}": ${w.message}\n`);
+  const batches = graphInputSets(graph, opts);
+  const overrides = parseOverrides(opts.override ?? []);
+  const store = new RunStore(opts.runs);
+  const printer = opts.json ? undefined : new ProgressPrinter();
+  const summaries: RunSummary[] = [];
+
+  for (const { inputs, label } of batches) {
+    const handle = startRun(graph, {
+      ...store.runOptions(),
+      inputs,
+      ...(opts.to !== undefined ? { to: opts.to } : {}),
+      ...(opts.from !== undefined ? { from: opts.from } : {}),
+      ...(opts.only !== undefined ? { only: opts.only } : {}),
+      force: opts.force ?? false,
+      ...(overrides ? { overrides } : {}),
+      ...(opts.concurrency !== undefined ? { concurrency: opts.concurrency } : {}),
+    });
+    printer?.setLabel(batches.length > 1 ? label ?? "" : "");
+    const forward = (async () => {
+      for await (const e of handle.events) printer?.on(e);
+    })();
+    const result = await handle.result;
+    await forward;
+    const summary: RunSummary = {
+      runId: result.runId,
+      status: result.status,
+      ...(label !== undefined ? { question: label } : {}),
+      nodes: result.nodes.map((n) => ({
+        id: n.id,
+        status: n.status,
+        ...(n.cache ? { cache: n.cache } : {}),
+        ...(n.ms !== undefined ? { ms: round(n.ms) } : {}),
+        ...(n.error ? { error: n.error.message } : {}),
+      })),
+    };
+    summaries.push(summary);
+    if (!opts.json) {
+      const hits = summary.nodes.filter((n) => n.cache === "hit").length;
+      process.stderr.write(`run ${result.runId}: ${result.status} in ${fmtMs(result.ms)} (${summary.nodes.length} nodes, ${hits} cached)${result.error ? ` — ${result.error.message}` : ""}\n`);
+    }
+  }
+
+  const failed = summaries.some((s) => s.status !== "ok");
+  if (opts.json) {
+    const out = summaries.length === 1 ? summaries[0] : { status: failed ? "error" : "ok", runs: summaries };
+    process.stdout.write(JSON.stringify(out) + "\n");
+  } else {
+    process.stderr.write(`run store: ${store.dir}\nsee a run: citeflow runs show ${summaries[summaries.length - 1]!.runId} --runs ${opts.runs}\n`);
+  }
+  return failed ? 1 : 0;
+}
+
+/**
+ * Maps --question / --questions onto the graph's declared inputs. A Question[] input takes the
+ * whole set; a Question input runs the graph once per question (a batch of runs).
+ */
+function graphInputSets(graph: CompiledGraph, opts: RunCommandOptions): Array<{ inputs: Record<string, unknown>; label?: string }> {
+  const declared = Object.entries(graph.doc.inputs);
+  const given = opts.question !== undefined || opts.questions !== undefined;
+  if (declared.length === 0) {
+    if (given) throw new UsageError(`graph "${graph.doc.name}" declares no inputs; drop --question/--questions`);
+    return [{ inputs: {} }];
+  }
+  if (!given) throw new UsageError(`graph "${graph.doc.name}" needs ${declared.map(([n, s]) => `${n} (${s.type})`).join(", ")}: give --question "…" or --questions <file.jsonl>`);
+  const questions: Question[] = opts.question !== undefined ? [questionFromText(opts.question)] : readQuestions(opts.questions!, opts.questionField);
+  for (const [name, spec] of declared)
+    if (spec.type !== "Question" && spec.type !== "Question[]") throw new UsageError(`graph input "${name}" is ${spec.type}; the CLI can supply Question and Question[] inputs`);
+  const perQuestion = declared.some(([, s]) => s.type === "Question");
+  const listInputs = Object.fromEntries(declared.filter(([, s]) => s.type === "Question[]").map(([n]) => [n, questions]));
+  if (!perQuestion) return [{ inputs: listInputs }];
+  return questions.map((q) => ({
+    inputs: { ...listInputs, ...Object.fromEntries(declared.filter(([, s]) => s.type === "Question").map(([n]) => [n, q])) },
+    label: q.id,
+  }));
+}
+
+/** `--override node.port=<JSON>` or `node.port=@file.json`. */
+function parseOverrides(specs: string[]): Record<string, Record<string, unknown>> | undefined {
+  if (specs.length === 0) return undefined;
+  const out: Record<string, Record<string, unknown>> = {};
+  for (const spec of specs) {
+    const m = /^([^.=]+)\.([^=]+)=(.*)$/s.exec(spec);
+    if (!m) throw new UsageError(`--override "${spec}": expected node.port=<JSON> or node.port=@file.json`);
+    const [, node, port, raw] = m as unknown as [string, string, string, string];
+    let text = raw;
+    if (raw.startsWith("@")) {
+      try {
+        text = readFileSync(raw.slice(1), "utf8");
+      } catch (e) {
+        throw new FailureError(`--override ${node}.${port}: cannot read ${raw.slice(1)}: ${(e as Error).message}`);
+      }
+    }
+    try {
+      (out[node] ??= {})[port] = JSON.parse(text);
+    } catch (e) {
+      throw new UsageError(`--override ${node}.${port}: not valid JSON: ${(e as Error).message}`);
+    }
+  }
+  return out;
+}
+
+function round(ms: number): number {
+  return Math.round(ms * 1000) / 1000;
+}

@@ -1,0 +1,94 @@
+import { RunStore } from "@citeflow/runstore";
+import { FailureError } from "../errors.js";
+import { fmtMs } from "../progress.js";
+import { preview, table } from "../table.js";
+
+const out = (s: string) => process.stdout.write(s);
+
+function open(runs: string, runId: string): RunStore {
+  const store = new RunStore(runs);
+  if (!store.hasRun(runId)) throw new FailureError(`no run "${runId}" in ${store.runsDir} (see: citeflow runs list --runs ${runs})`);
+  return store;
+}
+
+export function runsList(runs: string, json: boolean): number {
+  const list = new RunStore(runs).listRuns();
+  if (json) out(JSON.stringify(list) + "\n");
+  else if (list.length === 0) out(`no runs in ${runs}\n`);
+  else
+    out(
+      table(
+        ["run", "graph", "status", "started", "time", "nodes", "question"],
+        list.map((r) => [r.runId, r.graph, r.status, new Date(r.startedAt).toISOString(), fmtMs(r.ms), String(r.nodes), preview(r.question ?? "", 60)]),
+      ),
+    );
+  return 0;
+}
+
+export function runsShow(runs: string, runId: string, json: boolean): number {
+  const store = open(runs, runId);
+  const r = store.readRun(runId);
+  if (json) {
+    out(JSON.stringify(r) + "\n");
+    return 0;
+  }
+  out(`run ${r.runId} · graph "${r.graph.name}" · ${r.status}${r.ms !== undefined ? ` in ${fmtMs(r.ms)}` : ""} · started ${new Date(r.startedAt).toISOString()}\n`);
+  for (const name of Object.keys(r.inputHashes)) out(`input ${name}: ${preview(store.runInput(runId, name), 100)}\n`);
+  const opt = r.options;
+  const flags = [opt.to && `to=${opt.to}`, opt.from && `from=${opt.from}`, opt.only && `only=${opt.only}`, opt.force && "force", opt.overridden.length && `overridden=${opt.overridden.join(",")}`].filter(Boolean);
+  if (flags.length) out(`options: ${flags.join(" ")}\n`);
+  out("\n");
+  out(
+    table(
+      ["node", "type", "status", "cache", "time", "output"],
+      r.nodes.map((n) => [
+        n.id,
+        n.type,
+        n.status,
+        n.cache ?? "",
+        fmtMs(n.ms),
+        n.error ? `${n.error.name}: ${n.error.message}` : n.skipReason ?? (n.outputHashes ? preview(store.nodeOutput(runId, n.id), 60) : ""),
+      ]),
+    ),
+  );
+  const spans = r.nodes.flatMap((n) => n.spans.map((s) => ({ n, s })));
+  if (spans.length) out(`\n${spans.length} span(s) recorded; see them with --json\n`);
+  for (const p of r.problems) out(`problem: ${p}\n`);
+  return 0;
+}
+
+export function runsOutput(runs: string, runId: string, nodeId: string, port: string | undefined): number {
+  const store = open(runs, runId);
+  try {
+    out(JSON.stringify(store.nodeOutput(runId, nodeId, port), null, 2) + "\n");
+  } catch (e) {
+    throw new FailureError((e as Error).message);
+  }
+  return 0;
+}
+
+export function runsDiff(runs: string, a: string, b: string, json: boolean): number {
+  const store = open(runs, a);
+  open(runs, b);
+  const d = store.diff(a, b);
+  if (json) {
+    out(JSON.stringify(d) + "\n");
+    return 0;
+  }
+  out(`diff ${a} → ${b}: ${d.sameGraph ? "same graph" : "graph changed"}${d.inputs.length ? `; inputs changed: ${d.inputs.join(", ")}` : ""}\n\n`);
+  out(
+    table(
+      ["node", "change", "params", "outputs", "a", "b", "Δ time"],
+      d.nodes.map((n) => [
+        n.id,
+        n.change,
+        n.params.map((p) => `${p.path}: ${preview(p.a, 20)} → ${preview(p.b, 20)}`).join("; "),
+        n.outputs.join(", "),
+        n.a ? `${n.a.status}${n.a.cache ? `/${n.a.cache}` : ""} ${fmtMs(n.a.ms)}` : "—",
+        n.b ? `${n.b.status}${n.b.cache ? `/${n.b.cache}` : ""} ${fmtMs(n.b.ms)}` : "—",
+        n.msDelta !== undefined ? `${n.msDelta >= 0 ? "+" : ""}${fmtMs(n.msDelta)}` : "",
+      ]),
+    ),
+  );
+  return 0;
+}

@@ -1,0 +1,19 @@
+import { readFileSync } from "node:fs";
+import { loadGraph, validateGraph, type CompiledGraph, type NodeRegistry, type Problem } from "@citeflow/core";
+import { FailureError } from "./errors.js";
+
+function read(path: string): string {
+  try {
+    return readFileSync(path, "utf8");
+  } catch (e) {
+    throw new FailureError(`cannot read graph ${path}: ${(e as Error).message}`);
+  }
+}
+
+export function loadGraphFile(path: string, registry: NodeRegistry): CompiledGraph {
+  return loadGraph(read(path), registry, { source: path });
+}
+
+export function validateGraphFile(path: string, registry: NodeRegistry): Problem[] {
+  return validateGraph(read(path), registry, { source: path }).problems;
+}

@@ -1,0 +1,3 @@
+export { main, buildProgram } from "./program.js";
+export { readQuestions, questionFromText } from "./questions.js";
+export { EXIT, UsageError, FailureError } from "./errors.js";

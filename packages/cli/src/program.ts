@@ -1,0 +1,135 @@
+import { Command, CommanderError, Option } from "commander";
+import type { NodeRegistry } from "@citeflow/core";
+import { catalogueCommand } from "./commands/catalogue.js";
+import { demoCommand } from "./commands/demo.js";
+import { runCommand } from "./commands/run.js";
+import { runsDiff, runsList, runsOutput, runsShow } from "./commands/runs.js";
+import { validateCommand } from "./commands/validate.js";
+import { EXIT, UsageError } from "./errors.js";
+import { RunStore } from "@citeflow/runstore";
+
+const DEFAULT_RUNS = process.env.CITEFLOW_RUNS ?? ".citeflow";
+
+function runsOption() {
+  return new Option("--runs <dir>", "run store folder ($CITEFLOW_RUNS, else ./.citeflow)").default(DEFAULT_RUNS);
+}
+
+function intArg(name: string) {
+  return (v: string) => {
+    const n = Number(v);
+    if (!Number.isInteger(n) || n < 1) throw new UsageError(`${name} must be a whole number ≥ 1, got "${v}"`);
+    return n;
+  };
+}
+
+/** Build the CLI. `setCode` receives the exit code of the command that ran. */
+export function buildProgram(registry: NodeRegistry, setCode: (code: number) => void): Command {
+  const program = new Command("citeflow")
+    .description("Grounded, cited, verified scientific QA pipelines as inspectable graphs")
+    .version("0.1.0")
+    .exitOverride()
+    .showHelpAfterError();
+
+  program
+    .command("validate")
+    .description("check a graph file; prints each problem with its node and field")
+    .argument("<graph>", "a *.citeflow.json file")
+    .action((graph: string) => setCode(validateCommand(graph, registry)));
+
+  program
+    .command("run")
+    .description("run a graph on a question or a question set")
+    .argument("<graph>", "a *.citeflow.json file")
+    .option("-q, --question <text>", "one question")
+    .option("--questions <file>", "a question set: JSON Lines or a JSON array")
+    .option("--question-field <name>", "field holding the question text (default: text, question, claim or query)")
+    .addOption(runsOption())
+    .option("--to <node>", "run only this node and what it needs")
+    .option("--from <node>", "re-run this node and everything downstream; upstream from cache")
+    .option("--only <node>", "re-run just this node; its inputs from cache")
+    .option("--force", "ignore the cache for every node", false)
+    .option("--override <node.port=json>", "replace an output value (JSON, or @file.json); repeatable", (v: string, acc: string[]) => [...acc, v], [] as string[])
+    .option("--concurrency <n>", "nodes run at once (default 4)", intArg("--concurrency"))
+    .option("--json", "print one JSON summary instead of progress", false)
+    .action(async (graph: string, opts) => setCode(await runCommand(graph, opts, registry)));
+
+  const runs = program.command("runs").description("read the run store");
+  runs
+    .command("list")
+    .description("runs, newest first")
+    .addOption(runsOption())
+    .option("--json", "JSON output", false)
+    .action((opts) => setCode(runsList(opts.runs, opts.json)));
+  runs
+    .command("show")
+    .description("one run: inputs, and per node status, cache, time and output")
+    .argument("<runId>")
+    .addOption(runsOption())
+    .option("--json", "the whole run record as JSON", false)
+    .action((runId: string, opts) => setCode(runsShow(opts.runs, runId, opts.json)));
+  runs
+    .command("output")
+    .description("a node's output value(s) as JSON")
+    .argument("<runId>")
+    .argument("<node>")
+    .argument("[port]")
+    .addOption(runsOption())
+    .action((runId: string, node: string, port: string | undefined, opts) => setCode(runsOutput(opts.runs, runId, node, port)));
+  runs
+    .command("diff")
+    .description("compare two runs per node: params, outputs, timing")
+    .argument("<a>")
+    .argument("<b>")
+    .addOption(runsOption())
+    .option("--json", "JSON output", false)
+    .action((a: string, b: string, opts) => setCode(runsDiff(opts.runs, a, b, opts.json)));
+
+  program
+    .command("cache")
+    .description("manage the node cache")
+    .command("clear")
+    .description("forget every cached node result (runs are kept)")
+    .addOption(runsOption())
+    .action((opts) => {
+      const n = new RunStore(opts.runs).cache.clear();
+      process.stdout.write(`removed ${n} cache entr${n === 1 ? "y" : "ies"} from ${opts.runs}\n`);
+      setCode(0);
+    });
+
+  program
+    .command("catalogue")
+    .description("node types with their ports and params")
+    .option("--json", "the catalogue as JSON (with param JSON Schemas)", false)
+    .action((opts) => setCode(catalogueCommand(registry, opts.json)));
+
+  program
+    .command("demo")
+    .description("run the example graph on SciFact claims ($CITEFLOW_DATA) and show the run")
+    .addOption(runsOption())
+    .action(async (opts) => setCode(await demoCommand(opts.runs, registry)));
+
+  return program;
+}
+
+/** Run the CLI on argv; resolves to the exit code. Never calls process.exit itself. */
+export async function main(argv: string[], registry: NodeRegistry): Promise<number> {
+  let code: number = EXIT.ok;
+  const program = buildProgram(registry, (c) => (code = c));
+  try {
+    await program.parseAsync(argv, { from: "user" });
+    return code;
+  } catch (e) {
+    if (e instanceof CommanderError) {
+      // Help and version are exits with code 0; everything else commander rejects is usage.
+      return e.exitCode === 0 ? EXIT.ok : EXIT.usage;
+    }
+    if (e instanceof UsageError) {
+      process.stderr.write(`citeflow: ${e.message}\n`);
+      return EXIT.usage;
+    }
+    const err = e as Error;
+    process.stderr.write(`citeflow: ${err.message}\n`);
+    if (process.env.CITEFLOW_DEBUG && err.stack) process.stderr.write(err.stack + "\n");
+    return EXIT.failure;
+  }
+}

@@ -1,0 +1,81 @@
+import type { RunEvent } from "@citeflow/core";
+
+/**
+ * Turns run events into terminal output on stderr: on a TTY a live bar plus one line per finished
+ * node; elsewhere just the lines.
+ */
+export class ProgressPrinter {
+  #done = 0;
+  #total = 0;
+  #running = new Set<string>();
+  #label = "";
+  constructor(
+    private readonly out: NodeJS.WriteStream = process.stderr,
+    private readonly tty = Boolean(process.stderr.isTTY),
+  ) {}
+
+  /** A prefix for lines of this run (the question id in a batch). */
+  setLabel(label: string) {
+    this.#label = label ? `[${label}] ` : "";
+  }
+
+  on(e: RunEvent): void {
+    switch (e.type) {
+      case "run-start":
+        this.#done = 0;
+        this.#total = e.selected.length;
+        this.#running.clear();
+        break;
+      case "node-start":
+        this.#running.add(e.nodeId);
+        break;
+      case "node-paused":
+        this.#line(`⏸ ${e.nodeId} (${e.reason})`);
+        break;
+      case "node-end":
+        this.#running.delete(e.nodeId);
+        this.#done++;
+        this.#line(`✓ ${e.nodeId.padEnd(20)} ${e.cache === "hit" ? "cached" : "ran   "} ${fmtMs(e.ms)}${e.overridden ? ` (overridden: ${e.overridden.join(", ")})` : ""}`);
+        break;
+      case "node-error":
+        this.#running.delete(e.nodeId);
+        this.#done++;
+        this.#line(`✗ ${e.nodeId.padEnd(20)} ${e.error.name}: ${e.error.message}`);
+        break;
+      case "node-skipped":
+        this.#done++;
+        this.#line(`- ${e.nodeId.padEnd(20)} skipped (${e.reason === "upstream-failed" ? `${e.upstream} failed` : "aborted"})`);
+        break;
+      case "node-progress":
+        break;
+      case "run-end":
+        this.#clear();
+        return;
+      default:
+        return;
+    }
+    this.#bar();
+  }
+
+  #line(text: string) {
+    this.#clear();
+    this.out.write(`${this.#label}${text}\n`);
+  }
+
+  #clear() {
+    if (this.tty) this.out.write("\r\x1b[2K");
+  }
+
+  #bar() {
+    if (!this.tty || this.#total === 0) return;
+    const width = 24;
+    const filled = Math.round((this.#done / this.#total) * width);
+    const running = [...this.#running].join(", ");
+    this.out.write(`\r\x1b[2K${this.#label}[${"█".repeat(filled)}${"░".repeat(width - filled)}] ${this.#done}/${this.#total}${running ? ` · ${running}` : ""}`);
+  }
+}
+
+export function fmtMs(ms: number | undefined): string {
+  if (ms === undefined) return "";
+  return ms < 10 ? `${ms.toFixed(2)} ms` : ms < 10_000 ? `${Math.round(ms)} ms` : `${(ms / 1000).toFixed(1)} s`;
+}

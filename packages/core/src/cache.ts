@@ -1,0 +1,32 @@
+/** A cached node result: output values and their content hashes, by port. */
+export interface CacheEntry {
+  nodeType: string;
+  version: number;
+  outputs: Record<string, unknown>;
+  hashes: Record<string, string>;
+}
+
+/**
+ * Where node results are kept between runs. The key is the content hash of
+ * (type, version, canonical params, input hashes, graph input hash), so any change upstream
+ * or in the node itself misses. The run store implements this on disk.
+ */
+export interface CacheStore {
+  get(key: string): Promise<CacheEntry | undefined>;
+  set(key: string, entry: CacheEntry): Promise<void>;
+  /** Explicit invalidation of one entry. */
+  delete(key: string): Promise<void>;
+}
+
+export class MemoryCache implements CacheStore {
+  readonly entries = new Map<string, CacheEntry>();
+  async get(key: string) {
+    return this.entries.get(key);
+  }
+  async set(key: string, entry: CacheEntry) {
+    this.entries.set(key, entry);
+  }
+  async delete(key: string) {
+    this.entries.delete(key);
+  }
+}

@@ -1,0 +1,517 @@
+import { AsyncLocalStorage } from "node:async_hooks";
+import type { z } from "zod";
+import type { CacheStore } from "./cache.js";
+import { errorInfo, type CacheStatus, type ErrorInfo, type NodeSummary, type RunEvent, type RunStatus } from "./events.js";
+import { EventLog } from "./eventlog.js";
+import { ancestors, descendants, type CompiledGraph, type CompiledNode } from "./graph.js";
+import { hashValue } from "./hash.js";
+import type { NodeContext, SpanHandle } from "./node.js";
+import { schemaFor } from "./ports.js";
+
+export interface RunOptions {
+  /** Values for the graph's declared inputs, by name. */
+  inputs?: Record<string, unknown>;
+  runId?: string;
+  /** Where results are reused from and written to. Without one nothing is reused. */
+  cache?: CacheStore;
+  /** Receives every event in order, before the run moves on (the run store). */
+  recorder?: { record(event: RunEvent): void | Promise<void> };
+  /** Services handed to nodes as `ctx.services` (model adapters, stores). */
+  services?: Record<string, unknown>;
+  /** How many nodes may run at once (default 4). */
+  concurrency?: number;
+  /** Run only this node and what it needs. */
+  to?: string;
+  /** Re-run this node and everything downstream of it; upstream comes from cache where possible. */
+  from?: string;
+  /** Re-run just this node; its inputs come from cache where possible. */
+  only?: string;
+  /** Ignore the cache for every node (results are still written). */
+  force?: boolean;
+  /** Replace output values: nodeId → port → value. Downstream sees the new value. */
+  overrides?: Record<string, Record<string, unknown>>;
+  /** Pause before these nodes. */
+  breakpoints?: string[];
+  /** Pause before every node. */
+  step?: boolean;
+  signal?: AbortSignal;
+}
+
+export interface NodeResult {
+  id: string;
+  status: NodeSummary["status"];
+  cache?: CacheStatus;
+  ms?: number;
+  cacheKey?: string;
+  outputs?: Record<string, unknown>;
+  outputHashes?: Record<string, string>;
+  overridden?: string[];
+  error?: ErrorInfo;
+  upstream?: string;
+}
+
+export interface RunResult {
+  runId: string;
+  status: RunStatus;
+  ms: number;
+  /** Results of the selected nodes, in topological order. */
+  nodes: NodeResult[];
+  error?: ErrorInfo;
+}
+
+/** A problem with the run request itself (unknown node, missing input): nothing was run. */
+export class RunRequestError extends Error {
+  override name = "RunRequestError";
+}
+
+/** A node returned something its output ports do not allow. */
+export class NodeOutputError extends Error {
+  override name = "NodeOutputError";
+}
+
+export class AbortError extends Error {
+  override name = "AbortError";
+}
+
+export function newRunId(now = new Date()): string {
+  const stamp = now.toISOString().replace(/[-:]/g, "").replace(/\.\d+Z$/, "Z");
+  return `${stamp}-${Math.random().toString(16).slice(2, 8).padEnd(6, "0")}`;
+}
+
+export async function runGraph(graph: CompiledGraph, options: RunOptions = {}): Promise<RunResult> {
+  return startRun(graph, options).result;
+}
+
+/** Start a run. Read `events` for progress, steer it with continue/step/pause/abort, await `result`. */
+export function startRun(graph: CompiledGraph, options: RunOptions = {}): RunHandle {
+  return new RunHandle(graph, options);
+}
+
+interface SpanFrame {
+  id: string;
+  nodeId: string;
+}
+
+const spanScope = new AsyncLocalStorage<SpanFrame>();
+
+export class RunHandle {
+  readonly runId: string;
+  readonly events = new EventLog<RunEvent>();
+  readonly result: Promise<RunResult>;
+  /** Nodes this run will execute or reuse, in topological order. */
+  readonly selected: string[];
+
+  #stepMode: boolean;
+  #breakpoints: Set<string>;
+  #gate: { nodeId: string; resume: () => void } | undefined;
+  #ac = new AbortController();
+  #forced: Set<string>;
+  #recordChain: Promise<void> = Promise.resolve();
+  #recordError: unknown;
+
+  constructor(
+    readonly graph: CompiledGraph,
+    readonly options: RunOptions,
+  ) {
+    this.runId = options.runId ?? newRunId();
+    this.#stepMode = options.step ?? false;
+    this.#breakpoints = new Set(options.breakpoints ?? []);
+    const { selected, forced } = this.#select();
+    this.selected = selected;
+    this.#forced = forced;
+    this.#checkRequest();
+    if (options.signal) {
+      if (options.signal.aborted) this.#ac.abort(options.signal.reason);
+      else options.signal.addEventListener("abort", () => this.abort(options.signal!.reason), { once: true });
+    }
+    this.result = this.#execute();
+  }
+
+  /** The node the run is paused before, if it is paused. */
+  get pausedAt(): string | undefined {
+    return this.#gate?.nodeId;
+  }
+
+  /** Resume and run until the next breakpoint. */
+  continue(): void {
+    this.#stepMode = false;
+    this.#release();
+  }
+
+  /** Resume, and pause again before the next node. */
+  step(): void {
+    this.#stepMode = true;
+    this.#release();
+  }
+
+  /** Pause before the next node that starts. */
+  pause(): void {
+    this.#stepMode = true;
+  }
+
+  setBreakpoints(ids: Iterable<string>): void {
+    this.#breakpoints = new Set(ids);
+  }
+
+  abort(reason?: unknown): void {
+    if (!this.#ac.signal.aborted) this.#ac.abort(reason ?? new AbortError("run aborted"));
+    this.#release();
+  }
+
+  #release() {
+    const g = this.#gate;
+    this.#gate = undefined;
+    g?.resume();
+  }
+
+  #select(): { selected: string[]; forced: Set<string> } {
+    const g = this.graph;
+    const o = this.options;
+    for (const [key, id] of [["to", o.to], ["from", o.from], ["only", o.only]] as const)
+      if (id !== undefined && !g.nodes.has(id)) throw new RunRequestError(`--${key}: no node "${id}" in graph "${g.doc.name}"`);
+    let target = new Set(g.order);
+    const forced = new Set<string>();
+    if (o.to !== undefined) target = new Set([o.to, ...ancestors(g, o.to)]);
+    if (o.from !== undefined) {
+      const downstream = new Set([o.from, ...descendants(g, o.from)]);
+      target = new Set([...target].filter((id) => downstream.has(id)));
+      if (target.size === 0) throw new RunRequestError(`--from ${o.from} and --to ${o.to}: "${o.to}" is not downstream of "${o.from}"`);
+      for (const id of target) forced.add(id);
+    }
+    if (o.only !== undefined) {
+      target = new Set([o.only]);
+      forced.add(o.only);
+    }
+    const needed = new Set(target);
+    for (const id of target) for (const a of ancestors(g, id)) needed.add(a);
+    if (o.force) for (const id of needed) forced.add(id);
+    return { selected: g.order.filter((id) => needed.has(id)), forced };
+  }
+
+  #checkRequest() {
+    const g = this.graph;
+    const inputs = this.options.inputs ?? {};
+    for (const id of this.selected) {
+      const name = g.nodes.get(id)!.graphInput;
+      if (name === undefined) continue;
+      if (!Object.hasOwn(inputs, name)) throw new RunRequestError(`graph input "${name}" (read by node "${id}") was not given`);
+      const schema = schemaFor(g.doc.inputs[name]!.type);
+      const r = schema?.safeParse(inputs[name]);
+      if (r && !r.success) throw new RunRequestError(`graph input "${name}" is not ${g.doc.inputs[name]!.type}: ${describeIssues(r.error)}`);
+    }
+    for (const [id, ports] of Object.entries(this.options.overrides ?? {})) {
+      const node = g.nodes.get(id);
+      if (!node) throw new RunRequestError(`override for unknown node "${id}"`);
+      for (const [port, value] of Object.entries(ports)) {
+        if (!Object.hasOwn(node.outputTypes, port)) throw new RunRequestError(`override ${id}.${port}: ${node.def.type} has no output "${port}"`);
+        const r = schemaFor(node.outputTypes[port]!)?.safeParse(value);
+        if (r && !r.success) throw new RunRequestError(`override ${id}.${port} is not ${node.outputTypes[port]}: ${describeIssues(r.error)}`);
+      }
+    }
+  }
+
+  #emit(event: RunEvent) {
+    this.events.push(event);
+    const rec = this.options.recorder;
+    if (rec)
+      this.#recordChain = this.#recordChain.then(async () => {
+        if (this.#recordError !== undefined) return;
+        try {
+          await rec.record(event);
+        } catch (e) {
+          // A run that cannot be recorded must not go on as if it were: stop it and say why.
+          this.#recordError = e;
+          this.abort(e);
+        }
+      });
+  }
+
+  async #execute(): Promise<RunResult> {
+    await Promise.resolve(); // let the caller attach to events before the first one
+    const t0 = performance.now();
+    const g = this.graph;
+    const o = this.options;
+    const results = new Map<string, NodeResult>();
+    this.#emit({
+      type: "run-start",
+      runId: this.runId,
+      at: Date.now(),
+      graph: g.doc,
+      graphHash: hashValue(g.doc),
+      inputs: o.inputs ?? {},
+      selected: this.selected,
+      options: {
+        ...(o.to !== undefined ? { to: o.to } : {}),
+        ...(o.from !== undefined ? { from: o.from } : {}),
+        ...(o.only !== undefined ? { only: o.only } : {}),
+        force: o.force ?? false,
+        overridden: Object.keys(o.overrides ?? {}),
+        breakpoints: [...this.#breakpoints],
+        step: this.#stepMode,
+      },
+    });
+
+    const concurrency = Math.max(1, o.concurrency ?? 4);
+    const pending = new Set(this.selected);
+    const running = new Map<string, Promise<void>>();
+    const signal = this.#ac.signal;
+
+    const skipDescendants = (failed: string) => {
+      for (const d of descendants(g, failed)) {
+        if (!pending.has(d)) continue;
+        pending.delete(d);
+        results.set(d, { id: d, status: "skipped", upstream: failed });
+        this.#emit({ type: "node-skipped", runId: this.runId, at: Date.now(), nodeId: d, reason: "upstream-failed", upstream: failed });
+      }
+    };
+
+    for (;;) {
+      if (signal.aborted) break;
+      // Every parent of a selected node is selected too, so "ready" is: all parents done.
+      const ready = this.selected.filter((id) => pending.has(id) && g.nodes.get(id)!.parents.every((p) => results.get(p)?.status === "done"));
+      let launched = false;
+      for (const id of ready) {
+        if (running.size >= concurrency || signal.aborted) break;
+        const reason = this.#stepMode ? "step" : this.#breakpoints.has(id) ? "breakpoint" : undefined;
+        if (reason) {
+          await this.#pauseBefore(id, reason);
+          if (signal.aborted) break;
+        }
+        pending.delete(id);
+        launched = true;
+        const p = this.#runNode(g.nodes.get(id)!, results).then((r) => {
+          results.set(id, r);
+          running.delete(id);
+          if (r.status !== "done") skipDescendants(id);
+        });
+        running.set(id, p);
+      }
+      if (running.size === 0) {
+        if (!launched) break;
+        continue;
+      }
+      await Promise.race([...running.values()]);
+    }
+    await Promise.all(running.values());
+
+    for (const id of this.selected) {
+      if (!pending.has(id)) continue;
+      results.set(id, { id, status: "skipped" });
+      this.#emit({ type: "node-skipped", runId: this.runId, at: Date.now(), nodeId: id, reason: "aborted" });
+    }
+
+    const ordered = this.selected.map((id) => results.get(id)!);
+    const recordError = () => this.#recordError;
+    let status: RunStatus = signal.aborted ? "aborted" : ordered.every((r) => r.status === "done") ? "ok" : "error";
+    if (recordError() !== undefined) status = "error";
+    const ms = performance.now() - t0;
+    const runError = recordError() !== undefined ? errorInfo(recordError()) : undefined;
+    this.#emit({
+      type: "run-end",
+      runId: this.runId,
+      at: Date.now(),
+      status,
+      ms,
+      nodes: ordered.map(summary),
+      ...(runError ? { error: runError } : {}),
+    });
+    await this.#recordChain;
+    this.events.close();
+    const finalError = recordError() !== undefined ? errorInfo(recordError()) : undefined;
+    return { runId: this.runId, status: finalError ? "error" : status, ms, nodes: ordered, ...(finalError ? { error: finalError } : {}) };
+  }
+
+  async #pauseBefore(nodeId: string, reason: "step" | "breakpoint") {
+    await new Promise<void>((resume) => {
+      this.#gate = { nodeId, resume };
+      this.#emit({ type: "node-paused", runId: this.runId, at: Date.now(), nodeId, reason });
+    });
+    if (!this.#ac.signal.aborted) this.#emit({ type: "node-resumed", runId: this.runId, at: Date.now(), nodeId });
+  }
+
+  async #runNode(node: CompiledNode, results: Map<string, NodeResult>): Promise<NodeResult> {
+    const t0 = performance.now();
+    const { id, def } = node;
+    const o = this.options;
+    const signal = this.#ac.signal;
+
+    const inputs: Record<string, unknown> = {};
+    const inputHashes: Record<string, string | string[] | null> = {};
+    for (const [port, spec] of Object.entries(def.inputs)) {
+      const refs = node.incoming[port] ?? [];
+      const values = refs.map((r) => results.get(r.node)!.outputs![r.port]);
+      const hashes = refs.map((r) => results.get(r.node)!.outputHashes![r.port]!);
+      if (spec.many) {
+        inputs[port] = values;
+        inputHashes[port] = hashes;
+      } else {
+        inputs[port] = values[0];
+        inputHashes[port] = hashes[0] ?? null;
+      }
+    }
+    const graphInput = node.graphInput !== undefined ? o.inputs?.[node.graphInput] : undefined;
+    const cacheKey = hashValue({
+      type: def.type,
+      version: def.version,
+      params: node.params,
+      inputs: inputHashes,
+      graphInput: node.graphInput !== undefined ? hashValue(graphInput ?? null) : null,
+    });
+    this.#emit({ type: "node-start", runId: this.runId, at: Date.now(), nodeId: id, nodeType: def.type, version: def.version, params: node.params, inputHashes, cacheKey });
+
+    try {
+      let outputs: Record<string, unknown>;
+      let hashes: Record<string, string>;
+      let cache: CacheStatus = "miss";
+      const cacheable = def.cacheable !== false && o.cache !== undefined;
+      const hit = cacheable && !this.#forced.has(id) ? await o.cache!.get(cacheKey) : undefined;
+      if (hit && Object.keys(def.outputs).every((p) => Object.hasOwn(hit.outputs, p))) {
+        outputs = hit.outputs;
+        hashes = hit.hashes;
+        cache = "hit";
+      } else {
+        this.#checkInputs(node, inputs);
+        const ctx = this.#context(node, graphInput);
+        const produced = await raceAbort(spanScope.run({ id: "", nodeId: id }, () => def.run(inputs, node.params, ctx)), signal);
+        outputs = this.#checkOutputs(node, produced);
+        hashes = Object.fromEntries(Object.entries(outputs).map(([k, v]) => [k, hashValue(v)]));
+        if (cacheable) await o.cache!.set(cacheKey, { nodeType: def.type, version: def.version, outputs, hashes });
+      }
+      const override = o.overrides?.[id];
+      let overridden: string[] | undefined;
+      if (override) {
+        outputs = { ...outputs };
+        hashes = { ...hashes };
+        overridden = Object.keys(override);
+        for (const port of overridden) {
+          outputs[port] = override[port];
+          hashes[port] = hashValue(override[port]);
+        }
+      }
+      const ms = performance.now() - t0;
+      this.#emit({ type: "node-end", runId: this.runId, at: Date.now(), nodeId: id, cache, ms, outputs, outputHashes: hashes, ...(overridden ? { overridden } : {}) });
+      return { id, status: "done", cache, ms, cacheKey, outputs, outputHashes: hashes, ...(overridden ? { overridden } : {}) };
+    } catch (e) {
+      const ms = performance.now() - t0;
+      const aborted = signal.aborted;
+      const err = aborted && !(e instanceof AbortError) && e === signal.reason ? new AbortError("run aborted") : e;
+      const info = errorInfo(err);
+      this.#emit({ type: "node-error", runId: this.runId, at: Date.now(), nodeId: id, ms, error: info });
+      return { id, status: aborted ? "aborted" : "error", ms, cacheKey, error: info };
+    }
+  }
+
+  #context(node: CompiledNode, graphInput: unknown): NodeContext {
+    const runId = this.runId;
+    const nodeId = node.id;
+    let spanCount = 0;
+    const emit = (e: RunEvent) => this.#emit(e);
+    return {
+      runId,
+      nodeId,
+      signal: this.#ac.signal,
+      services: this.options.services ?? {},
+      graphInput,
+      log: (level, message, data) => emit({ type: "node-log", runId, at: Date.now(), nodeId, level, message, ...(data !== undefined ? { data } : {}) }),
+      progress: (done, total, message) =>
+        emit({ type: "node-progress", runId, at: Date.now(), nodeId, done, ...(total !== undefined ? { total } : {}), ...(message !== undefined ? { message } : {}) }),
+      span: async <T>(name: string, fn: (span: SpanHandle) => Promise<T>, attrs?: Record<string, unknown>): Promise<T> => {
+        const parent = spanScope.getStore();
+        const spanId = `${nodeId}/${++spanCount}`;
+        const data: Record<string, unknown> = {};
+        const handle: SpanHandle = { id: spanId, set: (k, v) => void (data[k] = v) };
+        const t0 = performance.now();
+        emit({ type: "span-start", runId, at: Date.now(), nodeId, spanId, name, ...(parent?.id ? { parentId: parent.id } : {}), ...(attrs ? { attrs } : {}) });
+        const end = (status: "ok" | "error", error?: unknown) =>
+          emit({
+            type: "span-end",
+            runId,
+            at: Date.now(),
+            nodeId,
+            spanId,
+            ms: performance.now() - t0,
+            status,
+            ...(error !== undefined ? { error: errorInfo(error) } : {}),
+            ...(Object.keys(data).length ? { data } : {}),
+          });
+        try {
+          const value = await spanScope.run({ id: spanId, nodeId }, () => fn(handle));
+          end("ok");
+          return value;
+        } catch (e) {
+          end("error", e);
+          throw e;
+        }
+      },
+    };
+  }
+
+  /** Values that arrived through `Any` or an unbound variable are checked against the port they enter. */
+  #checkInputs(node: CompiledNode, inputs: Record<string, unknown>) {
+    for (const [port, spec] of Object.entries(node.def.inputs)) {
+      const value = inputs[port];
+      if (value === undefined) continue;
+      const schema = schemaFor(node.inputTypes[port]!);
+      if (!schema) continue;
+      const refs = node.incoming[port] ?? [];
+      const values = spec.many ? (value as unknown[]) : [value];
+      values.forEach((v, i) => {
+        const src = refs[i]!;
+        const srcType = this.graph.nodes.get(src.node)!.outputTypes[src.port];
+        if (srcType === node.inputTypes[port]) return;
+        const r = schema.safeParse(v);
+        if (!r.success) throw new NodeOutputError(`input "${port}" of node "${node.id}" (from ${src.node}.${src.port}) is not ${node.inputTypes[port]}: ${describeIssues(r.error)}`);
+      });
+    }
+  }
+
+  #checkOutputs(node: CompiledNode, produced: unknown): Record<string, unknown> {
+    const where = `node "${node.id}" (${node.def.type})`;
+    if (typeof produced !== "object" || produced === null || Array.isArray(produced))
+      throw new NodeOutputError(`${where} returned ${Array.isArray(produced) ? "an array" : String(produced)}, not an object of output ports`);
+    const out = produced as Record<string, unknown>;
+    for (const key of Object.keys(out))
+      if (!Object.hasOwn(node.def.outputs, key)) throw new NodeOutputError(`${where} returned "${key}", which is not one of its outputs (${Object.keys(node.def.outputs).join(", ")})`);
+    const checked: Record<string, unknown> = {};
+    for (const port of Object.keys(node.def.outputs)) {
+      if (out[port] === undefined) throw new NodeOutputError(`${where} returned no value for output "${port}"`);
+      const schema = schemaFor(node.outputTypes[port]!);
+      if (!schema) {
+        checked[port] = out[port];
+        continue;
+      }
+      const r = schema.safeParse(out[port]);
+      if (!r.success) throw new NodeOutputError(`${where} output "${port}" is not ${node.outputTypes[port]}: ${describeIssues(r.error)}`);
+      checked[port] = r.data;
+    }
+    return checked;
+  }
+}
+
+function summary(r: NodeResult): NodeSummary {
+  return { id: r.id, status: r.status, ...(r.cache ? { cache: r.cache } : {}), ...(r.ms !== undefined ? { ms: r.ms } : {}) };
+}
+
+export function describeIssues(error: z.ZodError): string {
+  const shown = error.issues.slice(0, 3).map((i) => `${i.path.length ? i.path.join(".") + ": " : ""}${i.message}`);
+  const more = error.issues.length > 3 ? ` (+${error.issues.length - 3} more)` : "";
+  return shown.join("; ") + more;
+}
+
+function raceAbort<T>(p: Promise<T>, signal: AbortSignal): Promise<T> {
+  if (signal.aborted) return Promise.reject(new AbortError("run aborted"));
+  return new Promise<T>((resolve, reject) => {
+    const onAbort = () => reject(new AbortError("run aborted"));
+    signal.addEventListener("abort", onAbort, { once: true });
+    p.then(
+      (v) => {
+        signal.removeEventListener("abort", onAbort);
+        resolve(v);
+      },
+      (e) => {
+        signal.removeEventListener("abort", onAbort);
+        reject(e);
+      },
+    );
+  });
+}

@@ -1,0 +1,74 @@
+import { z } from "zod";
+import { isValidPortType, type PortSpec } from "./ports.js";
+
+export type LogLevel = "debug" | "info" | "warn" | "error";
+
+/** What a node sees while it runs. Everything external (models, stores) comes through `services`. */
+export interface NodeContext {
+  readonly runId: string;
+  readonly nodeId: string;
+  readonly signal: AbortSignal;
+  /** Shared services registered by the host (model adapters, stores, HTTP clients). */
+  readonly services: Readonly<Record<string, unknown>>;
+  /** The graph-level input this node declared with `graphInput`, if any. */
+  readonly graphInput: unknown;
+  log(level: LogLevel, message: string, data?: unknown): void;
+  progress(done: number, total?: number, message?: string): void;
+  /**
+   * Record a sub-step (a model call, a feedback iteration). Spans nest: a span opened inside
+   * another becomes its child. `data` is kept in the trace; return values are not.
+   */
+  span<T>(name: string, fn: (span: SpanHandle) => Promise<T>, attrs?: Record<string, unknown>): Promise<T>;
+}
+
+export interface SpanHandle {
+  readonly id: string;
+  /** Attach data to the span (prompt, response, usage, …); it is written to the trace on end. */
+  set(key: string, value: unknown): void;
+}
+
+export type PortMap = Record<string, PortSpec>;
+
+export interface NodeDefinition<P extends z.ZodObject = z.ZodObject> {
+  /** Stable id, e.g. `rerank.cross-encoder`. */
+  type: string;
+  /** Bump when behaviour changes: old cache entries then stop matching. */
+  version: number;
+  title: string;
+  family: string;
+  description: string;
+  inputs: PortMap;
+  outputs: PortMap;
+  /** Params with defaults; `.describe()` on each field is its documentation. */
+  params: P;
+  /** Names the graph input (declared in the graph's `inputs`) this node reads, from its params. */
+  graphInput?: (params: z.infer<P>) => string;
+  /** False for nodes whose result must never be reused (default true). */
+  cacheable?: boolean;
+  run(inputs: Record<string, unknown>, params: z.infer<P>, ctx: NodeContext): Promise<Record<string, unknown>>;
+}
+
+export type AnyNodeDefinition = NodeDefinition<z.ZodObject>;
+
+const TYPE_ID = /^[a-z][a-z0-9-]*(\.[a-z0-9][a-z0-9-]*)+$/;
+const PORT_NAME = /^[A-Za-z_][A-Za-z0-9_]*$/;
+
+/** Declare a node type. Checks the declaration itself so a bad node fails at import, not mid-run. */
+export function defineNode<P extends z.ZodObject>(def: NodeDefinition<P>): NodeDefinition<P> {
+  const where = `node type "${def.type}"`;
+  if (!TYPE_ID.test(def.type)) throw new Error(`${where}: type ids are dotted lower-case, e.g. "retrieve.dense"`);
+  if (!Number.isInteger(def.version) || def.version < 1) throw new Error(`${where}: version must be an integer ≥ 1`);
+  for (const [side, ports] of [["input", def.inputs], ["output", def.outputs]] as const) {
+    for (const [name, spec] of Object.entries(ports)) {
+      if (!PORT_NAME.test(name)) throw new Error(`${where}: ${side} port "${name}" is not a valid name`);
+      if (!isValidPortType(spec.type)) throw new Error(`${where}: ${side} port "${name}" has unknown type "${spec.type}"`);
+    }
+  }
+  for (const name of Object.keys(def.outputs)) {
+    if (def.outputs[name]!.many || def.outputs[name]!.optional) {
+      throw new Error(`${where}: output port "${name}": "many" and "optional" apply to inputs only`);
+    }
+  }
+  if (!(def.params instanceof z.ZodObject)) throw new Error(`${where}: params must be a z.object`);
+  return def;
+}

@@ -1,0 +1,50 @@
+import { canonicalJson, defineNode } from "@citeflow/core";
+import { z } from "zod";
+
+export const listMerge = defineNode({
+  type: "list.merge",
+  version: 1,
+  title: "Merge lists",
+  family: "list",
+  description: "Merges lists of the same type (e.g. passages from several retrievers), removing duplicates.",
+  inputs: { lists: { type: "T[]", many: true, description: "Any number of lists of one type" } },
+  outputs: { items: { type: "T[]" } },
+  params: z.object({
+    mode: z.enum(["concat", "interleave"]).default("concat").describe("concat: list after list; interleave: round-robin, first of each list first"),
+    dedupe: z
+      .enum(["id", "value", "none"])
+      .default("id")
+      .describe('id: items with the same "id" are one (their "scores" records are merged); value: identical items are one; none: keep all'),
+  }),
+  async run(inputs, params) {
+    const lists = inputs.lists as unknown[][];
+    const ordered: unknown[] = [];
+    if (params.mode === "concat") for (const l of lists) ordered.push(...l);
+    else for (let i = 0, n = Math.max(0, ...lists.map((l) => l.length)); i < n; i++) for (const l of lists) if (i < l.length) ordered.push(l[i]);
+    if (params.dedupe === "none") return { items: ordered };
+
+    const byKey = new Map<string, unknown>();
+    for (const item of ordered) {
+      const id = params.dedupe === "id" ? idOf(item) : undefined;
+      const key = id !== undefined ? `id:${id}` : `v:${canonicalJson(item)}`;
+      const prev = byKey.get(key);
+      if (prev === undefined) byKey.set(key, item);
+      else if (id !== undefined) byKey.set(key, mergeScores(prev, item));
+    }
+    return { items: [...byKey.values()] };
+  },
+});
+
+function idOf(item: unknown): string | undefined {
+  if (typeof item !== "object" || item === null) return undefined;
+  const id = (item as { id?: unknown }).id;
+  return typeof id === "string" || typeof id === "number" ? String(id) : undefined;
+}
+
+/** The first occurrence wins, but it gains every score the later ones carry (bm25 + dense, …). */
+function mergeScores(first: unknown, later: unknown): unknown {
+  const a = first as { scores?: Record<string, number> };
+  const b = later as { scores?: Record<string, number> };
+  if (!a.scores || !b.scores) return first;
+  return { ...a, scores: { ...b.scores, ...a.scores } };
+}

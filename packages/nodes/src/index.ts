@@ -1,0 +1,22 @@
+import { fileURLToPath } from "node:url";
+import { NodeRegistry, type AnyNodeDefinition } from "@citeflow/core";
+import { inputQuestion } from "./generic/input-question.js";
+import { inputQuestions } from "./generic/input-questions.js";
+import { listMerge } from "./generic/list-merge.js";
+import { listSelect } from "./generic/list-select.js";
+import { textTemplate } from "./generic/text-template.js";
+
+export { inputQuestion, inputQuestions, listMerge, listSelect, textTemplate };
+
+/** Every node type this package ships. */
+export const builtinNodes: AnyNodeDefinition[] = [inputQuestion, inputQuestions, textTemplate, listMerge, listSelect] as AnyNodeDefinition[];
+
+/** A registry holding the built-in nodes, plus any extra ones. */
+export function createRegistry(extra: AnyNodeDefinition[] = []): NodeRegistry {
+  return new NodeRegistry([...builtinNodes, ...extra]);
+}
+
+/** Path of a graph file shipped with this package (in graphs/). */
+export function shippedGraph(file: string): string {
+  return fileURLToPath(new URL(`../graphs/${file}`, import.meta.url));
+}

@@ -1,0 +1,70 @@
+import { existsSync, readdirSync, readFileSync, rmSync } from "node:fs";
+import { join } from "node:path";
+import type { CacheEntry, CacheStore } from "@citeflow/core";
+import type { BlobStore } from "./blobs.js";
+import { writeFileAtomic } from "./fsutil.js";
+
+interface IndexEntry {
+  nodeType: string;
+  version: number;
+  hashes: Record<string, string>;
+  at: number;
+}
+
+/** The executor's cache on disk: cache/<k0k1>/<key>.json points at output blobs. */
+export class FileCache implements CacheStore {
+  constructor(
+    readonly dir: string,
+    private readonly blobs: BlobStore,
+  ) {}
+
+  #path(key: string) {
+    if (!/^[0-9a-f]{64}$/.test(key)) throw new Error(`"${key}" is not a cache key`);
+    return join(this.dir, key.slice(0, 2), `${key}.json`);
+  }
+
+  async get(key: string): Promise<CacheEntry | undefined> {
+    const path = this.#path(key);
+    if (!existsSync(path)) return undefined;
+    let entry: IndexEntry;
+    try {
+      entry = JSON.parse(readFileSync(path, "utf8")) as IndexEntry;
+    } catch {
+      return undefined; // unreadable entry: treat as a miss, it will be rewritten
+    }
+    const outputs: Record<string, unknown> = {};
+    for (const [port, hash] of Object.entries(entry.hashes)) {
+      if (!this.blobs.has(hash)) return undefined;
+      outputs[port] = this.blobs.get(hash);
+    }
+    return { nodeType: entry.nodeType, version: entry.version, outputs, hashes: entry.hashes };
+  }
+
+  async set(key: string, entry: CacheEntry): Promise<void> {
+    // Blobs first, then the index entry: a crash in between leaves a miss, never a broken hit.
+    for (const [port, value] of Object.entries(entry.outputs)) this.blobs.put(value, entry.hashes[port]);
+    const index: IndexEntry = { nodeType: entry.nodeType, version: entry.version, hashes: entry.hashes, at: Date.now() };
+    writeFileAtomic(this.#path(key), JSON.stringify(index));
+  }
+
+  async delete(key: string): Promise<void> {
+    rmSync(this.#path(key), { force: true });
+  }
+
+  /** Remove every entry (explicit invalidation of the whole cache). Returns how many were removed. */
+  clear(): number {
+    if (!existsSync(this.dir)) return 0;
+    let n = 0;
+    for (const sub of readdirSafe(this.dir)) n += readdirSafe(join(this.dir, sub)).length;
+    rmSync(this.dir, { recursive: true, force: true });
+    return n;
+  }
+}
+
+function readdirSafe(dir: string): string[] {
+  try {
+    return readdirSync(dir);
+  } catch {
+    return [];
+  }
+}

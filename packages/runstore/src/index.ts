@@ -1,0 +1,145 @@
+import { existsSync, readdirSync, statSync } from "node:fs";
+import { join, resolve } from "node:path";
+import { newRunId, type RunEvent } from "@citeflow/core";
+import { BlobStore } from "./blobs.js";
+import { diffRuns, type RunDiff } from "./diff.js";
+import { FileCache } from "./filecache.js";
+import { ensureDir } from "./fsutil.js";
+import { readRunFile, type RunRecord, type StoredRunStatus } from "./reader.js";
+import { RunRecorder } from "./recorder.js";
+import { Redactor, secretsFromEnv } from "./redact.js";
+
+export { BlobStore, FileCache, RunRecorder, Redactor, secretsFromEnv, readRunFile, diffRuns };
+export type * from "./reader.js";
+export type * from "./diff.js";
+
+export interface RunListing {
+  runId: string;
+  graph: string;
+  status: StoredRunStatus;
+  startedAt: number;
+  ms?: number;
+  /** A short description of the inputs: the question text, or "N questions". */
+  question?: string;
+  nodes: number;
+}
+
+export interface RunStoreOptions {
+  /** Extra secret strings to scrub (environment credentials are always scrubbed). */
+  secrets?: string[];
+}
+
+/**
+ * A run store folder:
+ *   runs/<runId>.jsonl   one line per run event, appended as it happens
+ *   blobs/xx/<sha>.json  every value, once, by content hash
+ *   cache/xx/<key>.json  node cache entries pointing at blobs
+ */
+export class RunStore {
+  readonly dir: string;
+  readonly blobs: BlobStore;
+  readonly cache: FileCache;
+  readonly #redactor: Redactor;
+
+  constructor(dir: string, options: RunStoreOptions = {}) {
+    this.dir = resolve(dir);
+    this.#redactor = new Redactor([...secretsFromEnv(), ...(options.secrets ?? [])]);
+    this.blobs = new BlobStore(join(this.dir, "blobs"), this.#redactor);
+    this.cache = new FileCache(join(this.dir, "cache"), this.blobs);
+  }
+
+  get runsDir(): string {
+    return join(this.dir, "runs");
+  }
+
+  runPath(runId: string): string {
+    if (!/^[A-Za-z0-9._-]+$/.test(runId)) throw new Error(`"${runId}" is not a run id`);
+    return join(this.runsDir, `${runId}.jsonl`);
+  }
+
+  /** A recorder for one run, to pass as the executor's `recorder`. */
+  recorder(runId: string = newRunId()): { runId: string; record(event: RunEvent): void } {
+    ensureDir(this.runsDir);
+    const rec = new RunRecorder(this.runPath(runId), this.blobs, this.#redactor);
+    return { runId, record: (e) => rec.record(e) };
+  }
+
+  /** Executor options that record into this store and reuse its cache. */
+  runOptions(runId: string = newRunId()) {
+    return { runId, cache: this.cache, recorder: this.recorder(runId) };
+  }
+
+  listRuns(): RunListing[] {
+    if (!existsSync(this.runsDir)) return [];
+    const out: RunListing[] = [];
+    for (const f of readdirSync(this.runsDir)) {
+      if (!f.endsWith(".jsonl")) continue;
+      let r: RunRecord;
+      try {
+        r = readRunFile(join(this.runsDir, f));
+      } catch {
+        continue; // an empty file from a run killed before its first line
+      }
+      const question = this.#describeInputs(r);
+      out.push({
+        runId: r.runId,
+        graph: r.graph.name,
+        status: r.status,
+        startedAt: r.startedAt,
+        ...(r.ms !== undefined ? { ms: r.ms } : {}),
+        ...(question !== undefined ? { question } : {}),
+        nodes: r.nodes.length,
+      });
+    }
+    return out.sort((a, b) => b.startedAt - a.startedAt || b.runId.localeCompare(a.runId));
+  }
+
+  hasRun(runId: string): boolean {
+    return existsSync(this.runPath(runId)) && statSync(this.runPath(runId)).isFile();
+  }
+
+  readRun(runId: string): RunRecord {
+    if (!this.hasRun(runId)) throw new Error(`no run "${runId}" in ${this.runsDir}`);
+    return readRunFile(this.runPath(runId));
+  }
+
+  /** The stored value of a graph input of a run. */
+  runInput(runId: string, name: string): unknown {
+    const r = this.readRun(runId);
+    const h = r.inputHashes[name];
+    if (h === undefined) throw new Error(`run ${runId} has no input "${name}"`);
+    return this.blobs.get(h);
+  }
+
+  /** A node's output values (all ports, or one). */
+  nodeOutput(runId: string, nodeId: string, port?: string): unknown {
+    const r = this.readRun(runId);
+    const n = r.nodes.find((x) => x.id === nodeId);
+    if (!n) throw new Error(`run ${runId} has no node "${nodeId}" (nodes: ${r.nodes.map((x) => x.id).join(", ")})`);
+    if (!n.outputHashes) throw new Error(`node "${nodeId}" of run ${runId} has no output (status: ${n.status}${n.error ? `: ${n.error.message}` : ""})`);
+    if (port !== undefined) {
+      const h = n.outputHashes[port];
+      if (h === undefined) throw new Error(`node "${nodeId}" has no output port "${port}" (ports: ${Object.keys(n.outputHashes).join(", ")})`);
+      return this.blobs.get(h);
+    }
+    return Object.fromEntries(Object.entries(n.outputHashes).map(([p, h]) => [p, this.blobs.get(h)]));
+  }
+
+  diff(a: string, b: string): RunDiff {
+    return diffRuns(this.readRun(a), this.readRun(b));
+  }
+
+  #describeInputs(r: RunRecord): string | undefined {
+    for (const h of Object.values(r.inputHashes)) {
+      let v: unknown;
+      try {
+        v = this.blobs.get(h);
+      } catch {
+        continue;
+      }
+      if (Array.isArray(v)) return `${v.length} questions`;
+      if (typeof v === "object" && v !== null && typeof (v as { text?: unknown }).text === "string") return (v as { text: string }).text;
+    }
+    return undefined;
+  }
+}

@@ -1,0 +1,17 @@
+// Installs and builds what is missing, so `npm test` and `npm run demo` work on a fresh clone.
+import { execFileSync } from "node:child_process";
+import { existsSync, statSync } from "node:fs";
+import { dirname, join } from "node:path";
+import { fileURLToPath } from "node:url";
+
+const root = join(dirname(fileURLToPath(import.meta.url)), "..");
+const run = (cmd, args) => execFileSync(cmd, args, { cwd: root, stdio: "inherit" });
+const mtime = (p) => (existsSync(p) ? statSync(p).mtimeMs : 0);
+
+const marker = join(root, "node_modules", ".package-lock.json");
+if (!existsSync(marker) || mtime(join(root, "package-lock.json")) > mtime(marker)) {
+  console.error("citeflow: installing dependencies (npm ci)…");
+  run("npm", ["ci", "--no-audit", "--no-fund"]);
+}
+// tsc -b is incremental: a no-op when nothing changed.
+run(process.execPath, [join(root, "node_modules", "typescript", "bin", "tsc"), "-b"]);
