@@ -1,0 +1,42 @@
+import { mkdtempSync, rmSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { afterEach } from "vitest";
+import { loadGraph, startRun, type RunEvent, type RunOptions } from "@citeflow/core";
+// @ts-expect-error: plain JS fixture shared with child processes
+import * as fx from "./fixtures/test-nodes.mjs";
+
+export const { doc, testRegistry, makeProbe } = fx as {
+  doc: (nodes: Record<string, [string, Record<string, unknown>?]>, edges?: string[], inputs?: Record<string, { type: string }>) => any;
+  testRegistry: (o?: { addVersion?: number }) => import("@citeflow/core").NodeRegistry;
+  makeProbe: () => { calls: Record<string, number>; active: number; maxActive: number };
+};
+
+const temps: string[] = [];
+export function tempDir(prefix = "citeflow-test-"): string {
+  const d = mkdtempSync(join(tmpdir(), prefix));
+  temps.push(d);
+  return d;
+}
+afterEach(() => {
+  for (const d of temps.splice(0)) rmSync(d, { recursive: true, force: true });
+});
+
+/** Load a doc with the test registry and run it, collecting every event. */
+export async function run(document: unknown, options: RunOptions = {}, registry = testRegistry()) {
+  const graph = loadGraph(document, registry);
+  const probe = makeProbe();
+  const handle = startRun(graph, { ...options, services: { probe, ...(options.services ?? {}) } });
+  const events: RunEvent[] = [];
+  const collecting = (async () => {
+    for await (const e of handle.events) events.push(e);
+  })();
+  const result = await handle.result;
+  await collecting;
+  const byId = Object.fromEntries(result.nodes.map((n) => [n.id, n]));
+  return { result, events, probe, byId, graph };
+}
+
+export function eventsOf<T extends RunEvent["type"]>(events: RunEvent[], type: T): Extract<RunEvent, { type: T }>[] {
+  return events.filter((e): e is Extract<RunEvent, { type: T }> => e.type === type);
+}
