@@ -382,7 +382,9 @@ function findCycle(nodes: Map<string, CompiledNode>, acyclic: Set<string>): stri
     path.push(cur);
     cur = nodes.get(cur)!.parents.find((p) => !acyclic.has(p))!;
   }
-  return [...path.slice(onPath.get(cur)!).reverse(), cur];
+  // The walk went against the edges; reverse it to read in edge direction, and close the loop.
+  const cycle = path.slice(onPath.get(cur)!).reverse();
+  return [...cycle, cycle[0]!];
 }
 
 function splitRef(ref: string): EdgeRef | undefined {

@@ -26,7 +26,7 @@ const TAG = /\{\{\s*([#/]?)([@A-Za-z_][\w.@-]*)?(?:\s+([@A-Za-z_][\w.@-]*))?\s*\
 
 export interface Template {
   render(scope: Record<string, unknown>): string;
-  /** Top-level variable names the template refers to. */
+  /** Names the template refers to (first path segment; loop-item fields included). */
   variables: string[];
 }
 

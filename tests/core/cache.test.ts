@@ -1,0 +1,95 @@
+import { describe, expect, it } from "vitest";
+import { MemoryCache } from "@citeflow/core";
+import { RunStore } from "@citeflow/runstore";
+import { doc, eventsOf, run, tempDir, testRegistry } from "../helpers.js";
+
+const graph = (delta = 10, value = 1) =>
+  doc({ a: ["test.const", { value }], b: ["test.add", { delta }], c: ["test.add", { delta: 100 }], side: ["test.const", { value: 9 }] }, ["a.out->b.a", "b.out->c.a"]);
+const statuses = (r: Awaited<ReturnType<typeof run>>) => Object.fromEntries(r.result.nodes.map((n) => [n.id, n.cache]));
+
+describe("cache", () => {
+  it("hits on an identical re-run without calling any node", async () => {
+    const cache = new MemoryCache();
+    await run(graph(), { cache });
+    const r = await run(graph(), { cache });
+    expect(statuses(r)).toEqual({ a: "hit", b: "hit", side: "hit", c: "hit" });
+    expect(r.probe.calls).toEqual({});
+    expect(r.byId.c!.outputs!.out).toBe(111);
+    expect(eventsOf(r.events, "node-end").every((e) => e.cache === "hit")).toBe(true);
+  });
+
+  it("misses from a changed param downward only", async () => {
+    const cache = new MemoryCache();
+    await run(graph(10), { cache });
+    const r = await run(graph(20), { cache });
+    expect(statuses(r)).toEqual({ a: "hit", b: "miss", side: "hit", c: "miss" });
+    expect(r.byId.c!.outputs!.out).toBe(121);
+  });
+
+  it("misses below a changed upstream value", async () => {
+    const cache = new MemoryCache();
+    await run(graph(10, 1), { cache });
+    const r = await run(graph(10, 2), { cache });
+    expect(statuses(r)).toEqual({ a: "miss", b: "miss", side: "hit", c: "miss" });
+  });
+
+  it("keys on canonical params: defaults spelled out or not, in any key order, hit", async () => {
+    const cache = new MemoryCache();
+    await run(doc({ a: ["test.const", {}] }), { cache });
+    const r = await run(doc({ a: ["test.const", { value: 1 }] }), { cache });
+    expect(statuses(r)).toEqual({ a: "hit" });
+  });
+
+  it("misses after a node's version is bumped", async () => {
+    const cache = new MemoryCache();
+    await run(graph(), { cache }, testRegistry({ addVersion: 1 }));
+    const r = await run(graph(), { cache }, testRegistry({ addVersion: 2 }));
+    expect(statuses(r)).toEqual({ a: "hit", b: "miss", side: "hit", c: "miss" });
+  });
+
+  it("force recomputes everything and refreshes the entries", async () => {
+    const cache = new MemoryCache();
+    await run(graph(), { cache });
+    const r = await run(graph(), { cache, force: true });
+    expect(Object.values(statuses(r)).every((s) => s === "miss")).toBe(true);
+    expect(Object.keys(r.probe.calls).sort()).toEqual(["a", "b", "c", "side"]);
+  });
+
+  it("explicit invalidation of one entry recomputes just that node", async () => {
+    const cache = new MemoryCache();
+    const first = await run(graph(), { cache });
+    await cache.delete(first.byId.b!.cacheKey!);
+    const r = await run(graph(), { cache });
+    expect(statuses(r)).toEqual({ a: "hit", b: "miss", side: "hit", c: "hit" });
+  });
+
+  it("never reuses a node marked cacheable: false", async () => {
+    const cache = new MemoryCache();
+    await run(doc({ n: ["test.nocache"] }), { cache });
+    const r = await run(doc({ n: ["test.nocache"] }), { cache });
+    expect(statuses(r)).toEqual({ n: "miss" });
+    expect(cache.entries.size).toBe(0);
+  });
+
+  it("keys graph-input nodes on the input value", async () => {
+    const cache = new MemoryCache();
+    const d = doc({ q: ["input.question"], t: ["test.question-text"] }, ["q.question->t.question"], { question: { type: "Question" } });
+    await run(d, { cache, inputs: { question: { id: "1", text: "Does aspirin prevent stroke?" } } });
+    const same = await run(d, { cache, inputs: { question: { id: "1", text: "Does aspirin prevent stroke?" } } });
+    expect(statuses(same)).toEqual({ q: "hit", t: "hit" });
+    const other = await run(d, { cache, inputs: { question: { id: "2", text: "Is coffee bad for the heart?" } } });
+    expect(statuses(other)).toEqual({ q: "miss", t: "miss" });
+    expect(other.byId.t!.outputs!.text).toBe("Is coffee bad for the heart?");
+  });
+
+  it("hits are visible in the run store, and persist across store instances", async () => {
+    const dir = tempDir();
+    const s1 = new RunStore(dir);
+    await run(graph(), s1.runOptions());
+    const s2 = new RunStore(dir);
+    const second = await run(graph(), s2.runOptions());
+    const rec = s2.readRun(second.result.runId);
+    expect(Object.fromEntries(rec.nodes.map((n) => [n.id, n.cache]))).toEqual({ a: "hit", b: "hit", side: "hit", c: "hit" });
+    expect(s2.nodeOutput(second.result.runId, "c", "out")).toBe(111);
+  });
+});
