@@ -1,0 +1,130 @@
+import { appendFileSync, readdirSync, readFileSync, writeFileSync } from "node:fs";
+import { join } from "node:path";
+import { describe, expect, it } from "vitest";
+import { RunStore } from "@citeflow/runstore";
+import { doc, run, tempDir } from "../helpers.js";
+
+const graph = (delta = 10) =>
+  doc(
+    { q: ["input.question"], a: ["test.const", { value: 1 }], b: ["test.add", { delta }], it: ["test.spans", { iterations: 2 }], bad: ["test.fail"], after: ["test.add"] },
+    ["a.out->b.a", "bad.out->after.a"],
+    { question: { type: "Question" } },
+  );
+const question = { id: "q1", text: "Does aspirin prevent stroke?" };
+
+describe("run store", () => {
+  it("writes a run as JSONL with blobs and reads it back", async () => {
+    const store = new RunStore(tempDir());
+    const r = await run(graph(), { ...store.runOptions(), inputs: { question } });
+    const rec = store.readRun(r.result.runId);
+    expect(rec.status).toBe("error");
+    expect(rec.graph.name).toBe("test graph");
+    expect(store.runInput(r.result.runId, "question")).toEqual(question);
+    const b = rec.nodes.find((n) => n.id === "b")!;
+    expect(b).toMatchObject({ type: "test.add", version: 1, params: { delta: 10 }, status: "done", cache: "miss" });
+    expect(b.ms).toBeGreaterThanOrEqual(0);
+    expect(store.nodeOutput(r.result.runId, "b")).toEqual({ out: 11 });
+    expect(rec.nodes.find((n) => n.id === "bad")).toMatchObject({ status: "error", error: { message: "boom" } });
+    expect(rec.nodes.find((n) => n.id === "after")).toMatchObject({ status: "skipped", skipReason: 'upstream node "bad" failed' });
+    // Outputs live in blobs, not in the JSONL.
+    const lines = readFileSync(store.runPath(r.result.runId), "utf8").trim().split("\n").map((l) => JSON.parse(l));
+    expect(lines[0].type).toBe("run-start");
+    expect(lines.at(-1).type).toBe("run-end");
+    expect(lines.find((l) => l.type === "node-end").outputs).toBeUndefined();
+  });
+
+  it("keeps child spans as a tree, with logs and progress", async () => {
+    const store = new RunStore(tempDir());
+    const r = await run(graph(), { ...store.runOptions(), inputs: { question } });
+    const it = store.readRun(r.result.runId).nodes.find((n) => n.id === "it")!;
+    expect(it.spans.map((s) => s.name)).toEqual(["iteration 1", "iteration 2"]);
+    expect(it.spans[0]!.children.map((s) => [s.name, s.status])).toEqual([["retrieve", "ok"], ["edit", "ok"]]);
+    expect(it.spans[0]!.children[0]!.data).toEqual({ hits: 10 });
+    expect(it.logs[0]).toMatchObject({ level: "info", message: "done iterating" });
+    expect(it.progress).toEqual({ done: 2, total: 2, message: "iteration 2" });
+  });
+
+  it("lists runs newest first with the question", async () => {
+    const store = new RunStore(tempDir());
+    const first = await run(graph(), { ...store.runOptions("20260101T000000Z-aaaaaa"), inputs: { question } });
+    const second = await run(graph(20), { ...store.runOptions("20260101T000001Z-bbbbbb"), inputs: { question } });
+    const list = store.listRuns();
+    expect(list.map((r) => r.runId)).toEqual([second.result.runId, first.result.runId].sort().reverse());
+    expect(list[0]).toMatchObject({ graph: "test graph", status: "error", question: question.text, nodes: 6 });
+  });
+
+  it("diffs two runs per node: params, outputs, timing", async () => {
+    const store = new RunStore(tempDir());
+    const a = await run(graph(10), { ...store.runOptions(), inputs: { question } });
+    const b = await run(graph(20), { ...store.runOptions(), inputs: { question } });
+    const d = store.diff(a.result.runId, b.result.runId);
+    expect(d.sameGraph).toBe(false);
+    expect(d.inputs).toEqual([]);
+    const nb = d.nodes.find((n) => n.id === "b")!;
+    expect(nb).toMatchObject({ change: "changed", params: [{ path: "delta", a: 10, b: 20 }], outputs: ["out"], a: { cache: "miss" }, b: { cache: "miss" } });
+    expect(typeof nb.msDelta).toBe("number");
+    expect(d.nodes.find((n) => n.id === "a")).toMatchObject({ change: "same", params: [], outputs: [], b: { cache: "hit" } });
+  });
+
+  it("diff reports nodes that ran in one run only", async () => {
+    const store = new RunStore(tempDir());
+    const a = await run(graph(), { ...store.runOptions(), inputs: { question }, to: "b" });
+    const b = await run(graph(), { ...store.runOptions(), inputs: { question } });
+    const d = store.diff(a.result.runId, b.result.runId);
+    expect(d.nodes.find((n) => n.id === "it")!.change).toBe("added");
+  });
+
+  it("reads a run whose last line was cut short, and marks it incomplete", async () => {
+    const store = new RunStore(tempDir());
+    const r = await run(graph(), { ...store.runOptions(), inputs: { question } });
+    const path = store.runPath(r.result.runId);
+    const lines = readFileSync(path, "utf8").trim().split("\n");
+    writeFileSync(path, lines.slice(0, -1).join("\n") + "\n");
+    appendFileSync(path, '{"type":"node-end","runId":"x","nodeI');
+    const rec = store.readRun(r.result.runId);
+    expect(rec.status).toBe("incomplete");
+    expect(rec.problems[0]).toMatch(/unreadable line \(cut short, probably by a crash\)/);
+    expect(store.nodeOutput(r.result.runId, "b")).toEqual({ out: 11 });
+  });
+
+  it("names what is missing", async () => {
+    const store = new RunStore(tempDir());
+    const r = await run(graph(), { ...store.runOptions(), inputs: { question } });
+    expect(() => store.readRun("nope")).toThrow(/no run "nope"/);
+    expect(() => store.nodeOutput(r.result.runId, "zzz")).toThrow(/has no node "zzz"/);
+    expect(() => store.nodeOutput(r.result.runId, "bad")).toThrow(/has no output \(status: error: boom\)/);
+    expect(() => store.nodeOutput(r.result.runId, "b", "nope")).toThrow(/no output port "nope"/);
+    expect(() => store.runPath("../../etc/passwd")).toThrow(/not a run id/);
+  });
+
+  it("never writes secrets: environment credentials and registered ones are scrubbed", async () => {
+    const secret = "sk-test-1234567890abcdef";
+    process.env.CITEFLOW_TEST_API_KEY = secret;
+    try {
+      const dir = tempDir();
+      const store = new RunStore(dir, { secrets: ["hunter2-registered"] });
+      const d = doc({ leak: ["test.any", { value: `key=${secret} pw=hunter2-registered` }] });
+      await run(d, { ...store.runOptions(), inputs: {} });
+      const all: string[] = [];
+      const walk = (p: string) => {
+        for (const e of readdirSync(p, { withFileTypes: true })) e.isDirectory() ? walk(join(p, e.name)) : all.push(readFileSync(join(p, e.name), "utf8"));
+      };
+      walk(dir);
+      const text = all.join("\n");
+      expect(text).not.toContain(secret);
+      expect(text).not.toContain("hunter2-registered");
+      expect(text).toContain("[redacted]");
+    } finally {
+      delete process.env.CITEFLOW_TEST_API_KEY;
+    }
+  });
+
+  it("cache clear forgets results but keeps runs", async () => {
+    const store = new RunStore(tempDir());
+    const r = await run(graph(), { ...store.runOptions(), inputs: { question } });
+    expect(store.cache.clear()).toBeGreaterThan(0);
+    const again = await run(graph(), { ...store.runOptions(), inputs: { question } });
+    expect(again.byId.b!.cache).toBe("miss");
+    expect(store.readRun(r.result.runId).status).toBe("error");
+  });
+});
