@@ -8,7 +8,7 @@ import { validateCommand } from "./commands/validate.js";
 import { EXIT, UsageError } from "./errors.js";
 import { RunStore } from "@citeflow/runstore";
 
-const DEFAULT_RUNS = process.env.CITEFLOW_RUNS ?? ".citeflow";
+const DEFAULT_RUNS = process.env.CITEFLOW_RUNS || ".citeflow";
 
 function runsOption() {
   return new Option("--runs <dir>", "run store folder ($CITEFLOW_RUNS, else ./.citeflow)").default(DEFAULT_RUNS);
