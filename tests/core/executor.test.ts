@@ -320,3 +320,17 @@ describe("events and spans", () => {
     expect(eventsOf(r.events, "node-log")[0]).toMatchObject({ level: "info", message: "done iterating", data: { total: 30 } });
   });
 });
+
+describe("recording", () => {
+  it("a recorder that fails stops the run and the result says why", async () => {
+    const recorder = {
+      record(e: { type: string; nodeId?: string }) {
+        if (e.type === "node-end" && e.nodeId === "a") throw new Error("disk full");
+      },
+    };
+    const r = await run(chain(), { recorder });
+    expect(r.result.status).toBe("error");
+    expect(r.result.error!.message).toBe("disk full");
+    expect(r.probe.calls.c).toBeUndefined();
+  });
+});

@@ -1,4 +1,3 @@
-#!/usr/bin/env node
 import { createRegistry } from "@citeflow/nodes";
 import { main } from "./program.js";
 

@@ -301,24 +301,15 @@ export class RunHandle {
     }
 
     const ordered = this.selected.map((id) => results.get(id)!);
-    const recordError = () => this.#recordError;
-    let status: RunStatus = signal.aborted ? "aborted" : ordered.every((r) => r.status === "done") ? "ok" : "error";
-    if (recordError() !== undefined) status = "error";
     const ms = performance.now() - t0;
-    const runError = recordError() !== undefined ? errorInfo(recordError()) : undefined;
-    this.#emit({
-      type: "run-end",
-      runId: this.runId,
-      at: Date.now(),
-      status,
-      ms,
-      nodes: ordered.map(summary),
-      ...(runError ? { error: runError } : {}),
-    });
+    // A recorder failure aborts the run; it is reported as an error, with the recorder's message.
+    const status = (): RunStatus =>
+      this.#recordError !== undefined ? "error" : signal.aborted ? "aborted" : ordered.every((r) => r.status === "done") ? "ok" : "error";
+    const recordError = () => (this.#recordError !== undefined ? { error: errorInfo(this.#recordError) } : {});
+    this.#emit({ type: "run-end", runId: this.runId, at: Date.now(), status: status(), ms, nodes: ordered.map(summary), ...recordError() });
     await this.#recordChain;
     this.events.close();
-    const finalError = recordError() !== undefined ? errorInfo(recordError()) : undefined;
-    return { runId: this.runId, status: finalError ? "error" : status, ms, nodes: ordered, ...(finalError ? { error: finalError } : {}) };
+    return { runId: this.runId, status: status(), ms, nodes: ordered, ...recordError() };
   }
 
   async #pauseBefore(nodeId: string, reason: "step" | "breakpoint") {

@@ -18,6 +18,8 @@ export class BlobStore {
 
   /** Store a value under its hash (computed when not given). Returns the hash. */
   put(value: unknown, hash?: string): string {
+    // With a known hash, an existing blob costs one stat: the value is not serialised again.
+    if (hash !== undefined && existsSync(this.path(hash))) return hash;
     const text = canonicalJson(value);
     const h = hash ?? hashText(text);
     const path = this.path(h);
