@@ -1,8 +1,9 @@
 import { appendFileSync, readdirSync, readFileSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { describe, expect, it } from "vitest";
+import { loadGraph, startRun } from "@citeflow/core";
 import { RunStore } from "@citeflow/runstore";
-import { doc, run, tempDir } from "../helpers.js";
+import { doc, run, tempDir, testRegistry } from "../helpers.js";
 
 const graph = (delta = 10) =>
   doc(
@@ -85,6 +86,15 @@ describe("run store", () => {
     expect(rec.status).toBe("incomplete");
     expect(rec.problems[0]).toMatch(/unreadable line \(cut short, probably by a crash\)/);
     expect(store.nodeOutput(r.result.runId, "b")).toEqual({ out: 11 });
+  });
+
+  it("a stepped run records each node once, paused then done", async () => {
+    const store = new RunStore(tempDir());
+    const graph = loadGraph(doc({ a: ["test.const"], b: ["test.add"] }, ["a.out->b.a"]), testRegistry());
+    const h = startRun(graph, { ...store.runOptions(), step: true });
+    for await (const e of h.events) if (e.type === "node-paused") h.step();
+    const rec = store.readRun((await h.result).runId);
+    expect(rec.nodes.map((n) => [n.id, n.type, n.status])).toEqual([["a", "test.const", "done"], ["b", "test.add", "done"]]);
   });
 
   it("names what is missing", async () => {

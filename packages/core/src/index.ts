@@ -3,6 +3,7 @@ export * from "./ports.js";
 export * from "./node.js";
 export * from "./registry.js";
 export * from "./graph.js";
+export * from "./validate.js";
 export * from "./canonical.js";
 export * from "./hash.js";
 export * from "./template.js";

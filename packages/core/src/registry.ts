@@ -1,19 +1,13 @@
 import { z } from "zod";
-import type { AnyNodeDefinition, PortMap } from "./node.js";
+import type { AnyNodeDefinition } from "./node.js";
 import { VALUE_TYPES } from "./values.js";
 
-export interface CatalogueNode {
-  type: string;
-  version: number;
-  title: string;
-  family: string;
-  description: string;
-  inputs: PortMap;
-  outputs: PortMap;
+/** A node type as plain JSON: its declaration minus the code, params as JSON Schema. */
+export type CatalogueNode = Pick<AnyNodeDefinition, "type" | "version" | "title" | "family" | "description" | "inputs" | "outputs"> & {
   /** JSON Schema of the params (input side: fields with defaults are optional). */
   params: Record<string, unknown>;
   readsGraphInput: boolean;
-}
+};
 
 export interface Catalogue {
   citeflowCatalogue: 1;

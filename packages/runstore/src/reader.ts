@@ -62,6 +62,11 @@ export function readRunFile(path: string): RunRecord {
   let run: RunRecord | undefined;
   const nodes = new Map<string, NodeRecord>();
   const spans = new Map<string, SpanRecord>();
+  const add = (rec: NodeRecord) => {
+    nodes.set(rec.id, rec);
+    run!.nodes.push(rec);
+    return rec;
+  };
   lines.forEach((line, i) => {
     if (line.trim() === "") return;
     let e: any;
@@ -92,18 +97,12 @@ export function readRunFile(path: string): RunRecord {
     }
     const node = e.nodeId !== undefined ? nodes.get(e.nodeId) : undefined;
     switch (e.type as RunEvent["type"]) {
-      case "node-start": {
-        const rec: NodeRecord = { id: e.nodeId, type: e.nodeType, version: e.version, params: e.params, inputHashes: e.inputHashes, cacheKey: e.cacheKey, status: "running", spans: [], logs: [] };
-        nodes.set(e.nodeId, rec);
-        run.nodes.push(rec);
+      case "node-start":
+        // A node paused before it started already has a record: fill it in.
+        Object.assign(node ?? add(placeholder(e.nodeId, "running")), { type: e.nodeType, version: e.version, params: e.params, inputHashes: e.inputHashes, cacheKey: e.cacheKey, status: "running" });
         break;
-      }
       case "node-paused":
-        if (!nodes.has(e.nodeId)) {
-          const rec: NodeRecord = { id: e.nodeId, type: "", version: 0, params: {}, inputHashes: {}, cacheKey: "", status: "paused", spans: [], logs: [] };
-          nodes.set(e.nodeId, rec);
-          run.nodes.push(rec);
-        }
+        if (!node) add(placeholder(e.nodeId, "paused"));
         break;
       case "node-end":
         if (node) Object.assign(node, { status: "done", cache: e.cache, ms: e.ms, outputHashes: e.outputHashes, ...(e.overridden ? { overridden: e.overridden } : {}) });
@@ -112,13 +111,9 @@ export function readRunFile(path: string): RunRecord {
         if (node) Object.assign(node, { status: e.error?.name === "AbortError" ? "aborted" : "error", ms: e.ms, error: e.error });
         break;
       case "node-skipped": {
-        const rec: NodeRecord = node ?? { id: e.nodeId, type: "", version: 0, params: {}, inputHashes: {}, cacheKey: "", status: "skipped", spans: [], logs: [] };
+        const rec = node ?? add(placeholder(e.nodeId, "skipped"));
         rec.status = "skipped";
         rec.skipReason = e.reason === "upstream-failed" ? `upstream node "${e.upstream}" failed` : "run aborted";
-        if (!node) {
-          nodes.set(e.nodeId, rec);
-          run.nodes.push(rec);
-        }
         break;
       }
       case "node-log":
@@ -147,4 +142,9 @@ export function readRunFile(path: string): RunRecord {
   });
   if (!run) throw new Error(`${path}: no run-start line; this is not a Citeflow run file`);
   return run;
+}
+
+/** A node seen before (or without) its start: paused, or skipped without running. */
+function placeholder(id: string, status: StoredNodeStatus): NodeRecord {
+  return { id, type: "", version: 0, params: {}, inputHashes: {}, cacheKey: "", status, spans: [], logs: [] };
 }
