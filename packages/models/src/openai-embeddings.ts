@@ -1,0 +1,54 @@
+import OpenAI from "openai";
+import type { Embedder } from "./interfaces.js";
+
+export interface OpenAIEmbedderOptions {
+  model: string;
+  /** Default: $OPENAI_BASE_URL, else the SDK's default. */
+  baseURL?: string;
+  /** Default: $OPENAI_API_KEY. Never written to traces or logs. */
+  apiKey?: string;
+  /** Texts per request. Default 64. */
+  batchSize?: number;
+  /** Per-request timeout in ms. Default 60 000. */
+  timeoutMs?: number;
+  /** Retries on 408/409/429/5xx and connection errors, with exponential backoff. Default 3. */
+  maxRetries?: number;
+  /** Normalise vectors to unit length (so dot = cosine). Default true. */
+  normalize?: boolean;
+}
+
+/** Embeddings from any OpenAI-compatible server (OpenAI, vLLM, Ollama, llama.cpp, LM Studio). */
+export function openAIEmbedder(options: OpenAIEmbedderOptions): Embedder {
+  const baseURL = options.baseURL ?? process.env.OPENAI_BASE_URL;
+  const apiKey = options.apiKey ?? process.env.OPENAI_API_KEY ?? "no-key";
+  const client = new OpenAI({ apiKey, ...(baseURL ? { baseURL } : {}), timeout: options.timeoutMs ?? 60_000, maxRetries: options.maxRetries ?? 3 });
+  const where = `${options.model} at ${client.baseURL}`;
+  const batchSize = options.batchSize ?? 64;
+  const normalize = options.normalize ?? true;
+  return {
+    id: options.model,
+    async embed(texts, o) {
+      const out: number[][] = [];
+      for (let i = 0; i < texts.length; i += batchSize) {
+        const batch = texts.slice(i, i + batchSize);
+        let res: OpenAI.Embeddings.CreateEmbeddingResponse;
+        try {
+          res = await client.embeddings.create({ model: options.model, input: batch, encoding_format: "float" }, o?.signal ? { signal: o.signal } : undefined);
+        } catch (e) {
+          // The SDK's messages carry status and body, never the key; say which server failed.
+          throw new Error(`embeddings from ${where} failed: ${(e as Error).message}`, { cause: e });
+        }
+        const data = Array.isArray(res?.data) ? [...res.data].sort((a, b) => a.index - b.index) : undefined;
+        if (!data || data.length !== batch.length || data.some((d) => !Array.isArray(d.embedding) || d.embedding.some((x) => typeof x !== "number")))
+          throw new Error(`embeddings from ${where}: malformed response (expected ${batch.length} embeddings, got ${JSON.stringify(res).slice(0, 200)})`);
+        for (const d of data) out.push(normalize ? unit(d.embedding) : d.embedding);
+      }
+      return out;
+    },
+  };
+}
+
+function unit(v: number[]): number[] {
+  const n = Math.hypot(...v);
+  return n === 0 ? v : v.map((x) => x / n);
+}

@@ -1,0 +1,63 @@
+import { existsSync } from "node:fs";
+import { delimiter, join, resolve } from "node:path";
+
+export interface ModelLocation {
+  /** Folder whose `<id>/config.json` exists, or undefined when it will come from the hub or its cache. */
+  localDir?: string;
+  /** True when the model may be fetched (or read from the download cache). */
+  remote: boolean;
+}
+
+export interface ResolveOptions {
+  /** Local models folders, searched in order. Default: $CITEFLOW_MODELS (a path list). */
+  modelsDirs?: string[];
+  /** May a missing model be downloaded? Default: $CITEFLOW_ALLOW_DOWNLOADS === "1". */
+  allowDownloads?: boolean;
+  /** The library's download cache folder, searched after the local folders. */
+  cacheDir?: string;
+}
+
+export class ModelNotFoundError extends Error {
+  override name = "ModelNotFoundError";
+  constructor(
+    readonly modelId: string,
+    readonly looked: string[],
+  ) {
+    super(
+      `model "${modelId}" not found. Looked in:\n` +
+        looked.map((l) => `  - ${l}`).join("\n") +
+        `\nTo fix: put the model in the Hugging Face ONNX layout (${modelId}/config.json, tokenizer files, onnx/model.onnx) ` +
+        `under a folder named in $CITEFLOW_MODELS (or the node's modelsDir param), or allow downloads with CITEFLOW_ALLOW_DOWNLOADS=1 when online.`,
+    );
+  }
+}
+
+export function modelsDirsFromEnv(env: NodeJS.ProcessEnv = process.env): string[] {
+  return (env.CITEFLOW_MODELS ?? "").split(delimiter).filter((d) => d.trim() !== "");
+}
+
+/**
+ * Where a model id comes from: the first local models folder holding `<id>/config.json`, then the
+ * download cache, then (only when downloads are allowed) the hub. Offline and missing → an error
+ * naming every place looked and how to fix it.
+ */
+export function resolveModel(id: string, options: ResolveOptions = {}): ModelLocation {
+  if (id.trim() === "" || id.split("/").includes("..")) throw new Error(`"${id}" is not a model id`);
+  const dirs = (options.modelsDirs ?? modelsDirsFromEnv()).map((d) => resolve(d));
+  const looked: string[] = [];
+  for (const dir of dirs) {
+    const path = join(dir, id, "config.json");
+    if (existsSync(path)) return { localDir: dir, remote: false };
+    looked.push(path);
+  }
+  if (dirs.length === 0) looked.push("no local models folder is set ($CITEFLOW_MODELS is empty)");
+  if (options.cacheDir) {
+    const path = join(options.cacheDir, id, "config.json");
+    if (existsSync(path)) return { remote: true };
+    looked.push(`${path} (download cache)`);
+  }
+  const allow = options.allowDownloads ?? process.env.CITEFLOW_ALLOW_DOWNLOADS === "1";
+  if (allow) return { remote: true };
+  looked.push("the model hub: downloads are off (CITEFLOW_ALLOW_DOWNLOADS is not 1)");
+  throw new ModelNotFoundError(id, looked);
+}

@@ -1,0 +1,144 @@
+import { AutoModelForSequenceClassification, AutoTokenizer, env, pipeline, type FeatureExtractionPipeline, type PreTrainedModel, type PreTrainedTokenizer, type Tensor } from "@huggingface/transformers";
+import { NLI_LABELS, type Embedder, type NliLabel, type NliModel, type NliProbabilities, type Reranker } from "./interfaces.js";
+import { resolveModel, type ResolveOptions } from "./resolve.js";
+
+export type Dtype = "fp32" | "q8";
+
+export interface LocalModelOptions extends ResolveOptions {
+  /**
+   * NLI only: which text is segment A. MNLI-style models (entailment/neutral/contradiction) take the
+   * premise first; SciFact-style ones (SUPPORT/NO_EVIDENCE/CONTRADICT) the claim first. Default: by labels.
+   */
+  pairOrder?: "premise-first" | "claim-first";
+  /** fp32 (onnx/model.onnx) or q8 (onnx/model_quantized.onnx). Default fp32. */
+  dtype?: Dtype;
+  /** Texts or pairs per forward pass. Default 32. */
+  batchSize?: number;
+}
+
+// transformers.js keeps its file settings in one global `env`: loads are serialised so each one
+// sees the folder it resolved to.
+let loading: Promise<unknown> = Promise.resolve();
+function withEnv<T>(id: string, options: LocalModelOptions, load: () => Promise<T>): Promise<T> {
+  const next = loading.then(async () => {
+    const where = resolveModel(id, { ...options, cacheDir: options.cacheDir ?? env.cacheDir ?? undefined });
+    env.allowLocalModels = true;
+    env.allowRemoteModels = where.remote;
+    if (where.localDir) env.localModelPath = where.localDir.endsWith("/") ? where.localDir : `${where.localDir}/`;
+    return load();
+  });
+  loading = next.catch(() => undefined);
+  return next;
+}
+
+async function inBatches<T, R>(items: T[], size: number, signal: AbortSignal | undefined, f: (batch: T[]) => Promise<R[]>): Promise<R[]> {
+  const out: R[] = [];
+  for (let i = 0; i < items.length; i += size) {
+    signal?.throwIfAborted();
+    out.push(...(await f(items.slice(i, i + size))));
+  }
+  return out;
+}
+
+function rows(t: Tensor): number[][] {
+  const [n, d] = t.dims as [number, number];
+  const data = t.data as Float32Array;
+  return Array.from({ length: n }, (_, i) => Array.from(data.subarray(i * d, (i + 1) * d)));
+}
+
+/** Mean-pooled, normalised sentence embeddings from a feature-extraction model. */
+export async function loadEmbedder(id: string, options: LocalModelOptions = {}): Promise<Embedder> {
+  const dtype = options.dtype ?? "fp32";
+  const extractor = (await withEnv(id, options, () => pipeline("feature-extraction", id, { dtype }))) as FeatureExtractionPipeline;
+  const batchSize = options.batchSize ?? 32;
+  return {
+    id,
+    embed: (texts, o) => inBatches(texts, batchSize, o?.signal, async (batch) => rows(await extractor(batch, { pooling: "mean", normalize: true }))),
+  };
+}
+
+async function loadPairModel(id: string, options: LocalModelOptions): Promise<{ tokenizer: PreTrainedTokenizer; model: PreTrainedModel }> {
+  const dtype = options.dtype ?? "fp32";
+  // Pairs go through the tokenizer's text_pair: the text-classification pipeline drops the pair.
+  return withEnv(id, options, async () => ({
+    tokenizer: await AutoTokenizer.from_pretrained(id),
+    model: await AutoModelForSequenceClassification.from_pretrained(id, { dtype }),
+  }));
+}
+
+async function pairLogits(m: { tokenizer: PreTrainedTokenizer; model: PreTrainedModel }, a: string[], b: string[]): Promise<number[][]> {
+  const inputs = m.tokenizer(a, { text_pair: b, padding: true, truncation: true });
+  const { logits } = (await m.model(inputs)) as { logits: Tensor };
+  return rows(logits);
+}
+
+/** A cross-encoder: one forward pass per (query, passage) pair; the score is the relevance logit. */
+export async function loadReranker(id: string, options: LocalModelOptions = {}): Promise<Reranker> {
+  const m = await loadPairModel(id, options);
+  const batchSize = options.batchSize ?? 32;
+  return {
+    id,
+    score: (query, passages, o) =>
+      inBatches(passages, batchSize, o?.signal, async (batch) =>
+        // One logit: the score. Two (not-relevant, relevant): the relevant one.
+        (await pairLogits(m, batch.map(() => query), batch)).map((l) => l[l.length - 1]!),
+      ),
+  };
+}
+
+const LABEL_ALIASES: Record<string, NliLabel> = {
+  support: "SUPPORT",
+  supports: "SUPPORT",
+  entailment: "SUPPORT",
+  contradict: "CONTRADICT",
+  contradiction: "CONTRADICT",
+  refutes: "CONTRADICT",
+  no_evidence: "NO_EVIDENCE",
+  neutral: "NO_EVIDENCE",
+  not_enough_info: "NO_EVIDENCE",
+};
+
+/** Maps a model's id2label (SciFact or MNLI style) onto SUPPORT / NO_EVIDENCE / CONTRADICT. */
+export function nliLabelMap(id2label: Record<string, string>, modelId: string): NliLabel[] {
+  const labels = Object.keys(id2label)
+    .sort((a, b) => Number(a) - Number(b))
+    .map((k) => {
+      const mapped = LABEL_ALIASES[id2label[k]!.toLowerCase().replace(/[\s-]+/g, "_")];
+      if (!mapped) throw new Error(`NLI model "${modelId}": cannot map label "${id2label[k]}" to ${NLI_LABELS.join(" / ")}`);
+      return mapped;
+    });
+  for (const l of NLI_LABELS) if (!labels.includes(l)) throw new Error(`NLI model "${modelId}" has no label for ${l} (labels: ${Object.values(id2label).join(", ")})`);
+  return labels;
+}
+
+function softmax(xs: number[]): number[] {
+  const max = Math.max(...xs);
+  const e = xs.map((x) => Math.exp(x - max));
+  const sum = e.reduce((a, b) => a + b, 0);
+  return e.map((x) => x / sum);
+}
+
+/** NLI with a sequence-pair classifier: softmax over its labels, mapped to Citeflow's. */
+export async function loadNli(id: string, options: LocalModelOptions = {}): Promise<NliModel> {
+  const m = await loadPairModel(id, options);
+  const id2label = (m.model.config as unknown as { id2label: Record<string, string> }).id2label;
+  const labels = nliLabelMap(id2label, id);
+  const sciFactStyle = Object.values(id2label).some((l) => /^support/i.test(l));
+  const claimFirst = (options.pairOrder ?? (sciFactStyle ? "claim-first" : "premise-first")) === "claim-first";
+  const batchSize = options.batchSize ?? 32;
+  return {
+    id,
+    classify: (pairs, o) =>
+      inBatches(pairs, batchSize, o?.signal, async (batch) =>
+        (await (claimFirst
+          ? pairLogits(m, batch.map((p) => p.hypothesis), batch.map((p) => p.premise))
+          : pairLogits(m, batch.map((p) => p.premise), batch.map((p) => p.hypothesis)))
+        ).map((logits) => {
+          const probs = softmax(logits);
+          const out = { SUPPORT: 0, NO_EVIDENCE: 0, CONTRADICT: 0 } as NliProbabilities;
+          labels.forEach((l, i) => (out[l] += probs[i]!));
+          return out;
+        }),
+      ),
+  };
+}
