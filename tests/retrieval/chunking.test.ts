@@ -1,0 +1,52 @@
+import { describe, expect, it } from "vitest";
+import { indexText, openScholarChunker, splitSentences, verifaiChunker, type CorpusDocument } from "@citeflow/retrieval";
+
+const doc = (text: string, sentences?: string[]): CorpusDocument => ({ docId: "42", title: "A Title", text, metadata: { source: "t" }, ...(sentences ? { sentences } : {}) });
+const words = (n: number, prefix = "w") => Array.from({ length: n }, (_, i) => `${prefix}${i}`).join(" ");
+
+describe("sentence splitting", () => {
+  it("splits at sentence ends but not after abbreviations, initials or decimals", () => {
+    expect(splitSentences("Smith et al. found 3.5 mg/L. Fig. 2 shows it, e.g. in mice. Results (n = 4) held! Did they? Yes.")).toEqual([
+      "Smith et al. found 3.5 mg/L.",
+      "Fig. 2 shows it, e.g. in mice.",
+      "Results (n = 4) held!",
+      "Did they?",
+      "Yes.",
+    ]);
+    expect(splitSentences("J. K. Rowling wrote it. Then more.")).toEqual(["J. K. Rowling wrote it.", "Then more."]);
+  });
+});
+
+describe("OpenScholar chunker", () => {
+  it("cuts 256-word windows with stable ids and the title on each", () => {
+    const ps = openScholarChunker()(doc(words(600)));
+    expect(ps.map((p) => p.id)).toEqual(["42#0", "42#1", "42#2"]);
+    expect(ps.map((p) => p.text.split(" ").length)).toEqual([256, 256, 88]);
+    expect(ps.every((p) => p.title === "A Title")).toBe(true);
+    expect(indexText(ps[0]!).startsWith("A Title\nw0 w1")).toBe(true);
+    expect(openScholarChunker()(doc(words(600)))).toEqual(ps);
+  });
+});
+
+describe("Verif.ai chunker", () => {
+  it("keeps title + abstract whole when it fits", () => {
+    const ps = verifaiChunker()(doc("Short abstract. Two sentences."));
+    expect(ps).toEqual([expect.objectContaining({ id: "42#0", text: "Short abstract. Two sentences." })]);
+  });
+
+  it("packs whole sentences into windows with overlap when it does not", () => {
+    const sentences = Array.from({ length: 6 }, (_, i) => words(10, `s${i}_`) + ".");
+    const ps = verifaiChunker({ maxTokens: 32, overlapSentences: 1 })(doc(sentences.join(" "), sentences));
+    // Budget 32 − 2 title words = 30: three 10-word sentences a window, one repeated.
+    expect(ps.map((p) => p.text.split(" ").length)).toEqual([30, 30, 20]);
+    expect(ps[1]!.text.startsWith("s2_0")).toBe(true);
+    expect(ps[2]!.text.startsWith("s4_0")).toBe(true);
+    expect(ps.map((p) => p.id)).toEqual(["42#0", "42#1", "42#2"]);
+  });
+
+  it("a sentence longer than the budget becomes its own window", () => {
+    const sentences = [words(50, "long") + ".", "Short one."];
+    const ps = verifaiChunker({ maxTokens: 20, overlapSentences: 0 })(doc(sentences.join(" "), sentences));
+    expect(ps.map((p) => p.text.split(" ").length)).toEqual([50, 2]);
+  });
+});
