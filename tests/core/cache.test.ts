@@ -1,5 +1,6 @@
 import { describe, expect, it } from "vitest";
-import { MemoryCache } from "@citeflow/core";
+import { defineNode, MemoryCache, NodeRegistry } from "@citeflow/core";
+import { z } from "zod";
 import { RunStore } from "@citeflow/runstore";
 import { doc, eventsOf, run, tempDir, testRegistry } from "../helpers.js";
 
@@ -91,5 +92,41 @@ describe("cache", () => {
     const rec = s2.readRun(second.result.runId);
     expect(Object.fromEntries(rec.nodes.map((n) => [n.id, n.cache]))).toEqual({ a: "hit", b: "hit", side: "hit", c: "hit" });
     expect(s2.nodeOutput(second.result.runId, "c", "out")).toBe(111);
+  });
+});
+
+describe("fingerprints", () => {
+  let version: unknown = 1;
+  const indexed = defineNode({
+    type: "test.indexed",
+    version: 1,
+    title: "Indexed",
+    family: "test",
+    description: "Depends on outside state (an index) named by its fingerprint",
+    inputs: {},
+    outputs: { out: { type: "Number" } },
+    params: z.object({}),
+    fingerprint: () => {
+      if (version === "broken") throw new Error("index unreadable");
+      return version;
+    },
+    run: async () => ({ out: Number(version) }),
+  });
+  const registry = new NodeRegistry([indexed]);
+
+  it("a changed fingerprint misses; the same one hits", async () => {
+    const cache = new MemoryCache();
+    version = 1;
+    await run(doc({ n: ["test.indexed"] }), { cache }, registry);
+    expect((await run(doc({ n: ["test.indexed"] }), { cache }, registry)).byId.n!.cache).toBe("hit");
+    version = 2;
+    const r = await run(doc({ n: ["test.indexed"] }), { cache }, registry);
+    expect(r.byId.n).toMatchObject({ cache: "miss", outputs: { out: 2 } });
+  });
+
+  it("a fingerprint that throws fails the node, not the run machinery", async () => {
+    version = "broken";
+    const r = await run(doc({ n: ["test.indexed"] }), {}, registry);
+    expect(r.byId.n).toMatchObject({ status: "error", error: { message: "index unreadable" } });
   });
 });

@@ -341,16 +341,18 @@ export class RunHandle {
       }
     }
     const graphInput = node.graphInput !== undefined ? o.inputs?.[node.graphInput] : undefined;
-    const cacheKey = hashValue({
-      type: def.type,
-      version: def.version,
-      params: node.params,
-      inputs: inputHashes,
-      graphInput: node.graphInput !== undefined ? hashValue(graphInput ?? null) : null,
-    });
-    this.#emit({ type: "node-start", runId: this.runId, at: Date.now(), nodeId: id, nodeType: def.type, version: def.version, params: node.params, inputHashes, cacheKey });
+    let cacheKey: string | undefined;
 
     try {
+      cacheKey = hashValue({
+        type: def.type,
+        version: def.version,
+        params: node.params,
+        inputs: inputHashes,
+        graphInput: node.graphInput !== undefined ? hashValue(graphInput ?? null) : null,
+        fingerprint: def.fingerprint ? await def.fingerprint(node.params) : null,
+      });
+      this.#emit({ type: "node-start", runId: this.runId, at: Date.now(), nodeId: id, nodeType: def.type, version: def.version, params: node.params, inputHashes, cacheKey });
       let outputs: Record<string, unknown>;
       let hashes: Record<string, string>;
       let cache: CacheStatus = "miss";
@@ -388,7 +390,7 @@ export class RunHandle {
       const err = aborted && !(e instanceof AbortError) && e === signal.reason ? new AbortError("run aborted") : e;
       const info = errorInfo(err);
       this.#emit({ type: "node-error", runId: this.runId, at: Date.now(), nodeId: id, ms, error: info });
-      return { id, status: aborted ? "aborted" : "error", ms, cacheKey, error: info };
+      return { id, status: aborted ? "aborted" : "error", ms, ...(cacheKey ? { cacheKey } : {}), error: info };
     }
   }
 

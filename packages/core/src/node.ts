@@ -43,6 +43,11 @@ export interface NodeDefinition<P extends z.ZodObject = z.ZodObject> {
   params: P;
   /** Names the graph input (declared in the graph's `inputs`) this node reads, from its params. */
   graphInput?: (params: z.infer<P>) => string;
+  /**
+   * Extra state the result depends on beyond params and inputs (e.g. a store's version), folded
+   * into the cache key so a re-built index misses instead of serving stale results.
+   */
+  fingerprint?: (params: z.infer<P>) => unknown | Promise<unknown>;
   /** False for nodes whose result must never be reused (default true). */
   cacheable?: boolean;
   run(inputs: Record<string, unknown>, params: z.infer<P>, ctx: NodeContext): Promise<Record<string, unknown>>;

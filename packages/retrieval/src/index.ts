@@ -4,3 +4,4 @@ export { splitSentences } from "./sentences.js";
 export { openScholarChunker, verifaiChunker, indexText, type Chunker, type VerifaiChunkerOptions } from "./chunkers.js";
 export { weightedFusion, reciprocalRankFusion, type RankedList } from "./fusion.js";
 export { perPaper, citationBoost, yearRange } from "./filters.js";
+export { LanceStore, type StoreMeta, type IngestOptions, type IngestResult } from "./lance.js";

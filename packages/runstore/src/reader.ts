@@ -108,7 +108,8 @@ export function readRunFile(path: string): RunRecord {
         if (node) Object.assign(node, { status: "done", cache: e.cache, ms: e.ms, outputHashes: e.outputHashes, ...(e.overridden ? { overridden: e.overridden } : {}) });
         break;
       case "node-error":
-        if (node) Object.assign(node, { status: e.error?.name === "AbortError" ? "aborted" : "error", ms: e.ms, error: e.error });
+        // A node can fail before it starts (its fingerprint threw): it still gets a record.
+        Object.assign(node ?? add(placeholder(e.nodeId, "error")), { status: e.error?.name === "AbortError" ? "aborted" : "error", ms: e.ms, error: e.error });
         break;
       case "node-skipped": {
         const rec = node ?? add(placeholder(e.nodeId, "skipped"));
