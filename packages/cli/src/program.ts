@@ -2,6 +2,7 @@ import { Command, CommanderError, Option } from "commander";
 import type { NodeRegistry } from "@citeflow/core";
 import { catalogueCommand } from "./commands/catalogue.js";
 import { demoCommand } from "./commands/demo.js";
+import { ingestCommand } from "./commands/ingest.js";
 import { runCommand } from "./commands/run.js";
 import { runsDiff, runsList, runsOutput, runsShow } from "./commands/runs.js";
 import { validateCommand } from "./commands/validate.js";
@@ -52,6 +53,24 @@ export function buildProgram(registry: NodeRegistry, setCode: (code: number) => 
     .option("--concurrency <n>", "nodes run at once (default 4)", intArg("--concurrency"))
     .option("--json", "print one JSON summary instead of progress", false)
     .action(async (graph: string, opts) => setCode(await runCommand(graph, opts, registry)));
+
+  program
+    .command("ingest")
+    .description("read a corpus, chunk it, embed it and index it (BM25 + vectors) into a store folder")
+    .requiredOption("--corpus <file>", "corpus file")
+    .requiredOption("--store <dir>", "store folder (created if missing; re-running resumes)")
+    .addOption(new Option("--format <format>", "corpus format").choices(["scifact", "beir", "jsonl", "pubmedqa"]).default("scifact"))
+    .option("--fields <map>", "for --format jsonl: id=…,text=…[,title=…,year=…,citationCount=…,url=…]")
+    .addOption(new Option("--chunker <name>", "openscholar: 256-word windows; verifai: whole abstract or sentence windows").choices(["openscholar", "verifai"]).default("openscholar"))
+    .option("--words <n>", "openscholar window size in words (default 256)", intArg("--words"))
+    .option("--max-tokens <n>", "verifai passage size in tokens (default 512)", intArg("--max-tokens"))
+    .option("--embedder <id>", "embedding model id (default Xenova/all-MiniLM-L6-v2)")
+    .option("--models-dir <dir>", "local models folder (default $CITEFLOW_MODELS)")
+    .addOption(new Option("--dtype <dtype>").choices(["fp32", "q8"]).default("fp32"))
+    .option("--batch <n>", "passages per batch (default 256)", intArg("--batch"))
+    .option("--limit <n>", "ingest only the first N documents", intArg("--limit"))
+    .option("--json", "print a JSON summary", false)
+    .action(async (opts) => setCode(await ingestCommand(opts)));
 
   const runs = program.command("runs").description("read the run store");
   runs

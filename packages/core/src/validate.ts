@@ -159,7 +159,16 @@ function compileNodes(rawNodes: unknown[], inputs: Record<string, GraphInputSpec
       }
       return;
     }
-    const params = parsed.data as Obj;
+    // The strict shape check names unknown keys; the node's own schema adds its cross-field rules.
+    const refined = def.params.safeParse(rawParams);
+    if (!refined.success) {
+      for (const issue of refined.error.issues) {
+        const field = ["params", ...issue.path.map(String)].join(".");
+        p.error(`${path}.${field}`, issue.message, id, field);
+      }
+      return;
+    }
+    const params = refined.data as Obj;
 
     let graphInput: string | undefined;
     if (def.graphInput) {

@@ -5,11 +5,27 @@ import { inputQuestions } from "./generic/input-questions.js";
 import { listMerge } from "./generic/list-merge.js";
 import { listSelect } from "./generic/list-select.js";
 import { textTemplate } from "./generic/text-template.js";
+import { filterPerPaper } from "./retrieval/filter-per-paper.js";
+import { rerankCrossEncoder } from "./retrieval/rerank-cross-encoder.js";
+import { retrieveDense } from "./retrieval/retrieve-dense.js";
+import { retrieveHybrid } from "./retrieval/retrieve-hybrid.js";
+import { retrieveLexical } from "./retrieval/retrieve-lexical.js";
 
-export { inputQuestion, inputQuestions, listMerge, listSelect, textTemplate };
+export { inputQuestion, inputQuestions, listMerge, listSelect, textTemplate, retrieveLexical, retrieveDense, retrieveHybrid, rerankCrossEncoder, filterPerPaper };
 
 /** Every node type this package ships. */
-export const builtinNodes: AnyNodeDefinition[] = [inputQuestion, inputQuestions, textTemplate, listMerge, listSelect] as AnyNodeDefinition[];
+export const builtinNodes: AnyNodeDefinition[] = [
+  inputQuestion,
+  inputQuestions,
+  textTemplate,
+  listMerge,
+  listSelect,
+  retrieveLexical,
+  retrieveDense,
+  retrieveHybrid,
+  rerankCrossEncoder,
+  filterPerPaper,
+] as AnyNodeDefinition[];
 
 /** A registry holding the built-in nodes, plus any extra ones. */
 export function createRegistry(extra: AnyNodeDefinition[] = []): NodeRegistry {

@@ -64,7 +64,8 @@ export class LanceStore {
   static async open(dir: string): Promise<LanceStore> {
     const abs = resolve(dir);
     mkdirSync(abs, { recursive: true });
-    const db = await lancedb.connect(abs);
+    // Every read sees the latest committed version, also when another process or instance wrote it.
+    const db = await lancedb.connect(abs, { readConsistencyInterval: 0 });
     const table = (await db.tableNames()).includes(TABLE) ? await db.openTable(TABLE) : undefined;
     return new LanceStore(abs, db, table);
   }
@@ -135,14 +136,15 @@ export class LanceStore {
     return result;
   }
 
-  #need(): lancedb.Table {
+  async #need(): Promise<lancedb.Table> {
+    if (!this.table && (await this.db.tableNames()).includes(TABLE)) this.table = await this.db.openTable(TABLE);
     if (!this.table) throw new Error(`store ${this.dir} is empty: ingest a corpus first (citeflow ingest …)`);
     return this.table;
   }
 
   /** BM25 over title + text; the score is kept as `bm25`. */
   async lexical(query: string, k: number): Promise<Passage[]> {
-    const rows = await this.#need().search(query, "fts", "search_text").select(["id", "title", "text", "metadata"]).limit(k).toArray();
+    const rows = await (await this.#need()).search(query, "fts", "search_text").select(["id", "title", "text", "metadata"]).limit(k).toArray();
     return rows.map((r) => toPassage(r, { bm25: Number(r._score) }));
   }
 
@@ -150,7 +152,7 @@ export class LanceStore {
   async dense(vector: number[], k: number): Promise<Passage[]> {
     const meta = this.meta();
     if (meta && vector.length !== meta.dimensions) throw new Error(`query vector has ${vector.length} dimensions; store ${this.dir} holds ${meta.dimensions} (embedder "${meta.embedder}")`);
-    const rows = await this.#need().vectorSearch(vector).distanceType("cosine").select(["id", "title", "text", "metadata"]).limit(k).toArray();
+    const rows = await (await this.#need()).vectorSearch(vector).distanceType("cosine").select(["id", "title", "text", "metadata"]).limit(k).toArray();
     return rows.map((r) => toPassage(r, { dense: 1 - Number(r._distance) }));
   }
 }

@@ -1,0 +1,57 @@
+import { existsSync } from "node:fs";
+import { resolve } from "node:path";
+import { loadEmbedder, loadReranker, type Dtype, type Embedder, type Reranker } from "@citeflow/models";
+import { LanceStore } from "@citeflow/retrieval";
+import { z } from "zod";
+
+// Models and stores are loaded once per process and shared by every node and run that asks.
+const memo = new Map<string, Promise<unknown>>();
+function once<T>(key: string, load: () => Promise<T>): Promise<T> {
+  let p = memo.get(key) as Promise<T> | undefined;
+  if (!p) {
+    p = load();
+    memo.set(key, p);
+    p.catch(() => memo.delete(key)); // a failed load is retried next time
+  }
+  return p;
+}
+
+/** Params every node that reads a store shares. */
+export const storeParam = z.string().default("").describe("Store folder (from citeflow ingest); empty: $CITEFLOW_STORE");
+
+export function storeDir(param: string): string {
+  const dir = param || process.env.CITEFLOW_STORE || "";
+  if (!dir) throw new Error(`no store: set the node's "store" param or $CITEFLOW_STORE to a folder made by citeflow ingest`);
+  const abs = resolve(dir);
+  if (!existsSync(abs)) throw new Error(`store folder ${abs} does not exist: build it with citeflow ingest --store ${dir} …`);
+  return abs;
+}
+
+export function openStore(param: string): Promise<LanceStore> {
+  const dir = storeDir(param);
+  return once(`store:${dir}`, () => LanceStore.open(dir));
+}
+
+/** What a store's results depend on: its folder and when it was last written. */
+export async function storeFingerprint(param: string): Promise<unknown> {
+  const store = await openStore(param);
+  const meta = store.meta();
+  return { dir: store.dir, updatedAt: meta?.updatedAt ?? null, passages: meta?.passages ?? null };
+}
+
+export const modelParams = {
+  modelsDir: z.string().default("").describe("Local models folder; empty: $CITEFLOW_MODELS"),
+  dtype: z.enum(["fp32", "q8"]).default("fp32").describe("fp32 (onnx/model.onnx) or q8 (onnx/model_quantized.onnx)"),
+};
+
+function modelOptions(modelsDir: string, dtype: Dtype) {
+  return { dtype, ...(modelsDir ? { modelsDirs: [modelsDir] } : {}) };
+}
+
+export function embedder(id: string, modelsDir: string, dtype: Dtype): Promise<Embedder> {
+  return once(`embedder:${id}:${modelsDir}:${dtype}`, () => loadEmbedder(id, modelOptions(modelsDir, dtype)));
+}
+
+export function reranker(id: string, modelsDir: string, dtype: Dtype): Promise<Reranker> {
+  return once(`reranker:${id}:${modelsDir}:${dtype}`, () => loadReranker(id, modelOptions(modelsDir, dtype)));
+}

@@ -1,0 +1,33 @@
+import { defineNode, type Passage } from "@citeflow/core";
+import { DEFAULT_MODELS } from "@citeflow/models";
+import { indexText } from "@citeflow/retrieval";
+import { z } from "zod";
+import { modelParams, reranker } from "../resources.js";
+import { queryInputs, queryText } from "./query.js";
+
+export const rerankCrossEncoder = defineNode({
+  type: "rerank.cross-encoder",
+  version: 1,
+  title: "Cross-encoder rerank",
+  family: "rerank",
+  description: "Scores each (query, passage) pair with a cross-encoder and sorts by it; the score is kept as `rerank`.",
+  inputs: { ...queryInputs, passages: { type: "Passage[]" } },
+  outputs: { passages: { type: "Passage[]", description: "Sorted by `rerank`, best first" } },
+  params: z.object({
+    model: z.string().default(DEFAULT_MODELS.reranker).describe("Cross-encoder model id (Hugging Face ONNX layout)"),
+    ...modelParams,
+    topN: z.number().int().positive().optional().describe("Keep only the N best after reranking"),
+  }),
+  async run(inputs, params, ctx) {
+    const q = queryText(inputs, "rerank.cross-encoder");
+    const passages = inputs.passages as Passage[];
+    const model = await reranker(params.model, params.modelsDir, params.dtype);
+    const scores = await ctx.span("model", async (s) => {
+      s.set("model", params.model);
+      s.set("pairs", passages.length);
+      return model.score(q, passages.map(indexText), { signal: ctx.signal });
+    });
+    const ranked = passages.map((p, i) => ({ ...p, scores: { ...p.scores, rerank: scores[i]! } })).sort((a, b) => b.scores.rerank - a.scores.rerank);
+    return { passages: params.topN ? ranked.slice(0, params.topN) : ranked };
+  },
+});

@@ -1,0 +1,36 @@
+import { defineNode } from "@citeflow/core";
+import type { LanceStore } from "@citeflow/retrieval";
+import { z } from "zod";
+import { embedder, modelParams, openStore, storeFingerprint, storeParam } from "../resources.js";
+import { queryInputs, queryText } from "./query.js";
+
+export const denseParams = {
+  store: storeParam,
+  k: z.number().int().positive().default(100).describe("How many passages"),
+  embedder: z.string().default("").describe("Embedding model id; empty: the one the store was built with"),
+  ...modelParams,
+};
+
+export async function denseSearch(store: LanceStore, q: string, p: { k: number; embedder: string; modelsDir: string; dtype: "fp32" | "q8" }) {
+  const id = p.embedder || store.meta()?.embedder;
+  if (!id) throw new Error(`store ${store.dir} does not say which embedder built it; set the "embedder" param`);
+  const [vector] = await (await embedder(id, p.modelsDir, p.dtype)).embed([q]);
+  return store.dense(vector!, p.k);
+}
+
+export const retrieveDense = defineNode({
+  type: "retrieve.dense",
+  version: 1,
+  title: "Dense retrieval",
+  family: "retrieve",
+  description: "Embeds the query and finds the nearest passages by cosine; the score is kept as `dense`.",
+  inputs: queryInputs,
+  outputs: { passages: { type: "Passage[]", description: "Best first" } },
+  params: z.object(denseParams),
+  fingerprint: (p) => storeFingerprint(p.store),
+  async run(inputs, params, ctx) {
+    const q = queryText(inputs, "retrieve.dense");
+    const store = await openStore(params.store);
+    return { passages: await ctx.span("dense", async (s) => (s.set("query", q), denseSearch(store, q, params))) };
+  },
+});

@@ -1,0 +1,24 @@
+import { defineNode } from "@citeflow/core";
+import { z } from "zod";
+import { openStore, storeFingerprint, storeParam } from "../resources.js";
+import { queryInputs, queryText } from "./query.js";
+
+export const retrieveLexical = defineNode({
+  type: "retrieve.lexical",
+  version: 1,
+  title: "Lexical retrieval (BM25)",
+  family: "retrieve",
+  description: "BM25 full-text search over title + text of a store; the score is kept as `bm25`.",
+  inputs: queryInputs,
+  outputs: { passages: { type: "Passage[]", description: "Best first" } },
+  params: z.object({
+    store: storeParam,
+    k: z.number().int().positive().default(100).describe("How many passages"),
+  }),
+  fingerprint: (p) => storeFingerprint(p.store),
+  async run(inputs, params, ctx) {
+    const q = queryText(inputs, "retrieve.lexical");
+    const store = await openStore(params.store);
+    return { passages: await ctx.span("bm25", async (s) => (s.set("query", q), store.lexical(q, params.k))) };
+  },
+});

@@ -1,0 +1,123 @@
+import { mkdtempSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { beforeAll, describe, expect, it } from "vitest";
+import { loadGraph, MemoryCache, type Passage } from "@citeflow/core";
+import { loadEmbedder } from "@citeflow/models";
+import { LanceStore, openScholarChunker, readBeirCorpus, type CorpusDocument } from "@citeflow/retrieval";
+import { doc, run, tempDir, testRegistry } from "../helpers.js";
+
+const DATA = process.env.CITEFLOW_DATA;
+const MODELS = process.env.CITEFLOW_MODELS;
+if (!DATA || !MODELS) throw new Error("CITEFLOW_DATA and CITEFLOW_MODELS must be set; .ci/run sets them");
+const corpus = join(DATA, "scifact", "corpus.jsonl");
+
+async function firstDocs(n: number): Promise<CorpusDocument[]> {
+  const out: CorpusDocument[] = [];
+  for await (const d of readBeirCorpus(corpus)) {
+    out.push(d);
+    if (out.length === n) break;
+  }
+  return out;
+}
+
+let storeDir: string;
+let docs: CorpusDocument[];
+beforeAll(async () => {
+  storeDir = mkdtempSync(join(tmpdir(), "citeflow-store-"));
+  docs = await firstDocs(120);
+  const store = await LanceStore.open(storeDir);
+  const embedder = await loadEmbedder("static-use-en", { modelsDirs: [MODELS] });
+  await store.ingest(docs, { chunker: openScholarChunker(), chunkerName: "openscholar-256", embedder, batchSize: 64 });
+}, 120_000);
+
+const q = (text: string) => ({ question: { id: "q", text } });
+const graph = (retriever: [string, Record<string, unknown>], extra: Record<string, [string, Record<string, unknown>?]> = {}, edges: string[] = []) =>
+  doc({ q: ["input.question"], r: [retriever[0], { store: storeDir, ...retriever[1] }], ...extra }, ["q.question->r.question", ...edges], { question: { type: "Question" } });
+const passagesOf = (r: Awaited<ReturnType<typeof run>>, id: string) => {
+  expect(r.byId[id]!.status, JSON.stringify(r.byId[id]!.error)).toBe("done");
+  return r.byId[id]!.outputs!.passages as Passage[];
+};
+const docOf = (p: Passage) => p.id.split("#")[0];
+
+describe("retrieval nodes on a LanceDB store of SciFact abstracts", () => {
+  it("retrieve.lexical finds a paper by the words of its title, scored bm25", async () => {
+    const target = docs[7]!;
+    const r = await run(graph(["retrieve.lexical", { k: 5 }]), { inputs: q(target.title) });
+    const ps = passagesOf(r, "r");
+    expect(docOf(ps[0]!)).toBe(target.docId);
+    expect(ps).toHaveLength(5);
+    expect(ps.every((p, i) => i === 0 || p.scores.bm25! <= ps[i - 1]!.scores.bm25!)).toBe(true);
+    expect(ps[0]!.metadata.source).toBe("scifact");
+  });
+
+  it("retrieve.dense uses the store's embedder and scores by cosine", async () => {
+    const target = docs[3]!;
+    const r = await run(graph(["retrieve.dense", { k: 5, modelsDir: MODELS }]), { inputs: q(target.title) });
+    const ps = passagesOf(r, "r");
+    expect(ps.map(docOf)).toContain(target.docId);
+    expect(ps[0]!.scores.dense!).toBeGreaterThan(0);
+    expect(ps[0]!.scores.dense!).toBeLessThanOrEqual(1 + 1e-6);
+  });
+
+  it("retrieve.hybrid keeps every score and ranks by the Verif.ai fusion", async () => {
+    const target = docs[11]!;
+    const r = await run(graph(["retrieve.hybrid", { k: 10, candidates: 20, modelsDir: MODELS }]), { inputs: q(target.title) });
+    const ps = passagesOf(r, "r");
+    expect(docOf(ps[0]!)).toBe(target.docId);
+    const top = ps[0]!.scores;
+    expect(Object.keys(top)).toEqual(expect.arrayContaining(["bm25", "bm25_norm", "fused"]));
+    expect(top.fused).toBeCloseTo(0.7 * (top.bm25_norm ?? 0) + 0.3 * (top.dense_norm ?? 0), 9);
+    expect(ps.every((p, i) => i === 0 || p.scores.fused! <= ps[i - 1]!.scores.fused!)).toBe(true);
+    const rrf = await run(graph(["retrieve.hybrid", { k: 10, fusion: "rrf", modelsDir: MODELS }]), { inputs: q(target.title) });
+    expect(passagesOf(rrf, "r")[0]!.scores.rrf).toBeGreaterThan(0);
+  });
+
+  it("rejects fusion weights over 1 when the graph loads, naming node and field", () => {
+    expect(() => loadGraph(graph(["retrieve.hybrid", { lexicalWeight: 0.8, denseWeight: 0.3 }]), testRegistry())).toThrow(/node "r" params.denseWeight: lexicalWeight \+ denseWeight must not exceed 1/);
+  });
+
+  it("rerank.cross-encoder adds a rerank score, sorts by it, keeps the others; filter.per-paper caps each paper", async () => {
+    const target = docs[20]!;
+    const d = graph(["retrieve.lexical", { k: 30 }], { rr: ["rerank.cross-encoder", { model: "pair-rerank-scifact", modelsDir: MODELS, topN: 10 }], pp: ["filter.per-paper", { max: 1 }] }, ["q.question->rr.question", "r.passages->rr.passages", "rr.passages->pp.passages"]);
+    const r = await run(d, { inputs: q(target.title) });
+    const ranked = passagesOf(r, "rr");
+    expect(ranked).toHaveLength(10);
+    expect(ranked.every((p) => typeof p.scores.rerank === "number" && typeof p.scores.bm25 === "number")).toBe(true);
+    expect(ranked.every((p, i) => i === 0 || p.scores.rerank! <= ranked[i - 1]!.scores.rerank!)).toBe(true);
+    const capped = passagesOf(r, "pp");
+    expect(new Set(capped.map(docOf)).size).toBe(capped.length);
+  });
+
+  it("results are cached until the store changes", async () => {
+    const dir = tempDir();
+    const store = await LanceStore.open(dir);
+    const embedder = await loadEmbedder("static-use-en", { modelsDirs: [MODELS] });
+    const ingest = (d: CorpusDocument[]) => store.ingest(d, { chunker: openScholarChunker(), chunkerName: "openscholar-256", embedder });
+    await ingest(docs.slice(0, 10));
+    const cache = new MemoryCache();
+    const g = doc({ q: ["input.question"], r: ["retrieve.lexical", { store: dir, k: 3 }] }, ["q.question->r.question"], { question: { type: "Question" } });
+    const first = await run(g, { cache, inputs: q(docs[15]!.title) });
+    expect((await run(g, { cache, inputs: q(docs[15]!.title) })).byId.r!.cache).toBe("hit");
+    await ingest(docs.slice(10, 20));
+    const after = await run(g, { cache, inputs: q(docs[15]!.title) });
+    expect(after.byId.r!.cache).toBe("miss");
+    expect(docOf(passagesOf(after, "r")[0]!)).toBe(docs[15]!.docId);
+    expect(passagesOf(first, "r").map(docOf)).not.toContain(docs[15]!.docId);
+  });
+
+  it("a node without a store or query says what to connect or set", async () => {
+    const saved = process.env.CITEFLOW_STORE;
+    delete process.env.CITEFLOW_STORE;
+    try {
+      const r = await run(graph(["retrieve.lexical", { store: "" }]), { inputs: q("x") });
+      expect(r.byId.r!.error!.message).toMatch(/no store: set the node's "store" param or \$CITEFLOW_STORE/);
+      const missing = await run(graph(["retrieve.lexical", { store: join(tempDir(), "nope") }]), { inputs: q("x") });
+      expect(missing.byId.r!.error!.message).toMatch(/does not exist: build it with citeflow ingest/);
+    } finally {
+      if (saved !== undefined) process.env.CITEFLOW_STORE = saved;
+    }
+    const noQuery = await run(doc({ r: ["retrieve.lexical", { store: storeDir }] }));
+    expect(noQuery.byId.r!.error!.message).toBe("retrieve.lexical: connect a query or a question");
+  });
+});

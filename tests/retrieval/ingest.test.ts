@@ -1,0 +1,78 @@
+import { spawn } from "node:child_process";
+import { join } from "node:path";
+import { fileURLToPath } from "node:url";
+import { describe, expect, it } from "vitest";
+import { LanceStore } from "@citeflow/retrieval";
+import { tempDir } from "../helpers.js";
+
+const bin = fileURLToPath(new URL("../../packages/cli/dist/bin.js", import.meta.url));
+const DATA = process.env.CITEFLOW_DATA;
+const MODELS = process.env.CITEFLOW_MODELS;
+if (!DATA || !MODELS) throw new Error("CITEFLOW_DATA and CITEFLOW_MODELS must be set; .ci/run sets them");
+
+function ingest(store: string, extra: string[] = [], onStderr?: (text: string, kill: () => void) => void) {
+  const args = [bin, "ingest", "--corpus", join(DATA!, "scifact", "corpus.jsonl"), "--store", store, "--embedder", "static-use-en", "--models-dir", MODELS!, "--limit", "200", "--batch", "32", "--json", ...extra];
+  const child = spawn(process.execPath, args, { stdio: ["ignore", "pipe", "pipe"] });
+  let stdout = "";
+  let stderr = "";
+  child.stdout.on("data", (d) => (stdout += d));
+  child.stderr.on("data", (d) => {
+    stderr += d;
+    onStderr?.(stderr, () => child.kill("SIGKILL"));
+  });
+  return new Promise<{ code: number | null; signal: string | null; stdout: string; stderr: string }>((r) => child.on("exit", (code, signal) => r({ code, signal, stdout, stderr })));
+}
+
+describe("citeflow ingest", () => {
+  it("killed mid-ingest, a re-run finishes without duplicates or loss", async () => {
+    const store = tempDir();
+    const killed = await ingest(store, [], (err, kill) => {
+      const added = [...err.matchAll(/(\d+) passages added/g)].map((m) => Number(m[1]));
+      if ((added.at(-1) ?? 0) >= 64) kill();
+    });
+    expect(killed.signal).toBe("SIGKILL");
+    const partial = await (await LanceStore.open(store)).count();
+    expect(partial).toBeGreaterThanOrEqual(64);
+
+    const done = await ingest(store);
+    expect(done.code).toBe(0);
+    const summary = JSON.parse(done.stdout);
+    expect(summary.skipped).toBeGreaterThanOrEqual(partial);
+    const full = await ingest(tempDir());
+    const expected = JSON.parse(full.stdout).total;
+    expect(summary.total).toBe(expected);
+    const s = await LanceStore.open(store);
+    expect(await s.count()).toBe(expected);
+    expect(s.meta()).toMatchObject({ embedder: "static-use-en", chunker: "openscholar-256", passages: expected, dimensions: 256 });
+  }, 120_000);
+
+  it("reports bad lines with numbers and still ingests the rest", async () => {
+    const { writeFileSync } = await import("node:fs");
+    const corpus = join(tempDir(), "c.jsonl");
+    writeFileSync(corpus, ['{"_id":"a","title":"A","text":"alpha beta"}', "{oops", '{"_id":"b","title":"B","text":"gamma delta"}'].join("\n"));
+    const child = spawn(process.execPath, [bin, "ingest", "--corpus", corpus, "--format", "beir", "--store", tempDir(), "--embedder", "static-use-en", "--models-dir", MODELS!, "--json"]);
+    let out = "";
+    let err = "";
+    child.stdout.on("data", (d) => (out += d));
+    child.stderr.on("data", (d) => (err += d));
+    const code = await new Promise((r) => child.on("exit", r));
+    expect(code).toBe(0);
+    expect(JSON.parse(out)).toMatchObject({ documents: 2, added: 2, badLines: 1, problems: [{ line: 2 }] });
+    expect(err).toContain(`${corpus}:2: not valid JSON`);
+  });
+
+  it("refuses to mix embedders in one store", async () => {
+    const store = tempDir();
+    expect((await ingest(store, ["--limit", "5"])).code).toBe(0);
+    const other = await ingest(store, ["--limit", "5", "--embedder", "tiny-bert-random"]);
+    expect(other.code).toBe(1);
+    expect(other.stderr).toMatch(/was built with embedder "static-use-en".*use another store folder/);
+  });
+
+  it("offline with a model that is not there: names it and where it looked", async () => {
+    const r = await ingest(tempDir(), ["--embedder", "Xenova/all-MiniLM-L6-v2"]);
+    expect(r.code).toBe(1);
+    expect(r.stderr).toContain('model "Xenova/all-MiniLM-L6-v2" not found');
+    expect(r.stderr).toContain(join(MODELS!, "Xenova/all-MiniLM-L6-v2/config.json"));
+  });
+});
