@@ -2,7 +2,7 @@ import { spawn } from "node:child_process";
 import { join } from "node:path";
 import { fileURLToPath } from "node:url";
 import { describe, expect, it } from "vitest";
-import { LanceStore } from "@citeflow/retrieval";
+import { LanceStore, readBeirCorpus } from "@citeflow/retrieval";
 import { tempDir } from "../helpers.js";
 
 const bin = fileURLToPath(new URL("../../packages/cli/dist/bin.js", import.meta.url));
@@ -11,7 +11,7 @@ const MODELS = process.env.CITEFLOW_MODELS;
 if (!DATA || !MODELS) throw new Error("CITEFLOW_DATA and CITEFLOW_MODELS must be set; .ci/run sets them");
 
 function ingest(store: string, extra: string[] = [], onStderr?: (text: string, kill: () => void) => void) {
-  const args = [bin, "ingest", "--corpus", join(DATA!, "scifact", "corpus.jsonl"), "--store", store, "--embedder", "static-use-en", "--models-dir", MODELS!, "--limit", "200", "--batch", "32", "--json", ...extra];
+  const args = [bin, "ingest", join(DATA!, "scifact", "corpus.jsonl"), "--store", store, "--embedder", "static-use-en", "--models-dir", MODELS!, "--limit", "200", "--batch", "32", "--json", ...extra];
   const child = spawn(process.execPath, args, { stdio: ["ignore", "pipe", "pipe"] });
   let stdout = "";
   let stderr = "";
@@ -50,7 +50,7 @@ describe("citeflow ingest", () => {
     const { writeFileSync } = await import("node:fs");
     const corpus = join(tempDir(), "c.jsonl");
     writeFileSync(corpus, ['{"_id":"a","title":"A","text":"alpha beta"}', "{oops", '{"_id":"b","title":"B","text":"gamma delta"}'].join("\n"));
-    const child = spawn(process.execPath, [bin, "ingest", "--corpus", corpus, "--format", "beir", "--store", tempDir(), "--embedder", "static-use-en", "--models-dir", MODELS!, "--json"]);
+    const child = spawn(process.execPath, [bin, "ingest", corpus, "--format", "beir", "--store", tempDir(), "--embedder", "static-use-en", "--models-dir", MODELS!, "--json"]);
     let out = "";
     let err = "";
     child.stdout.on("data", (d) => (out += d));
@@ -68,6 +68,38 @@ describe("citeflow ingest", () => {
     expect(other.code).toBe(1);
     expect(other.stderr).toMatch(/was built with embedder "static-use-en".*use another store folder/);
   });
+
+  it("search and eval retrieval run over the store", async () => {
+    const { writeFileSync } = await import("node:fs");
+    const store = tempDir();
+    expect((await ingest(store, ["--limit", "40"])).code).toBe(0);
+    const run = (args: string[]) =>
+      new Promise<{ code: number | null; stdout: string }>((resolve) => {
+        const child = spawn(process.execPath, [bin, ...args, "--store", store, "--models-dir", MODELS!]);
+        let stdout = "";
+        child.stdout.on("data", (d) => (stdout += d));
+        child.on("exit", (code) => resolve({ code, stdout }));
+      });
+    let first: { id: string; title: string } | undefined;
+    for await (const d of readBeirCorpus(join(DATA!, "scifact", "corpus.jsonl"))) {
+      first = { id: `${d.docId}#0`, title: d.title };
+      break;
+    }
+    const hits = JSON.parse((await run(["search", first!.title, "--mode", "lexical", "-k", "3", "--json"])).stdout);
+    const docId = first!.id.split("#")[0];
+    expect(hits[0].id.split("#")[0]).toBe(docId);
+    const dir = tempDir();
+    writeFileSync(join(dir, "q.jsonl"), [JSON.stringify({ id: 1, claim: first!.title }), JSON.stringify({ id: 2, claim: "unjudged" })].join("\n"));
+    writeFileSync(join(dir, "qrels.tsv"), `query-id\tcorpus-id\tscore\n1\t${docId}\t1\n`);
+    for (const mode of ["lexical", "dense", "hybrid"]) {
+      const r = await run(["eval", "retrieval", "--queries", join(dir, "q.jsonl"), "--qrels", join(dir, "qrels.tsv"), "--mode", mode, "--json"]);
+      expect(r.code).toBe(0);
+      const scores = JSON.parse(r.stdout);
+      expect(scores.queries).toBe(1);
+      expect(scores["recall@100"]).toBe(1);
+      if (mode !== "dense") expect(scores["mrr@10"]).toBe(1);
+    }
+  }, 60_000);
 
   it("offline with a model that is not there: names it and where it looked", async () => {
     const r = await ingest(tempDir(), ["--embedder", "Xenova/all-MiniLM-L6-v2"]);

@@ -2,7 +2,9 @@ import { Command, CommanderError, Option } from "commander";
 import type { NodeRegistry } from "@citeflow/core";
 import { catalogueCommand } from "./commands/catalogue.js";
 import { demoCommand } from "./commands/demo.js";
+import { evalRetrievalCommand } from "./commands/eval.js";
 import { ingestCommand } from "./commands/ingest.js";
+import { searchCommand } from "./commands/search.js";
 import { runCommand } from "./commands/run.js";
 import { runsDiff, runsList, runsOutput, runsShow } from "./commands/runs.js";
 import { validateCommand } from "./commands/validate.js";
@@ -57,10 +59,10 @@ export function buildProgram(registry: NodeRegistry, setCode: (code: number) => 
   program
     .command("ingest")
     .description("read a corpus, chunk it, embed it and index it (BM25 + vectors) into a store folder")
-    .requiredOption("--corpus <file>", "corpus file")
+    .argument("<path>", "corpus file")
     .requiredOption("--store <dir>", "store folder (created if missing; re-running resumes)")
     .addOption(new Option("--format <format>", "corpus format").choices(["scifact", "beir", "jsonl", "pubmedqa"]).default("scifact"))
-    .option("--fields <map>", "for --format jsonl: id=…,text=…[,title=…,year=…,citationCount=…,url=…]")
+    .option("--map <fields>", "for --format jsonl: id=…,text=…[,title=…,year=…,citationCount=…,url=…]")
     .addOption(new Option("--chunker <name>", "openscholar: 256-word windows; verifai: whole abstract or sentence windows").choices(["openscholar", "verifai"]).default("openscholar"))
     .option("--words <n>", "openscholar window size in words (default 256)", intArg("--words"))
     .option("--max-tokens <n>", "verifai passage size in tokens (default 512)", intArg("--max-tokens"))
@@ -70,7 +72,33 @@ export function buildProgram(registry: NodeRegistry, setCode: (code: number) => 
     .option("--batch <n>", "passages per batch (default 256)", intArg("--batch"))
     .option("--limit <n>", "ingest only the first N documents", intArg("--limit"))
     .option("--json", "print a JSON summary", false)
-    .action(async (opts) => setCode(await ingestCommand(opts)));
+    .action(async (path: string, opts) => setCode(await ingestCommand({ ...opts, corpus: path })));
+
+  program
+    .command("search")
+    .description("query a store: lexical (BM25), dense or hybrid")
+    .argument("<query>")
+    .requiredOption("--store <dir>", "store folder")
+    .addOption(new Option("--mode <mode>").choices(["lexical", "dense", "hybrid"]).default("hybrid"))
+    .option("-k <n>", "how many passages (default 10)", intArg("-k"))
+    .option("--models-dir <dir>", "local models folder (default $CITEFLOW_MODELS)")
+    .option("--json", "print the passages as JSON", false)
+    .action(async (query: string, opts) => setCode(await searchCommand(query, { ...opts, ...(opts.k ? { k: opts.k } : {}) }, registry)));
+
+  program
+    .command("eval")
+    .description("evaluate a pipeline stage")
+    .command("retrieval")
+    .description("nDCG@10, recall@100 and MRR@10 (BEIR definitions) of a store's retrieval against qrels")
+    .requiredOption("--store <dir>", "store folder")
+    .requiredOption("--queries <file>", "queries: JSONL with id and text (or claim / question / query)")
+    .requiredOption("--qrels <file>", "BEIR qrels TSV: query-id, corpus-id, score (header line)")
+    .addOption(new Option("--mode <mode>").choices(["lexical", "dense", "hybrid"]).default("hybrid"))
+    .option("--rerank <id>", "rerank the top 100 with this cross-encoder")
+    .option("--models-dir <dir>", "local models folder (default $CITEFLOW_MODELS)")
+    .option("--limit <n>", "evaluate only the first N queries that have judgements", intArg("--limit"))
+    .option("--json", "print { ndcg@10, recall@100, mrr@10, queries }", false)
+    .action(async (opts) => setCode(await evalRetrievalCommand(opts, registry)));
 
   const runs = program.command("runs").description("read the run store");
   runs

@@ -6,7 +6,7 @@ export interface IngestCommandOptions {
   corpus: string;
   store: string;
   format: "scifact" | "beir" | "jsonl" | "pubmedqa";
-  fields?: string;
+  map?: string;
   chunker: "openscholar" | "verifai";
   words?: number;
   maxTokens?: number;
@@ -19,14 +19,14 @@ export interface IngestCommandOptions {
 }
 
 function parseFields(spec: string | undefined): FieldMap {
-  if (!spec) throw new UsageError(`--format jsonl needs --fields id=…,text=…[,title=…,year=…,citationCount=…,url=…]`);
+  if (!spec) throw new UsageError(`--format jsonl needs --map id=…,text=…[,title=…,year=…,citationCount=…,url=…]`);
   const map: Record<string, string> = {};
   for (const part of spec.split(",")) {
     const [k, v] = part.split("=");
-    if (!k || !v || !["id", "title", "text", "year", "citationCount", "url"].includes(k)) throw new UsageError(`--fields: cannot read "${part}"`);
+    if (!k || !v || !["id", "title", "text", "year", "citationCount", "url"].includes(k)) throw new UsageError(`--map: cannot read "${part}"`);
     map[k] = v;
   }
-  if (!map.id || !map.text) throw new UsageError(`--fields needs at least id=… and text=…`);
+  if (!map.id || !map.text) throw new UsageError(`--map needs at least id=… and text=…`);
   return map as unknown as FieldMap;
 }
 
@@ -45,7 +45,7 @@ export async function ingestCommand(o: IngestCommandOptions): Promise<number> {
     o.format === "pubmedqa"
       ? readPubMedQA(o.corpus, report)
       : o.format === "jsonl"
-        ? readJsonlCorpus(o.corpus, parseFields(o.fields), report)
+        ? readJsonlCorpus(o.corpus, parseFields(o.map), report)
         : readBeirCorpus(o.corpus, report, o.format);
   const chunker = o.chunker === "verifai" ? verifaiChunker({ maxTokens: o.maxTokens ?? 512 }) : openScholarChunker(o.words ?? 256);
   const chunkerName = o.chunker === "verifai" ? `verifai-${o.maxTokens ?? 512}` : `openscholar-${o.words ?? 256}`;
