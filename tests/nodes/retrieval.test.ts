@@ -99,6 +99,8 @@ describe("retrieval nodes on a LanceDB store of SciFact abstracts", () => {
     const g = doc({ q: ["input.question"], r: ["retrieve.lexical", { store: dir, k: 3 }] }, ["q.question->r.question"], { question: { type: "Question" } });
     const first = await run(g, { cache, inputs: q(docs[15]!.title) });
     expect((await run(g, { cache, inputs: q(docs[15]!.title) })).byId.r!.cache).toBe("hit");
+    await ingest(docs.slice(0, 10)); // nothing new: the store is untouched, the cache stays valid
+    expect((await run(g, { cache, inputs: q(docs[15]!.title) })).byId.r!.cache).toBe("hit");
     await ingest(docs.slice(10, 20));
     const after = await run(g, { cache, inputs: q(docs[15]!.title) });
     expect(after.byId.r!.cache).toBe("miss");

@@ -46,6 +46,7 @@ export function buildProgram(registry: NodeRegistry, setCode: (code: number) => 
     .option("-q, --question <text>", "one question")
     .option("--questions <file>", "a question set: JSON Lines or a JSON array")
     .option("--question-field <name>", "field holding the question text (default: text, question, claim or query)")
+    .option("--limit <n>", "only the first N questions of --questions", intArg("--limit"))
     .addOption(runsOption())
     .option("--to <node>", "run only this node and what it needs")
     .option("--from <node>", "re-run this node and everything downstream; upstream from cache")
@@ -151,7 +152,7 @@ export function buildProgram(registry: NodeRegistry, setCode: (code: number) => 
 
   program
     .command("demo")
-    .description("run the example graph on SciFact claims ($CITEFLOW_DATA) and show the run")
+    .description("index SciFact, run the hybrid-retrieval graph on SciFact claims, and show the run ($CITEFLOW_DATA, $CITEFLOW_MODELS)")
     .addOption(runsOption())
     .action(async (opts) => setCode(await demoCommand(opts.runs, registry)));
 

@@ -129,6 +129,8 @@ export class LanceStore {
     }
     await flush();
     if (!this.table) throw new Error(`no passages to ingest into ${this.dir}`);
+    // Nothing new: leave the index and meta alone, so results cached against this store stay valid.
+    if (result.added === 0 && before) return result;
     // Rebuild the BM25 index over everything, so new rows are searched like old ones.
     await this.table.createIndex("search_text", { config: lancedb.Index.fts({ withPosition: false }), replace: true });
     const meta: StoreMeta = { citeflowStore: 1, embedder: o.embedder.id, dimensions, chunker: o.chunkerName, passages: await this.count(), updatedAt: new Date().toISOString() };

@@ -1,36 +1,51 @@
 import { existsSync } from "node:fs";
 import { join } from "node:path";
-import type { NodeRegistry } from "@citeflow/core";
+import type { NodeRegistry, Passage } from "@citeflow/core";
 import { shippedGraph } from "@citeflow/nodes";
 import { RunStore } from "@citeflow/runstore";
 import { FailureError } from "../errors.js";
+import { ingestCommand } from "./ingest.js";
 import { runCommand } from "./run.js";
 import { runsShow } from "./runs.js";
 
+const CLAIMS = 3;
+
 /**
- * The demo: the shipped example graph over SciFact's 809 training claims, run twice to show the
- * cache, then the stored run and the prompt it produced.
+ * The demo, offline: index SciFact's 5,183 abstracts (BM25 + the offline static embedder; resumed
+ * or skipped when already there), run the hybrid-retrieval graph on SciFact claims twice (the
+ * second run comes from the cache), then show the stored run, its passages and the prompt.
  */
 export async function demoCommand(runs: string, registry: NodeRegistry): Promise<number> {
   const data = process.env.CITEFLOW_DATA;
-  if (!data) throw new FailureError("the demo reads SciFact from $CITEFLOW_DATA: set it to the data folder (the one holding scifact/claims_train.jsonl)");
+  if (!data) throw new FailureError("the demo reads SciFact from $CITEFLOW_DATA: set it to the data folder (the one holding scifact/)");
+  if (!process.env.CITEFLOW_MODELS) throw new FailureError("the demo embeds and reranks with the offline models in $CITEFLOW_MODELS (static-use-en, pair-rerank-scifact): set it to that folder");
+  const corpus = join(data, "scifact", "corpus.jsonl");
   const claims = join(data, "scifact", "claims_train.jsonl");
-  if (!existsSync(claims)) throw new FailureError(`no SciFact claims at ${claims} (from $CITEFLOW_DATA)`);
-  const graph = shippedGraph("claim-search-prompts.citeflow.json");
+  for (const f of [corpus, claims]) if (!existsSync(f)) throw new FailureError(`no ${f} (from $CITEFLOW_DATA)`);
   const say = (s: string) => process.stdout.write(s);
+  const store = join(runs, "stores", "scifact-static-use-en");
+  const graph = shippedGraph("scifact-hybrid-retrieval.citeflow.json");
 
-  say(`Citeflow demo · graph ${graph}\nquestions: ${claims}\n\n— first run —\n`);
-  let code = await runCommand(graph, { questions: claims, questionField: "claim", runs }, registry);
+  say(`Citeflow demo (offline models: static-use-en embedder, pair-rerank-scifact reranker — weak, see the README)\n\n— index SciFact into ${store} —\n`);
+  await ingestCommand({ corpus, store, format: "scifact", chunker: "openscholar", embedder: "static-use-en", batch: 512 });
+  process.env.CITEFLOW_STORE = store;
+
+  say(`\n— run ${graph}\n  on the first ${CLAIMS} SciFact training claims —\n`);
+  const opts = { questions: claims, questionField: "claim", limit: CLAIMS, runs };
+  let code = await runCommand(graph, opts, registry);
   if (code !== 0) return code;
-  say(`\n— same run again: every node comes from the cache —\n`);
-  code = await runCommand(graph, { questions: claims, questionField: "claim", runs }, registry);
+  say(`\n— the same runs again: every node comes from the cache —\n`);
+  code = await runCommand(graph, opts, registry);
   if (code !== 0) return code;
 
-  const store = new RunStore(runs);
-  const last = store.listRuns()[0]!;
+  const runStore = new RunStore(runs);
+  const last = runStore.listRuns()[0]!;
   say("\n");
   runsShow(runs, last.runId, false);
-  say(`\nThe prompt node's output:\n\n${store.nodeOutput(last.runId, "prompt", "text") as string}\n`);
-  say(`\nNext: citeflow runs list --runs ${runs} · citeflow runs diff <a> <b> --runs ${runs} · citeflow catalogue\n`);
+  const top = runStore.nodeOutput(last.runId, "top5", "items") as Passage[];
+  say(`\nThe five passages the prompt cites, with every score they received:\n`);
+  top.forEach((p, i) => say(`  [${i + 1}] ${p.id}  ${Object.entries(p.scores).map(([k, v]) => `${k}=${v.toFixed(3)}`).join(" ")}\n      ${p.title}\n`));
+  say(`\nThe prompt node's output:\n\n${runStore.nodeOutput(last.runId, "prompt", "text") as string}\n`);
+  say(`\nNext: citeflow runs list --runs ${runs} · citeflow runs diff <a> <b> --runs ${runs} · citeflow search "<query>" --store ${store} · citeflow catalogue\n`);
   return 0;
 }

@@ -10,6 +10,8 @@ export interface RunCommandOptions {
   question?: string;
   questions?: string;
   questionField?: string;
+  /** Only the first N questions of --questions. */
+  limit?: number;
   runs: string;
   to?: string;
   from?: string;
@@ -95,7 +97,7 @@ function graphInputSets(graph: CompiledGraph, opts: RunCommandOptions): Array<{ 
     return [{ inputs: {} }];
   }
   if (!given) throw new UsageError(`graph "${graph.doc.name}" needs ${declared.map(([n, s]) => `${n} (${s.type})`).join(", ")}: give --question "…" or --questions <file.jsonl>`);
-  const questions: Question[] = opts.question !== undefined ? [questionFromText(opts.question)] : readQuestions(opts.questions!, opts.questionField);
+  const questions: Question[] = opts.question !== undefined ? [questionFromText(opts.question)] : readQuestions(opts.questions!, opts.questionField).slice(0, opts.limit);
   for (const [name, spec] of declared)
     if (spec.type !== "Question" && spec.type !== "Question[]") throw new UsageError(`graph input "${name}" is ${spec.type}; the CLI can supply Question and Question[] inputs`);
   const perQuestion = declared.some(([, s]) => s.type === "Question");
