@@ -10,8 +10,12 @@ import { rerankCrossEncoder } from "./retrieval/rerank-cross-encoder.js";
 import { retrieveDense } from "./retrieval/retrieve-dense.js";
 import { retrieveHybrid } from "./retrieval/retrieve-hybrid.js";
 import { retrieveLexical } from "./retrieval/retrieve-lexical.js";
+import { searchArxiv } from "./search/search-arxiv.js";
+import { searchCore } from "./search/search-core.js";
+import { searchPubmed } from "./search/search-pubmed.js";
+import { searchSemanticScholar } from "./search/search-semantic-scholar.js";
 
-export { inputQuestion, inputQuestions, listMerge, listSelect, textTemplate, retrieveLexical, retrieveDense, retrieveHybrid, rerankCrossEncoder, filterPerPaper };
+export { inputQuestion, inputQuestions, listMerge, listSelect, textTemplate, retrieveLexical, retrieveDense, retrieveHybrid, rerankCrossEncoder, filterPerPaper, searchSemanticScholar, searchCore, searchPubmed, searchArxiv };
 
 /** Every node type this package ships. */
 export const builtinNodes: AnyNodeDefinition[] = [
@@ -25,6 +29,10 @@ export const builtinNodes: AnyNodeDefinition[] = [
   retrieveHybrid,
   rerankCrossEncoder,
   filterPerPaper,
+  searchSemanticScholar,
+  searchCore,
+  searchPubmed,
+  searchArxiv,
 ] as AnyNodeDefinition[];
 
 /** A registry holding the built-in nodes, plus any extra ones. */

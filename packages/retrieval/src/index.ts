@@ -5,3 +5,8 @@ export { openScholarChunker, verifaiChunker, indexText, type Chunker, type Verif
 export { weightedFusion, reciprocalRankFusion, type RankedList } from "./fusion.js";
 export { perPaper, citationBoost, yearRange } from "./filters.js";
 export { LanceStore, type StoreMeta, type IngestOptions, type IngestResult } from "./lance.js";
+export { HttpClient, SearchApiError, type HttpClientOptions } from "./search/http.js";
+export { SemanticScholar, type SemanticScholarOptions } from "./search/semantic-scholar.js";
+export { CoreApi, type CoreApiOptions } from "./search/core-api.js";
+export { PubMed, type PubMedOptions } from "./search/pubmed.js";
+export { Arxiv, type ArxivOptions } from "./search/arxiv.js";

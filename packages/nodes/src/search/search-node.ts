@@ -1,0 +1,67 @@
+import { defineNode, type Passage } from "@citeflow/core";
+import type { HttpClientOptions } from "@citeflow/retrieval";
+import { z } from "zod";
+import { queryInputs, queryText } from "../retrieval/query.js";
+
+const common = {
+  limit: z.number().int().positive().max(100).default(10).describe("How many papers"),
+  baseUrl: z.string().url().optional().describe("API base URL (default: the public service)"),
+  requestsPerSecond: z.number().positive().optional().describe("Rate limit (default: the service's published limit)"),
+  retries: z.number().int().nonnegative().default(3).describe("Retries on 429 / 5xx / network errors, with exponential backoff"),
+  timeoutMs: z.number().int().positive().default(30_000).describe("Timeout per attempt"),
+};
+
+type Common = { limit: number; baseUrl?: string | undefined; requestsPerSecond?: number | undefined; retries: number; timeoutMs: number; apiKeyEnv?: string };
+
+interface SearchNodeSpec<E extends z.ZodRawShape, C> {
+  type: string;
+  title: string;
+  description: string;
+  /** Environment variable that holds the API key, if the service takes one (graphs never hold keys). */
+  keyEnv?: string;
+  params: E;
+  client: (o: Partial<HttpClientOptions> & { baseUrl?: string; apiKey?: string }) => C;
+  search: (client: C, query: string, params: z.infer<z.ZodObject<E>> & Common, signal: AbortSignal) => Promise<Passage[]>;
+}
+
+// One client per configuration, so the rate limit holds across nodes and runs in this process.
+const clients = new Map<string, unknown>();
+
+/** A node that queries an external search API; each of the four lives in its own file. */
+export function searchNode<E extends z.ZodRawShape, C>(spec: SearchNodeSpec<E, C>) {
+  const keyParam = spec.keyEnv ? { apiKeyEnv: z.string().default(spec.keyEnv).describe("Name of the environment variable holding the API key (the key itself never goes in a graph)") } : {};
+  return defineNode({
+    type: spec.type,
+    version: 1,
+    title: spec.title,
+    family: "search",
+    description: spec.description,
+    inputs: queryInputs,
+    outputs: { passages: { type: "Passage[]", description: "One passage per paper (title + abstract); score `search` = 1 / the API's rank" } },
+    params: z.object({ ...common, ...keyParam, ...spec.params }),
+    async run(inputs, params, ctx) {
+      const p = params as unknown as z.infer<z.ZodObject<E>> & Common;
+      const q = queryText(inputs, spec.type);
+      const apiKey = p.apiKeyEnv ? process.env[p.apiKeyEnv] : undefined;
+      const key = JSON.stringify([spec.type, p.baseUrl, p.requestsPerSecond, p.retries, p.timeoutMs, p.apiKeyEnv]);
+      let client = clients.get(key) as C | undefined;
+      if (!client) {
+        client = spec.client({
+          ...(p.baseUrl ? { baseUrl: p.baseUrl } : {}),
+          ...(apiKey ? { apiKey } : {}),
+          ...(p.requestsPerSecond ? { requestsPerSecond: p.requestsPerSecond } : {}),
+          retries: p.retries,
+          timeoutMs: p.timeoutMs,
+        });
+        clients.set(key, client);
+      }
+      const passages = await ctx.span("request", async (s) => {
+        s.set("query", q);
+        const out = await spec.search(client!, q, p, ctx.signal);
+        s.set("results", out.length);
+        return out;
+      });
+      return { passages };
+    },
+  });
+}

@@ -1,0 +1,105 @@
+/**
+ * A small HTTP client for search APIs: a minimum interval between requests (rate limit), retries
+ * with exponential backoff on 429 / 5xx / network errors (honouring Retry-After), a timeout per
+ * attempt, and errors that name the service and URL but never a key.
+ */
+export interface HttpClientOptions {
+  /** Service name for messages, e.g. "Semantic Scholar". */
+  service: string;
+  /** Most requests per second (default 1). */
+  requestsPerSecond?: number;
+  /** Retries after the first attempt (default 3). */
+  retries?: number;
+  /** Base delay for backoff in ms (default 500; doubles each retry). */
+  backoffMs?: number;
+  /** Per-attempt timeout in ms (default 30 000). */
+  timeoutMs?: number;
+  /** Headers sent with every request (API keys go here, never into URLs that are logged). */
+  headers?: Record<string, string>;
+  /** Query parameters to drop from URLs in messages (e.g. "api_key"). */
+  secretParams?: string[];
+}
+
+export class SearchApiError extends Error {
+  override name = "SearchApiError";
+  constructor(
+    message: string,
+    readonly status?: number,
+  ) {
+    super(message);
+  }
+}
+
+const sleep = (ms: number, signal?: AbortSignal) =>
+  new Promise<void>((resolve, reject) => {
+    if (signal?.aborted) return reject(signal.reason);
+    const t = setTimeout(resolve, ms);
+    signal?.addEventListener("abort", () => (clearTimeout(t), reject(signal.reason)), { once: true });
+  });
+
+export class HttpClient {
+  #next = 0;
+  #queue: Promise<void> = Promise.resolve();
+  constructor(private readonly o: HttpClientOptions) {}
+
+  /** Wait for this request's slot: requests leave at most `requestsPerSecond` a second. */
+  #slot(signal?: AbortSignal): Promise<void> {
+    const interval = 1000 / (this.o.requestsPerSecond ?? 1);
+    const turn = this.#queue.then(async () => {
+      const wait = this.#next - Date.now();
+      if (wait > 0) await sleep(wait, signal);
+      this.#next = Date.now() + interval;
+    });
+    this.#queue = turn.catch(() => undefined);
+    return turn;
+  }
+
+  #safe(url: string): string {
+    const u = new URL(url);
+    for (const p of this.o.secretParams ?? []) if (u.searchParams.has(p)) u.searchParams.set(p, "[redacted]");
+    return u.toString();
+  }
+
+  /** GET a URL; returns the body text of a 2xx answer. */
+  async get(url: string, signal?: AbortSignal): Promise<string> {
+    const retries = this.o.retries ?? 3;
+    const where = `${this.o.service} (${this.#safe(url)})`;
+    let last: SearchApiError | undefined;
+    for (let attempt = 0; attempt <= retries; attempt++) {
+      await this.#slot(signal);
+      let res: Response;
+      try {
+        const timeout = AbortSignal.timeout(this.o.timeoutMs ?? 30_000);
+        res = await fetch(url, { headers: this.o.headers ?? {}, signal: signal ? AbortSignal.any([signal, timeout]) : timeout });
+      } catch (e) {
+        if (signal?.aborted) throw e;
+        const timedOut = (e as Error).name === "TimeoutError";
+        last = new SearchApiError(`${where}: ${timedOut ? `timed out after ${this.o.timeoutMs ?? 30_000} ms` : `request failed: ${(e as Error).message}`}`);
+        await this.#backoff(attempt, undefined, signal);
+        continue;
+      }
+      if (res.ok) return res.text();
+      const body = (await res.text().catch(() => "")).slice(0, 200);
+      last = new SearchApiError(`${where}: HTTP ${res.status}${body ? ` — ${body}` : ""}`, res.status);
+      if (res.status !== 429 && res.status < 500) throw last; // a client error will not improve
+      if (attempt < retries) await this.#backoff(attempt, res.headers.get("retry-after"), signal);
+    }
+    throw new SearchApiError(`${last!.message} (gave up after ${retries + 1} attempts)`, last!.status);
+  }
+
+  async #backoff(attempt: number, retryAfter: string | null | undefined, signal?: AbortSignal) {
+    const base = (this.o.backoffMs ?? 500) * 2 ** attempt;
+    const fromHeader = retryAfter && /^\d+(\.\d+)?$/.test(retryAfter) ? Number(retryAfter) * 1000 : undefined;
+    // Jitter spreads retries from many clients; the server's Retry-After wins when it is longer.
+    await sleep(Math.max(fromHeader ?? 0, base * (0.5 + Math.random() / 2)), signal);
+  }
+
+  async getJson(url: string, signal?: AbortSignal): Promise<unknown> {
+    const text = await this.get(url, signal);
+    try {
+      return JSON.parse(text);
+    } catch {
+      throw new SearchApiError(`${this.o.service} (${this.#safe(url)}): malformed JSON response: ${text.slice(0, 120)}`);
+    }
+  }
+}

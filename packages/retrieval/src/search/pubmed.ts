@@ -1,0 +1,69 @@
+import type { Passage } from "@citeflow/core";
+import { XMLParser } from "fast-xml-parser";
+import { HttpClient, SearchApiError, type HttpClientOptions } from "./http.js";
+
+export interface PubMedOptions extends Partial<HttpClientOptions> {
+  baseUrl?: string;
+  apiKey?: string;
+}
+
+const xml = new XMLParser({ ignoreAttributes: false, attributeNamePrefix: "@", textNodeName: "#text", isArray: (name) => ["PubmedArticle", "AbstractText"].includes(name) });
+
+function text(node: unknown): string {
+  if (node === undefined || node === null) return "";
+  if (typeof node === "string" || typeof node === "number") return String(node);
+  if (Array.isArray(node)) return node.map(text).join(" ");
+  const obj = node as Record<string, unknown>;
+  const label = typeof obj["@Label"] === "string" ? `${obj["@Label"]}: ` : "";
+  return label + text(obj["#text"] ?? Object.entries(obj).filter(([k]) => !k.startsWith("@")).map(([, v]) => v));
+}
+
+/** PubMed through the NCBI E-utilities: esearch for ids, then efetch for titles and abstracts. */
+export class PubMed {
+  readonly #http: HttpClient;
+  readonly #base: string;
+  readonly #key: string | undefined;
+  constructor(o: PubMedOptions = {}) {
+    this.#base = (o.baseUrl ?? "https://eutils.ncbi.nlm.nih.gov/entrez/eutils").replace(/\/$/, "");
+    this.#key = o.apiKey;
+    // NCBI allows 3 requests/s without a key, 10 with one.
+    this.#http = new HttpClient({ service: "PubMed", requestsPerSecond: o.apiKey ? 10 : 3, ...o, secretParams: ["api_key"] });
+  }
+
+  #params(p: Record<string, string>) {
+    return new URLSearchParams({ ...p, ...(this.#key ? { api_key: this.#key } : {}) });
+  }
+
+  async search(query: string, o: { limit: number; signal?: AbortSignal }): Promise<Passage[]> {
+    const searchUrl = `${this.#base}/esearch.fcgi?${this.#params({ db: "pubmed", term: query, retmax: String(o.limit), retmode: "json" })}`;
+    const found = (await this.#http.getJson(searchUrl, o.signal)) as { esearchresult?: { idlist?: unknown } };
+    const ids = found?.esearchresult?.idlist;
+    if (!Array.isArray(ids) || !ids.every((x) => typeof x === "string")) throw new SearchApiError(`PubMed esearch: unexpected response shape (no esearchresult.idlist)`);
+    if (ids.length === 0) return [];
+    const fetchUrl = `${this.#base}/efetch.fcgi?${this.#params({ db: "pubmed", id: ids.join(","), retmode: "xml" })}`;
+    let doc: any;
+    try {
+      doc = xml.parse(await this.#http.get(fetchUrl, o.signal), true);
+    } catch (e) {
+      throw new SearchApiError(`PubMed efetch: malformed XML: ${(e as Error).message}`);
+    }
+    const articles: any[] = doc?.PubmedArticleSet?.PubmedArticle ?? [];
+    const byId = new Map<string, Passage>();
+    for (const a of articles) {
+      const cit = a?.MedlineCitation;
+      const pmid = text(cit?.PMID);
+      const abstract = text(cit?.Article?.Abstract?.AbstractText).trim();
+      if (!pmid || !abstract) continue;
+      const year = Number(text(cit?.Article?.Journal?.JournalIssue?.PubDate?.Year));
+      byId.set(pmid, {
+        id: `pubmed:${pmid}#0`,
+        title: text(cit?.Article?.ArticleTitle).trim(),
+        text: abstract,
+        metadata: { source: "pubmed", url: `https://pubmed.ncbi.nlm.nih.gov/${pmid}/`, ...(Number.isInteger(year) && year > 0 ? { year } : {}) },
+        scores: {},
+      });
+    }
+    // Keep esearch's relevance order.
+    return ids.flatMap((id) => byId.get(id) ?? []).map((p, i) => ({ ...p, scores: { search: 1 / (i + 1) } }));
+  }
+}
