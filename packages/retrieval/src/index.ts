@@ -1,5 +1,6 @@
 export type { CorpusDocument, ReadProblem, ReadReport } from "./document.js";
-export { readBeirCorpus, readJsonlCorpus, readPubMedQA, type FieldMap } from "./readers.js";
+export { readBeirCorpus, readJsonlCorpus, readPubMedQA, readCsvCorpus, readPubMedXml, type FieldMap } from "./readers.js";
+export { csvRecords } from "./csv.js";
 export { splitSentences } from "./sentences.js";
 export { openScholarChunker, verifaiChunker, indexText, type Chunker, type VerifaiChunkerOptions } from "./chunkers.js";
 export { weightedFusion, reciprocalRankFusion, type RankedList } from "./fusion.js";

@@ -1,5 +1,8 @@
 import { createReadStream, readFileSync } from "node:fs";
 import { createInterface } from "node:readline";
+import { createGunzip } from "node:zlib";
+import { XMLParser } from "fast-xml-parser";
+import { csvRecords } from "./csv.js";
 import type { CorpusDocument, ReadReport } from "./document.js";
 
 /** Field names in a generic JSONL corpus. */
@@ -118,4 +121,113 @@ export async function* readPubMedQA(path: string, report: ReadReport = { read: 0
       metadata: { source: "pubmedqa", url: `https://pubmed.ncbi.nlm.nih.gov/${pmid}/`, ...(year !== undefined ? { year } : {}) },
     };
   }
+}
+
+/** A CSV corpus with a header row; `fields` names the columns to use. */
+export async function* readCsvCorpus(path: string, fields: FieldMap, report: ReadReport = { read: 0, problems: [] }, source = "csv"): AsyncGenerator<CorpusDocument> {
+  let header: string[] | undefined;
+  for await (const rec of csvRecords(createReadStream(path, "utf8"))) {
+    if (rec.error) {
+      report.problems.push({ line: rec.line, message: rec.error });
+      continue;
+    }
+    if (!header) {
+      header = rec.fields.map((h) => h.trim());
+      for (const [role, col] of Object.entries(fields)) if (col && !header.includes(col)) throw new Error(`${path}: no column "${col}" for ${role} (columns: ${header.join(", ")})`);
+      continue;
+    }
+    if (rec.fields.length !== header.length) {
+      report.problems.push({ line: rec.line, message: `${rec.fields.length} fields, the header has ${header.length}` });
+      continue;
+    }
+    const row = Object.fromEntries(header.map((h, i) => [h, rec.fields[i]!]));
+    const id = row[fields.id]?.trim();
+    const text = row[fields.text]?.trim();
+    if (!id) {
+      report.problems.push({ line: rec.line, message: `empty id column "${fields.id}"` });
+      continue;
+    }
+    if (!text) {
+      report.problems.push({ line: rec.line, message: `document ${id}: empty text column "${fields.text}"` });
+      continue;
+    }
+    const year = fields.year ? int(row[fields.year]?.trim()) : undefined;
+    const citationCount = fields.citationCount ? int(row[fields.citationCount]?.trim()) : undefined;
+    const url = fields.url ? row[fields.url]?.trim() || undefined : undefined;
+    report.read++;
+    yield {
+      docId: id,
+      title: (fields.title ? row[fields.title]?.trim() : undefined) ?? "",
+      text,
+      metadata: { source, ...(year !== undefined ? { year } : {}), ...(citationCount !== undefined ? { citationCount } : {}), ...(url ? { url } : {}) },
+    };
+  }
+}
+
+const pubmedXml = new XMLParser({ ignoreAttributes: false, attributeNamePrefix: "@", textNodeName: "#text", isArray: (name) => name === "AbstractText" });
+
+function xmlText(node: unknown): string {
+  if (node === undefined || node === null) return "";
+  if (typeof node === "string" || typeof node === "number") return String(node);
+  if (Array.isArray(node)) return node.map(xmlText).join(" ");
+  const obj = node as Record<string, unknown>;
+  const label = typeof obj["@Label"] === "string" ? `${obj["@Label"]}: ` : "";
+  return label + xmlText(obj["#text"] ?? Object.entries(obj).filter(([k]) => !k.startsWith("@")).map(([, v]) => v));
+}
+
+/**
+ * PubMed baseline XML (`.xml` or `.xml.gz`), streamed one <PubmedArticle> at a time so a
+ * multi-gigabyte file never sits in memory. Articles without an abstract are reported, not indexed.
+ */
+export async function* readPubMedXml(path: string, report: ReadReport = { read: 0, problems: [] }): AsyncGenerator<CorpusDocument> {
+  const raw = createReadStream(path);
+  const stream = path.endsWith(".gz") ? raw.pipe(createGunzip()) : raw;
+  stream.setEncoding("utf8");
+  let buffer = "";
+  let line = 1; // line of buffer[0]
+  const CLOSE = "</PubmedArticle>";
+  for await (const chunk of stream as AsyncIterable<string>) {
+    buffer += chunk;
+    let end: number;
+    while ((end = buffer.indexOf(CLOSE)) >= 0) {
+      const startTag = buffer.indexOf("<PubmedArticle>");
+      const startAny = startTag >= 0 ? startTag : buffer.indexOf("<PubmedArticle ");
+      const articleLine = line + countLines(buffer, 0, Math.max(0, startAny));
+      const xml = buffer.slice(Math.max(0, startAny), end + CLOSE.length);
+      line += countLines(buffer, 0, end + CLOSE.length);
+      buffer = buffer.slice(end + CLOSE.length);
+      let art: any;
+      try {
+        art = pubmedXml.parse(xml, true)?.PubmedArticle;
+      } catch (e) {
+        report.problems.push({ line: articleLine, message: `malformed article XML: ${(e as Error).message}` });
+        continue;
+      }
+      const cit = art?.MedlineCitation;
+      const pmid = xmlText(cit?.PMID).trim();
+      const abstract = xmlText(cit?.Article?.Abstract?.AbstractText).trim();
+      if (!pmid) {
+        report.problems.push({ line: articleLine, message: "article without a PMID" });
+        continue;
+      }
+      if (!abstract) {
+        report.problems.push({ line: articleLine, message: `PMID ${pmid}: no abstract` });
+        continue;
+      }
+      const year = int(xmlText(cit?.Article?.Journal?.JournalIssue?.PubDate?.Year).trim());
+      report.read++;
+      yield {
+        docId: pmid,
+        title: xmlText(cit?.Article?.ArticleTitle).trim(),
+        text: abstract,
+        metadata: { source: "pubmed", url: `https://pubmed.ncbi.nlm.nih.gov/${pmid}/`, ...(year !== undefined ? { year } : {}) },
+      };
+    }
+  }
+}
+
+function countLines(s: string, from: number, to: number): number {
+  let n = 0;
+  for (let i = from; i < to; i++) if (s.charCodeAt(i) === 10) n++;
+  return n;
 }

@@ -1,11 +1,11 @@
 import { DEFAULT_MODELS, loadEmbedder } from "@citeflow/models";
-import { LanceStore, openScholarChunker, readBeirCorpus, readJsonlCorpus, readPubMedQA, verifaiChunker, type CorpusDocument, type FieldMap, type ReadReport } from "@citeflow/retrieval";
+import { LanceStore, openScholarChunker, readBeirCorpus, readCsvCorpus, readJsonlCorpus, readPubMedQA, readPubMedXml, verifaiChunker, type CorpusDocument, type FieldMap, type ReadReport } from "@citeflow/retrieval";
 import { UsageError } from "../errors.js";
 
 export interface IngestCommandOptions {
   corpus: string;
   store: string;
-  format: "scifact" | "beir" | "jsonl" | "pubmedqa";
+  format: "scifact" | "beir" | "jsonl" | "csv" | "pubmedqa" | "pubmed-xml";
   map?: string;
   chunker: "openscholar" | "verifai";
   words?: number;
@@ -18,8 +18,8 @@ export interface IngestCommandOptions {
   json?: boolean;
 }
 
-function parseFields(spec: string | undefined): FieldMap {
-  if (!spec) throw new UsageError(`--format jsonl needs --map id=…,text=…[,title=…,year=…,citationCount=…,url=…]`);
+function parseFields(spec: string | undefined, format: string): FieldMap {
+  if (!spec) throw new UsageError(`--format ${format} needs --map id=…,text=…[,title=…,year=…,citationCount=…,url=…]`);
   const map: Record<string, string> = {};
   for (const part of spec.split(",")) {
     const [k, v] = part.split("=");
@@ -41,12 +41,15 @@ async function* limited(docs: AsyncGenerator<CorpusDocument>, limit: number | un
 /** citeflow ingest: corpus → chunks → embeddings → a LanceDB store with BM25 and vector search. */
 export async function ingestCommand(o: IngestCommandOptions): Promise<number> {
   const report: ReadReport = { read: 0, problems: [] };
-  const docs =
-    o.format === "pubmedqa"
-      ? readPubMedQA(o.corpus, report)
-      : o.format === "jsonl"
-        ? readJsonlCorpus(o.corpus, parseFields(o.map), report)
-        : readBeirCorpus(o.corpus, report, o.format);
+  const readers = {
+    pubmedqa: () => readPubMedQA(o.corpus, report),
+    "pubmed-xml": () => readPubMedXml(o.corpus, report),
+    jsonl: () => readJsonlCorpus(o.corpus, parseFields(o.map, "jsonl"), report),
+    csv: () => readCsvCorpus(o.corpus, parseFields(o.map, "csv"), report),
+    scifact: () => readBeirCorpus(o.corpus, report, "scifact"),
+    beir: () => readBeirCorpus(o.corpus, report, "beir"),
+  };
+  const docs = readers[o.format]();
   const chunker = o.chunker === "verifai" ? verifaiChunker({ maxTokens: o.maxTokens ?? 512 }) : openScholarChunker(o.words ?? 256);
   const chunkerName = o.chunker === "verifai" ? `verifai-${o.maxTokens ?? 512}` : `openscholar-${o.words ?? 256}`;
   const embedderId = o.embedder ?? DEFAULT_MODELS.embedder;
