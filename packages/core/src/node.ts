@@ -74,6 +74,7 @@ export function defineNode<P extends z.ZodObject>(def: NodeDefinition<P>): NodeD
       throw new Error(`${where}: output port "${name}": "many" and "optional" apply to inputs only`);
     }
   }
-  if (!(def.params instanceof z.ZodObject)) throw new Error(`${where}: params must be a z.object`);
+  if (!(def.params instanceof z.ZodObject))
+    throw new Error(`${where}: params must be a z.object made with the same zod (v4) as @citeflow/core — is a second copy of zod installed?`);
   return def;
 }
