@@ -15,3 +15,13 @@ if (!existsSync(marker) || mtime(join(root, "package-lock.json")) > mtime(marker
 }
 // tsc -b is incremental: a no-op when nothing changed.
 run(process.execPath, [join(root, "node_modules", "typescript", "bin", "tsc"), "-b"]);
+
+// The benchmarks' peers (LangChain.js) live in bench/, installed apart from the product.
+if (process.argv.includes("--bench")) {
+  const bench = join(root, "bench");
+  const benchMarker = join(bench, "node_modules", ".package-lock.json");
+  if (!existsSync(benchMarker) || mtime(join(bench, "package-lock.json")) > mtime(benchMarker)) {
+    console.error("citeflow: installing the benchmark peers (bench/, npm ci)…");
+    execFileSync("npm", ["ci", "--no-audit", "--no-fund"], { cwd: bench, stdio: "inherit" });
+  }
+}
