@@ -7,6 +7,8 @@ export * from "./validate.js";
 export * from "./canonical.js";
 export * from "./hash.js";
 export * from "./template.js";
+export * from "./citations.js";
+export * from "./sentences.js";
 export * from "./events.js";
 export * from "./eventlog.js";
 export * from "./cache.js";

@@ -2,3 +2,5 @@ export * from "./interfaces.js";
 export * from "./resolve.js";
 export { loadEmbedder, loadReranker, loadNli, nliLabelMap, type Dtype, type LocalModelOptions } from "./transformers.js";
 export { openAIEmbedder, type OpenAIEmbedderOptions } from "./openai-embeddings.js";
+export { openAIChat, type ChatModel, type ChatMessage, type ChatResult, type ChatUsage, type ChatOptions, type OpenAIChatOptions } from "./chat.js";
+export { extractiveAnswer, EXTRACTIVE_ID, type ExtractiveOptions } from "./extractive.js";

@@ -1,5 +1,6 @@
 import { fileURLToPath } from "node:url";
 import { NodeRegistry, type AnyNodeDefinition } from "@citeflow/core";
+import { generateAnswer } from "./generate/generate-answer.js";
 import { inputQuestion } from "./generic/input-question.js";
 import { inputQuestions } from "./generic/input-questions.js";
 import { listMerge } from "./generic/list-merge.js";
@@ -15,7 +16,7 @@ import { searchCore } from "./search/search-core.js";
 import { searchPubmed } from "./search/search-pubmed.js";
 import { searchSemanticScholar } from "./search/search-semantic-scholar.js";
 
-export { inputQuestion, inputQuestions, listMerge, listSelect, textTemplate, retrieveLexical, retrieveDense, retrieveHybrid, rerankCrossEncoder, filterPerPaper, searchSemanticScholar, searchCore, searchPubmed, searchArxiv };
+export { inputQuestion, inputQuestions, listMerge, listSelect, textTemplate, retrieveLexical, retrieveDense, retrieveHybrid, rerankCrossEncoder, filterPerPaper, searchSemanticScholar, searchCore, searchPubmed, searchArxiv, generateAnswer };
 
 /** Every node type this package ships. */
 export const builtinNodes: AnyNodeDefinition[] = [
@@ -33,6 +34,7 @@ export const builtinNodes: AnyNodeDefinition[] = [
   searchCore,
   searchPubmed,
   searchArxiv,
+  generateAnswer,
 ] as AnyNodeDefinition[];
 
 /** A registry holding the built-in nodes, plus any extra ones. */

@@ -1,6 +1,5 @@
-import { passageId, type Passage } from "@citeflow/core";
+import { passageId, splitSentences, type Passage } from "@citeflow/core";
 import type { CorpusDocument } from "./document.js";
-import { splitSentences } from "./sentences.js";
 
 export type Chunker = (doc: CorpusDocument) => Passage[];
 

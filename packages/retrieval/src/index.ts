@@ -1,7 +1,7 @@
 export type { CorpusDocument, ReadProblem, ReadReport } from "./document.js";
 export { readBeirCorpus, readJsonlCorpus, readPubMedQA, readCsvCorpus, readPubMedXml, type FieldMap } from "./readers.js";
 export { csvRecords } from "./csv.js";
-export { splitSentences } from "./sentences.js";
+export { splitSentences } from "@citeflow/core";
 export { openScholarChunker, verifaiChunker, indexText, type Chunker, type VerifaiChunkerOptions } from "./chunkers.js";
 export { weightedFusion, reciprocalRankFusion, type RankedList } from "./fusion.js";
 export { perPaper, citationBoost, yearRange } from "./filters.js";

@@ -1,6 +1,6 @@
 import { existsSync } from "node:fs";
 import { join } from "node:path";
-import type { NodeRegistry, Passage } from "@citeflow/core";
+import type { Answer, NodeRegistry, Passage } from "@citeflow/core";
 import { shippedGraph } from "@citeflow/nodes";
 import { RunStore } from "@citeflow/runstore";
 import { FailureError } from "../errors.js";
@@ -43,9 +43,13 @@ export async function demoCommand(runs: string, registry: NodeRegistry): Promise
   say("\n");
   runsShow(runs, last.runId, false);
   const top = runStore.nodeOutput(last.runId, "top5", "items") as Passage[];
-  say(`\nThe five passages the prompt cites, with every score they received:\n`);
+  const answer = runStore.nodeOutput(last.runId, "answer", "answer") as Answer;
+  const generator = process.env.CITEFLOW_CHAT_MODEL ? `chat model ${process.env.CITEFLOW_CHAT_MODEL}` : "the extractive baseline (no LLM configured)";
+  say(`\nQuestion: ${(runStore.runInput(last.runId, "question") as { text: string }).text}\n`);
+  say(`Answer, from ${generator}:\n  ${answer.text}\n`);
+  say(`hallucinated citations: ${answer.invalidCitations.length}${answer.invalidCitations.length ? ` (${answer.invalidCitations.map((c) => `[${c.marker}]`).join(" ")})` : ""}\n`);
+  say(`\nThe passages it could cite, with every score they received:\n`);
   top.forEach((p, i) => say(`  [${i + 1}] ${p.id}  ${Object.entries(p.scores).map(([k, v]) => `${k}=${v.toFixed(3)}`).join(" ")}\n      ${p.title}\n`));
-  say(`\nThe prompt node's output:\n\n${runStore.nodeOutput(last.runId, "prompt", "text") as string}\n`);
   say(`\nNext: citeflow runs list --runs ${runs} · citeflow runs diff <a> <b> --runs ${runs} · citeflow search "<query>" --store ${store} · citeflow catalogue\n`);
   return 0;
 }

@@ -1,0 +1,72 @@
+import { parsePassageId, type Answer, type Passage } from "./values.js";
+
+/**
+ * One parser for every citation convention the seed systems use:
+ *   [1]  [1][2]  [1, 2]  [1-3]  (numbers into the passage list, 1-based or 0-based)
+ *   [PUBMED:123]  (PUBMED:123)  (a document id; also matches passages whose doc id is "pubmed:123")
+ * Each marker maps to the id of a passage the generator was given; anything else is kept on the
+ * answer as an invalid (hallucinated) citation — never dropped silently.
+ */
+export interface CitationOptions {
+  /** 1: [1] is the first passage (CORE-GPT, Verif.ai); 0: [0] is (OpenScholar). Default 1. */
+  base?: 0 | 1;
+}
+
+export interface CitationMention {
+  /** The marker as it maps: "1", "PUBMED:123". */
+  marker: string;
+  /** Offset of the bracket group in the text. */
+  index: number;
+  /** Passage id, or undefined when the marker points outside what the generator was given. */
+  passageId?: string;
+}
+
+const NUMERIC_GROUP = /\[(\s*\d+\s*(?:(?:,|-|–)\s*\d+\s*)*)\]/g;
+const DOC_GROUP = /[[(]\s*((?:PUBMED|PMID|DOI|ARXIV|S2|CORE)\s*:\s*[^\])\s,;]+(?:\s*[,;]\s*(?:PUBMED|PMID|DOI|ARXIV|S2|CORE)\s*:\s*[^\])\s,;]+)*)\s*[\])]/gi;
+
+export function findCitations(text: string, passages: Pick<Passage, "id">[], options: CitationOptions = {}): CitationMention[] {
+  const base = options.base ?? 1;
+  const out: CitationMention[] = [];
+  for (const m of text.matchAll(NUMERIC_GROUP)) {
+    for (const part of m[1]!.split(",")) {
+      const range = /^\s*(\d+)\s*(?:-|–)\s*(\d+)\s*$/.exec(part);
+      const numbers: number[] = [];
+      if (range) {
+        const [a, b] = [Number(range[1]), Number(range[2])];
+        // A reversed or huge range is a typo, not 10,000 citations: keep its ends only.
+        if (b >= a && b - a <= 50) for (let n = a; n <= b; n++) numbers.push(n);
+        else numbers.push(a, b);
+      } else numbers.push(Number(part.trim()));
+      for (const n of numbers) {
+        const p = passages[n - base];
+        out.push({ marker: String(n), index: m.index, ...(p ? { passageId: p.id } : {}) });
+      }
+    }
+  }
+  for (const m of text.matchAll(DOC_GROUP)) {
+    for (const part of m[1]!.split(/[,;]/)) {
+      const [kind, value] = part.split(":").map((s) => s.trim());
+      const marker = `${kind!.toUpperCase()}:${value}`;
+      const wanted = new Set([value!.toLowerCase(), `${kind!.toLowerCase()}:${value!.toLowerCase()}`]);
+      if (kind!.toUpperCase() === "PMID") wanted.add(`pubmed:${value!.toLowerCase()}`);
+      const p = passages.find((x) => wanted.has(parsePassageId(x.id).docId.toLowerCase()));
+      out.push({ marker, index: m.index, ...(p ? { passageId: p.id } : {}) });
+    }
+  }
+  return out.sort((a, b) => a.index - b.index);
+}
+
+/** Build an Answer: its citation map, the passages it was allowed to cite, and the invalid ones. */
+export function toAnswer(text: string, passages: Pick<Passage, "id">[], options: CitationOptions = {}): Answer {
+  const citations: Record<string, string> = {};
+  const invalid: Answer["invalidCitations"] = [];
+  const seenInvalid = new Set<string>();
+  for (const c of findCitations(text, passages, options)) {
+    if (c.passageId) citations[c.marker] = c.passageId;
+    else if (!seenInvalid.has(c.marker)) {
+      seenInvalid.add(c.marker);
+      invalid.push({ marker: c.marker, target: c.marker });
+    }
+  }
+  return { text, citations, allowed: passages.map((p) => p.id), invalidCitations: invalid };
+}
