@@ -9,6 +9,7 @@ export * from "./hash.js";
 export * from "./template.js";
 export * from "./citations.js";
 export * from "./sentences.js";
+export * from "./bm25.js";
 export * from "./events.js";
 export * from "./eventlog.js";
 export * from "./cache.js";

@@ -1,6 +1,8 @@
 import { fileURLToPath } from "node:url";
 import { NodeRegistry, type AnyNodeDefinition } from "@citeflow/core";
 import { generateAnswer } from "./generate/generate-answer.js";
+import { claimsSplit } from "./verify/claims-split.js";
+import { verifyNli } from "./verify/verify-nli.js";
 import { inputQuestion } from "./generic/input-question.js";
 import { inputQuestions } from "./generic/input-questions.js";
 import { listMerge } from "./generic/list-merge.js";
@@ -16,7 +18,7 @@ import { searchCore } from "./search/search-core.js";
 import { searchPubmed } from "./search/search-pubmed.js";
 import { searchSemanticScholar } from "./search/search-semantic-scholar.js";
 
-export { inputQuestion, inputQuestions, listMerge, listSelect, textTemplate, retrieveLexical, retrieveDense, retrieveHybrid, rerankCrossEncoder, filterPerPaper, searchSemanticScholar, searchCore, searchPubmed, searchArxiv, generateAnswer };
+export { inputQuestion, inputQuestions, listMerge, listSelect, textTemplate, retrieveLexical, retrieveDense, retrieveHybrid, rerankCrossEncoder, filterPerPaper, searchSemanticScholar, searchCore, searchPubmed, searchArxiv, generateAnswer, claimsSplit, verifyNli };
 
 /** Every node type this package ships. */
 export const builtinNodes: AnyNodeDefinition[] = [
@@ -35,6 +37,8 @@ export const builtinNodes: AnyNodeDefinition[] = [
   searchPubmed,
   searchArxiv,
   generateAnswer,
+  claimsSplit,
+  verifyNli,
 ] as AnyNodeDefinition[];
 
 /** A registry holding the built-in nodes, plus any extra ones. */

@@ -1,6 +1,6 @@
 import { existsSync } from "node:fs";
 import { resolve } from "node:path";
-import { loadEmbedder, loadReranker, type Dtype, type Embedder, type Reranker } from "@citeflow/models";
+import { loadEmbedder, loadNli, loadReranker, type Dtype, type Embedder, type NliModel, type Reranker } from "@citeflow/models";
 import { LanceStore } from "@citeflow/retrieval";
 import { z } from "zod";
 
@@ -54,4 +54,8 @@ export function embedder(id: string, modelsDir: string, dtype: Dtype): Promise<E
 
 export function reranker(id: string, modelsDir: string, dtype: Dtype): Promise<Reranker> {
   return once(`reranker:${id}:${modelsDir}:${dtype}`, () => loadReranker(id, modelOptions(modelsDir, dtype)));
+}
+
+export function nliModel(id: string, modelsDir: string, dtype: Dtype): Promise<NliModel> {
+  return once(`nli:${id}:${modelsDir}:${dtype}`, () => loadNli(id, modelOptions(modelsDir, dtype)));
 }

@@ -1,6 +1,6 @@
 import { existsSync } from "node:fs";
 import { join } from "node:path";
-import type { Answer, NodeRegistry, Passage } from "@citeflow/core";
+import type { Answer, Claim, NodeRegistry, Passage, Verdict } from "@citeflow/core";
 import { shippedGraph } from "@citeflow/nodes";
 import { RunStore } from "@citeflow/runstore";
 import { FailureError } from "../errors.js";
@@ -48,6 +48,15 @@ export async function demoCommand(runs: string, registry: NodeRegistry): Promise
   say(`\nQuestion: ${(runStore.runInput(last.runId, "question") as { text: string }).text}\n`);
   say(`Answer, from ${generator}:\n  ${answer.text}\n`);
   say(`hallucinated citations: ${answer.invalidCitations.length}${answer.invalidCitations.length ? ` (${answer.invalidCitations.map((c) => `[${c.marker}]`).join(" ")})` : ""}\n`);
+  const answerClaims = runStore.nodeOutput(last.runId, "claims", "claims") as Claim[];
+  const verdicts = runStore.nodeOutput(last.runId, "verify", "verdicts") as Verdict[];
+  const colour = process.stdout.isTTY ? { SUPPORT: "\x1b[32m", CONTRADICT: "\x1b[31m", NO_EVIDENCE: "\x1b[33m", NO_REFERENCE: "\x1b[90m" } : undefined;
+  say(`\nClaims and verdicts (NLI: pair-nli-scifact, weak — it cannot tell SUPPORT from CONTRADICT):\n`);
+  for (const v of verdicts) {
+    const claim = answerClaims.find((c) => c.id === v.claimId)!;
+    const label = colour ? `${colour[v.label]}${v.label}\x1b[0m` : v.label;
+    say(`  ${claim.id} → ${v.passageId ?? "(no citation)"}: ${label}  ${claim.text}\n${v.evidence ? `      closest: "${v.evidence.sentence}"\n` : ""}`);
+  }
   say(`\nThe passages it could cite, with every score they received:\n`);
   top.forEach((p, i) => say(`  [${i + 1}] ${p.id}  ${Object.entries(p.scores).map(([k, v]) => `${k}=${v.toFixed(3)}`).join(" ")}\n      ${p.title}\n`));
   say(`\nNext: citeflow runs list --runs ${runs} · citeflow runs diff <a> <b> --runs ${runs} · citeflow search "<query>" --store ${store} · citeflow catalogue\n`);

@@ -1,0 +1,66 @@
+import { bm25Scores, defineNode, splitSentences, type Claim, type Passage, type Verdict } from "@citeflow/core";
+import { DEFAULT_MODELS, type NliProbabilities } from "@citeflow/models";
+import { z } from "zod";
+import { modelParams, nliModel } from "../resources.js";
+
+export const verifyNli = defineNode({
+  type: "verify.nli",
+  version: 1,
+  title: "Verify claims (NLI)",
+  family: "verify",
+  description:
+    "Verif.ai's check: each claim against the most similar sentences of each passage it cites → SUPPORT / CONTRADICT / NO_EVIDENCE, or NO_REFERENCE when the cited passage was never retrieved; the closest sentence attached.",
+  inputs: { claims: { type: "Claim[]" }, passages: { type: "Passage[]", description: "Everything that was retrieved" } },
+  outputs: { verdicts: { type: "Verdict[]", description: "One per claim and cited passage" } },
+  params: z.object({
+    model: z.string().default(DEFAULT_MODELS.nli).describe("NLI model id (SciFact or MNLI labels)"),
+    ...modelParams,
+    sentences: z.number().int().positive().default(10).describe("Sentences of each cited passage compared with the claim"),
+  }),
+  async run(inputs, p, ctx) {
+    const claims = inputs.claims as Claim[];
+    const byId = new Map((inputs.passages as Passage[]).map((x) => [x.id, x]));
+    const model = await nliModel(p.model, p.modelsDir, p.dtype);
+    const verdicts: Verdict[] = [];
+    for (const claim of claims) {
+      if (claim.passageIds.length === 0) verdicts.push({ claimId: claim.id, label: "NO_REFERENCE", probabilities: {} });
+      for (const pid of claim.passageIds) {
+        const passage = byId.get(pid);
+        if (!passage) {
+          verdicts.push({ claimId: claim.id, passageId: pid, label: "NO_REFERENCE", probabilities: {} });
+          continue;
+        }
+        const sents = splitSentences(passage.text);
+        const sim = bm25Scores(claim.text, sents);
+        const top = sents.map((s, i) => ({ s, score: sim[i]! })).sort((a, b) => b.score - a.score).slice(0, p.sentences);
+        const probs: NliProbabilities[] = await ctx.span("nli", async (span) => {
+          span.set("claim", claim.id);
+          span.set("passage", pid);
+          return model.classify(top.map((t) => ({ premise: t.s, hypothesis: claim.text })), { signal: ctx.signal });
+        });
+        // The sentence that most supports or contradicts decides; with neither, NO_EVIDENCE.
+        let best = 0;
+        let bestStrength = -1;
+        probs.forEach((pr, i) => {
+          const strength = Math.max(pr.SUPPORT, pr.CONTRADICT);
+          if ((pr.SUPPORT > pr.NO_EVIDENCE || pr.CONTRADICT > pr.NO_EVIDENCE) && strength > bestStrength) {
+            best = i;
+            bestStrength = strength;
+          }
+        });
+        const decided = bestStrength >= 0;
+        const chosen = decided ? best : probs.reduce((bi, pr, i) => (pr.NO_EVIDENCE > probs[bi]!.NO_EVIDENCE ? i : bi), 0);
+        const pr = probs[chosen];
+        const label = !pr ? "NO_EVIDENCE" : !decided ? "NO_EVIDENCE" : pr.SUPPORT >= pr.CONTRADICT ? "SUPPORT" : "CONTRADICT";
+        verdicts.push({
+          claimId: claim.id,
+          passageId: pid,
+          label,
+          probabilities: pr ? { ...pr } : {},
+          ...(top[chosen] ? { evidence: { sentence: top[chosen]!.s, passageId: pid, score: pr ? Math.max(pr.SUPPORT, pr.CONTRADICT, pr.NO_EVIDENCE) : 0 } } : {}),
+        });
+      }
+    }
+    return { verdicts };
+  },
+});

@@ -1,0 +1,62 @@
+import { describe, expect, it } from "vitest";
+import { toAnswer, type Claim, type Verdict } from "@citeflow/core";
+import { doc, run } from "../helpers.js";
+
+const MODELS = process.env.CITEFLOW_MODELS;
+if (!MODELS) throw new Error("CITEFLOW_MODELS must be set; .ci/run sets it");
+
+const passages = [
+  { id: "1#0", title: "Aspirin trial", text: "Aspirin lowered the rate of stroke in older adults. The trial ran for five years.", metadata: {}, scores: {} },
+  { id: "2#0", title: "Coffee", text: "Coffee intake was not associated with heart disease. Tea was not studied.", metadata: {}, scores: {} },
+  { id: "3#0", title: "Stroke risk", text: "Daily aspirin reduced stroke risk by a fifth.", metadata: {}, scores: {} },
+];
+const answer = (text: string) => toAnswer(text, passages);
+
+async function split(text: string, retrieved = passages) {
+  const d = doc(
+    { a: ["test.any", { value: answer(text) }], p: ["test.any", { value: retrieved }], split: ["claims.split"], verify: ["verify.nli", { model: "pair-nli-scifact", modelsDir: MODELS }] },
+    ["a.out->split.answer", "p.out->split.passages", "split.claims->verify.claims", "p.out->verify.passages"],
+  );
+  const r = await run(d);
+  expect(r.byId.verify!.status, JSON.stringify(r.byId.verify!.error ?? r.byId.split!.error)).toBe("done");
+  return { claims: r.byId.split!.outputs!.claims as Claim[], verdicts: r.byId.verify!.outputs!.verdicts as Verdict[] };
+}
+
+describe("claims.split (Verif.ai)", () => {
+  it("one claim per cited id; uncited sentences join the more similar cited neighbour; markers removed", async () => {
+    const { claims } = await split("Aspirin lowers stroke risk [1][3]. It was tested in older adults. Coffee is fine for the heart [2]. Tea was not studied either.");
+    expect(claims.map((c) => [c.id, c.text, c.passageIds])).toEqual([
+      ["c1", "Aspirin lowers stroke risk. It was tested in older adults.", ["1#0"]],
+      ["c2", "Aspirin lowers stroke risk. It was tested in older adults.", ["3#0"]],
+      ["c3", "Coffee is fine for the heart. Tea was not studied either.", ["2#0"]],
+    ]);
+    expect(claims[0]!.span![0]).toBe(0);
+  });
+
+  it("an uncited sentence between two cited ones goes to the one whose passage it resembles", async () => {
+    const { claims } = await split("Aspirin lowers stroke risk [1]. Heart disease and coffee intake were not linked. Coffee is fine [2].");
+    expect(claims.find((c) => c.passageIds[0] === "2#0")!.text).toContain("Heart disease and coffee intake");
+  });
+
+  it("an answer without citations gives claims with no reference", async () => {
+    const { claims, verdicts } = await split("Aspirin is good. Coffee is fine.");
+    expect(claims.map((c) => c.passageIds)).toEqual([[], []]);
+    expect(verdicts.map((v) => v.label)).toEqual(["NO_REFERENCE", "NO_REFERENCE"]);
+  });
+});
+
+describe("verify.nli with the offline NLI model", () => {
+  it("gives a verdict per claim and cited passage, NO_REFERENCE for what was never retrieved, with the closest sentence", async () => {
+    const { verdicts } = await split("Aspirin lowers stroke risk in older adults [1][3]. Coffee is fine [2].", passages.slice(0, 2));
+    expect(verdicts.map((v) => [v.claimId, v.passageId])).toEqual([["c1", "1#0"], ["c2", "3#0"], ["c3", "2#0"]]);
+    const noRef = verdicts[1]!;
+    expect(noRef.label).toBe("NO_REFERENCE");
+    for (const v of [verdicts[0]!, verdicts[2]!]) {
+      expect(["SUPPORT", "CONTRADICT", "NO_EVIDENCE"]).toContain(v.label);
+      const pr = v.probabilities;
+      expect(pr.SUPPORT! + pr.NO_EVIDENCE! + pr.CONTRADICT!).toBeCloseTo(1, 5);
+      expect(v.evidence!.passageId).toBe(v.passageId);
+    }
+    expect(verdicts[0]!.evidence!.sentence).toBe("Aspirin lowered the rate of stroke in older adults.");
+  });
+});
