@@ -7,6 +7,7 @@ import { ingestCommand } from "./commands/ingest.js";
 import { searchCommand } from "./commands/search.js";
 import { runCommand } from "./commands/run.js";
 import { runsDiff, runsList, runsOutput, runsShow } from "./commands/runs.js";
+import { graphOrTemplate, templatesCommand } from "./commands/templates.js";
 import { validateCommand } from "./commands/validate.js";
 import { EXIT, UsageError } from "./errors.js";
 import { RunStore } from "@citeflow/runstore";
@@ -36,13 +37,13 @@ export function buildProgram(registry: NodeRegistry, setCode: (code: number) => 
   program
     .command("validate")
     .description("check a graph file; prints each problem with its node and field")
-    .argument("<graph>", "a *.citeflow.json file")
-    .action((graph: string) => setCode(validateCommand(graph, registry)));
+    .argument("<graph>", "a *.citeflow.json file, or a template name")
+    .action((graph: string) => setCode(validateCommand(graphOrTemplate(graph), registry)));
 
   program
     .command("run")
     .description("run a graph on a question or a question set")
-    .argument("<graph>", "a *.citeflow.json file")
+    .argument("<graph>", "a *.citeflow.json file, or a template name (citeflow templates)")
     .option("-q, --question <text>", "one question")
     .option("--questions <file>", "a question set: JSON Lines or a JSON array")
     .option("--question-field <name>", "field holding the question text (default: text, question, claim or query)")
@@ -54,8 +55,18 @@ export function buildProgram(registry: NodeRegistry, setCode: (code: number) => 
     .option("--force", "ignore the cache for every node", false)
     .option("--override <node.port=json>", "replace an output value (JSON, or @file.json); repeatable", (v: string, acc: string[]) => [...acc, v], [] as string[])
     .option("--concurrency <n>", "nodes run at once (default 4)", intArg("--concurrency"))
+    .option("--store <dir>", "store folder for retrieval nodes that name none (sets $CITEFLOW_STORE)")
     .option("--json", "print one JSON summary instead of progress", false)
-    .action(async (graph: string, opts) => setCode(await runCommand(graph, opts, registry)));
+    .action(async (graph: string, opts) => {
+      if (opts.store) process.env.CITEFLOW_STORE = opts.store;
+      setCode(await runCommand(graphOrTemplate(graph), opts, registry));
+    });
+
+  program
+    .command("templates")
+    .description("the seed pipelines shipped as template graphs")
+    .option("--json", "JSON output", false)
+    .action((opts) => setCode(templatesCommand(opts.json)));
 
   program
     .command("ingest")

@@ -1,6 +1,8 @@
+import { readdirSync } from "node:fs";
 import { fileURLToPath } from "node:url";
 import { NodeRegistry, type AnyNodeDefinition } from "@citeflow/core";
 import { generateAnswer } from "./generate/generate-answer.js";
+import { queryEnrich } from "./generate/query-enrich.js";
 import { claimsSplit } from "./verify/claims-split.js";
 import { verifyNli } from "./verify/verify-nli.js";
 import { inputQuestion } from "./generic/input-question.js";
@@ -18,7 +20,7 @@ import { searchCore } from "./search/search-core.js";
 import { searchPubmed } from "./search/search-pubmed.js";
 import { searchSemanticScholar } from "./search/search-semantic-scholar.js";
 
-export { inputQuestion, inputQuestions, listMerge, listSelect, textTemplate, retrieveLexical, retrieveDense, retrieveHybrid, rerankCrossEncoder, filterPerPaper, searchSemanticScholar, searchCore, searchPubmed, searchArxiv, generateAnswer, claimsSplit, verifyNli };
+export { inputQuestion, inputQuestions, listMerge, listSelect, textTemplate, retrieveLexical, retrieveDense, retrieveHybrid, rerankCrossEncoder, filterPerPaper, searchSemanticScholar, searchCore, searchPubmed, searchArxiv, queryEnrich, generateAnswer, claimsSplit, verifyNli };
 
 /** Every node type this package ships. */
 export const builtinNodes: AnyNodeDefinition[] = [
@@ -36,6 +38,7 @@ export const builtinNodes: AnyNodeDefinition[] = [
   searchCore,
   searchPubmed,
   searchArxiv,
+  queryEnrich,
   generateAnswer,
   claimsSplit,
   verifyNli,
@@ -46,7 +49,21 @@ export function createRegistry(extra: AnyNodeDefinition[] = []): NodeRegistry {
   return new NodeRegistry([...builtinNodes, ...extra]);
 }
 
+export { loadPrompt, promptPath } from "./prompts.js";
+
 /** Path of a graph file shipped with this package (in graphs/). */
 export function shippedGraph(file: string): string {
   return fileURLToPath(new URL(`../graphs/${file}`, import.meta.url));
+}
+
+/** The seed systems as template graphs shipped with this package (in templates/). */
+export function templatePath(name: string): string {
+  return fileURLToPath(new URL(`../templates/${name}.citeflow.json`, import.meta.url));
+}
+
+export function templateNames(): string[] {
+  return readdirSync(fileURLToPath(new URL("../templates/", import.meta.url)))
+    .filter((f) => f.endsWith(".citeflow.json"))
+    .map((f) => f.replace(/\.citeflow\.json$/, ""))
+    .sort();
 }

@@ -1,7 +1,7 @@
 import { existsSync } from "node:fs";
 import { join } from "node:path";
 import type { Answer, Claim, NodeRegistry, Passage, Verdict } from "@citeflow/core";
-import { shippedGraph } from "@citeflow/nodes";
+import { templatePath } from "@citeflow/nodes";
 import { RunStore } from "@citeflow/runstore";
 import { FailureError } from "../errors.js";
 import { ingestCommand } from "./ingest.js";
@@ -24,9 +24,11 @@ export async function demoCommand(runs: string, registry: NodeRegistry): Promise
   for (const f of [corpus, claims]) if (!existsSync(f)) throw new FailureError(`no ${f} (from $CITEFLOW_DATA)`);
   const say = (s: string) => process.stdout.write(s);
   const store = join(runs, "stores", "scifact-static-use-en");
-  const graph = shippedGraph("scifact-hybrid-retrieval.citeflow.json");
+  const graph = templatePath("verifai");
+  // Offline, verification uses the SciFact pair model unless another NLI model is configured.
+  process.env.CITEFLOW_NLI_MODEL ||= "pair-nli-scifact";
 
-  say(`Citeflow demo (offline models: static-use-en embedder, pair-rerank-scifact reranker — weak, see the README)\n\n— index SciFact into ${store} —\n`);
+  say(`Citeflow demo: the Verif.ai template on SciFact (offline models: static-use-en embedder, ${process.env.CITEFLOW_NLI_MODEL} NLI — weak, see the README)\n\n— index SciFact into ${store} —\n`);
   await ingestCommand({ corpus, store, format: "scifact", chunker: "openscholar", embedder: "static-use-en", batch: 512 });
   process.env.CITEFLOW_STORE = store;
 
@@ -42,7 +44,7 @@ export async function demoCommand(runs: string, registry: NodeRegistry): Promise
   const last = runStore.listRuns()[0]!;
   say("\n");
   runsShow(runs, last.runId, false);
-  const top = runStore.nodeOutput(last.runId, "top5", "items") as Passage[];
+  const top = runStore.nodeOutput(last.runId, "top", "items") as Passage[];
   const answer = runStore.nodeOutput(last.runId, "answer", "answer") as Answer;
   const generator = process.env.CITEFLOW_CHAT_MODEL ? `chat model ${process.env.CITEFLOW_CHAT_MODEL}` : "the extractive baseline (no LLM configured)";
   say(`\nQuestion: ${(runStore.runInput(last.runId, "question") as { text: string }).text}\n`);
@@ -51,7 +53,7 @@ export async function demoCommand(runs: string, registry: NodeRegistry): Promise
   const answerClaims = runStore.nodeOutput(last.runId, "claims", "claims") as Claim[];
   const verdicts = runStore.nodeOutput(last.runId, "verify", "verdicts") as Verdict[];
   const colour = process.stdout.isTTY ? { SUPPORT: "\x1b[32m", CONTRADICT: "\x1b[31m", NO_EVIDENCE: "\x1b[33m", NO_REFERENCE: "\x1b[90m" } : undefined;
-  say(`\nClaims and verdicts (NLI: pair-nli-scifact, weak — it cannot tell SUPPORT from CONTRADICT):\n`);
+  say(`\nClaims and verdicts (NLI: ${process.env.CITEFLOW_NLI_MODEL}${process.env.CITEFLOW_NLI_MODEL === "pair-nli-scifact" ? ", weak — it cannot tell SUPPORT from CONTRADICT" : ""}):\n`);
   for (const v of verdicts) {
     const claim = answerClaims.find((c) => c.id === v.claimId)!;
     const label = colour ? `${colour[v.label]}${v.label}\x1b[0m` : v.label;

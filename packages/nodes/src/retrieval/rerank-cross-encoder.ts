@@ -3,6 +3,8 @@ import { DEFAULT_MODELS } from "@citeflow/models";
 import { indexText } from "@citeflow/retrieval";
 import { z } from "zod";
 import { modelParams, reranker } from "../resources.js";
+
+const modelId = (param: string) => param || process.env.CITEFLOW_RERANK_MODEL || DEFAULT_MODELS.reranker;
 import { queryInputs, queryText } from "./query.js";
 
 export const rerankCrossEncoder = defineNode({
@@ -14,16 +16,18 @@ export const rerankCrossEncoder = defineNode({
   inputs: { ...queryInputs, passages: { type: "Passage[]" } },
   outputs: { passages: { type: "Passage[]", description: "Sorted by `rerank`, best first" } },
   params: z.object({
-    model: z.string().default(DEFAULT_MODELS.reranker).describe("Cross-encoder model id (Hugging Face ONNX layout)"),
+    model: z.string().default("").describe(`Cross-encoder model id (Hugging Face ONNX layout); empty: $CITEFLOW_RERANK_MODEL, else ${DEFAULT_MODELS.reranker}`),
     ...modelParams,
     topN: z.number().int().positive().optional().describe("Keep only the N best after reranking"),
   }),
+  fingerprint: (p) => modelId(p.model),
   async run(inputs, params, ctx) {
     const q = queryText(inputs, "rerank.cross-encoder");
     const passages = inputs.passages as Passage[];
-    const model = await reranker(params.model, params.modelsDir, params.dtype);
+    const id = modelId(params.model);
+    const model = await reranker(id, params.modelsDir, params.dtype);
     const scores = await ctx.span("model", async (s) => {
-      s.set("model", params.model);
+      s.set("model", id);
       s.set("pairs", passages.length);
       return model.score(q, passages.map(indexText), { signal: ctx.signal });
     });

@@ -3,6 +3,8 @@ import { DEFAULT_MODELS, type NliProbabilities } from "@citeflow/models";
 import { z } from "zod";
 import { modelParams, nliModel } from "../resources.js";
 
+const modelId = (param: string) => param || process.env.CITEFLOW_NLI_MODEL || DEFAULT_MODELS.nli;
+
 export const verifyNli = defineNode({
   type: "verify.nli",
   version: 1,
@@ -13,14 +15,15 @@ export const verifyNli = defineNode({
   inputs: { claims: { type: "Claim[]" }, passages: { type: "Passage[]", description: "Everything that was retrieved" } },
   outputs: { verdicts: { type: "Verdict[]", description: "One per claim and cited passage" } },
   params: z.object({
-    model: z.string().default(DEFAULT_MODELS.nli).describe("NLI model id (SciFact or MNLI labels)"),
+    model: z.string().default("").describe(`NLI model id (SciFact or MNLI labels); empty: $CITEFLOW_NLI_MODEL, else ${DEFAULT_MODELS.nli}`),
     ...modelParams,
     sentences: z.number().int().positive().default(10).describe("Sentences of each cited passage compared with the claim"),
   }),
+  fingerprint: (p) => modelId(p.model),
   async run(inputs, p, ctx) {
     const claims = inputs.claims as Claim[];
     const byId = new Map((inputs.passages as Passage[]).map((x) => [x.id, x]));
-    const model = await nliModel(p.model, p.modelsDir, p.dtype);
+    const model = await nliModel(modelId(p.model), p.modelsDir, p.dtype);
     const verdicts: Verdict[] = [];
     for (const claim of claims) {
       if (claim.passageIds.length === 0) verdicts.push({ claimId: claim.id, label: "NO_REFERENCE", probabilities: {} });

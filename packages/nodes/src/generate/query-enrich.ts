@@ -1,0 +1,29 @@
+import { compileTemplate, defineNode, type Question } from "@citeflow/core";
+import { z } from "zod";
+import { loadPrompt, promptFingerprint, promptParam } from "../prompts.js";
+import { callChat, configuredChat, llmFingerprint, llmParams } from "./llm.js";
+
+export const queryEnrich = defineNode({
+  type: "query.enrich",
+  version: 1,
+  title: "Enriched search query",
+  family: "generate",
+  description: "CORE-GPT's first step: an LLM rewrites the question as a search query with key terms and synonyms. Without an LLM the question itself is the query, and the trace says so.",
+  inputs: { question: { type: "Question" } },
+  outputs: { query: { type: "Query" } },
+  params: z.object({ ...llmParams, maxTokens: z.number().int().positive().default(64), prompt: promptParam("core-gpt.query.v1", "Prompt over question") }),
+  fingerprint: (p) => ({ llm: llmFingerprint(p), prompt: promptFingerprint(p.prompt) }),
+  async run(inputs, p, ctx) {
+    const question = inputs.question as Question;
+    const chat = configuredChat(p);
+    if (!chat) {
+      ctx.log("warn", "no LLM configured: the question text is used as the query");
+      return { query: { text: question.text, questionId: question.id, origin: "question" } };
+    }
+    const r = await callChat(ctx, chat, [{ role: "user", content: compileTemplate(loadPrompt(p.prompt)).render({ question }) }], p);
+    // Models add quotes, labels or a second line; the query is the first line, unquoted.
+    const text = r.text.trim().split("\n")[0]!.replace(/^(search )?query\s*:\s*/i, "").replace(/^["'`]+|["'`]+$/g, "").trim();
+    if (!text) throw new Error(`query.enrich: the model returned an empty query (response: ${JSON.stringify(r.text.slice(0, 120))})`);
+    return { query: { text, questionId: question.id, origin: "enriched" } };
+  },
+});

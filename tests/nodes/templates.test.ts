@@ -1,0 +1,100 @@
+import { execFile } from "node:child_process";
+import { mkdtempSync, readFileSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { fileURLToPath } from "node:url";
+import { afterEach, beforeAll, describe, expect, it } from "vitest";
+import { type Answer, type Query, type Verdict } from "@citeflow/core";
+import { loadEmbedder } from "@citeflow/models";
+import { templateNames, templatePath } from "@citeflow/nodes";
+import { LanceStore, openScholarChunker, readBeirCorpus, type CorpusDocument } from "@citeflow/retrieval";
+import { json, loopback, type Loopback } from "../models/loopback.js";
+import { run } from "../helpers.js";
+
+const DATA = process.env.CITEFLOW_DATA;
+const MODELS = process.env.CITEFLOW_MODELS;
+if (!DATA || !MODELS) throw new Error("CITEFLOW_DATA and CITEFLOW_MODELS must be set; .ci/run sets them");
+const bin = fileURLToPath(new URL("../../packages/cli/dist/bin.js", import.meta.url));
+
+let store: string;
+const docs: CorpusDocument[] = [];
+beforeAll(async () => {
+  store = mkdtempSync(join(tmpdir(), "citeflow-templates-"));
+  for await (const d of readBeirCorpus(join(DATA, "scifact", "corpus.jsonl"))) if (docs.push(d) >= 80) break;
+  const s = await LanceStore.open(store);
+  await s.ingest(docs, { chunker: openScholarChunker(), chunkerName: "openscholar-256", embedder: await loadEmbedder("static-use-en", { modelsDirs: [MODELS] }) });
+}, 120_000);
+
+let server: Loopback | undefined;
+const saved = { ...process.env };
+afterEach(async () => {
+  await server?.close();
+  server = undefined;
+  for (const k of ["CITEFLOW_STORE", "CITEFLOW_NLI_MODEL", "CITEFLOW_CHAT_MODEL", "OPENAI_BASE_URL"]) saved[k] === undefined ? delete process.env[k] : (process.env[k] = saved[k]);
+});
+const template = (name: string) => JSON.parse(readFileSync(templatePath(name), "utf8"));
+const completion = (content: string) => ({ id: "c", object: "chat.completion", created: 1, model: "loopback", choices: [{ index: 0, message: { role: "assistant", content }, finish_reason: "stop" }], usage: { prompt_tokens: 1, completion_tokens: 1, total_tokens: 2 } });
+
+describe("template graphs", () => {
+  it("ships CORE-GPT and Verif.ai", () => {
+    expect(templateNames()).toEqual(expect.arrayContaining(["core-gpt", "verifai"]));
+  });
+
+  it("Verif.ai runs offline end to end: retrieval, extractive answer, claims, NLI verdicts", async () => {
+    process.env.CITEFLOW_STORE = store;
+    process.env.CITEFLOW_NLI_MODEL = "pair-nli-scifact";
+    delete process.env.CITEFLOW_CHAT_MODEL;
+    const r = await run(template("verifai"), { inputs: { question: { id: "q", text: docs[5]!.title } } });
+    expect(r.result.status, JSON.stringify(r.result.nodes.find((n) => n.error)?.error)).toBe("ok");
+    const answer = r.byId.answer!.outputs!.answer as Answer;
+    expect(Object.keys(answer.citations).length).toBeGreaterThan(0);
+    expect(answer.invalidCitations).toEqual([]);
+    const verdicts = r.byId.verify!.outputs!.verdicts as Verdict[];
+    expect(verdicts.length).toBeGreaterThan(0);
+    expect(verdicts.every((v) => ["SUPPORT", "CONTRADICT", "NO_EVIDENCE", "NO_REFERENCE"].includes(v.label))).toBe(true);
+  });
+
+  it("CORE-GPT with an LLM: enriched query drives retrieval, the answer cites the five papers", async () => {
+    server = await loopback((req, res) => {
+      const user = req.body.messages.at(-1).content as string;
+      json(res, 200, completion(user.includes("search query") ? `"${docs[9]!.title}"` : "The papers agree [1], mostly [2][6]."));
+    });
+    process.env.CITEFLOW_STORE = store;
+    process.env.CITEFLOW_CHAT_MODEL = "loopback-model";
+    process.env.OPENAI_BASE_URL = server.url;
+    const r = await run(template("core-gpt"), { inputs: { question: { id: "q", text: "some question" } } });
+    expect(r.result.status).toBe("ok");
+    const query = r.byId.enrich!.outputs!.query as Query;
+    expect(query).toEqual({ text: docs[9]!.title, questionId: "q", origin: "enriched" });
+    const top = r.byId.top5!.outputs!.items as Array<{ id: string }>;
+    expect(top).toHaveLength(5);
+    expect(top[0]!.id.split("#")[0]).toBe(docs[9]!.docId);
+    const answer = r.byId.answer!.outputs!.answer as Answer;
+    expect(answer.citations).toEqual({ "1": top[0]!.id, "2": top[1]!.id });
+    expect(answer.invalidCitations).toEqual([{ marker: "6", target: "6" }]);
+    expect(server.requests).toHaveLength(2);
+  });
+
+  it("CORE-GPT offline: the question is the query, and the trace says why", async () => {
+    process.env.CITEFLOW_STORE = store;
+    delete process.env.CITEFLOW_CHAT_MODEL;
+    const r = await run(template("core-gpt"), { inputs: { question: { id: "q", text: docs[2]!.title } } });
+    expect(r.result.status).toBe("ok");
+    expect(r.byId.enrich!.outputs!.query).toMatchObject({ text: docs[2]!.title, origin: "question" });
+    expect(r.events.some((e) => e.type === "node-log" && e.nodeId === "enrich" && /no LLM configured/.test(e.message))).toBe(true);
+  });
+
+  it("citeflow templates lists them; citeflow run takes a template name and --store", async () => {
+    const exec = (args: string[]) =>
+      new Promise<{ code: number; stdout: string; stderr: string }>((resolve) =>
+        execFile(process.execPath, [bin, ...args], { env: { ...process.env, CITEFLOW_RUNS: mkdtempSync(join(tmpdir(), "citeflow-runs-")), CITEFLOW_CHAT_MODEL: "" } }, (err, stdout, stderr) =>
+          resolve({ code: err ? ((err as { code?: number }).code ?? 1) : 0, stdout, stderr }),
+        ),
+      );
+    const list = JSON.parse((await exec(["templates", "--json"])).stdout);
+    expect(list.map((t: { name: string }) => t.name)).toEqual(expect.arrayContaining(["core-gpt", "verifai"]));
+    const r = await exec(["run", "core-gpt", "--question", docs[1]!.title, "--store", store, "--json"]);
+    expect(r.code, r.stderr).toBe(0);
+    expect(JSON.parse(r.stdout).nodes.map((n: { id: string }) => n.id)).toEqual(["question", "enrich", "retrieve", "papers", "top5", "answer"]);
+  });
+});
