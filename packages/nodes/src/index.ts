@@ -3,6 +3,10 @@ import { fileURLToPath } from "node:url";
 import { NodeRegistry, type AnyNodeDefinition } from "@citeflow/core";
 import { generateAnswer } from "./generate/generate-answer.js";
 import { queryEnrich } from "./generate/query-enrich.js";
+import { feedbackSelf } from "./generate/feedback-self.js";
+import { refineEdit } from "./generate/refine-edit.js";
+import { loopSelfFeedback } from "./generate/loop-self-feedback.js";
+import { citePosthoc } from "./cite/cite-posthoc.js";
 import { claimsSplit } from "./verify/claims-split.js";
 import { verifyNli } from "./verify/verify-nli.js";
 import { inputQuestion } from "./generic/input-question.js";
@@ -20,7 +24,7 @@ import { searchCore } from "./search/search-core.js";
 import { searchPubmed } from "./search/search-pubmed.js";
 import { searchSemanticScholar } from "./search/search-semantic-scholar.js";
 
-export { inputQuestion, inputQuestions, listMerge, listSelect, textTemplate, retrieveLexical, retrieveDense, retrieveHybrid, rerankCrossEncoder, filterPerPaper, searchSemanticScholar, searchCore, searchPubmed, searchArxiv, queryEnrich, generateAnswer, claimsSplit, verifyNli };
+export { inputQuestion, inputQuestions, listMerge, listSelect, textTemplate, retrieveLexical, retrieveDense, retrieveHybrid, rerankCrossEncoder, filterPerPaper, searchSemanticScholar, searchCore, searchPubmed, searchArxiv, queryEnrich, generateAnswer, feedbackSelf, refineEdit, loopSelfFeedback, citePosthoc, claimsSplit, verifyNli };
 
 /** Every node type this package ships. */
 export const builtinNodes: AnyNodeDefinition[] = [
@@ -40,6 +44,10 @@ export const builtinNodes: AnyNodeDefinition[] = [
   searchArxiv,
   queryEnrich,
   generateAnswer,
+  feedbackSelf,
+  refineEdit,
+  loopSelfFeedback,
+  citePosthoc,
   claimsSplit,
   verifyNli,
 ] as AnyNodeDefinition[];

@@ -14,7 +14,7 @@ export const llmParams = {
   retries: z.number().int().nonnegative().default(3),
 };
 
-type LlmParams = { model: string; baseUrl: string; apiKeyEnv: string; temperature: number; maxTokens: number; seed?: number | undefined; timeoutMs: number; retries: number };
+export type LlmParams = { model: string; baseUrl: string; apiKeyEnv: string; temperature: number; maxTokens: number; seed?: number | undefined; timeoutMs: number; retries: number };
 
 const chats = new Map<string, ChatModel>();
 

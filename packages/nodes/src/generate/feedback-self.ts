@@ -1,0 +1,30 @@
+import { defineNode, type Answer, type Passage, type Question } from "@citeflow/core";
+import { z } from "zod";
+import { promptFingerprint, promptParam } from "../prompts.js";
+import { requestFeedback } from "./feedback.js";
+import { configuredChat, llmFingerprint, llmParams } from "./llm.js";
+
+export const feedbackSelf = defineNode({
+  type: "feedback.self",
+  version: 1,
+  title: "Self-feedback",
+  family: "generate",
+  description: "OpenScholar's self-feedback: the LLM reviews its answer and gives up to N items, each with an optional retrieval question. Without an LLM: no feedback, and the trace says so.",
+  inputs: { question: { type: "Question" }, answer: { type: "Answer" }, passages: { type: "Passage[]" } },
+  outputs: { feedback: { type: "Feedback[]" } },
+  params: z.object({
+    ...llmParams,
+    feedbackPrompt: promptParam("openscholar.feedback.v1", "Feedback prompt over question, answer, passages, maxItems"),
+    maxItems: z.number().int().positive().default(3),
+    citationBase: z.union([z.literal(0), z.literal(1)]).default(0).describe("How the prompt numbers references (OpenScholar: 0)"),
+  }),
+  fingerprint: (p) => ({ llm: llmFingerprint(p), prompt: promptFingerprint(p.feedbackPrompt) }),
+  async run(inputs, p, ctx) {
+    const chat = configuredChat(p);
+    if (!chat) {
+      ctx.log("warn", "self-feedback skipped: no LLM configured");
+      return { feedback: [] };
+    }
+    return { feedback: await requestFeedback(ctx, chat, p, inputs.question as Question, inputs.answer as Answer, inputs.passages as Passage[]) };
+  },
+});

@@ -1,0 +1,69 @@
+import { defineNode, type Answer, type Feedback, type Passage, type Question } from "@citeflow/core";
+import { z } from "zod";
+import { promptFingerprint, promptParam } from "../prompts.js";
+import { openStore, storeParam } from "../resources.js";
+import { editOnce, requestFeedback } from "./feedback.js";
+import { configuredChat, llmFingerprint, llmParams } from "./llm.js";
+
+export const loopSelfFeedback = defineNode({
+  type: "loop.self-feedback",
+  version: 1,
+  title: "Self-feedback loop",
+  family: "generate",
+  description:
+    "OpenScholar's loop: up to N feedback items; for each, retrieve when it asks a question, then edit the answer (kept only if new/old length > 0.9). Every item, its retrieval and its edit are child spans. Without an LLM the answer passes through, and the trace says so.",
+  inputs: { question: { type: "Question" }, answer: { type: "Answer" }, passages: { type: "Passage[]" } },
+  outputs: {
+    answer: { type: "Answer", description: "The final answer" },
+    passages: { type: "Passage[]", description: "The passages after feedback retrievals (new ones appended)" },
+    feedback: { type: "Feedback[]" },
+  },
+  params: z.object({
+    ...llmParams,
+    maxTokens: z.number().int().positive().default(1024),
+    feedbackPrompt: promptParam("openscholar.feedback.v1", "Feedback prompt"),
+    editPrompt: promptParam("openscholar.edit.v1", "Edit prompt"),
+    maxItems: z.number().int().positive().default(3),
+    minRatio: z.number().positive().default(0.9),
+    citationBase: z.union([z.literal(0), z.literal(1)]).default(0),
+    store: storeParam,
+    k: z.number().int().positive().default(3).describe("Passages added per feedback question (BM25 over the store)"),
+  }),
+  fingerprint: (p) => ({ llm: llmFingerprint(p), prompts: [promptFingerprint(p.feedbackPrompt), promptFingerprint(p.editPrompt)] }),
+  async run(inputs, p, ctx) {
+    const question = inputs.question as Question;
+    let answer = inputs.answer as Answer;
+    let passages = [...(inputs.passages as Passage[])];
+    const chat = configuredChat(p);
+    if (!chat) {
+      ctx.log("warn", "self-feedback loop skipped: no LLM configured");
+      return { answer, passages, feedback: [] };
+    }
+    const feedback: Feedback[] = await requestFeedback(ctx, chat, p, question, answer, passages);
+    for (const [i, item] of feedback.entries()) {
+      answer = await ctx.span(
+        `feedback ${i + 1}`,
+        async (s) => {
+          s.set("feedback", item);
+          if (item.question) {
+            const found = await ctx.span("retrieve", async (r) => {
+              r.set("query", item.question);
+              const hits = await (await openStore(p.store)).lexical(item.question!, p.k);
+              const known = new Set(passages.map((x) => x.id));
+              const fresh = hits.filter((h) => !known.has(h.id));
+              r.set("added", fresh.map((h) => h.id));
+              return fresh;
+            });
+            passages = [...passages, ...found];
+          }
+          const r = await editOnce(ctx, chat, p, question, answer, item, passages);
+          s.set("kept", r.kept);
+          s.set("lengthRatio", r.ratio);
+          return r.answer;
+        },
+        { item: i + 1 },
+      );
+    }
+    return { answer, passages, feedback };
+  },
+});

@@ -1,0 +1,41 @@
+import { defineNode, type Answer, type Feedback, type Passage, type Question } from "@citeflow/core";
+import { z } from "zod";
+import { promptFingerprint, promptParam } from "../prompts.js";
+import { editOnce } from "./feedback.js";
+import { configuredChat, llmFingerprint, llmParams } from "./llm.js";
+
+export const refineEdit = defineNode({
+  type: "refine.edit",
+  version: 1,
+  title: "Edit per feedback",
+  family: "generate",
+  description: "Revises the answer once per feedback item; an edit is kept only if new/old length > minRatio (OpenScholar: 0.9). Without an LLM the answer passes through unchanged, and the trace says so.",
+  inputs: { question: { type: "Question" }, answer: { type: "Answer" }, feedback: { type: "Feedback[]" }, passages: { type: "Passage[]" } },
+  outputs: { answer: { type: "Answer" } },
+  params: z.object({
+    ...llmParams,
+    maxTokens: z.number().int().positive().default(1024),
+    editPrompt: promptParam("openscholar.edit.v1", "Edit prompt over question, answer, feedback, passages"),
+    minRatio: z.number().positive().default(0.9).describe("Keep an edit only if new length / old length exceeds this"),
+    citationBase: z.union([z.literal(0), z.literal(1)]).default(0),
+  }),
+  fingerprint: (p) => ({ llm: llmFingerprint(p), prompt: promptFingerprint(p.editPrompt) }),
+  async run(inputs, p, ctx) {
+    let answer = inputs.answer as Answer;
+    const items = inputs.feedback as Feedback[];
+    const chat = configuredChat(p);
+    if (!chat) {
+      if (items.length) ctx.log("warn", "edits skipped: no LLM configured");
+      return { answer };
+    }
+    for (const [i, item] of items.entries())
+      answer = await ctx.span(`feedback ${i + 1}`, async (s) => {
+        s.set("feedback", item);
+        const r = await editOnce(ctx, chat, p, inputs.question as Question, answer, item, inputs.passages as Passage[]);
+        s.set("kept", r.kept);
+        s.set("lengthRatio", r.ratio);
+        return r.answer;
+      });
+    return { answer };
+  },
+});
