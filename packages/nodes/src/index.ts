@@ -7,6 +7,9 @@ import { feedbackSelf } from "./generate/feedback-self.js";
 import { refineEdit } from "./generate/refine-edit.js";
 import { loopSelfFeedback } from "./generate/loop-self-feedback.js";
 import { citePosthoc } from "./cite/cite-posthoc.js";
+import { claimsExtract } from "./generate/claims-extract.js";
+import { checkSufficiency } from "./generate/check-sufficiency.js";
+import { answerCompose } from "./generate/answer-compose.js";
 import { claimsSplit } from "./verify/claims-split.js";
 import { verifyNli } from "./verify/verify-nli.js";
 import { inputQuestion } from "./generic/input-question.js";
@@ -24,7 +27,7 @@ import { searchCore } from "./search/search-core.js";
 import { searchPubmed } from "./search/search-pubmed.js";
 import { searchSemanticScholar } from "./search/search-semantic-scholar.js";
 
-export { inputQuestion, inputQuestions, listMerge, listSelect, textTemplate, retrieveLexical, retrieveDense, retrieveHybrid, rerankCrossEncoder, filterPerPaper, searchSemanticScholar, searchCore, searchPubmed, searchArxiv, queryEnrich, generateAnswer, feedbackSelf, refineEdit, loopSelfFeedback, citePosthoc, claimsSplit, verifyNli };
+export { inputQuestion, inputQuestions, listMerge, listSelect, textTemplate, retrieveLexical, retrieveDense, retrieveHybrid, rerankCrossEncoder, filterPerPaper, searchSemanticScholar, searchCore, searchPubmed, searchArxiv, queryEnrich, generateAnswer, feedbackSelf, refineEdit, loopSelfFeedback, citePosthoc, claimsExtract, checkSufficiency, answerCompose, claimsSplit, verifyNli };
 
 /** Every node type this package ships. */
 export const builtinNodes: AnyNodeDefinition[] = [
@@ -48,6 +51,9 @@ export const builtinNodes: AnyNodeDefinition[] = [
   refineEdit,
   loopSelfFeedback,
   citePosthoc,
+  claimsExtract,
+  checkSufficiency,
+  answerCompose,
   claimsSplit,
   verifyNli,
 ] as AnyNodeDefinition[];

@@ -1,0 +1,33 @@
+import { compileTemplate, defineNode, toAnswer, type Claim, type Passage, type Question } from "@citeflow/core";
+import { EXTRACTIVE_ID } from "@citeflow/models";
+import { z } from "zod";
+import { loadPrompt, promptFingerprint, promptParam } from "../prompts.js";
+import { callChat, configuredChat, llmFingerprint, llmParams } from "./llm.js";
+
+export const answerCompose = defineNode({
+  type: "answer.compose",
+  version: 1,
+  title: "Compose answer from claims",
+  family: "generate",
+  description: "arXivBot's last step: an answer written from the extracted claims, citing their passages. Without an LLM the claims are listed with their citations (extractive baseline).",
+  inputs: { question: { type: "Question" }, claims: { type: "Claim[]" }, passages: { type: "Passage[]" } },
+  outputs: { answer: { type: "Answer" } },
+  params: z.object({ ...llmParams, prompt: promptParam("arxivbot.answer.v1", "Prompt over question and claims ({{cite}} is a claim's citation)") }),
+  fingerprint: (p) => ({ llm: llmFingerprint(p), prompt: promptFingerprint(p.prompt) }),
+  async run(inputs, p, ctx) {
+    const question = inputs.question as Question;
+    const passages = inputs.passages as Passage[];
+    const cite = (c: Claim) => c.passageIds.map((id) => `[${passages.findIndex((x) => x.id === id) + 1}]`).filter((m) => m !== "[0]").join("");
+    const claims = (inputs.claims as Claim[]).map((c) => ({ ...c, cite: cite(c) }));
+    const chat = configuredChat(p);
+    if (!chat) {
+      const text = await ctx.span("extractive", async (s) => {
+        s.set("model", EXTRACTIVE_ID);
+        return claims.length ? claims.map((c) => `${c.text.replace(/[.!?]+$/, "")} ${c.cite}.`).join(" ") : "The passages found do not answer this question.";
+      });
+      return { answer: toAnswer(text, passages) };
+    }
+    const r = await callChat(ctx, chat, [{ role: "user", content: compileTemplate(loadPrompt(p.prompt)).render({ question, claims }) }], p);
+    return { answer: toAnswer(r.text.trim(), passages) };
+  },
+});

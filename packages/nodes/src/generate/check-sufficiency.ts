@@ -1,0 +1,62 @@
+import { compileTemplate, defineNode, type Claim, type Passage, type Question } from "@citeflow/core";
+import { z } from "zod";
+import { loadPrompt, promptFingerprint, promptParam } from "../prompts.js";
+import { openStore, storeParam } from "../resources.js";
+import { parseClaimLines } from "./claims-extract.js";
+import { callChat, configuredChat, llmFingerprint, llmParams } from "./llm.js";
+
+/** The last "Answer: …" line: "No." means enough; anything else is the next search query. */
+export function parseSufficiency(text: string): { sufficient: boolean; query?: string } {
+  const lines = [...text.matchAll(/^\s*\**answer\**\s*:\s*(.+?)\s*$/gim)];
+  const last = lines.at(-1)?.[1]?.replace(/^["']|["']$/g, "").trim();
+  if (!last) throw new Error(`sufficiency check did not parse: expected a final line "Answer: No." or "Answer: <query>", got ${JSON.stringify(text.slice(-160))}`);
+  return /^no\.?$/i.test(last) ? { sufficient: true } : { sufficient: false, query: last };
+}
+
+export const checkSufficiency = defineNode({
+  type: "check.sufficiency",
+  version: 1,
+  title: "Enough? (second hop)",
+  family: "generate",
+  description:
+    "arXivBot: a chain-of-thought check whether the claims answer the question; if not, its new query is searched (second hop) and the claims from what it finds are added. Without an LLM the check is skipped and says so.",
+  inputs: { question: { type: "Question" }, claims: { type: "Claim[]" }, passages: { type: "Passage[]" } },
+  outputs: {
+    claims: { type: "Claim[]", description: "The claims, plus those from the second hop" },
+    passages: { type: "Passage[]", description: "The passages, plus those from the second hop" },
+    decision: { type: "Text", description: '"sufficient", "second hop: <query>", or "skipped: no LLM configured"' },
+  },
+  params: z.object({
+    ...llmParams,
+    prompt: promptParam("arxivbot.sufficiency.v1", "Sufficiency prompt over question and claims"),
+    claimsPrompt: promptParam("arxivbot.claims.v1", "Claim extraction prompt for the second hop"),
+    store: storeParam,
+    k: z.number().int().positive().default(3).describe("Passages the second hop keeps (BM25 over the store)"),
+  }),
+  fingerprint: (p) => ({ llm: llmFingerprint(p), prompts: [promptFingerprint(p.prompt), promptFingerprint(p.claimsPrompt)] }),
+  async run(inputs, p, ctx) {
+    const question = inputs.question as Question;
+    const claims = inputs.claims as Claim[];
+    const passages = inputs.passages as Passage[];
+    const chat = configuredChat(p);
+    if (!chat) {
+      ctx.log("warn", "sufficiency check skipped: no LLM configured");
+      return { claims, passages, decision: "skipped: no LLM configured" };
+    }
+    const check = await callChat(ctx, chat, [{ role: "user", content: compileTemplate(loadPrompt(p.prompt)).render({ question, claims }) }], p, "check");
+    const verdict = parseSufficiency(check.text);
+    if (verdict.sufficient) return { claims, passages, decision: "sufficient" };
+    return ctx.span("second hop", async (s) => {
+      s.set("query", verdict.query);
+      const known = new Set(passages.map((x) => x.id));
+      const found = (await (await openStore(p.store)).lexical(verdict.query!, p.k)).filter((x) => !known.has(x.id));
+      s.set("added", found.map((x) => x.id));
+      const all = [...passages, ...found];
+      // Claims are numbered against the new passages only, then re-pointed into the merged list.
+      const r = await callChat(ctx, chat, [{ role: "user", content: compileTemplate(loadPrompt(p.claimsPrompt)).render({ question, passages: found }) }], p, "claims");
+      const more = found.length ? parseClaimLines(r.text, found, claims.length + 1) : [];
+      return { claims: [...claims, ...more], passages: all, decision: `second hop: ${verdict.query}` };
+    });
+  },
+});
+

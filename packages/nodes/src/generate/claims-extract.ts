@@ -1,0 +1,50 @@
+import { bm25Scores, compileTemplate, defineNode, splitSentences, type Claim, type Passage, type Question } from "@citeflow/core";
+import { z } from "zod";
+import { loadPrompt, promptFingerprint, promptParam } from "../prompts.js";
+import { callChat, configuredChat, llmFingerprint, llmParams } from "./llm.js";
+
+/** "[2] claim text" lines → claims citing passage 2 (1-based); other lines are ignored. */
+export function parseClaimLines(text: string, passages: Passage[], startId = 1): Claim[] {
+  const out: Claim[] = [];
+  for (const line of text.split("\n")) {
+    const m = /^\s*(?:[-*]\s*)?\[(\d+)\]\s*(.+?)\s*$/.exec(line);
+    const p = m ? passages[Number(m[1]) - 1] : undefined;
+    if (m && p) out.push({ id: `c${startId + out.length}`, text: m[2]!, passageIds: [p.id] });
+  }
+  return out;
+}
+
+/** Offline stand-in, labelled as such: the passage sentence most similar to the question, per passage. */
+export function extractiveClaims(question: string, passages: Passage[], startId = 1): Claim[] {
+  const out: Claim[] = [];
+  for (const p of passages) {
+    const sents = splitSentences(p.text);
+    const scores = bm25Scores(question, sents);
+    const best = scores.reduce((bi, s, i) => (s > scores[bi]! ? i : bi), 0);
+    if (sents[best] && scores[best]! > 0) out.push({ id: `c${startId + out.length}`, text: sents[best]!, passageIds: [p.id] });
+  }
+  return out;
+}
+
+export const claimsExtract = defineNode({
+  type: "claims.extract",
+  version: 1,
+  title: "Extract claims",
+  family: "generate",
+  description: "arXivBot: the claims in the passages that bear on the question, each citing its passage. Without an LLM: the most question-like sentence of each passage (extractive baseline).",
+  inputs: { question: { type: "Question" }, passages: { type: "Passage[]" } },
+  outputs: { claims: { type: "Claim[]" } },
+  params: z.object({ ...llmParams, prompt: promptParam("arxivbot.claims.v1", "Prompt over question and passages") }),
+  fingerprint: (p) => ({ llm: llmFingerprint(p), prompt: promptFingerprint(p.prompt) }),
+  async run(inputs, p, ctx) {
+    const question = inputs.question as Question;
+    const passages = inputs.passages as Passage[];
+    const chat = configuredChat(p);
+    if (!chat) {
+      ctx.log("warn", "no LLM configured: claims are extracted by the extractive baseline");
+      return { claims: extractiveClaims(question.text, passages) };
+    }
+    const r = await callChat(ctx, chat, [{ role: "user", content: compileTemplate(loadPrompt(p.prompt)).render({ question, passages }) }], p);
+    return { claims: parseClaimLines(r.text, passages) };
+  },
+});
