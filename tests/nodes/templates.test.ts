@@ -49,6 +49,9 @@ describe("template graphs", () => {
     const answer = r.byId.answer!.outputs!.answer as Answer;
     expect(Object.keys(answer.citations).length).toBeGreaterThan(0);
     expect(answer.invalidCitations).toEqual([]);
+    const metrics = r.byId.citations!.outputs!.metrics as { f1: number; hallucinated: number };
+    expect(metrics.hallucinated).toBe(0);
+    expect(metrics.f1).toBeGreaterThanOrEqual(0);
     const verdicts = r.byId.verify!.outputs!.verdicts as Verdict[];
     expect(verdicts.length).toBeGreaterThan(0);
     expect(verdicts.every((v) => ["SUPPORT", "CONTRADICT", "NO_EVIDENCE", "NO_REFERENCE"].includes(v.label))).toBe(true);
@@ -87,7 +90,7 @@ describe("template graphs", () => {
   it("citeflow templates lists them; citeflow run takes a template name and --store", async () => {
     const exec = (args: string[]) =>
       new Promise<{ code: number; stdout: string; stderr: string }>((resolve) =>
-        execFile(process.execPath, [bin, ...args], { env: { ...process.env, CITEFLOW_RUNS: mkdtempSync(join(tmpdir(), "citeflow-runs-")), CITEFLOW_CHAT_MODEL: "" } }, (err, stdout, stderr) =>
+        execFile(process.execPath, [bin, ...args], { env: { ...process.env, CITEFLOW_RUNS: mkdtempSync(join(tmpdir(), "citeflow-runs-")), CITEFLOW_CHAT_MODEL: "", CITEFLOW_NLI_MODEL: "pair-nli-scifact" } }, (err, stdout, stderr) =>
           resolve({ code: err ? ((err as { code?: number }).code ?? 1) : 0, stdout, stderr }),
         ),
       );
@@ -95,6 +98,11 @@ describe("template graphs", () => {
     expect(list.map((t: { name: string }) => t.name)).toEqual(expect.arrayContaining(["core-gpt", "verifai"]));
     const r = await exec(["run", "core-gpt", "--question", docs[1]!.title, "--store", store, "--json"]);
     expect(r.code, r.stderr).toBe(0);
-    expect(JSON.parse(r.stdout).nodes.map((n: { id: string }) => n.id)).toEqual(["question", "enrich", "retrieve", "papers", "top5", "answer"]);
+    const summary = JSON.parse(r.stdout);
+    expect(summary.nodes.map((n: { id: string }) => n.id)).toEqual(["question", "enrich", "retrieve", "papers", "top5", "answer"]);
+    expect(summary.hallucinatedCitations).toBe(0);
+    const v = await exec(["run", "verifai", "--question", docs[1]!.title, "--store", store, "--json"]);
+    expect(v.code, v.stderr).toBe(0);
+    expect(Object.keys(JSON.parse(v.stdout).citations).sort()).toEqual(["f1", "precision", "recall"]);
   });
 });

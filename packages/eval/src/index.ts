@@ -1,1 +1,2 @@
 export * from "./retrieval.js";
+export * from "./citations.js";

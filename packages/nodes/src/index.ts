@@ -10,6 +10,7 @@ import { citePosthoc } from "./cite/cite-posthoc.js";
 import { claimsExtract } from "./generate/claims-extract.js";
 import { checkSufficiency } from "./generate/check-sufficiency.js";
 import { answerCompose } from "./generate/answer-compose.js";
+import { evalCitations } from "./eval/eval-citations.js";
 import { claimsSplit } from "./verify/claims-split.js";
 import { verifyNli } from "./verify/verify-nli.js";
 import { inputQuestion } from "./generic/input-question.js";
@@ -27,7 +28,7 @@ import { searchCore } from "./search/search-core.js";
 import { searchPubmed } from "./search/search-pubmed.js";
 import { searchSemanticScholar } from "./search/search-semantic-scholar.js";
 
-export { inputQuestion, inputQuestions, listMerge, listSelect, textTemplate, retrieveLexical, retrieveDense, retrieveHybrid, rerankCrossEncoder, filterPerPaper, searchSemanticScholar, searchCore, searchPubmed, searchArxiv, queryEnrich, generateAnswer, feedbackSelf, refineEdit, loopSelfFeedback, citePosthoc, claimsExtract, checkSufficiency, answerCompose, claimsSplit, verifyNli };
+export { inputQuestion, inputQuestions, listMerge, listSelect, textTemplate, retrieveLexical, retrieveDense, retrieveHybrid, rerankCrossEncoder, filterPerPaper, searchSemanticScholar, searchCore, searchPubmed, searchArxiv, queryEnrich, generateAnswer, feedbackSelf, refineEdit, loopSelfFeedback, citePosthoc, claimsExtract, checkSufficiency, answerCompose, claimsSplit, verifyNli, evalCitations };
 
 /** Every node type this package ships. */
 export const builtinNodes: AnyNodeDefinition[] = [
@@ -56,6 +57,7 @@ export const builtinNodes: AnyNodeDefinition[] = [
   answerCompose,
   claimsSplit,
   verifyNli,
+  evalCitations,
 ] as AnyNodeDefinition[];
 
 /** A registry holding the built-in nodes, plus any extra ones. */

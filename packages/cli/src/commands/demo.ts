@@ -49,6 +49,8 @@ export async function demoCommand(runs: string, registry: NodeRegistry): Promise
   const generator = process.env.CITEFLOW_CHAT_MODEL ? `chat model ${process.env.CITEFLOW_CHAT_MODEL}` : "the extractive baseline (no LLM configured)";
   say(`\nQuestion: ${(runStore.runInput(last.runId, "question") as { text: string }).text}\n`);
   say(`Answer, from ${generator}:\n  ${answer.text}\n`);
+  const metrics = runStore.nodeOutput(last.runId, "citations", "metrics") as { precision: number; recall: number; f1: number };
+  say(`citation precision ${metrics.precision.toFixed(3)} · recall ${metrics.recall.toFixed(3)} · F1 ${metrics.f1.toFixed(3)} (judge: ${process.env.CITEFLOW_NLI_MODEL})\n`);
   say(`hallucinated citations: ${answer.invalidCitations.length}${answer.invalidCitations.length ? ` (${answer.invalidCitations.map((c) => `[${c.marker}]`).join(" ")})` : ""}\n`);
   const answerClaims = runStore.nodeOutput(last.runId, "claims", "claims") as Claim[];
   const verdicts = runStore.nodeOutput(last.runId, "verify", "verdicts") as Verdict[];

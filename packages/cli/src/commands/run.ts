@@ -1,5 +1,5 @@
 import { readFileSync } from "node:fs";
-import { startRun, type CompiledGraph, type NodeRegistry, type Question, type RunResult } from "@citeflow/core";
+import { startRun, type Answer, type CompiledGraph, type NodeRegistry, type Question, type RunResult } from "@citeflow/core";
 import { RunStore } from "@citeflow/runstore";
 import { FailureError, UsageError } from "../errors.js";
 import { loadGraphFile } from "../graphfile.js";
@@ -26,6 +26,10 @@ export interface RunSummary {
   runId: string;
   status: RunResult["status"];
   question?: string;
+  /** Citations in the final answer that point outside the passages it was given. */
+  hallucinatedCitations?: number;
+  /** From an eval.citations node, when the graph has one. */
+  citations?: { precision: number; recall: number; f1: number };
   nodes: Array<{ id: string; status: string; cache?: "hit" | "miss"; ms?: number; error?: string }>;
 }
 
@@ -68,10 +72,16 @@ export async function runCommand(graphPath: string, opts: RunCommandOptions, reg
         ...(n.error ? { error: n.error.message } : {}),
       })),
     };
+    Object.assign(summary, answerQuality(graph, result));
     summaries.push(summary);
     if (!opts.json) {
       const hits = summary.nodes.filter((n) => n.cache === "hit").length;
       process.stderr.write(`run ${result.runId}: ${result.status} in ${fmtMs(result.ms)} (${summary.nodes.length} nodes, ${hits} cached)${result.error ? ` — ${result.error.message}` : ""}\n`);
+      if (summary.hallucinatedCitations !== undefined) process.stderr.write(`hallucinated citations: ${summary.hallucinatedCitations}\n`);
+      if (summary.citations) {
+        const c = summary.citations;
+        process.stderr.write(`citation precision ${c.precision.toFixed(3)} · recall ${c.recall.toFixed(3)} · F1 ${c.f1.toFixed(3)}\n`);
+      }
     }
   }
 
@@ -136,4 +146,20 @@ function parseOverrides(specs: string[]): Record<string, Record<string, unknown>
 
 function round(ms: number): number {
   return Math.round(ms * 1000) / 1000;
+}
+
+/** Hallucinated citations of the final answer (the last node in order with an Answer output), and citation scores from eval.citations. */
+function answerQuality(graph: CompiledGraph, result: RunResult): Pick<RunSummary, "hallucinatedCitations" | "citations"> {
+  const out: Pick<RunSummary, "hallucinatedCitations" | "citations"> = {};
+  for (const n of result.nodes) {
+    if (n.status !== "done") continue;
+    const types = graph.nodes.get(n.id)!.outputTypes;
+    for (const [port, type] of Object.entries(types))
+      if (type === "Answer") out.hallucinatedCitations = (n.outputs![port] as Answer).invalidCitations.length;
+    if (graph.nodes.get(n.id)!.def.type === "eval.citations") {
+      const m = n.outputs!.metrics as { precision: number; recall: number; f1: number };
+      out.citations = { precision: m.precision, recall: m.recall, f1: m.f1 };
+    }
+  }
+  return out;
 }

@@ -1,0 +1,38 @@
+import { defineNode, type Answer, type Passage } from "@citeflow/core";
+import { citationScores } from "@citeflow/eval";
+import { DEFAULT_MODELS } from "@citeflow/models";
+import { z } from "zod";
+import { modelParams, nliModel } from "../resources.js";
+
+const modelId = (param: string) => param || process.env.CITEFLOW_NLI_MODEL || DEFAULT_MODELS.nli;
+
+export const evalCitations = defineNode({
+  type: "eval.citations",
+  version: 1,
+  title: "Citation precision / recall / F1",
+  family: "eval",
+  description:
+    "ALCE-style citation quality with an NLI model as the judge: sentences under 50 characters skipped, uncited sentences inherit the previous citations, at most 3 per sentence, over-citation rule for precision. Also counts hallucinated citations.",
+  inputs: { answer: { type: "Answer" }, passages: { type: "Passage[]", description: "The passages the answer could cite (their text is the evidence)" } },
+  outputs: { metrics: { type: "Any", description: "{ precision, recall, f1, sentences, citations, hallucinated }" } },
+  params: z.object({
+    model: z.string().default("").describe(`NLI judge; empty: $CITEFLOW_NLI_MODEL, else ${DEFAULT_MODELS.nli}`),
+    ...modelParams,
+    citationBase: z.union([z.literal(0), z.literal(1)]).default(1),
+  }),
+  fingerprint: (p) => modelId(p.model),
+  async run(inputs, p, ctx) {
+    const answer = inputs.answer as Answer;
+    const nli = await nliModel(modelId(p.model), p.modelsDir, p.dtype);
+    // Entailment: SUPPORT is the most probable label.
+    const entails = async (premise: string, hypothesis: string) => {
+      const [pr] = await nli.classify([{ premise, hypothesis }], { signal: ctx.signal });
+      return pr!.SUPPORT >= pr!.NO_EVIDENCE && pr!.SUPPORT >= pr!.CONTRADICT;
+    };
+    const scores = await ctx.span("judge", async (s) => {
+      s.set("model", modelId(p.model));
+      return citationScores(answer, inputs.passages as Passage[], entails, { base: p.citationBase });
+    });
+    return { metrics: { ...scores, hallucinated: answer.invalidCitations.length } };
+  },
+});

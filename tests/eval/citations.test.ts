@@ -1,0 +1,52 @@
+import { describe, expect, it } from "vitest";
+import { toAnswer, type Passage } from "@citeflow/core";
+import { citationScores } from "@citeflow/eval";
+import { doc, run } from "../helpers.js";
+
+const P = (id: string, text: string): Passage => ({ id, title: "", text, metadata: {}, scores: {} });
+const passages = [P("a#0", "ALPHA"), P("b#0", "BETA"), P("c#0", "GAMMA")];
+// A scripted judge: the premise entails the sentence when it holds every capitalised keyword the sentence names.
+const entails = async (premise: string, hypothesis: string) => {
+  const needs = hypothesis.match(/\b(ALPHA|BETA|GAMMA)\b/g) ?? [];
+  return needs.length > 0 && needs.every((k) => premise.includes(k));
+};
+const long = (s: string) => `${s} ${"x".repeat(50)}`;
+
+describe("citation precision / recall (ALCE rules)", () => {
+  it("supported sentences count for recall; every needed citation for precision", async () => {
+    const a = toAnswer(`${long("ALPHA holds")} [1]. ${long("ALPHA and BETA hold")} [1][2].`, passages);
+    expect(await citationScores(a, passages, entails)).toEqual({ precision: 1, recall: 1, f1: 1, sentences: 2, citations: 3 });
+  });
+
+  it("over-citation: a citation neither needed nor sufficient costs precision, not recall", async () => {
+    const a = toAnswer(`${long("ALPHA holds")} [1][3].`, passages);
+    expect(await citationScores(a, passages, entails)).toMatchObject({ precision: 0.5, recall: 1, citations: 2 });
+  });
+
+  it("an unsupported sentence costs recall and all its citations' precision", async () => {
+    const a = toAnswer(`${long("GAMMA holds")} [1][2]. ${long("ALPHA holds")} [1].`, passages);
+    expect(await citationScores(a, passages, entails)).toMatchObject({ precision: 1 / 3, recall: 0.5 });
+  });
+
+  it("short sentences are skipped; an uncited sentence inherits the previous citations; at most 3 count", async () => {
+    const a = toAnswer(`Short ALPHA [1]. ${long("Still ALPHA here")} ${long("and BETA later")} [1][2][3][1].`, passages);
+    const s = await citationScores(a, passages, entails);
+    expect(s.sentences).toBe(1);
+    expect(s.citations).toBe(3);
+    const inherit = toAnswer(`${long("ALPHA is so")} [1]. ${long("Again ALPHA")}.`, passages);
+    expect(await citationScores(inherit, passages, entails)).toMatchObject({ sentences: 2, recall: 1, citations: 2 });
+  });
+});
+
+describe("eval.citations with the offline NLI model", () => {
+  it("scores an answer and counts hallucinated citations", async () => {
+    const ps = [P("1#0", "Aspirin lowered the rate of stroke in older adults over five years of follow-up.")];
+    const a = toAnswer("Aspirin lowered the rate of stroke in older adults over five years of follow-up [1]. It also cures the common cold in every patient [7].", ps);
+    const r = await run(doc({ a: ["test.any", { value: a }], p: ["test.any", { value: ps }], e: ["eval.citations", { model: "pair-nli-scifact" }] }, ["a.out->e.answer", "p.out->e.passages"]));
+    expect(r.byId.e!.status, JSON.stringify(r.byId.e!.error)).toBe("done");
+    const m = r.byId.e!.outputs!.metrics as Record<string, number>;
+    expect(m.hallucinated).toBe(1);
+    expect(m.sentences).toBe(2);
+    for (const k of ["precision", "recall", "f1"]) expect(m[k]).toBeGreaterThanOrEqual(0);
+  });
+});
