@@ -2,7 +2,7 @@ import { Command, CommanderError, Option } from "commander";
 import type { NodeRegistry } from "@citeflow/core";
 import { catalogueCommand } from "./commands/catalogue.js";
 import { demoCommand } from "./commands/demo.js";
-import { evalRetrievalCommand } from "./commands/eval.js";
+import { evalRetrievalCommand, evalScifactCommand } from "./commands/eval.js";
 import { ingestCommand } from "./commands/ingest.js";
 import { searchCommand } from "./commands/search.js";
 import { runCommand } from "./commands/run.js";
@@ -97,9 +97,20 @@ export function buildProgram(registry: NodeRegistry, setCode: (code: number) => 
     .option("--json", "print the passages as JSON", false)
     .action(async (query: string, opts) => setCode(await searchCommand(query, { ...opts, ...(opts.k ? { k: opts.k } : {}) }, registry)));
 
-  program
-    .command("eval")
-    .description("evaluate a pipeline stage")
+  const evalCmd = program.command("eval").description("evaluate a pipeline stage");
+  evalCmd
+    .command("scifact")
+    .description("open-retrieval claim verification on SciFact: accuracy, macro-F1, confusion matrix")
+    .requiredOption("--claims <file>", "SciFact claims JSONL (claim, evidence)")
+    .requiredOption("--store <dir>", "store folder with the SciFact corpus")
+    .option("--graph <file>", "a graph with a Question input and a Verdict[] output (default: hybrid top-k → NLI)")
+    .option("-k <n>", "passages retrieved per claim by the default graph (default 3)", intArg("-k"))
+    .option("--binary", "claims with evidence only: SUPPORT = true, else false (OpenScholar's setting)", false)
+    .option("--limit <n>", "only the first N claims", intArg("--limit"))
+    .option("--models-dir <dir>", "local models folder (default $CITEFLOW_MODELS)")
+    .option("--json", 'print { "accuracy", "macro_f1", "confusion", "claims" }', false)
+    .action(async (opts) => setCode(await evalScifactCommand({ ...opts, ...(opts.k ? { k: opts.k } : {}) }, registry)));
+  evalCmd
     .command("retrieval")
     .description("nDCG@10, recall@100 and MRR@10 (BEIR definitions) of a store's retrieval against qrels")
     .requiredOption("--store <dir>", "store folder")

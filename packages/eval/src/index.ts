@@ -1,2 +1,3 @@
 export * from "./retrieval.js";
 export * from "./citations.js";
+export * from "./classification.js";

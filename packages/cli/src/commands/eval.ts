@@ -1,5 +1,7 @@
-import type { NodeRegistry } from "@citeflow/core";
-import { docsInOrder, readQrels, scoreRetrieval } from "@citeflow/eval";
+import { readFileSync } from "node:fs";
+import { loadGraph, startRun, type NodeRegistry, type Verdict } from "@citeflow/core";
+import { docsInOrder, readQrels, scoreClassification, scoreRetrieval } from "@citeflow/eval";
+import { table } from "../table.js";
 import { FailureError } from "../errors.js";
 import { readQuestions } from "../questions.js";
 import { retrievalGraph, retrieve } from "../retrieval-graph.js";
@@ -37,5 +39,99 @@ export async function evalRetrievalCommand(o: EvalRetrievalOptions, registry: No
       `${o.mode}${o.rerank ? ` + rerank ${o.rerank}` : ""} on ${scores.queries} queries: ` +
         `nDCG@10 ${scores["ndcg@10"].toFixed(3)} · recall@100 ${scores["recall@100"].toFixed(3)} · MRR@10 ${scores["mrr@10"].toFixed(3)} · ${ms.toFixed(1)} ms/query\n`,
     );
+  return 0;
+}
+
+export interface EvalScifactOptions {
+  claims: string;
+  store: string;
+  graph?: string;
+  k?: number;
+  binary?: boolean;
+  limit?: number;
+  modelsDir?: string;
+  json?: boolean;
+}
+
+type Label = "SUPPORT" | "CONTRADICT" | "NO_EVIDENCE";
+
+/** SciFact's gold label: the first evidence label, or NO_EVIDENCE when the claim has none. */
+function goldLabel(claim: Record<string, unknown>): Label {
+  const evidence = (claim.evidence ?? {}) as Record<string, Array<{ label?: string }>>;
+  for (const entries of Object.values(evidence)) for (const e of entries) if (e.label === "SUPPORT" || e.label === "CONTRADICT") return e.label;
+  return "NO_EVIDENCE";
+}
+
+/** A claim's verdicts → one label: the most confident SUPPORT or CONTRADICT, else NO_EVIDENCE. */
+export function aggregateVerdicts(verdicts: Verdict[]): Label {
+  let best: Label = "NO_EVIDENCE";
+  let conf = -1;
+  for (const v of verdicts)
+    if ((v.label === "SUPPORT" || v.label === "CONTRADICT") && (v.probabilities[v.label] ?? 0) > conf) {
+      best = v.label;
+      conf = v.probabilities[v.label] ?? 0;
+    }
+  return best;
+}
+
+/**
+ * Open-retrieval claim verification on SciFact: retrieve for each claim, verify it against what
+ * was retrieved (NLI), aggregate to SUPPORT / CONTRADICT / NO_EVIDENCE, and score.
+ * `--binary`: only claims with evidence, SUPPORT = true vs everything else = false (OpenScholar's setting).
+ */
+export async function evalScifactCommand(o: EvalScifactOptions, registry: NodeRegistry): Promise<number> {
+  process.env.CITEFLOW_STORE = o.store;
+  const raw = readFileSync(o.claims, "utf8").split("\n").filter((l) => l.trim()).map((l, i) => {
+    try {
+      return JSON.parse(l) as Record<string, unknown>;
+    } catch (e) {
+      throw new FailureError(`${o.claims}:${i + 1}: not valid JSON (${(e as Error).message})`);
+    }
+  });
+  let claims = raw.map((c) => ({ id: String(c.id), text: String(c.claim ?? c.text ?? ""), gold: goldLabel(c) })).filter((c) => c.text);
+  if (o.binary) claims = claims.filter((c) => c.gold !== "NO_EVIDENCE");
+  if (o.limit !== undefined) claims = claims.slice(0, o.limit);
+  const modelsDir = o.modelsDir ? { modelsDir: o.modelsDir } : {};
+  const doc = o.graph
+    ? JSON.parse(readFileSync(o.graph, "utf8"))
+    : {
+        citeflow: 1,
+        name: "SciFact open-retrieval verification",
+        inputs: { question: { type: "Question" } },
+        nodes: [
+          { id: "question", type: "input.question", version: 1, params: {} },
+          { id: "retrieve", type: "retrieve.hybrid", version: 1, params: { k: o.k ?? 3, ...modelsDir } },
+          { id: "claim", type: "claims.from-question", version: 1, params: {} },
+          { id: "verify", type: "verify.nli", version: 1, params: { ...modelsDir } },
+        ],
+        edges: [
+          { from: "question.question", to: "retrieve.question" },
+          { from: "question.question", to: "claim.question" },
+          { from: "retrieve.passages", to: "claim.passages" },
+          { from: "claim.claims", to: "verify.claims" },
+          { from: "retrieve.passages", to: "verify.passages" },
+        ],
+      };
+  const graph = loadGraph(doc, registry, { source: o.graph ?? "built-in SciFact graph" });
+  const verifier = [...graph.order].reverse().find((id) => Object.values(graph.nodes.get(id)!.outputTypes).includes("Verdict[]"));
+  if (!verifier) throw new FailureError(`graph ${o.graph}: no node outputs Verdict[]`);
+  const port = Object.entries(graph.nodes.get(verifier)!.outputTypes).find(([, t]) => t === "Verdict[]")![0];
+  const pairs: Array<{ gold: string; predicted: string }> = [];
+  for (const [i, c] of claims.entries()) {
+    const result = await startRun(graph, { inputs: { question: { id: c.id, text: c.text } } }).result;
+    const failed = result.nodes.find((n) => n.status === "error");
+    if (failed) throw new FailureError(`claim ${c.id}: ${failed.id}: ${failed.error!.message}`);
+    const predicted = aggregateVerdicts(result.nodes.find((n) => n.id === verifier)!.outputs![port] as Verdict[]);
+    pairs.push(o.binary ? { gold: c.gold === "SUPPORT" ? "true" : "false", predicted: predicted === "SUPPORT" ? "true" : "false" } : { gold: c.gold, predicted });
+    if (!o.json && process.stderr.isTTY) process.stderr.write(`\r\x1b[2Keval scifact: ${i + 1}/${claims.length} claims`);
+  }
+  if (!o.json && process.stderr.isTTY) process.stderr.write("\n");
+  const scores = scoreClassification(pairs, o.binary ? ["true", "false"] : ["SUPPORT", "CONTRADICT", "NO_EVIDENCE"]);
+  if (o.json) process.stdout.write(JSON.stringify(scores) + "\n");
+  else {
+    process.stdout.write(`SciFact ${o.binary ? "binary (claims with evidence)" : "3-way"} on ${scores.claims} claims: accuracy ${scores.accuracy.toFixed(3)} · macro-F1 ${scores.macro_f1.toFixed(3)}\n`);
+    const labels = Object.keys(scores.confusion);
+    process.stdout.write(table(["gold \\ predicted", ...labels], labels.map((g) => [g, ...labels.map((p) => String(scores.confusion[g]![p]))])));
+  }
   return 0;
 }

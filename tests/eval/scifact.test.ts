@@ -1,0 +1,77 @@
+import { execFile } from "node:child_process";
+import { mkdtempSync, writeFileSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { fileURLToPath } from "node:url";
+import { beforeAll, describe, expect, it } from "vitest";
+import { scoreClassification } from "@citeflow/eval";
+import { loadEmbedder } from "@citeflow/models";
+import { LanceStore, openScholarChunker, readBeirCorpus, type CorpusDocument } from "@citeflow/retrieval";
+
+const DATA = process.env.CITEFLOW_DATA;
+const MODELS = process.env.CITEFLOW_MODELS;
+if (!DATA || !MODELS) throw new Error("CITEFLOW_DATA and CITEFLOW_MODELS must be set; .ci/run sets them");
+const bin = fileURLToPath(new URL("../../packages/cli/dist/bin.js", import.meta.url));
+
+describe("classification scores", () => {
+  it("accuracy, macro-F1 and the confusion matrix", () => {
+    const s = scoreClassification(
+      [
+        { gold: "A", predicted: "A" },
+        { gold: "A", predicted: "B" },
+        { gold: "B", predicted: "B" },
+        { gold: "C", predicted: "B" },
+      ],
+      ["A", "B", "C"],
+    );
+    expect(s.accuracy).toBe(0.5);
+    expect(s.confusion).toEqual({ A: { A: 1, B: 1, C: 0 }, B: { A: 0, B: 1, C: 0 }, C: { A: 0, B: 1, C: 0 } });
+    // F1: A = 2/3, B = 2·1/(2+2) = 0.5, C = 0.
+    expect(s.macro_f1).toBeCloseTo((2 / 3 + 0.5 + 0) / 3, 12);
+    expect(() => scoreClassification([{ gold: "Z", predicted: "A" }], ["A"])).toThrow(/gold label "Z"/);
+  });
+});
+
+describe("citeflow eval scifact", () => {
+  let store: string;
+  let claims: string;
+  beforeAll(async () => {
+    const docs: CorpusDocument[] = [];
+    for await (const d of readBeirCorpus(join(DATA, "scifact", "corpus.jsonl"))) if (docs.push(d) >= 40) break;
+    store = mkdtempSync(join(tmpdir(), "citeflow-scifact-"));
+    await (await LanceStore.open(store)).ingest(docs, { chunker: openScholarChunker(), chunkerName: "openscholar-256", embedder: await loadEmbedder("static-use-en", { modelsDirs: [MODELS] }) });
+    claims = join(store, "claims.jsonl");
+    const d = docs[0]!;
+    writeFileSync(
+      claims,
+      [
+        { id: 1, claim: d.sentences![0], evidence: { [d.docId]: [{ sentences: [0], label: "SUPPORT" }] } },
+        { id: 2, claim: "Quantum gravity explains the colour of cats.", evidence: {} },
+        { id: 3, claim: docs[1]!.title, evidence: { [docs[1]!.docId]: [{ sentences: [0], label: "CONTRADICT" }] } },
+      ]
+        .map((c) => JSON.stringify(c))
+        .join("\n"),
+    );
+  }, 120_000);
+
+  const exec = (args: string[]) =>
+    new Promise<{ code: number; stdout: string; stderr: string }>((resolve) =>
+      execFile(process.execPath, [bin, ...args], { env: { ...process.env, CITEFLOW_NLI_MODEL: "pair-nli-scifact" } }, (err, stdout, stderr) => resolve({ code: err ? ((err as { code?: number }).code ?? 1) : 0, stdout, stderr })),
+    );
+
+  it("3-way: accuracy, macro-F1 and confusion over every claim", async () => {
+    const r = await exec(["eval", "scifact", "--claims", claims, "--store", store, "--json"]);
+    expect(r.code, r.stderr).toBe(0);
+    const s = JSON.parse(r.stdout);
+    expect(Object.keys(s).sort()).toEqual(["accuracy", "claims", "confusion", "macro_f1"]);
+    expect(s.claims).toBe(3);
+    expect(Object.keys(s.confusion)).toEqual(["SUPPORT", "CONTRADICT", "NO_EVIDENCE"]);
+    expect(Object.values(s.confusion).flatMap((row) => Object.values(row as Record<string, number>)).reduce((a: number, b: number) => a + b, 0)).toBe(3);
+  });
+
+  it("--binary keeps only claims with evidence, true/false", async () => {
+    const s = JSON.parse((await exec(["eval", "scifact", "--claims", claims, "--store", store, "--binary", "--json"])).stdout);
+    expect(s.claims).toBe(2);
+    expect(Object.keys(s.confusion)).toEqual(["true", "false"]);
+  });
+});
