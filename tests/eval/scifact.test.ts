@@ -1,16 +1,12 @@
 import { execFile } from "node:child_process";
-import { mkdtempSync, writeFileSync } from "node:fs";
-import { tmpdir } from "node:os";
+import { writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { fileURLToPath } from "node:url";
 import { beforeAll, describe, expect, it } from "vitest";
 import { scoreClassification } from "@citeflow/eval";
-import { loadEmbedder } from "@citeflow/models";
-import { LanceStore, openScholarChunker, readBeirCorpus, type CorpusDocument } from "@citeflow/retrieval";
+import type { CorpusDocument } from "@citeflow/retrieval";
+import { smallSciFactStore } from "../scifact.js";
 
-const DATA = process.env.CITEFLOW_DATA;
-const MODELS = process.env.CITEFLOW_MODELS;
-if (!DATA || !MODELS) throw new Error("CITEFLOW_DATA and CITEFLOW_MODELS must be set; .ci/run sets them");
 const bin = fileURLToPath(new URL("../../packages/cli/dist/bin.js", import.meta.url));
 
 describe("classification scores", () => {
@@ -36,10 +32,8 @@ describe("citeflow eval scifact", () => {
   let store: string;
   let claims: string;
   beforeAll(async () => {
-    const docs: CorpusDocument[] = [];
-    for await (const d of readBeirCorpus(join(DATA, "scifact", "corpus.jsonl"))) if (docs.push(d) >= 40) break;
-    store = mkdtempSync(join(tmpdir(), "citeflow-scifact-"));
-    await (await LanceStore.open(store)).ingest(docs, { chunker: openScholarChunker(), chunkerName: "openscholar-256", embedder: await loadEmbedder("static-use-en", { modelsDirs: [MODELS] }) });
+    let docs: CorpusDocument[];
+    ({ store, docs } = await smallSciFactStore(40));
     claims = join(store, "claims.jsonl");
     const d = docs[0]!;
     writeFileSync(

@@ -3,7 +3,7 @@ import { join } from "node:path";
 import { afterEach, describe, expect, it } from "vitest";
 import { extractiveAnswer, openAIChat } from "@citeflow/models";
 import { RunStore } from "@citeflow/runstore";
-import { json, loopback, type Loopback } from "../models/loopback.js";
+import { completion, json, loopback, type Loopback } from "../models/loopback.js";
 import { doc, eventsOf, run, tempDir } from "../helpers.js";
 
 const KEY = "sk-chat-secret-0123456789abcdef";
@@ -13,14 +13,6 @@ afterEach(async () => {
   server = undefined;
 });
 
-const completion = (content: string) => ({
-  id: "chatcmpl-1",
-  object: "chat.completion",
-  created: 1,
-  model: "loopback-model",
-  choices: [{ index: 0, message: { role: "assistant", content }, finish_reason: "stop" }],
-  usage: { prompt_tokens: 120, completion_tokens: 30, total_tokens: 150 },
-});
 
 const passages = [
   { id: "1#0", title: "Aspirin trial", text: "Aspirin lowered the rate of stroke in older adults. The trial ran for five years.", metadata: {}, scores: {} },

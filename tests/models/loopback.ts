@@ -43,3 +43,15 @@ export function json(res: ServerResponse, status: number, body: unknown, headers
   res.writeHead(status, { "content-type": "application/json", ...headers });
   res.end(typeof body === "string" ? body : JSON.stringify(body));
 }
+
+/** An OpenAI chat.completion body with one choice. */
+export function completion(content: string, model = "loopback-model") {
+  return {
+    id: "chatcmpl-1",
+    object: "chat.completion",
+    created: 1,
+    model,
+    choices: [{ index: 0, message: { role: "assistant", content }, finish_reason: "stop" }],
+    usage: { prompt_tokens: 120, completion_tokens: 30, total_tokens: 150 },
+  };
+}

@@ -1,35 +1,25 @@
-import { mkdtempSync, readFileSync } from "node:fs";
-import { tmpdir } from "node:os";
-import { join } from "node:path";
+import { readFileSync } from "node:fs";
 import { afterEach, beforeAll, describe, expect, it } from "vitest";
 import type { Answer, Claim, Passage } from "@citeflow/core";
-import { loadEmbedder } from "@citeflow/models";
 import { templatePath } from "@citeflow/nodes";
-import { LanceStore, openScholarChunker, readBeirCorpus, type CorpusDocument } from "@citeflow/retrieval";
-import { json, loopback, type Loopback } from "../models/loopback.js";
+import { type CorpusDocument } from "@citeflow/retrieval";
+import { completion, json, loopback, type Loopback } from "../models/loopback.js";
 import { run } from "../helpers.js";
+import { restoreEnvAfterEach, smallSciFactStore } from "../scifact.js";
 
-const DATA = process.env.CITEFLOW_DATA;
-const MODELS = process.env.CITEFLOW_MODELS;
-if (!DATA || !MODELS) throw new Error("CITEFLOW_DATA and CITEFLOW_MODELS must be set; .ci/run sets them");
 
 let store: string;
-const docs: CorpusDocument[] = [];
+let docs: CorpusDocument[] = [];
 beforeAll(async () => {
-  store = mkdtempSync(join(tmpdir(), "citeflow-ab-"));
-  for await (const d of readBeirCorpus(join(DATA, "scifact", "corpus.jsonl"))) if (docs.push(d) >= 60) break;
-  const s = await LanceStore.open(store);
-  await s.ingest(docs, { chunker: openScholarChunker(), chunkerName: "openscholar-256", embedder: await loadEmbedder("static-use-en", { modelsDirs: [MODELS] }) });
+  ({ store, docs } = await smallSciFactStore(60));
 }, 120_000);
 
 let server: Loopback | undefined;
-const saved = { ...process.env };
 afterEach(async () => {
   await server?.close();
   server = undefined;
-  for (const k of ["CITEFLOW_STORE", "CITEFLOW_CHAT_MODEL", "OPENAI_BASE_URL"]) saved[k] === undefined ? delete process.env[k] : (process.env[k] = saved[k]);
 });
-const completion = (content: string) => ({ id: "c", object: "chat.completion", created: 1, model: "loopback", choices: [{ index: 0, message: { role: "assistant", content }, finish_reason: "stop" }], usage: { prompt_tokens: 1, completion_tokens: 1, total_tokens: 2 } });
+restoreEnvAfterEach("CITEFLOW_STORE", "CITEFLOW_CHAT_MODEL", "OPENAI_BASE_URL");
 const template = JSON.parse(readFileSync(templatePath("arxivbot"), "utf8"));
 
 describe("arXivBot template", () => {

@@ -5,35 +5,27 @@ import { join } from "node:path";
 import { fileURLToPath } from "node:url";
 import { afterEach, beforeAll, describe, expect, it } from "vitest";
 import { type Answer, type Query, type Verdict } from "@citeflow/core";
-import { loadEmbedder } from "@citeflow/models";
 import { templateNames, templatePath } from "@citeflow/nodes";
-import { LanceStore, openScholarChunker, readBeirCorpus, type CorpusDocument } from "@citeflow/retrieval";
-import { json, loopback, type Loopback } from "../models/loopback.js";
+import { type CorpusDocument } from "@citeflow/retrieval";
+import { completion, json, loopback, type Loopback } from "../models/loopback.js";
 import { run } from "../helpers.js";
+import { restoreEnvAfterEach, smallSciFactStore } from "../scifact.js";
 
-const DATA = process.env.CITEFLOW_DATA;
-const MODELS = process.env.CITEFLOW_MODELS;
-if (!DATA || !MODELS) throw new Error("CITEFLOW_DATA and CITEFLOW_MODELS must be set; .ci/run sets them");
 const bin = fileURLToPath(new URL("../../packages/cli/dist/bin.js", import.meta.url));
 
 let store: string;
-const docs: CorpusDocument[] = [];
+let docs: CorpusDocument[] = [];
 beforeAll(async () => {
-  store = mkdtempSync(join(tmpdir(), "citeflow-templates-"));
-  for await (const d of readBeirCorpus(join(DATA, "scifact", "corpus.jsonl"))) if (docs.push(d) >= 80) break;
-  const s = await LanceStore.open(store);
-  await s.ingest(docs, { chunker: openScholarChunker(), chunkerName: "openscholar-256", embedder: await loadEmbedder("static-use-en", { modelsDirs: [MODELS] }) });
+  ({ store, docs } = await smallSciFactStore(80));
 }, 120_000);
 
 let server: Loopback | undefined;
-const saved = { ...process.env };
 afterEach(async () => {
   await server?.close();
   server = undefined;
-  for (const k of ["CITEFLOW_STORE", "CITEFLOW_NLI_MODEL", "CITEFLOW_CHAT_MODEL", "OPENAI_BASE_URL"]) saved[k] === undefined ? delete process.env[k] : (process.env[k] = saved[k]);
 });
+restoreEnvAfterEach("CITEFLOW_STORE", "CITEFLOW_NLI_MODEL", "CITEFLOW_CHAT_MODEL", "OPENAI_BASE_URL");
 const template = (name: string) => JSON.parse(readFileSync(templatePath(name), "utf8"));
-const completion = (content: string) => ({ id: "c", object: "chat.completion", created: 1, model: "loopback", choices: [{ index: 0, message: { role: "assistant", content }, finish_reason: "stop" }], usage: { prompt_tokens: 1, completion_tokens: 1, total_tokens: 2 } });
 
 describe("template graphs", () => {
   it("ships CORE-GPT and Verif.ai", () => {

@@ -1,6 +1,6 @@
 import { existsSync } from "node:fs";
 import { resolve } from "node:path";
-import { loadEmbedder, loadNli, loadReranker, type Dtype, type Embedder, type NliModel, type Reranker } from "@citeflow/models";
+import { DEFAULT_MODELS, loadEmbedder, loadNli, loadReranker, type Dtype, type Embedder, type NliModel, type Reranker } from "@citeflow/models";
 import { LanceStore } from "@citeflow/retrieval";
 import { z } from "zod";
 
@@ -59,3 +59,7 @@ export function reranker(id: string, modelsDir: string, dtype: Dtype): Promise<R
 export function nliModel(id: string, modelsDir: string, dtype: Dtype): Promise<NliModel> {
   return once(`nli:${id}:${modelsDir}:${dtype}`, () => loadNli(id, modelOptions(modelsDir, dtype)));
 }
+
+/** A node's model param, else the environment's choice, else the default for users online. */
+export const nliModelId = (param: string) => param || process.env.CITEFLOW_NLI_MODEL || DEFAULT_MODELS.nli;
+export const rerankModelId = (param: string) => param || process.env.CITEFLOW_RERANK_MODEL || DEFAULT_MODELS.reranker;

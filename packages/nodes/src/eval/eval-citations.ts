@@ -2,9 +2,7 @@ import { defineNode, type Answer, type Passage } from "@citeflow/core";
 import { citationScores } from "@citeflow/eval";
 import { DEFAULT_MODELS } from "@citeflow/models";
 import { z } from "zod";
-import { modelParams, nliModel } from "../resources.js";
-
-const modelId = (param: string) => param || process.env.CITEFLOW_NLI_MODEL || DEFAULT_MODELS.nli;
+import { modelParams, nliModel, nliModelId } from "../resources.js";
 
 export const evalCitations = defineNode({
   type: "eval.citations",
@@ -20,17 +18,17 @@ export const evalCitations = defineNode({
     ...modelParams,
     citationBase: z.union([z.literal(0), z.literal(1)]).default(1),
   }),
-  fingerprint: (p) => modelId(p.model),
+  fingerprint: (p) => nliModelId(p.model),
   async run(inputs, p, ctx) {
     const answer = inputs.answer as Answer;
-    const nli = await nliModel(modelId(p.model), p.modelsDir, p.dtype);
+    const nli = await nliModel(nliModelId(p.model), p.modelsDir, p.dtype);
     // Entailment: SUPPORT is the most probable label.
     const entails = async (premise: string, hypothesis: string) => {
       const [pr] = await nli.classify([{ premise, hypothesis }], { signal: ctx.signal });
       return pr!.SUPPORT >= pr!.NO_EVIDENCE && pr!.SUPPORT >= pr!.CONTRADICT;
     };
     const scores = await ctx.span("judge", async (s) => {
-      s.set("model", modelId(p.model));
+      s.set("model", nliModelId(p.model));
       return citationScores(answer, inputs.passages as Passage[], entails, { base: p.citationBase });
     });
     return { metrics: { ...scores, hallucinated: answer.invalidCitations.length } };

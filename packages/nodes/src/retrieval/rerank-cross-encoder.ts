@@ -2,9 +2,7 @@ import { defineNode, type Passage } from "@citeflow/core";
 import { DEFAULT_MODELS } from "@citeflow/models";
 import { indexText } from "@citeflow/retrieval";
 import { z } from "zod";
-import { modelParams, reranker } from "../resources.js";
-
-const modelId = (param: string) => param || process.env.CITEFLOW_RERANK_MODEL || DEFAULT_MODELS.reranker;
+import { modelParams, reranker, rerankModelId } from "../resources.js";
 import { queryInputs, queryText } from "./query.js";
 
 export const rerankCrossEncoder = defineNode({
@@ -20,11 +18,11 @@ export const rerankCrossEncoder = defineNode({
     ...modelParams,
     topN: z.number().int().positive().optional().describe("Keep only the N best after reranking"),
   }),
-  fingerprint: (p) => modelId(p.model),
+  fingerprint: (p) => rerankModelId(p.model),
   async run(inputs, params, ctx) {
     const q = queryText(inputs, "rerank.cross-encoder");
     const passages = inputs.passages as Passage[];
-    const id = modelId(params.model);
+    const id = rerankModelId(params.model);
     const model = await reranker(id, params.modelsDir, params.dtype);
     const scores = await ctx.span("model", async (s) => {
       s.set("model", id);

@@ -1,9 +1,7 @@
 import { bm25Scores, defineNode, splitSentences, type Claim, type Passage, type Verdict } from "@citeflow/core";
 import { DEFAULT_MODELS, type NliProbabilities } from "@citeflow/models";
 import { z } from "zod";
-import { modelParams, nliModel } from "../resources.js";
-
-const modelId = (param: string) => param || process.env.CITEFLOW_NLI_MODEL || DEFAULT_MODELS.nli;
+import { modelParams, nliModel, nliModelId } from "../resources.js";
 
 export const verifyNli = defineNode({
   type: "verify.nli",
@@ -19,11 +17,11 @@ export const verifyNli = defineNode({
     ...modelParams,
     sentences: z.number().int().positive().default(10).describe("Sentences of each cited passage compared with the claim"),
   }),
-  fingerprint: (p) => modelId(p.model),
+  fingerprint: (p) => nliModelId(p.model),
   async run(inputs, p, ctx) {
     const claims = inputs.claims as Claim[];
     const byId = new Map((inputs.passages as Passage[]).map((x) => [x.id, x]));
-    const model = await nliModel(modelId(p.model), p.modelsDir, p.dtype);
+    const model = await nliModel(nliModelId(p.model), p.modelsDir, p.dtype);
     const verdicts: Verdict[] = [];
     for (const claim of claims) {
       if (claim.passageIds.length === 0) verdicts.push({ claimId: claim.id, label: "NO_REFERENCE", probabilities: {} });

@@ -1,0 +1,34 @@
+import { mkdtempSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { afterEach } from "vitest";
+import { loadEmbedder } from "@citeflow/models";
+import { LanceStore, openScholarChunker, readBeirCorpus, type CorpusDocument } from "@citeflow/retrieval";
+
+/** Shared setup for suites that need the shared data and models. */
+export const DATA = process.env.CITEFLOW_DATA!;
+export const MODELS = process.env.CITEFLOW_MODELS!;
+if (!DATA || !MODELS) throw new Error("CITEFLOW_DATA and CITEFLOW_MODELS must be set; .ci/run sets them");
+
+export async function firstSciFactDocs(n: number): Promise<CorpusDocument[]> {
+  const docs: CorpusDocument[] = [];
+  for await (const d of readBeirCorpus(join(DATA, "scifact", "corpus.jsonl"))) if (docs.push(d) >= n) break;
+  return docs;
+}
+
+/** A LanceDB store of the first `n` SciFact abstracts, embedded with the offline static-use-en. */
+export async function smallSciFactStore(n: number): Promise<{ store: string; docs: CorpusDocument[] }> {
+  const docs = await firstSciFactDocs(n);
+  const store = mkdtempSync(join(tmpdir(), "citeflow-store-"));
+  const embedder = await loadEmbedder("static-use-en", { modelsDirs: [MODELS] });
+  await (await LanceStore.open(store)).ingest(docs, { chunker: openScholarChunker(), chunkerName: "openscholar-256", embedder });
+  return { store, docs };
+}
+
+/** Environment variables a test may set; each is restored after every test of the file. */
+export function restoreEnvAfterEach(...names: string[]): void {
+  const saved = Object.fromEntries(names.map((n) => [n, process.env[n]]));
+  afterEach(() => {
+    for (const n of names) saved[n] === undefined ? delete process.env[n] : (process.env[n] = saved[n]);
+  });
+}
