@@ -1,5 +1,5 @@
 import { readFileSync } from "node:fs";
-import { afterEach, beforeAll, describe, expect, it } from "vitest";
+import { afterEach, beforeAll, beforeEach, describe, expect, it } from "vitest";
 import type { Answer, Claim, Passage } from "@citeflow/core";
 import { templatePath } from "@citeflow/nodes";
 import { type CorpusDocument } from "@citeflow/retrieval";
@@ -19,7 +19,11 @@ afterEach(async () => {
   await server?.close();
   server = undefined;
 });
-restoreEnvAfterEach("CITEFLOW_STORE", "CITEFLOW_CHAT_MODEL", "OPENAI_BASE_URL");
+beforeEach(() => {
+  // The templates judge citations with an NLI model; offline, the SciFact pair model.
+  process.env.CITEFLOW_NLI_MODEL = "pair-nli-scifact";
+});
+restoreEnvAfterEach("CITEFLOW_NLI_MODEL", "CITEFLOW_STORE", "CITEFLOW_CHAT_MODEL", "OPENAI_BASE_URL");
 const template = JSON.parse(readFileSync(templatePath("arxivbot"), "utf8"));
 
 describe("arXivBot template", () => {

@@ -1,7 +1,7 @@
 import { mkdtempSync, readFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import { afterEach, beforeAll, describe, expect, it } from "vitest";
+import { afterEach, beforeAll, beforeEach, describe, expect, it } from "vitest";
 import { toAnswer, type Answer, type Feedback, type Passage } from "@citeflow/core";
 import { templatePath } from "@citeflow/nodes";
 import { type CorpusDocument } from "@citeflow/retrieval";
@@ -22,7 +22,11 @@ afterEach(async () => {
   await server?.close();
   server = undefined;
 });
-restoreEnvAfterEach("CITEFLOW_STORE", "CITEFLOW_RERANK_MODEL", "CITEFLOW_CHAT_MODEL", "OPENAI_BASE_URL");
+beforeEach(() => {
+  // The templates judge citations with an NLI model; offline, the SciFact pair model.
+  process.env.CITEFLOW_NLI_MODEL = "pair-nli-scifact";
+});
+restoreEnvAfterEach("CITEFLOW_NLI_MODEL", "CITEFLOW_STORE", "CITEFLOW_RERANK_MODEL", "CITEFLOW_CHAT_MODEL", "OPENAI_BASE_URL");
 const template = JSON.parse(readFileSync(templatePath("openscholar"), "utf8"));
 const setup = () => {
   process.env.CITEFLOW_STORE = store;

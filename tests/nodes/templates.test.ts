@@ -3,7 +3,7 @@ import { mkdtempSync, readFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { fileURLToPath } from "node:url";
-import { afterEach, beforeAll, describe, expect, it } from "vitest";
+import { afterEach, beforeAll, beforeEach, describe, expect, it } from "vitest";
 import { type Answer, type Query, type Verdict } from "@citeflow/core";
 import { templateNames, templatePath } from "@citeflow/nodes";
 import { type CorpusDocument } from "@citeflow/retrieval";
@@ -24,7 +24,11 @@ afterEach(async () => {
   await server?.close();
   server = undefined;
 });
-restoreEnvAfterEach("CITEFLOW_STORE", "CITEFLOW_NLI_MODEL", "CITEFLOW_CHAT_MODEL", "OPENAI_BASE_URL");
+beforeEach(() => {
+  // The templates judge citations with an NLI model; offline, the SciFact pair model.
+  process.env.CITEFLOW_NLI_MODEL = "pair-nli-scifact";
+});
+restoreEnvAfterEach("CITEFLOW_NLI_MODEL", "CITEFLOW_STORE", "CITEFLOW_CHAT_MODEL", "OPENAI_BASE_URL");
 const template = (name: string) => JSON.parse(readFileSync(templatePath(name), "utf8"));
 
 describe("template graphs", () => {
@@ -70,6 +74,22 @@ describe("template graphs", () => {
     expect(server.requests).toHaveLength(2);
   });
 
+  it("Verif.ai with an LLM: the answer comes from the server, its claims are verified, hallucinated citations counted", async () => {
+    server = await loopback((_req, res) => json(res, 200, completion("The first paper reports it [1]. Another says so too [2]. A made-up source agrees [9].")));
+    process.env.CITEFLOW_STORE = store;
+    process.env.CITEFLOW_CHAT_MODEL = "m";
+    process.env.OPENAI_BASE_URL = server.url;
+    const r = await run(template("verifai"), { inputs: { question: { id: "q", text: docs[6]!.title } } });
+    expect(r.result.status).toBe("ok");
+    const answer = r.byId.answer!.outputs!.answer as Answer;
+    expect(Object.keys(answer.citations)).toEqual(["1", "2"]);
+    expect(answer.invalidCitations).toEqual([{ marker: "9", target: "9" }]);
+    const verdicts = r.byId.verify!.outputs!.verdicts as Verdict[];
+    expect(verdicts.map((v) => v.passageId)).toEqual([answer.citations["1"], answer.citations["2"], "invalid:9"]);
+    expect(verdicts[2]!.label).toBe("NO_REFERENCE");
+    expect((r.byId.citations!.outputs!.metrics as { hallucinated: number }).hallucinated).toBe(1);
+  });
+
   it("CORE-GPT offline: the question is the query, and the trace says why", async () => {
     process.env.CITEFLOW_STORE = store;
     delete process.env.CITEFLOW_CHAT_MODEL;
@@ -91,7 +111,8 @@ describe("template graphs", () => {
     const r = await exec(["run", "core-gpt", "--question", docs[1]!.title, "--store", store, "--json"]);
     expect(r.code, r.stderr).toBe(0);
     const summary = JSON.parse(r.stdout);
-    expect(summary.nodes.map((n: { id: string }) => n.id)).toEqual(["question", "enrich", "retrieve", "papers", "top5", "answer"]);
+    expect(summary.nodes.map((n: { id: string }) => n.id)).toEqual(["question", "enrich", "retrieve", "papers", "top5", "answer", "citations"]);
+    expect(Object.keys(summary.citations).sort()).toEqual(["f1", "precision", "recall"]);
     expect(summary.hallucinatedCitations).toBe(0);
     const v = await exec(["run", "verifai", "--question", docs[1]!.title, "--store", store, "--json"]);
     expect(v.code, v.stderr).toBe(0);
