@@ -146,7 +146,7 @@ export class LanceStore {
 
   /** BM25 over title + text; the score is kept as `bm25`. */
   async lexical(query: string, k: number): Promise<Passage[]> {
-    const rows = await (await this.#need()).search(query, "fts", "search_text").select(["id", "title", "text", "metadata"]).limit(k).toArray();
+    const rows = await (await this.#need()).search(query, "fts", "search_text").select(["id", "title", "text", "metadata", "_score"]).limit(k).toArray();
     return rows.map((r) => toPassage(r, { bm25: Number(r._score) }));
   }
 
@@ -154,7 +154,7 @@ export class LanceStore {
   async dense(vector: number[], k: number): Promise<Passage[]> {
     const meta = this.meta();
     if (meta && vector.length !== meta.dimensions) throw new Error(`query vector has ${vector.length} dimensions; store ${this.dir} holds ${meta.dimensions} (embedder "${meta.embedder}")`);
-    const rows = await (await this.#need()).vectorSearch(vector).distanceType("cosine").select(["id", "title", "text", "metadata"]).limit(k).toArray();
+    const rows = await (await this.#need()).vectorSearch(vector).distanceType("cosine").select(["id", "title", "text", "metadata", "_distance"]).limit(k).toArray();
     return rows.map((r) => toPassage(r, { dense: 1 - Number(r._distance) }));
   }
 }
