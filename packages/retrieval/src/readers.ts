@@ -1,9 +1,9 @@
 import { createReadStream, readFileSync } from "node:fs";
 import { createInterface } from "node:readline";
 import { createGunzip } from "node:zlib";
-import { XMLParser } from "fast-xml-parser";
 import { csvRecords } from "./csv.js";
 import type { CorpusDocument, ReadReport } from "./document.js";
+import { pubmedDocument, pubmedXmlParser } from "./pubmed-article.js";
 
 /** Field names in a generic JSONL corpus. */
 export interface FieldMap {
@@ -164,17 +164,6 @@ export async function* readCsvCorpus(path: string, fields: FieldMap, report: Rea
   }
 }
 
-const pubmedXml = new XMLParser({ ignoreAttributes: false, attributeNamePrefix: "@", textNodeName: "#text", isArray: (name) => name === "AbstractText" });
-
-function xmlText(node: unknown): string {
-  if (node === undefined || node === null) return "";
-  if (typeof node === "string" || typeof node === "number") return String(node);
-  if (Array.isArray(node)) return node.map(xmlText).join(" ");
-  const obj = node as Record<string, unknown>;
-  const label = typeof obj["@Label"] === "string" ? `${obj["@Label"]}: ` : "";
-  return label + xmlText(obj["#text"] ?? Object.entries(obj).filter(([k]) => !k.startsWith("@")).map(([, v]) => v));
-}
-
 /**
  * PubMed baseline XML (`.xml` or `.xml.gz`), streamed one <PubmedArticle> at a time so a
  * multi-gigabyte file never sits in memory. Articles without an abstract are reported, not indexed.
@@ -196,32 +185,20 @@ export async function* readPubMedXml(path: string, report: ReadReport = { read: 
       const xml = buffer.slice(Math.max(0, startAny), end + CLOSE.length);
       line += countLines(buffer, 0, end + CLOSE.length);
       buffer = buffer.slice(end + CLOSE.length);
-      let art: any;
+      let art: unknown;
       try {
-        art = pubmedXml.parse(xml, true)?.PubmedArticle;
+        art = pubmedXmlParser.parse(xml, true)?.PubmedArticle?.[0];
       } catch (e) {
         report.problems.push({ line: articleLine, message: `malformed article XML: ${(e as Error).message}` });
         continue;
       }
-      const cit = art?.MedlineCitation;
-      const pmid = xmlText(cit?.PMID).trim();
-      const abstract = xmlText(cit?.Article?.Abstract?.AbstractText).trim();
-      if (!pmid) {
-        report.problems.push({ line: articleLine, message: "article without a PMID" });
+      const doc = pubmedDocument(art);
+      if (typeof doc === "string") {
+        report.problems.push({ line: articleLine, message: doc });
         continue;
       }
-      if (!abstract) {
-        report.problems.push({ line: articleLine, message: `PMID ${pmid}: no abstract` });
-        continue;
-      }
-      const year = int(xmlText(cit?.Article?.Journal?.JournalIssue?.PubDate?.Year).trim());
       report.read++;
-      yield {
-        docId: pmid,
-        title: xmlText(cit?.Article?.ArticleTitle).trim(),
-        text: abstract,
-        metadata: { source: "pubmed", url: `https://pubmed.ncbi.nlm.nih.gov/${pmid}/`, ...(year !== undefined ? { year } : {}) },
-      };
+      yield doc;
     }
   }
 }

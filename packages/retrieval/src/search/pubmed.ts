@@ -1,21 +1,10 @@
 import type { Passage } from "@citeflow/core";
-import { XMLParser } from "fast-xml-parser";
+import { pubmedDocument, pubmedXmlParser } from "../pubmed-article.js";
 import { HttpClient, SearchApiError, type HttpClientOptions } from "./http.js";
 
 export interface PubMedOptions extends Partial<HttpClientOptions> {
   baseUrl?: string;
   apiKey?: string;
-}
-
-const xml = new XMLParser({ ignoreAttributes: false, attributeNamePrefix: "@", textNodeName: "#text", isArray: (name) => ["PubmedArticle", "AbstractText"].includes(name) });
-
-function text(node: unknown): string {
-  if (node === undefined || node === null) return "";
-  if (typeof node === "string" || typeof node === "number") return String(node);
-  if (Array.isArray(node)) return node.map(text).join(" ");
-  const obj = node as Record<string, unknown>;
-  const label = typeof obj["@Label"] === "string" ? `${obj["@Label"]}: ` : "";
-  return label + text(obj["#text"] ?? Object.entries(obj).filter(([k]) => !k.startsWith("@")).map(([, v]) => v));
 }
 
 /** PubMed through the NCBI E-utilities: esearch for ids, then efetch for titles and abstracts. */
@@ -43,25 +32,14 @@ export class PubMed {
     const fetchUrl = `${this.#base}/efetch.fcgi?${this.#params({ db: "pubmed", id: ids.join(","), retmode: "xml" })}`;
     let doc: any;
     try {
-      doc = xml.parse(await this.#http.get(fetchUrl, o.signal), true);
+      doc = pubmedXmlParser.parse(await this.#http.get(fetchUrl, o.signal), true);
     } catch (e) {
       throw new SearchApiError(`PubMed efetch: malformed XML: ${(e as Error).message}`);
     }
-    const articles: any[] = doc?.PubmedArticleSet?.PubmedArticle ?? [];
     const byId = new Map<string, Passage>();
-    for (const a of articles) {
-      const cit = a?.MedlineCitation;
-      const pmid = text(cit?.PMID);
-      const abstract = text(cit?.Article?.Abstract?.AbstractText).trim();
-      if (!pmid || !abstract) continue;
-      const year = Number(text(cit?.Article?.Journal?.JournalIssue?.PubDate?.Year));
-      byId.set(pmid, {
-        id: `pubmed:${pmid}#0`,
-        title: text(cit?.Article?.ArticleTitle).trim(),
-        text: abstract,
-        metadata: { source: "pubmed", url: `https://pubmed.ncbi.nlm.nih.gov/${pmid}/`, ...(Number.isInteger(year) && year > 0 ? { year } : {}) },
-        scores: {},
-      });
+    for (const a of doc?.PubmedArticleSet?.PubmedArticle ?? []) {
+      const d = pubmedDocument(a);
+      if (typeof d !== "string") byId.set(d.docId, { id: `pubmed:${d.docId}#0`, title: d.title, text: d.text, metadata: d.metadata, scores: {} });
     }
     // Keep esearch's relevance order.
     return ids.flatMap((id) => byId.get(id) ?? []).map((p, i) => ({ ...p, scores: { search: 1 / (i + 1) } }));
