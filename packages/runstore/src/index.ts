@@ -5,7 +5,7 @@ import { BlobStore } from "./blobs.js";
 import { diffRuns, type RunDiff } from "./diff.js";
 import { FileCache } from "./filecache.js";
 import { ensureDir } from "./fsutil.js";
-import { readRunFile, type RunRecord, type StoredRunStatus } from "./reader.js";
+import { readRunFile, type NodeRecord, type RunRecord, type StoredRunStatus } from "./reader.js";
 import { RunRecorder } from "./recorder.js";
 import { Redactor, secretsFromEnv } from "./redact.js";
 
@@ -116,10 +116,15 @@ export class RunStore {
     const r = this.readRun(runId);
     const n = r.nodes.find((x) => x.id === nodeId);
     if (!n) throw new Error(`run ${runId} has no node "${nodeId}" (nodes: ${r.nodes.map((x) => x.id).join(", ")})`);
-    if (!n.outputHashes) throw new Error(`node "${nodeId}" of run ${runId} has no output (status: ${n.status}${n.error ? `: ${n.error.message}` : ""})`);
+    return this.outputOf(n, port, runId);
+  }
+
+  /** The output values of a node record already read (no second read of the run file). */
+  outputOf(n: NodeRecord, port?: string, runId = "this run"): unknown {
+    if (!n.outputHashes) throw new Error(`node "${n.id}" of run ${runId} has no output (status: ${n.status}${n.error ? `: ${n.error.message}` : ""})`);
     if (port !== undefined) {
       const h = n.outputHashes[port];
-      if (h === undefined) throw new Error(`node "${nodeId}" has no output port "${port}" (ports: ${Object.keys(n.outputHashes).join(", ")})`);
+      if (h === undefined) throw new Error(`node "${n.id}" has no output port "${port}" (ports: ${Object.keys(n.outputHashes).join(", ")})`);
       return this.blobs.get(h);
     }
     return Object.fromEntries(Object.entries(n.outputHashes).map(([p, h]) => [p, this.blobs.get(h)]));

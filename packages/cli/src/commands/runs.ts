@@ -47,7 +47,7 @@ export function runsShow(runs: string, runId: string, json: boolean): number {
         n.status,
         n.cache ?? "",
         fmtMs(n.ms),
-        n.error ? `${n.error.name}: ${n.error.message}` : n.skipReason ?? (n.outputHashes ? preview(store.nodeOutput(runId, n.id), 60) : ""),
+        n.error ? `${n.error.name}: ${n.error.message}` : n.skipReason ?? (n.outputHashes ? preview(store.outputOf(n), 60) : ""),
       ]),
     ),
   );
