@@ -1,8 +1,9 @@
 import { mkdtempSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import { afterEach } from "vitest";
+import { afterEach, beforeAll, beforeEach } from "vitest";
 import { loadEmbedder } from "@citeflow/models";
+import { loopback, type Loopback } from "./models/loopback.js";
 import { LanceStore, openScholarChunker, readBeirCorpus, type CorpusDocument } from "@citeflow/retrieval";
 
 /** Shared setup for suites that need the shared data and models. */
@@ -31,4 +32,32 @@ export function restoreEnvAfterEach(...names: string[]): void {
   afterEach(() => {
     for (const n of names) saved[n] === undefined ? delete process.env[n] : (process.env[n] = saved[n]);
   });
+}
+
+/**
+ * Hooks every template suite needs: a small SciFact store (built once), a loopback server closed
+ * after each test, the offline NLI judge, and the model/server variables restored.
+ * Read `store` and `docs` inside tests; start servers with `serve`.
+ */
+export function templateSuite(documents: number, ...extraEnv: string[]) {
+  let server: Loopback | undefined;
+  const ctx = {
+    store: "",
+    docs: [] as CorpusDocument[],
+    /** Start a loopback server for this test; it is closed after the test. */
+    serve: async (handler: Parameters<typeof loopback>[0]) => (server = await loopback(handler)),
+  };
+  beforeAll(async () => {
+    Object.assign(ctx, await smallSciFactStore(documents));
+  }, 120_000);
+  afterEach(async () => {
+    await server?.close();
+    server = undefined;
+  });
+  beforeEach(() => {
+    // The templates judge citations with an NLI model; offline, the SciFact pair model.
+    process.env.CITEFLOW_NLI_MODEL = "pair-nli-scifact";
+  });
+  restoreEnvAfterEach("CITEFLOW_NLI_MODEL", "CITEFLOW_STORE", "CITEFLOW_CHAT_MODEL", "OPENAI_BASE_URL", ...extraEnv);
+  return ctx;
 }

@@ -1,54 +1,38 @@
 import { readFileSync } from "node:fs";
-import { afterEach, beforeAll, beforeEach, describe, expect, it } from "vitest";
+import { describe, expect, it } from "vitest";
 import type { Answer, Claim, Passage } from "@citeflow/core";
 import { templatePath } from "@citeflow/nodes";
-import { type CorpusDocument } from "@citeflow/retrieval";
-import { completion, json, loopback, type Loopback } from "../models/loopback.js";
+import { completion, json } from "../models/loopback.js";
 import { run } from "../helpers.js";
-import { restoreEnvAfterEach, smallSciFactStore } from "../scifact.js";
+import { templateSuite } from "../scifact.js";
 
 
-let store: string;
-let docs: CorpusDocument[] = [];
-beforeAll(async () => {
-  ({ store, docs } = await smallSciFactStore(60));
-}, 120_000);
-
-let server: Loopback | undefined;
-afterEach(async () => {
-  await server?.close();
-  server = undefined;
-});
-beforeEach(() => {
-  // The templates judge citations with an NLI model; offline, the SciFact pair model.
-  process.env.CITEFLOW_NLI_MODEL = "pair-nli-scifact";
-});
-restoreEnvAfterEach("CITEFLOW_NLI_MODEL", "CITEFLOW_STORE", "CITEFLOW_CHAT_MODEL", "OPENAI_BASE_URL");
+const suite = templateSuite(60);
 const template = JSON.parse(readFileSync(templatePath("arxivbot"), "utf8"));
 
 describe("arXivBot template", () => {
   it("with an LLM: few-shot query → top 3 → claims → not enough → second hop → merged claims → cited answer", async () => {
     let claimCalls = 0;
-    server = await loopback((req, res) => {
+    const server = await suite.serve((req, res) => {
       const user = req.body.messages.at(-1).content as string;
-      if (user.startsWith("Write one search query")) return json(res, 200, completion(docs[8]!.title));
+      if (user.startsWith("Write one search query")) return json(res, 200, completion(suite.docs[8]!.title));
       if (user.startsWith("From the passages")) return json(res, 200, completion(claimCalls++ === 0 ? "[1] First claim.\n[2] Second claim.\nnoise line\n[9] Out of range." : "[1] Second-hop claim."));
-      if (user.startsWith("Decide whether")) return json(res, 200, completion(`The claims miss the mechanism.\nAnswer: ${docs[40]!.title}`));
+      if (user.startsWith("Decide whether")) return json(res, 200, completion(`The claims miss the mechanism.\nAnswer: ${suite.docs[40]!.title}`));
       json(res, 200, completion("It works [1][2], by a mechanism [4]."));
     });
-    process.env.CITEFLOW_STORE = store;
+    process.env.CITEFLOW_STORE = suite.store;
     process.env.CITEFLOW_CHAT_MODEL = "m";
     process.env.OPENAI_BASE_URL = server.url;
     const r = await run(template, { inputs: { question: { id: "q", text: "How does it work?" } } });
     expect(r.result.status, JSON.stringify(r.result.nodes.find((n) => n.error)?.error)).toBe("ok");
     const top3 = r.byId.top3!.outputs!.items as Passage[];
-    expect(top3[0]!.id.split("#")[0]).toBe(docs[8]!.docId);
+    expect(top3[0]!.id.split("#")[0]).toBe(suite.docs[8]!.docId);
     expect((r.byId.claims!.outputs!.claims as Claim[]).map((c) => [c.text, c.passageIds])).toEqual([["First claim.", [top3[0]!.id]], ["Second claim.", [top3[1]!.id]]]);
     const enough = r.byId.enough!.outputs!;
-    expect(enough.decision).toBe(`second hop: ${docs[40]!.title}`);
+    expect(enough.decision).toBe(`second hop: ${suite.docs[40]!.title}`);
     const passages = enough.passages as Passage[];
     expect(passages.slice(0, 3)).toEqual(top3);
-    expect(passages[3]!.id.split("#")[0]).toBe(docs[40]!.docId);
+    expect(passages[3]!.id.split("#")[0]).toBe(suite.docs[40]!.docId);
     expect((enough.claims as Claim[]).at(-1)).toEqual({ id: "c3", text: "Second-hop claim.", passageIds: [passages[3]!.id] });
     const answer = r.byId.answer!.outputs!.answer as Answer;
     expect(answer.citations).toEqual({ "1": top3[0]!.id, "2": top3[1]!.id, "4": passages[3]!.id });
@@ -57,21 +41,21 @@ describe("arXivBot template", () => {
   });
 
   it("an unparseable sufficiency answer is a clear node error", async () => {
-    server = await loopback((req, res) => {
+    const server = await suite.serve((req, res) => {
       const user = req.body.messages.at(-1).content as string;
       json(res, 200, completion(user.startsWith("Decide whether") ? "Hmm, hard to say." : user.startsWith("From the passages") ? "[1] A claim." : "query"));
     });
-    process.env.CITEFLOW_STORE = store;
+    process.env.CITEFLOW_STORE = suite.store;
     process.env.CITEFLOW_CHAT_MODEL = "m";
     process.env.OPENAI_BASE_URL = server.url;
-    const r = await run(template, { inputs: { question: { id: "q", text: docs[2]!.title } } });
+    const r = await run(template, { inputs: { question: { id: "q", text: suite.docs[2]!.title } } });
     expect(r.byId.enough!.error!.message).toMatch(/sufficiency check did not parse: expected a final line "Answer: No\." or "Answer: <query>"/);
   });
 
   it("offline: extractive claims, the check says it was skipped, the answer lists the claims with citations", async () => {
-    process.env.CITEFLOW_STORE = store;
+    process.env.CITEFLOW_STORE = suite.store;
     delete process.env.CITEFLOW_CHAT_MODEL;
-    const r = await run(template, { inputs: { question: { id: "q", text: docs[12]!.title } } });
+    const r = await run(template, { inputs: { question: { id: "q", text: suite.docs[12]!.title } } });
     expect(r.result.status).toBe("ok");
     expect(r.byId.enough!.outputs!.decision).toBe("skipped: no LLM configured");
     const answer = r.byId.answer!.outputs!.answer as Answer;

@@ -1,35 +1,19 @@
 import { mkdtempSync, readFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import { afterEach, beforeAll, beforeEach, describe, expect, it } from "vitest";
+import { describe, expect, it } from "vitest";
 import { toAnswer, type Answer, type Feedback, type Passage } from "@citeflow/core";
 import { templatePath } from "@citeflow/nodes";
-import { type CorpusDocument } from "@citeflow/retrieval";
 import { RunStore } from "@citeflow/runstore";
-import { completion, json, loopback, type Loopback } from "../models/loopback.js";
+import { completion, json } from "../models/loopback.js";
 import { doc, run } from "../helpers.js";
-import { restoreEnvAfterEach, smallSciFactStore } from "../scifact.js";
+import { templateSuite } from "../scifact.js";
 
 
-let store: string;
-let docs: CorpusDocument[] = [];
-beforeAll(async () => {
-  ({ store, docs } = await smallSciFactStore(60));
-}, 120_000);
-
-let server: Loopback | undefined;
-afterEach(async () => {
-  await server?.close();
-  server = undefined;
-});
-beforeEach(() => {
-  // The templates judge citations with an NLI model; offline, the SciFact pair model.
-  process.env.CITEFLOW_NLI_MODEL = "pair-nli-scifact";
-});
-restoreEnvAfterEach("CITEFLOW_NLI_MODEL", "CITEFLOW_STORE", "CITEFLOW_RERANK_MODEL", "CITEFLOW_CHAT_MODEL", "OPENAI_BASE_URL");
+const suite = templateSuite(60, "CITEFLOW_RERANK_MODEL");
 const template = JSON.parse(readFileSync(templatePath("openscholar"), "utf8"));
 const setup = () => {
-  process.env.CITEFLOW_STORE = store;
+  process.env.CITEFLOW_STORE = suite.store;
   process.env.CITEFLOW_RERANK_MODEL = "pair-rerank-scifact";
 };
 
@@ -38,10 +22,10 @@ const LONGER = DRAFT + " A second study confirmed it in a larger and older popul
 
 describe("OpenScholar template", () => {
   it("with an LLM: draft → feedback (one asks for retrieval) → edits kept or discarded by length → post-hoc citations; all traced", async () => {
-    server = await loopback((req, res) => {
+    const server = await suite.serve((req, res) => {
       const user = req.body.messages.at(-1).content as string;
       if (user.startsWith("Write a concise")) return json(res, 200, completion(DRAFT));
-      if (user.startsWith("You review")) return json(res, 200, completion(`Feedback: Add the second study.\nQuestion: ${docs[30]!.title}\n\nFeedback: Be shorter.\nQuestion: none`));
+      if (user.startsWith("You review")) return json(res, 200, completion(`Feedback: Add the second study.\nQuestion: ${suite.docs[30]!.title}\n\nFeedback: Be shorter.\nQuestion: none`));
       // The first edit lengthens the answer (kept); the second cuts it to a stub (discarded).
       return json(res, 200, completion(user.includes("Feedback: Add the second study.") ? LONGER : "Short."));
     });
@@ -49,14 +33,14 @@ describe("OpenScholar template", () => {
     process.env.CITEFLOW_CHAT_MODEL = "m";
     process.env.OPENAI_BASE_URL = server.url;
     const runs = new RunStore(mkdtempSync(join(tmpdir(), "citeflow-os-runs-")));
-    const r = await run(template, { ...runs.runOptions(), inputs: { question: { id: "q", text: docs[3]!.title } } });
+    const r = await run(template, { ...runs.runOptions(), inputs: { question: { id: "q", text: suite.docs[3]!.title } } });
     expect(r.result.status, JSON.stringify(r.result.nodes.find((n) => n.error)?.error)).toBe("ok");
     const loop = r.byId.feedback!.outputs!;
-    expect((loop.feedback as Feedback[]).map((f) => [f.text, f.question ?? null])).toEqual([["Add the second study.", docs[30]!.title], ["Be shorter.", null]]);
+    expect((loop.feedback as Feedback[]).map((f) => [f.text, f.question ?? null])).toEqual([["Add the second study.", suite.docs[30]!.title], ["Be shorter.", null]]);
     expect((loop.answer as Answer).text).toBe(LONGER);
     const passages = loop.passages as Passage[];
     expect(passages.length).toBeGreaterThan((r.byId.top!.outputs!.items as Passage[]).length);
-    expect(passages.map((p) => p.id.split("#")[0])).toContain(docs[30]!.docId);
+    expect(passages.map((p) => p.id.split("#")[0])).toContain(suite.docs[30]!.docId);
     const final = r.byId.cite!.outputs!.answer as Answer;
     expect(final.text.startsWith(LONGER.slice(0, 40))).toBe(true);
     expect(final.invalidCitations).toEqual([]);
@@ -72,7 +56,7 @@ describe("OpenScholar template", () => {
   it("offline: the extractive baseline answers and the loop says it was skipped", async () => {
     setup();
     delete process.env.CITEFLOW_CHAT_MODEL;
-    const r = await run(template, { inputs: { question: { id: "q", text: docs[4]!.title } } });
+    const r = await run(template, { inputs: { question: { id: "q", text: suite.docs[4]!.title } } });
     expect(r.result.status).toBe("ok");
     expect(r.byId.feedback!.outputs!.feedback).toEqual([]);
     expect(r.events.some((e) => e.type === "node-log" && e.nodeId === "feedback" && /skipped: no LLM configured/.test(e.message))).toBe(true);
@@ -80,11 +64,11 @@ describe("OpenScholar template", () => {
   });
 
   it("feedback that does not parse is a clear node error, and what finished is kept", async () => {
-    server = await loopback((req, res) => json(res, 200, completion((req.body.messages.at(-1).content as string).startsWith("You review") ? "Looks great to me!" : DRAFT)));
+    const server = await suite.serve((req, res) => json(res, 200, completion((req.body.messages.at(-1).content as string).startsWith("You review") ? "Looks great to me!" : DRAFT)));
     setup();
     process.env.CITEFLOW_CHAT_MODEL = "m";
     process.env.OPENAI_BASE_URL = server.url;
-    const r = await run(template, { inputs: { question: { id: "q", text: docs[5]!.title } } });
+    const r = await run(template, { inputs: { question: { id: "q", text: suite.docs[5]!.title } } });
     expect(r.byId.feedback!.status).toBe("error");
     expect(r.byId.feedback!.error!.message).toMatch(/feedback did not parse: expected items "Feedback: … Question: …", got "Looks great to me!"/);
     expect(r.byId.draft!.status).toBe("done");
@@ -119,7 +103,7 @@ describe("feedback.self and refine.edit as separate nodes", () => {
     const offline = await run(d, { inputs: { question: { id: "q", text: "Q?" } } });
     expect(offline.byId.fb!.outputs!.feedback).toEqual([]);
     expect((offline.byId.ed!.outputs!.answer as Answer).text).toBe(DRAFT);
-    server = await loopback((req, res) => {
+    const server = await suite.serve((req, res) => {
       const user = req.body.messages.at(-1).content as string;
       json(res, 200, completion(user.startsWith("You review") ? "1. Feedback: Expand.\nQuestion: none\n2. Feedback: Ignored, over the limit." : LONGER));
     });
