@@ -1,13 +1,10 @@
 import { readFileSync } from "node:fs";
-import { hashText, type Question } from "@citeflow/core";
+import { questionFromText, type Question } from "@citeflow/core";
 import { FailureError } from "./errors.js";
 
 const TEXT_FIELDS = ["text", "question", "claim", "query"];
 
-/** A question from the command line gets an id derived from its text, so re-runs hit the cache. */
-export function questionFromText(text: string): Question {
-  return { id: `q-${hashText(text).slice(0, 12)}`, text };
-}
+export { questionFromText };
 
 /**
  * Reads a question set: JSON Lines (one object a line) or a JSON array. The text comes from

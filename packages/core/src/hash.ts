@@ -9,3 +9,8 @@ export function hashValue(value: unknown): string {
 export function hashText(text: string): string {
   return createHash("sha256").update(text).digest("hex");
 }
+
+/** A question typed in (CLI, notebook) gets an id derived from its text, so re-runs hit the cache. */
+export function questionFromText(text: string): { id: string; text: string } {
+  return { id: `q-${hashText(text).slice(0, 12)}`, text };
+}

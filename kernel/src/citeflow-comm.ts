@@ -1,0 +1,104 @@
+import { errorInfo, loadGraph, validateGraph, type CompiledGraph, type GraphDoc, type RunEvent } from "@citeflow/core";
+import { defaultRunsDir, graph as graphFrom, LiveRun, registry, RunStore, templateNames } from "citeflow";
+import type { Comm, CommHandler } from "./comm.js";
+
+/** Version of the `citeflow` comm message schema (kernel/README.md). */
+export const COMM_VERSION = 1;
+export const COMM_TARGET = "citeflow";
+
+type Request = { id?: string | number; method?: string } & Record<string, unknown>;
+
+class RequestError extends Error {
+  override name = "RequestError";
+}
+
+function need<T>(req: Request, key: string, kind: "string" | "object"): T {
+  const v = req[key];
+  if (kind === "object" ? typeof v !== "object" || v === null : typeof v !== kind) throw new RequestError(`"${req.method}" needs "${key}" (${kind})`);
+  return v as T;
+}
+
+/** Strip bulky values from events sent over the comm: outputs are fetched with "output". */
+function slim(e: RunEvent): unknown {
+  if (e.type === "node-end") {
+    const { outputs: _o, ...rest } = e;
+    return rest;
+  }
+  return e;
+}
+
+/**
+ * The `citeflow` comm: what the pipeline editor uses to drive the kernel. Each request carries an
+ * `id` and a `method`; each gets one `{type:"reply", id, ok, result | error}`; runs stream
+ * `{type:"event", runId, event}` messages. See kernel/README.md for every method.
+ */
+export function citeflowTarget(comm: Comm, openData: unknown): CommHandler {
+  const runsDir = (openData as { runs?: unknown } | undefined)?.runs;
+  const store = new RunStore(typeof runsDir === "string" ? runsDir : defaultRunsDir());
+  const runs = new Map<string, LiveRun>();
+  let current: CompiledGraph | undefined;
+
+  const graphOf = (req: Request): CompiledGraph => {
+    const g = req.graph;
+    if (g === undefined) {
+      if (!current) throw new RequestError(`"${req.method}": no graph open (send "open" first, or pass "graph")`);
+      return current;
+    }
+    return typeof g === "string" ? graphFrom(g) : loadGraph(JSON.stringify(g), registry, { source: "comm" });
+  };
+  const live = (req: Request): LiveRun => {
+    const id = need<string>(req, "runId", "string");
+    const r = runs.get(id);
+    if (!r) throw new RequestError(`no run "${id}" in progress`);
+    return r;
+  };
+
+  const methods: Record<string, (req: Request) => unknown> = {
+    hello: () => ({ version: COMM_VERSION, runStore: store.dir, templates: templateNames() }),
+    catalogue: () => registry.catalogue(),
+    validate: (req) => validateGraph(JSON.stringify(need<GraphDoc>(req, "graph", "object")), registry, { source: "comm" }).problems,
+    open: (req) => {
+      current = graphOf(req);
+      return { name: current.doc.name, order: current.order, warnings: current.warnings };
+    },
+    run: (req) => {
+      const g = graphOf(req);
+      const pick = <K extends string>(keys: K[]) => Object.fromEntries(keys.filter((k) => req[k] !== undefined).map((k) => [k, req[k]]));
+      const r = new LiveRun(g, (req.inputs ?? {}) as Record<string, unknown>, { runs: store.dir, display: false, ...pick(["to", "from", "only", "force", "overrides", "breakpoints", "step", "concurrency"]) });
+      runs.set(r.runId, r);
+      void (async () => {
+        for await (const e of r.handle.events) comm.send({ type: "event", runId: r.runId, event: slim(e) });
+        await r.done.catch(() => undefined);
+        runs.delete(r.runId);
+      })();
+      return { runId: r.runId, selected: r.handle.selected };
+    },
+    step: (req) => (live(req).step(), { pausedAt: live(req).handle.pausedAt ?? null }),
+    continue: (req) => (live(req).continue(), null),
+    pause: (req) => (live(req).handle.pause(), null),
+    abort: (req) => (live(req).abort(), null),
+    breakpoints: (req) => (live(req).handle.setBreakpoints(need<string[]>(req, "nodes", "object")), null),
+    runs: (req) => store.listRuns().filter((r) => req.graphName === undefined || r.graph === req.graphName),
+    record: (req) => store.readRun(need<string>(req, "runId", "string")),
+    output: (req) => store.nodeOutput(need<string>(req, "runId", "string"), need<string>(req, "nodeId", "string"), typeof req.port === "string" ? req.port : undefined),
+    diff: (req) => store.diff(need<string>(req, "a", "string"), need<string>(req, "b", "string")),
+  };
+
+  return {
+    onMessage(data) {
+      const req = (data ?? {}) as Request;
+      const id = req.id ?? null;
+      try {
+        const method = typeof req.method === "string" ? methods[req.method] : undefined;
+        if (!method) throw new RequestError(`unknown method ${JSON.stringify(req.method)} (methods: ${Object.keys(methods).join(", ")})`);
+        comm.send({ type: "reply", id, ok: true, result: method(req) ?? null });
+      } catch (e) {
+        const { name, message } = errorInfo(e);
+        comm.send({ type: "reply", id, ok: false, error: { name, message } });
+      }
+    },
+    onClose() {
+      for (const r of runs.values()) r.abort("comm closed");
+    },
+  };
+}

@@ -1,0 +1,25 @@
+/**
+ * Citeflow in one import, for notebooks and scripts:
+ *
+ *   import { graph, run, display } from "citeflow";
+ *   const r = await run("verifai", "Vitamin D lowers the risk of fractures.");
+ *   r.show("verify");
+ */
+export { graph, run, start, Run, LiveRun, registry, defaultRunsDir, abortActiveRuns, activeRuns, richBundle, type RunInputs, type StartOptions } from "./run.js";
+export { bundleFor, viewBundle, passagesBundle, answerBundle, verdictsBundle, CITEFLOW_MIME, VIEW_VERSION, VERDICT_COLOURS, type CiteflowView, type RunView, type RunNodeView, type PassagesView, type AnswerView, type VerdictsView, type NodeState } from "./mime.js";
+export { scoreChart, VEGA_LITE_MIME } from "./vega.js";
+export { setDisplaySink, displaySink, showBundle, display, newDisplay, type Display, type DisplaySink, type MimeBundle } from "./display.js";
+export { templateNames, templatePath, createRegistry, builtinNodes } from "@citeflow/nodes";
+export { RunStore } from "@citeflow/runstore";
+export { questionFromText, loadGraph, saveGraph, defineNode, type Passage, type Answer, type Claim, type Verdict, type Question, type GraphDoc, type CompiledGraph } from "@citeflow/core";
+import { inspect } from "node:util";
+import { setBundler } from "./display.js";
+import { richBundle } from "./run.js";
+
+/** `display(value)`: Citeflow's view when the value is a Citeflow value, else util.inspect text. */
+setBundler((v) => richBundle(v) ?? { "text/plain": typeof v === "string" ? v : inspect(v, { depth: 4 }) });
+
+export * as core from "@citeflow/core";
+export * as retrieval from "@citeflow/retrieval";
+export * as models from "@citeflow/models";
+export * as evaluation from "@citeflow/eval";

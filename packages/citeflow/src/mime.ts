@@ -1,0 +1,185 @@
+import { Answer, Claim, Passage, Verdict, type GraphDoc } from "@citeflow/core";
+import type { MimeBundle } from "./display.js";
+import { clip, esc, fmtScore, htmlTable } from "./html.js";
+
+/** The MIME type of every Citeflow display; `kind` says which view it holds. */
+export const CITEFLOW_MIME = "application/vnd.citeflow.run+json";
+/** Version of the payload schema (kernel/README.md documents it). */
+export const VIEW_VERSION = 1;
+
+export type NodeState = "queued" | "running" | "paused" | "done" | "error" | "skipped" | "aborted";
+
+export interface RunNodeView {
+  id: string;
+  type: string;
+  status: NodeState;
+  cache?: "hit" | "miss";
+  ms?: number;
+  error?: string;
+}
+
+export interface RunView {
+  version: 1;
+  kind: "run";
+  runId: string;
+  status: "running" | "paused" | "ok" | "error" | "aborted" | "incomplete";
+  graph: GraphDoc;
+  question?: string;
+  ms?: number;
+  error?: string;
+  /** Where the run is stored, for "open in pipeline editor". */
+  runStore: string;
+  nodes: RunNodeView[];
+  /** Output values by node and port, for the nodes that finished (left out past a size limit). */
+  outputs?: Record<string, Record<string, unknown>>;
+}
+
+export interface PassagesView {
+  version: 1;
+  kind: "passages";
+  query?: string;
+  passages: Passage[];
+}
+
+export interface AnswerView {
+  version: 1;
+  kind: "answer";
+  answer: Answer;
+  passages?: Passage[];
+}
+
+export interface VerdictsView {
+  version: 1;
+  kind: "verdicts";
+  claims: Claim[];
+  verdicts: Verdict[];
+}
+
+export type CiteflowView = RunView | PassagesView | AnswerView | VerdictsView;
+
+export const VERDICT_COLOURS = { SUPPORT: "#2e7d32", CONTRADICT: "#c62828", NO_EVIDENCE: "#ef6c00", NO_REFERENCE: "#757575" } as const;
+
+export function isPassageList(v: unknown): v is Passage[] {
+  return Array.isArray(v) && v.length > 0 && v.every((p) => Passage.safeParse(p).success);
+}
+
+export function isVerdictList(v: unknown): v is Verdict[] {
+  return Array.isArray(v) && v.length > 0 && v.every((p) => Verdict.safeParse(p).success);
+}
+
+export function isAnswer(v: unknown): v is Answer {
+  return typeof v === "object" && v !== null && !Array.isArray(v) && Answer.safeParse(v).success;
+}
+
+/** A bundle for a Citeflow value, or undefined when the value is not one. */
+export function bundleFor(value: unknown): MimeBundle | undefined {
+  if (isPassageList(value)) return passagesBundle(value);
+  if (isAnswer(value)) return answerBundle(value);
+  if (isVerdictList(value)) return verdictsBundle(value);
+  return undefined;
+}
+
+export function viewBundle(view: CiteflowView): MimeBundle {
+  switch (view.kind) {
+    case "run":
+      return { [CITEFLOW_MIME]: view, "text/html": runHtml(view), "text/plain": runText(view) };
+    case "passages":
+      return { [CITEFLOW_MIME]: view, "text/html": passagesHtml(view.passages), "text/plain": passagesText(view.passages) };
+    case "answer":
+      return { [CITEFLOW_MIME]: view, "text/html": answerHtml(view.answer), "text/plain": answerText(view.answer) };
+    case "verdicts":
+      return { [CITEFLOW_MIME]: view, "text/html": verdictsHtml(view.claims, view.verdicts), "text/plain": verdictsText(view.claims, view.verdicts) };
+  }
+}
+
+export function passagesBundle(passages: Passage[], query?: string): MimeBundle {
+  return viewBundle({ version: VIEW_VERSION, kind: "passages", passages, ...(query !== undefined ? { query } : {}) });
+}
+
+export function answerBundle(answer: Answer, passages?: Passage[]): MimeBundle {
+  return viewBundle({ version: VIEW_VERSION, kind: "answer", answer, ...(passages ? { passages } : {}) });
+}
+
+export function verdictsBundle(verdicts: Verdict[], claims: Claim[] = []): MimeBundle {
+  return viewBundle({ version: VIEW_VERSION, kind: "verdicts", claims, verdicts });
+}
+
+function scoreNames(passages: Passage[]): string[] {
+  const names = new Set<string>();
+  for (const p of passages) for (const k of Object.keys(p.scores)) names.add(k);
+  return [...names];
+}
+
+function passagesHtml(passages: Passage[]): string {
+  const scores = scoreNames(passages);
+  const rows = passages.map((p, i) => [String(i + 1), `<code>${esc(p.id)}</code>`, `<b>${esc(clip(p.title, 90))}</b><br>${esc(clip(p.text, 240))}`, ...scores.map((s) => (p.scores[s] === undefined ? "" : fmtScore(p.scores[s]!)))]);
+  return htmlTable(["#", "id", "passage", ...scores], rows);
+}
+
+function passagesText(passages: Passage[]): string {
+  const scores = scoreNames(passages);
+  return [
+    `${passages.length} passages (scores: ${scores.join(", ") || "none"})`,
+    ...passages.map((p, i) => `[${i + 1}] ${p.id}  ${scores.map((s) => (p.scores[s] === undefined ? "" : `${s}=${fmtScore(p.scores[s]!)}`)).join(" ")}  ${clip(p.title, 80)}`),
+  ].join("\n");
+}
+
+function answerHtml(a: Answer): string {
+  const text = esc(a.text).replace(/\[(\d+)\]/g, (m, marker: string) => {
+    const target = a.citations[marker];
+    const bad = a.invalidCitations.some((c) => c.marker === marker);
+    return `<span title="${esc(target ?? "")}" style="color:${bad ? VERDICT_COLOURS.CONTRADICT : "inherit"};font-weight:bold">${m}</span>`;
+  });
+  const cites = Object.entries(a.citations).map(([m, id]) => `[${esc(m)}] <code>${esc(id)}</code>`).join(" · ");
+  const bad = a.invalidCitations.length ? `<div style="color:${VERDICT_COLOURS.CONTRADICT}">citations outside the given passages: ${a.invalidCitations.map((c) => `[${esc(c.marker)}]`).join(" ")}</div>` : "";
+  return `<div><p>${text}</p><div><small>${cites}</small></div>${bad}</div>`;
+}
+
+function answerText(a: Answer): string {
+  const cites = Object.entries(a.citations).map(([m, id]) => `[${m}] ${id}`).join("  ");
+  const bad = a.invalidCitations.length ? `\ncitations outside the given passages: ${a.invalidCitations.map((c) => `[${c.marker}]`).join(" ")}` : "";
+  return `${a.text}\n${cites}${bad}`;
+}
+
+function claimText(claims: Claim[], id: string): string {
+  return claims.find((c) => c.id === id)?.text ?? id;
+}
+
+function verdictsHtml(claims: Claim[], verdicts: Verdict[]): string {
+  const rows = verdicts.map((v) => [
+    esc(claimText(claims, v.claimId)),
+    `<span style="color:#fff;background:${VERDICT_COLOURS[v.label]};padding:1px 6px;border-radius:3px">${v.label}</span>`,
+    v.passageId ? `<code>${esc(v.passageId)}</code>` : "",
+    v.evidence ? esc(clip(v.evidence.sentence, 200)) : "",
+  ]);
+  return htmlTable(["claim", "verdict", "passage", "closest evidence"], rows);
+}
+
+function verdictsText(claims: Claim[], verdicts: Verdict[]): string {
+  return verdicts.map((v) => `${v.label.padEnd(12)} ${v.passageId ?? "-"}  ${clip(claimText(claims, v.claimId), 100)}`).join("\n");
+}
+
+const BADGE: Record<NodeState, string> = { queued: "·", running: "…", paused: "‖", done: "✓", error: "✗", skipped: "-", aborted: "■" };
+
+function nodeLine(n: RunNodeView): string {
+  const detail = n.status === "error" ? n.error ?? "error" : n.cache === "hit" ? "cached" : n.ms !== undefined ? `${n.ms.toFixed(0)} ms` : n.status;
+  return `${BADGE[n.status]} ${n.id} (${n.type}) ${detail}`;
+}
+
+function runText(v: RunView): string {
+  const head = `run ${v.runId} · ${v.graph.name} · ${v.status}${v.ms !== undefined ? ` in ${v.ms.toFixed(0)} ms` : ""}${v.question ? `\nquestion: ${v.question}` : ""}${v.error ? `\nerror: ${v.error}` : ""}`;
+  return [head, ...v.nodes.map(nodeLine)].join("\n");
+}
+
+function runHtml(v: RunView): string {
+  const colour: Partial<Record<NodeState, string>> = { done: VERDICT_COLOURS.SUPPORT, error: VERDICT_COLOURS.CONTRADICT, running: "#1565c0", paused: VERDICT_COLOURS.NO_EVIDENCE };
+  const rows = v.nodes.map((n) => [
+    `<span style="color:${colour[n.status] ?? VERDICT_COLOURS.NO_REFERENCE}">${esc(BADGE[n.status])} ${n.status}</span>`,
+    `<code>${esc(n.id)}</code>`,
+    esc(n.type),
+    n.cache === "hit" ? "cached" : n.ms !== undefined ? `${n.ms.toFixed(0)} ms` : "",
+    n.error ? esc(n.error) : "",
+  ]);
+  const head = `<div><b>${esc(v.graph.name)}</b> · run <code>${esc(v.runId)}</code> · ${esc(v.status)}${v.ms !== undefined ? ` in ${v.ms.toFixed(0)} ms` : ""}${v.question ? `<br>question: ${esc(v.question)}` : ""}</div>`;
+  return head + htmlTable(["status", "node", "type", "time", "error"], rows);
+}

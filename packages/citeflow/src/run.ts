@@ -1,0 +1,241 @@
+import { randomBytes } from "node:crypto";
+import { existsSync, readFileSync } from "node:fs";
+import { loadGraph, questionFromText, startRun, type CompiledGraph, type GraphDoc, type RunEvent, type RunHandle, type RunOptions } from "@citeflow/core";
+import { createRegistry, templateNames, templatePath } from "@citeflow/nodes";
+import { RunStore, type NodeRecord, type RunRecord } from "@citeflow/runstore";
+import { showBundle, type MimeBundle } from "./display.js";
+import { bundleFor, viewBundle, VIEW_VERSION, type NodeState, type RunNodeView, type RunView } from "./mime.js";
+
+/** Where notebook runs are stored: `$CITEFLOW_RUNS`, else `./.citeflow` (as the CLI). */
+export function defaultRunsDir(): string {
+  return process.env.CITEFLOW_RUNS || ".citeflow";
+}
+
+export const registry = createRegistry();
+
+/** A graph from a template name (`verifai`, `core-gpt`, `openscholar`, `arxivbot`), a file path, or a document. */
+export function graph(source: string | GraphDoc): CompiledGraph {
+  if (typeof source !== "string") return loadGraph(JSON.stringify(source), registry, { source: `graph "${source.name}"` });
+  const path = templateNames().includes(source) ? templatePath(source) : source;
+  if (!existsSync(path)) throw new Error(`no graph "${source}": not a template (${templateNames().join(", ")}) and no such file`);
+  return loadGraph(readFileSync(path, "utf8"), registry, { source: path });
+}
+
+/** Values for the graph's inputs; a string is the question for a graph with one Question input. */
+export type RunInputs = string | Record<string, unknown>;
+
+export interface StartOptions extends Omit<RunOptions, "cache" | "recorder" | "inputs" | "runId"> {
+  /** Run store folder (default `$CITEFLOW_RUNS` or `./.citeflow`). */
+  runs?: string;
+  /** Show a live status display that updates as nodes finish (default true in the kernel). */
+  display?: boolean;
+}
+
+const BUNDLE = Symbol.for("citeflow.bundle");
+/** Largest JSON size of the outputs put into a run's display payload. */
+const OUTPUT_BUDGET = 2_000_000;
+
+const active = new Set<LiveRun>();
+
+/** Abort every run in progress (the kernel calls this on interrupt). Returns how many. */
+export function abortActiveRuns(reason = "interrupted"): number {
+  const n = active.size;
+  for (const r of active) r.abort(reason);
+  return n;
+}
+
+export function activeRuns(): LiveRun[] {
+  return [...active];
+}
+
+function resolveInputs(g: CompiledGraph, inputs: RunInputs): Record<string, unknown> {
+  if (typeof inputs !== "string") return inputs;
+  const names = Object.entries(g.doc.inputs).filter(([, s]) => s.type === "Question").map(([n]) => n);
+  if (names.length !== 1) throw new Error(`graph "${g.doc.name}" has ${names.length} Question inputs (${Object.keys(g.doc.inputs).join(", ") || "none"}): pass an object of inputs instead of a string`);
+  return { [names[0]!]: questionFromText(inputs) };
+}
+
+/** A run in progress: steer it (step, continue, abort), watch it, await `done`. */
+export class LiveRun {
+  readonly handle: RunHandle;
+  readonly store: RunStore;
+  readonly done: Promise<Run>;
+  readonly #displayId = randomBytes(8).toString("hex");
+  readonly #nodes: Map<string, RunNodeView>;
+  #status: RunView["status"] = "running";
+  #timer: NodeJS.Timeout | undefined;
+  #shown = false;
+
+  constructor(readonly graph: CompiledGraph, inputs: RunInputs, readonly options: StartOptions = {}) {
+    this.store = new RunStore(options.runs ?? defaultRunsDir());
+    const { runs: _r, display: _d, ...rest } = options;
+    this.handle = startRun(graph, { ...rest, ...this.store.runOptions(), inputs: resolveInputs(graph, inputs) });
+    this.#nodes = new Map(this.handle.selected.map((id) => [id, { id, type: graph.nodes.get(id)!.def.type, status: "queued" as NodeState }]));
+    active.add(this);
+    const watching = this.#watch();
+    this.done = this.handle.result.then(async () => {
+      await watching;
+      active.delete(this);
+      const run = Run.open(this.handle.runId, this.store.dir);
+      if (this.#shown) this.#flush(run.bundle());
+      return run;
+    });
+    this.done.catch(() => active.delete(this));
+  }
+
+  get runId(): string {
+    return this.handle.runId;
+  }
+
+  step(): void {
+    this.handle.step();
+  }
+  continue(): void {
+    this.handle.continue();
+  }
+  abort(reason = "aborted"): void {
+    this.handle.abort(new Error(reason));
+  }
+
+  /** The live view: per-node status so far. */
+  view(): RunView {
+    return { version: VIEW_VERSION, kind: "run", runId: this.runId, status: this.#status, graph: this.graph.doc, runStore: this.store.dir, nodes: [...this.#nodes.values()] };
+  }
+
+  async #watch() {
+    if (this.options.display !== false) this.#schedule();
+    for await (const e of this.handle.events) this.#apply(e);
+    if (this.#timer) clearTimeout(this.#timer);
+  }
+
+  #apply(e: RunEvent) {
+    const n = "nodeId" in e ? this.#nodes.get(e.nodeId) : undefined;
+    if (e.type === "node-start" && n) n.status = "running";
+    else if (e.type === "node-paused" && n) (n.status = "paused"), (this.#status = "paused");
+    else if (e.type === "node-resumed" && n) (n.status = "running"), (this.#status = "running");
+    else if (e.type === "node-end" && n) Object.assign(n, { status: "done", cache: e.cache, ms: e.ms });
+    else if (e.type === "node-error" && n) Object.assign(n, { status: "error", ms: e.ms, error: e.error.message });
+    else if (e.type === "node-skipped" && n) n.status = e.reason === "aborted" ? "aborted" : "skipped";
+    else if (e.type === "run-end") this.#status = e.status;
+    else return;
+    if (this.options.display !== false) this.#schedule(e.type === "node-paused");
+  }
+
+  #schedule(now = false) {
+    if (now || !this.#shown) return this.#flush(viewBundle(this.view()));
+    this.#timer ??= setTimeout(() => {
+      this.#timer = undefined;
+      this.#flush(viewBundle(this.view()));
+    }, 100);
+  }
+
+  #flush(bundle: MimeBundle) {
+    showBundle(bundle, { id: this.#displayId, update: this.#shown });
+    this.#shown = true;
+  }
+}
+
+/** Start a run and return at once; see LiveRun. */
+export function start(g: CompiledGraph | string, inputs: RunInputs, options: StartOptions = {}): LiveRun {
+  return new LiveRun(typeof g === "string" ? graph(g) : g, inputs, options);
+}
+
+/** Run a graph to the end (or its first error), recording it in the run store, with a live display. */
+export async function run(g: CompiledGraph | string, inputs: RunInputs, options: StartOptions = {}): Promise<Run> {
+  return start(g, inputs, options).done;
+}
+
+/** A finished (or stored) run, read back from the run store. */
+export class Run {
+  constructor(
+    readonly record: RunRecord,
+    readonly store: RunStore,
+  ) {}
+
+  static open(runId: string, runs: string = defaultRunsDir()): Run {
+    const store = new RunStore(runs);
+    return new Run(store.readRun(runId), store);
+  }
+
+  get id(): string {
+    return this.record.runId;
+  }
+  get status(): RunRecord["status"] {
+    return this.record.status;
+  }
+  get nodes(): NodeRecord[] {
+    return this.record.nodes;
+  }
+
+  node(id: string): NodeRecord {
+    const n = this.record.nodes.find((x) => x.id === id);
+    if (!n) throw new Error(`run ${this.id} has no node "${id}" (nodes: ${this.record.nodes.map((x) => x.id).join(", ")})`);
+    return n;
+  }
+
+  /** A node's output: one port, or all ports as an object. */
+  output(nodeId: string, port?: string): unknown {
+    return this.store.outputOf(this.node(nodeId), port, this.id);
+  }
+
+  input(name: string): unknown {
+    return this.store.runInput(this.id, name);
+  }
+
+  /** Display a node's output the way Citeflow shows it (passages, answer, verdicts, or JSON). */
+  show(nodeId: string, port?: string): void {
+    const value = this.output(nodeId, port);
+    showBundle(bundleFor(value) ?? { "application/json": value as object, "text/plain": JSON.stringify(value, null, 2) });
+  }
+
+  view(): RunView {
+    const r = this.record;
+    const nodes = r.nodes.map((n) => ({ id: n.id, type: n.type, status: n.status === "running" ? "aborted" : n.status, ...(n.cache ? { cache: n.cache } : {}), ...(n.ms !== undefined ? { ms: n.ms } : {}), ...(n.error ? { error: n.error.message } : {}) }) as RunNodeView);
+    const outputs: Record<string, Record<string, unknown>> = {};
+    let budget = OUTPUT_BUDGET;
+    for (const n of r.nodes) {
+      if (!n.outputHashes) continue;
+      const value = this.store.outputOf(n) as Record<string, unknown>;
+      const size = JSON.stringify(value).length;
+      if (size > budget) continue;
+      budget -= size;
+      outputs[n.id] = value;
+    }
+    const question = this.#question();
+    return {
+      version: VIEW_VERSION,
+      kind: "run",
+      runId: r.runId,
+      status: r.status,
+      graph: r.graph,
+      runStore: this.store.dir,
+      nodes,
+      outputs,
+      ...(r.ms !== undefined ? { ms: r.ms } : {}),
+      ...(r.error ? { error: r.error.message } : {}),
+      ...(question ? { question } : {}),
+    };
+  }
+
+  bundle(): MimeBundle {
+    return viewBundle(this.view());
+  }
+
+  [BUNDLE](): MimeBundle {
+    return this.bundle();
+  }
+
+  #question(): string | undefined {
+    for (const name of Object.keys(this.record.inputHashes)) {
+      const v = this.input(name) as { text?: unknown } | undefined;
+      if (v && typeof v.text === "string") return v.text;
+    }
+    return undefined;
+  }
+}
+
+/** The bundle a value asks to be shown as (`[Symbol.for("citeflow.bundle")]()`), else Citeflow's view of it. */
+export function richBundle(value: unknown): MimeBundle | undefined {
+  if (typeof value === "object" && value !== null && typeof (value as { [BUNDLE]?: unknown })[BUNDLE] === "function") return (value as { [BUNDLE]: () => MimeBundle })[BUNDLE]();
+  return bundleFor(value);
+}

@@ -1,0 +1,37 @@
+import type { Passage } from "@citeflow/core";
+import type { MimeBundle } from "./display.js";
+
+export const VEGA_LITE_MIME = "application/vnd.vegalite.v5+json";
+
+/**
+ * Score distributions of a passage list as a Vega-Lite histogram (JupyterLab draws it natively):
+ * one panel per score name, or just the named scores.
+ */
+export function scoreChart(passages: Passage[], scores?: string[]): MimeBundle {
+  const names = scores ?? [...new Set(passages.flatMap((p) => Object.keys(p.scores)))];
+  const values = passages.flatMap((p) => names.filter((s) => p.scores[s] !== undefined).map((s) => ({ passage: p.id, score: s, value: p.scores[s]! })));
+  const spec = {
+    $schema: "https://vega.github.io/schema/vega-lite/v5.json",
+    description: `Score distributions of ${passages.length} passages`,
+    data: { values },
+    facet: { field: "score", type: "nominal", title: null },
+    columns: Math.min(3, Math.max(1, names.length)),
+    resolve: { scale: { x: "independent" } },
+    spec: {
+      width: 180,
+      height: 110,
+      mark: "bar",
+      encoding: {
+        x: { field: "value", type: "quantitative", bin: { maxbins: 20 }, title: "score" },
+        y: { aggregate: "count", type: "quantitative", title: "passages" },
+      },
+    },
+  };
+  const text = names
+    .map((s) => {
+      const v = values.filter((x) => x.score === s).map((x) => x.value).sort((a, b) => a - b);
+      return v.length ? `${s}: n=${v.length} min=${v[0]!.toFixed(3)} median=${v[Math.floor(v.length / 2)]!.toFixed(3)} max=${v[v.length - 1]!.toFixed(3)}` : `${s}: no values`;
+    })
+    .join("\n");
+  return { [VEGA_LITE_MIME]: spec, "text/plain": text };
+}
