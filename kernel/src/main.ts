@@ -33,11 +33,12 @@ function readConnection(path: string): ConnectionInfo {
   return info;
 }
 
-/** Exit when the process that started us (the Jupyter server) is gone. */
+/** Exit when the process that started us (the Jupyter server, `$JPY_PARENT_PID`) is gone. */
 function watchParent(onGone: () => void): void {
-  const parent = Number(process.env.JPY_PARENT_PID) || process.ppid;
+  const given = Number(process.env.JPY_PARENT_PID);
+  const parent = given || process.ppid;
   const timer = setInterval(() => {
-    let alive = process.ppid === parent || process.ppid !== 1;
+    let alive = given ? true : process.ppid === parent;
     try {
       process.kill(parent, 0);
     } catch {

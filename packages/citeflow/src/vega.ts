@@ -7,7 +7,7 @@ export const VEGA_LITE_MIME = "application/vnd.vegalite.v5+json";
  * Score distributions of a passage list as a Vega-Lite histogram (JupyterLab draws it natively):
  * one panel per score name, or just the named scores.
  */
-export function scoreChart(passages: Passage[], scores?: string[]): MimeBundle {
+export function scoreChart(passages: Passage[], scores?: string[]): Chart {
   const names = scores ?? [...new Set(passages.flatMap((p) => Object.keys(p.scores)))];
   const values = passages.flatMap((p) => names.filter((s) => p.scores[s] !== undefined).map((s) => ({ passage: p.id, score: s, value: p.scores[s]! })));
   const spec = {
@@ -33,5 +33,21 @@ export function scoreChart(passages: Passage[], scores?: string[]): MimeBundle {
       return v.length ? `${s}: n=${v.length} min=${v[0]!.toFixed(3)} median=${v[Math.floor(v.length / 2)]!.toFixed(3)} max=${v[v.length - 1]!.toFixed(3)}` : `${s}: no values`;
     })
     .join("\n");
-  return { [VEGA_LITE_MIME]: spec, "text/plain": text };
+  return new Chart(spec, text);
+}
+
+/** A Vega-Lite chart: shown by `display(chart)` or as a cell's last value. */
+export class Chart {
+  constructor(
+    readonly spec: Record<string, unknown>,
+    readonly summary: string,
+  ) {}
+
+  bundle(): MimeBundle {
+    return { [VEGA_LITE_MIME]: this.spec, "text/plain": this.summary };
+  }
+
+  [Symbol.for("citeflow.bundle")](): MimeBundle {
+    return this.bundle();
+  }
 }

@@ -9,7 +9,7 @@ import { runCommand } from "./commands/run.js";
 import { runsDiff, runsList, runsOutput, runsShow } from "./commands/runs.js";
 import { graphOrTemplate, templatesCommand } from "./commands/templates.js";
 import { validateCommand } from "./commands/validate.js";
-import { EXIT, UsageError } from "./errors.js";
+import { EXIT, FailureError, UsageError } from "./errors.js";
 import { RunStore } from "@citeflow/runstore";
 
 const DEFAULT_RUNS = process.env.CITEFLOW_RUNS || ".citeflow";
@@ -171,6 +171,31 @@ export function buildProgram(registry: NodeRegistry, setCode: (code: number) => 
     .description("node types with their ports and params")
     .option("--json", "the catalogue as JSON (with param JSON Schemas)", false)
     .action((opts) => setCode(catalogueCommand(registry, opts.json)));
+
+  const kernel = program.command("kernel").description("the Citeflow Jupyter kernel (TypeScript cells, Citeflow displays, the citeflow comm)");
+  const specOptions = (c: Command) =>
+    c
+      .option("--user", "into your Jupyter data folder ($JUPYTER_DATA_DIR or ~/.local/share/jupyter; the default)")
+      .option("--prefix <dir>", "into <dir>/share/jupyter/kernels (a virtualenv, conda env or /usr/local)")
+      .option("--name <name>", "kernel name", "citeflow");
+  specOptions(kernel.command("install").description("write the kernelspec so Jupyter lists the Citeflow kernel"))
+    .option("--display-name <text>", "name shown in the launcher", "TypeScript (Citeflow)")
+    .action(async (opts) => {
+      if (opts.user && opts.prefix) throw new UsageError("give --user or --prefix, not both");
+      const { installKernelspec } = await import("@citeflow/kernel");
+      const dir = installKernelspec({ name: opts.name, displayName: opts.displayName, ...(opts.prefix ? { prefix: opts.prefix } : {}) });
+      process.stdout.write(`installed kernelspec "${opts.name}" in ${dir}
+`);
+      setCode(0);
+    });
+  specOptions(kernel.command("uninstall").description("remove the kernelspec")).action(async (opts) => {
+    const { uninstallKernelspec } = await import("@citeflow/kernel");
+    const dir = uninstallKernelspec({ name: opts.name, ...(opts.prefix ? { prefix: opts.prefix } : {}) });
+    if (!dir) throw new FailureError(`no kernelspec "${opts.name}" to remove`);
+    process.stdout.write(`removed ${dir}
+`);
+    setCode(0);
+  });
 
   program
     .command("demo")

@@ -1,0 +1,95 @@
+"""The citeflow comm, driven as the pipeline editor drives it, from a Python jupyter_client."""
+import os
+import unittest
+
+from kernelclient import Session
+
+QUESTION = {"id": "c1", "text": os.environ.get("CITEFLOW_TEST_QUESTION", "Vitamin D deficiency is associated with fractures.")}
+
+
+class CiteflowCommTests(unittest.TestCase):
+    @classmethod
+    def setUpClass(cls):
+        cls.s = Session(cwd=os.environ["CITEFLOW_TEST_CWD"])
+        cls.comm = cls.s.comm_open("citeflow", {"runs": os.environ["CITEFLOW_RUNS"]})
+
+    @classmethod
+    def tearDownClass(cls):
+        cls.s.close()
+
+    def test_hello_and_comm_info(self):
+        reply, _ = self.s.request(self.comm, "h", "hello")
+        self.assertTrue(reply["ok"], reply)
+        self.assertEqual(reply["result"]["version"], 1)
+        self.assertIn("verifai", reply["result"]["templates"])
+        msg_id = self.s.kc.comm_info(target_name="citeflow")
+        info = self.s.shell_reply(msg_id)
+        self.assertEqual(info["msg_type"], "comm_info_reply")
+        self.assertEqual(info["content"]["comms"][self.comm], {"target_name": "citeflow"})
+
+    def test_unknown_method_and_bad_request_are_errors_that_name_the_problem(self):
+        reply, _ = self.s.request(self.comm, "u", "fly")
+        self.assertFalse(reply["ok"])
+        self.assertIn('unknown method "fly"', reply["error"]["message"])
+        reply, _ = self.s.request(self.comm, "o", "output", runId="nope", nodeId="x")
+        self.assertFalse(reply["ok"])
+        self.assertIn('no run "nope"', reply["error"]["message"])
+
+    def test_run_template_stream_events_and_fetch_outputs(self):
+        reply, _ = self.s.request(self.comm, 1, "open", graph="verifai")
+        self.assertTrue(reply["ok"], reply)
+        self.assertIn("verify", reply["result"]["order"])
+        reply, _ = self.s.request(self.comm, 2, "run", inputs={"question": QUESTION})
+        self.assertTrue(reply["ok"], reply)
+        run_id = reply["result"]["runId"]
+        events = [m["event"] for m in self.s.comm_messages(self.comm, lambda d: d.get("type") == "event" and d["event"]["type"] == "run-end") if m.get("type") == "event"]
+        self.assertEqual(events[0]["type"], "run-start")
+        self.assertEqual(events[-1]["status"], "ok", events[-1])
+        ended = [e["nodeId"] for e in events if e["type"] == "node-end"]
+        self.assertEqual(sorted(ended), sorted(reply["result"]["selected"]))
+        self.assertTrue(all("outputs" not in e for e in events if e["type"] == "node-end"))
+
+        reply, _ = self.s.request(self.comm, 3, "output", runId=run_id, nodeId="top", port="items")
+        passages = reply["result"]
+        self.assertGreater(len(passages), 0)
+        self.assertIn("bm25", passages[0]["scores"])
+        reply, _ = self.s.request(self.comm, 4, "output", runId=run_id, nodeId="verify", port="verdicts")
+        self.assertTrue(all(v["label"] in ("SUPPORT", "CONTRADICT", "NO_EVIDENCE", "NO_REFERENCE") for v in reply["result"]))
+
+        # Override an intermediate value: keep only the first passage; only downstream nodes re-run.
+        reply, _ = self.s.request(self.comm, 5, "run", inputs={"question": QUESTION}, overrides={"top": {"items": passages[:1]}})
+        run2 = reply["result"]["runId"]
+        events = [m["event"] for m in self.s.comm_messages(self.comm, lambda d: d.get("type") == "event" and d["event"]["type"] == "run-end") if m.get("type") == "event"]
+        cache = {e["nodeId"]: e["cache"] for e in events if e["type"] == "node-end"}
+        self.assertEqual(cache["retrieve"], "hit")
+        self.assertEqual(cache["answer"], "miss")
+        reply, _ = self.s.request(self.comm, 6, "output", runId=run2, nodeId="answer", port="answer")
+        self.assertEqual(reply["result"]["allowed"], [passages[0]["id"]])
+
+        reply, _ = self.s.request(self.comm, 7, "runs", graphName="Verif.ai")
+        self.assertIn(run_id, [r["runId"] for r in reply["result"]])
+        reply, _ = self.s.request(self.comm, 8, "diff", a=run_id, b=run2)
+        self.assertTrue(reply["ok"], reply)
+
+    def test_step_through_a_run(self):
+        reply, _ = self.s.request(self.comm, "s1", "run", graph="verifai", inputs={"question": QUESTION}, step=True, force=True)
+        run_id = reply["result"]["runId"]
+        paused = self.s.comm_messages(self.comm, lambda d: d.get("type") == "event" and d["event"]["type"] == "node-paused")
+        self.assertEqual(paused[-1]["event"]["nodeId"], "question")
+        reply, _ = self.s.request(self.comm, "s2", "step", runId=run_id)
+        self.assertTrue(reply["ok"], reply)
+        paused = self.s.comm_messages(self.comm, lambda d: d.get("type") == "event" and d["event"]["type"] == "node-paused")
+        self.assertEqual(paused[-1]["event"]["nodeId"], "retrieve")
+        reply, _ = self.s.request(self.comm, "s3", "abort", runId=run_id)
+        self.assertTrue(reply["ok"], reply)
+        end = self.s.comm_messages(self.comm, lambda d: d.get("type") == "event" and d["event"]["type"] == "run-end")
+        self.assertEqual(end[-1]["event"]["status"], "aborted")
+
+    def test_unknown_target_is_closed(self):
+        cid = self.s.comm_open("no-such-target")
+        got = self.s.comm_messages(cid, lambda d: d.get("type") == "closed", timeout=30)
+        self.assertEqual(got[-1], {"type": "closed"})
+
+
+if __name__ == "__main__":
+    unittest.main()
