@@ -4,7 +4,8 @@ import { loadGraph, questionFromText, startRun, type CompiledGraph, type GraphDo
 import { createRegistry, templateNames, templatePath } from "@citeflow/nodes";
 import { RunStore, type NodeRecord, type RunRecord } from "@citeflow/runstore";
 import { showBundle, type MimeBundle } from "./display.js";
-import { bundleFor, viewBundle, VIEW_VERSION, type NodeState, type RunNodeView, type RunView } from "./mime.js";
+import type { Claim, Verdict } from "@citeflow/core";
+import { bundleFor, verdictsBundle, viewBundle, VIEW_VERSION, type NodeState, type RunNodeView, type RunView } from "./mime.js";
 
 /** Where notebook runs are stored: `$CITEFLOW_RUNS`, else `./.citeflow` (as the CLI). */
 export function defaultRunsDir(): string {
@@ -63,6 +64,7 @@ export class LiveRun {
   readonly #displayId = randomBytes(8).toString("hex");
   readonly #nodes: Map<string, RunNodeView>;
   #status: RunView["status"] = "running";
+  #pauseWaiters: Array<(at: string | undefined) => void> = [];
   #timer: NodeJS.Timeout | undefined;
   #shown = false;
 
@@ -89,6 +91,24 @@ export class LiveRun {
 
   step(): void {
     this.handle.step();
+  }
+
+  /** Resolves with the node the run is paused before, once it pauses (now, if it already is), or undefined when it ends. */
+  paused(): Promise<string | undefined> {
+    if (this.handle.pausedAt !== undefined || this.#status !== "running" && this.#status !== "paused") return Promise.resolve(this.handle.pausedAt);
+    return new Promise((resolve) => this.#pauseWaiters.push(resolve));
+  }
+
+  /** Run the node the run is paused before, then wait for the next pause (or the end). */
+  async next(): Promise<string | undefined> {
+    if (this.handle.pausedAt === undefined) return this.paused();
+    const at = this.handle.pausedAt;
+    this.handle.step();
+    // The gate opens synchronously; wait for a pause at another node or the end.
+    for (;;) {
+      const now = await new Promise<string | undefined>((resolve) => this.#pauseWaiters.push(resolve));
+      if (now !== at) return now;
+    }
   }
   continue(): void {
     this.handle.continue();
@@ -118,6 +138,7 @@ export class LiveRun {
     else if (e.type === "node-skipped" && n) n.status = e.reason === "aborted" ? "aborted" : "skipped";
     else if (e.type === "run-end") this.#status = e.status;
     else return;
+    if (e.type === "node-paused" || e.type === "run-end") for (const w of this.#pauseWaiters.splice(0)) w(e.type === "node-paused" ? e.nodeId : undefined);
     if (this.options.display !== false) this.#schedule(e.type === "node-paused");
   }
 
@@ -182,6 +203,22 @@ export class Run {
     return this.store.runInput(this.id, name);
   }
 
+  /** The value a node received on an input port (the upstream output feeding it). */
+  inputOf(nodeId: string, port: string): unknown {
+    const edges = this.record.graph.edges.filter((e) => e.to === `${nodeId}.${port}`);
+    if (edges.length === 0) throw new Error(`node "${nodeId}" has no edge into port "${port}"`);
+    const values = edges.map((e) => {
+      const dot = e.from.lastIndexOf(".");
+      return this.output(e.from.slice(0, dot), e.from.slice(dot + 1));
+    });
+    return values.length === 1 ? values[0] : values;
+  }
+
+  /** Claims with their verdicts from a verify.nli node, shown in Verif.ai's colours. */
+  verdicts(nodeId = "verify"): Shown {
+    return new Shown(verdictsBundle(this.output(nodeId, "verdicts") as Verdict[], this.inputOf(nodeId, "claims") as Claim[]));
+  }
+
   /** Display a node's output the way Citeflow shows it (passages, answer, verdicts, or JSON). */
   show(nodeId: string, port?: string): void {
     const value = this.output(nodeId, port);
@@ -231,6 +268,14 @@ export class Run {
       if (v && typeof v.text === "string") return v.text;
     }
     return undefined;
+  }
+}
+
+/** A prepared view: shown by `display(x)` or as a cell's last value. */
+export class Shown {
+  constructor(readonly data: MimeBundle) {}
+  [BUNDLE](): MimeBundle {
+    return this.data;
   }
 }
 

@@ -1,0 +1,46 @@
+import { existsSync } from "node:fs";
+import { join } from "node:path";
+import { loadEmbedder } from "@citeflow/models";
+import { LanceStore, openScholarChunker, readBeirCorpus } from "@citeflow/retrieval";
+import { defaultRunsDir } from "./run.js";
+
+/**
+ * The offline models in `$CITEFLOW_MODELS` for what the templates would otherwise fetch from a
+ * model hub: the SciFact pair NLI model and pair reranker. Only unset variables are set; returns
+ * what was set. These models are weak (see the models' READMEs); online, skip this call.
+ */
+export function useOfflineModels(): Record<string, string> {
+  const set: Record<string, string> = {};
+  const dirs = (process.env.CITEFLOW_MODELS ?? "").split(":").filter(Boolean);
+  const offer = (name: string, model: string) => {
+    if (process.env[name] || !dirs.some((d) => existsSync(join(d, model)))) return;
+    process.env[name] = set[name] = model;
+  };
+  offer("CITEFLOW_NLI_MODEL", "pair-nli-scifact");
+  offer("CITEFLOW_RERANK_MODEL", "pair-rerank-scifact");
+  return set;
+}
+
+/**
+ * A store of SciFact's 5,183 abstracts (OpenScholar chunking, the offline static-use-en embedder),
+ * the same one `citeflow demo` builds, made on first use from `$CITEFLOW_DATA/scifact/corpus.jsonl`
+ * (resumed if an earlier build was cut short) and set as `$CITEFLOW_STORE`. Returns its folder.
+ */
+export async function sciFactStore(options: { runs?: string; onProgress?: (documents: number) => void } = {}): Promise<string> {
+  const data = process.env.CITEFLOW_DATA;
+  if (!data) throw new Error("sciFactStore reads $CITEFLOW_DATA/scifact/corpus.jsonl: set CITEFLOW_DATA to the data folder");
+  const corpus = join(data, "scifact", "corpus.jsonl");
+  if (!existsSync(corpus)) throw new Error(`no ${corpus} (from $CITEFLOW_DATA)`);
+  const dir = join(options.runs ?? defaultRunsDir(), "stores", "scifact-static-use-en");
+  const store = await LanceStore.open(dir);
+  const embedder = await loadEmbedder("static-use-en");
+  await store.ingest(readBeirCorpus(corpus), {
+    chunker: openScholarChunker(),
+    chunkerName: "openscholar-256",
+    embedder,
+    batchSize: 512,
+    ...(options.onProgress ? { onProgress: (p: { documents: number }) => options.onProgress!(p.documents) } : {}),
+  });
+  process.env.CITEFLOW_STORE = dir;
+  return dir;
+}
