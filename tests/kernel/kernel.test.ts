@@ -57,7 +57,7 @@ describe("the Citeflow kernel under Jupyter's own client", () => {
   it("speaks the citeflow comm: open, run a template, stream events, fetch outputs, override, step", () => {
     const r = unittest("test_comm", env);
     expect(r.code, r.output).toBe(0);
-    expect(r.results.size, r.output).toBe(5);
+    expect(r.results.size, r.output).toBe(6);
   }, 600_000);
 });
 

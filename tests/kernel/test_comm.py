@@ -71,6 +71,23 @@ class CiteflowCommTests(unittest.TestCase):
         reply, _ = self.s.request(self.comm, 8, "diff", a=run_id, b=run2)
         self.assertTrue(reply["ok"], reply)
 
+    def test_run_to_from_and_one_node(self):
+        def run(req_id, **kw):
+            reply, _ = self.s.request(self.comm, req_id, "run", graph="verifai", inputs={"question": QUESTION}, **kw)
+            self.assertTrue(reply["ok"], reply)
+            events = [m["event"] for m in self.s.comm_messages(self.comm, lambda d: d.get("type") == "event" and d["event"]["type"] == "run-end") if m.get("type") == "event"]
+            self.assertEqual(events[-1]["status"], "ok", events[-1])
+            return reply["result"]["selected"], {e["nodeId"]: e["cache"] for e in events if e["type"] == "node-end"}
+
+        selected, _ = run("t1", to="top")
+        self.assertEqual(selected, ["question", "retrieve", "papers", "top"])
+        selected, cache = run("t2", **{"from": "claims"})
+        self.assertEqual(sorted(selected), ["answer", "claims", "papers", "question", "retrieve", "top", "verify"])  # eval.citations is not downstream of claims
+        self.assertEqual((cache["answer"], cache["claims"], cache["verify"]), ("hit", "miss", "miss"))
+        selected, cache = run("t3", only="answer")
+        self.assertEqual(cache["answer"], "miss")
+        self.assertTrue(all(cache[n] == "hit" for n in selected if n != "answer"))
+
     def test_step_through_a_run(self):
         reply, _ = self.s.request(self.comm, "s1", "run", graph="verifai", inputs={"question": QUESTION}, step=True, force=True)
         run_id = reply["result"]["runId"]
