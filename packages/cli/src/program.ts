@@ -172,6 +172,32 @@ export function buildProgram(registry: NodeRegistry, setCode: (code: number) => 
     .option("--json", "the catalogue as JSON (with param JSON Schemas)", false)
     .action((opts) => setCode(catalogueCommand(registry, opts.json)));
 
+  program
+    .command("export")
+    .description("training data from the runs in a run store: JSONL files and a dataset card")
+    .addOption(new Option("--runs <dir>", "run store folder ($CITEFLOW_RUNS, else ./.citeflow)").default(DEFAULT_RUNS))
+    .requiredOption("--format <format>", "sft | sft-completion | dpo | dpo-openai | kto | nli")
+    .requiredOption("--out <dir>", "output folder (train.jsonl, validation.jsonl, README.md)")
+    .option("--split <fraction>", "fraction of questions in train (1: no validation file)", "0.9")
+    .option("--seed <n>", "seed of the train/validation split", "0")
+    .option("--no-metadata", "strip the metadata back-links (for providers that reject extra keys)")
+    .option("--json", "print the counts as JSON", false)
+    .action(async (opts) => {
+      const { exportDataset, FORMATS } = await import("@citeflow/datasets");
+      if (!(FORMATS as readonly string[]).includes(opts.format)) throw new UsageError(`--format ${opts.format}: use one of ${FORMATS.join(", ")}`);
+      const ratio = Number(opts.split);
+      const seed = Number(opts.seed);
+      if (!(ratio > 0 && ratio <= 1)) throw new UsageError(`--split ${opts.split}: give a fraction in (0, 1]`);
+      if (!Number.isInteger(seed)) throw new UsageError(`--seed ${opts.seed}: give an integer`);
+      const r = exportDataset({ runs: opts.runs, format: opts.format, out: opts.out, split: ratio, seed, metadata: opts.metadata });
+      if (opts.json) process.stdout.write(JSON.stringify(r) + "\n");
+      else {
+        for (const [f, n] of Object.entries(r.files)) process.stdout.write(`${f}: ${n} rows\n`);
+        process.stdout.write(`from ${r.runs} runs; removed ${r.removed.exact} exact and ${r.removed.near} near duplicates${r.skippedRuns.length ? `; left out ${r.skippedRuns.length} unfinished runs` : ""}\ncard: ${opts.out}/README.md\n`);
+      }
+      setCode(0);
+    });
+
   const kernel = program.command("kernel").description("the Citeflow Jupyter kernel (TypeScript cells, Citeflow displays, the citeflow comm)");
   const specOptions = (c: Command) =>
     c

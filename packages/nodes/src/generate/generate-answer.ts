@@ -1,5 +1,5 @@
 import { compileTemplate, defineNode, toAnswer, type Passage, type Question } from "@citeflow/core";
-import { EXTRACTIVE_ID, extractiveAnswer } from "@citeflow/models";
+import { EXTRACTIVE_ID, extractiveAnswer, type ChatMessage } from "@citeflow/models";
 import { z } from "zod";
 import { loadPrompt, promptFingerprint, promptParam } from "../prompts.js";
 import { callChat, configuredChat, llmFingerprint, llmParams } from "./llm.js";
@@ -37,10 +37,22 @@ export const generateAnswer = defineNode({
       });
       return { answer: toAnswer(text, passages, { base: p.citationBase }) };
     }
-    // {{@number}} counts from 1; with 0-based citations the prompt numbers passages from 0.
-    const template = loadPrompt(p.prompt);
-    const user = compileTemplate(p.citationBase === 0 ? template.replaceAll("{{@number}}", "{{@index}}") : template).render({ question, passages });
-    const r = await callChat(ctx, chat, [{ role: "system", content: p.system }, { role: "user", content: user }], p);
+    const r = await callChat(ctx, chat, answerMessages(question, passages, p), p);
     return { answer: toAnswer(r.text.trim(), passages, { base: p.citationBase }) };
   },
 });
+
+/**
+ * The messages generate.answer sends a chat model for these inputs and params: the system prompt,
+ * then the prompt file rendered over the question and the numbered passages. Dataset exports use
+ * it to show a training example exactly what the generator saw.
+ */
+export function answerMessages(question: Question, passages: Passage[], p: { prompt: string; system: string; citationBase: 0 | 1 }): ChatMessage[] {
+  // {{@number}} counts from 1; with 0-based citations the prompt numbers passages from 0.
+  const template = loadPrompt(p.prompt);
+  const user = compileTemplate(p.citationBase === 0 ? template.replaceAll("{{@number}}", "{{@index}}") : template).render({ question, passages });
+  return [
+    { role: "system", content: p.system },
+    { role: "user", content: user },
+  ];
+}

@@ -35,6 +35,7 @@ export const verifyNli = defineNode({
         const sim = bm25Scores(claim.text, sents);
         const top = sents.map((s, i) => ({ s, score: sim[i]! })).sort((a, b) => b.score - a.score).slice(0, p.sentences);
         const probs: NliProbabilities[] = await ctx.span("nli", async (span) => {
+          span.set("model", model.id);
           span.set("claim", claim.id);
           span.set("passage", pid);
           return model.classify(top.map((t) => ({ premise: t.s, hypothesis: claim.text })), { signal: ctx.signal });

@@ -1,0 +1,91 @@
+import { FORMAT_DOCS, MNLI_MAPPING, NLI_LABELS, type Format, type Row } from "./formats.js";
+
+/** Licences of the corpora Citeflow reads, by a passage's `metadata.source`. */
+export const SOURCE_LICENCES: Record<string, string> = {
+  scifact: "SciFact: claims CC BY 4.0; abstracts ODC-By 1.0 (from S2ORC)",
+  pubmedqa: "PubMedQA: MIT",
+  scholarqabench: "ScholarQABench: ODC-BY data, MIT code",
+  "semantic-scholar": "Semantic Scholar API: abstracts under the S2 API licence agreement",
+  core: "CORE API: see each paper's licence in CORE",
+  pubmed: "PubMed: abstracts under the copyright of their publishers (NLM terms)",
+  arxiv: "arXiv: each paper's own licence",
+};
+
+export interface CardInput {
+  format: Format;
+  splits: Record<string, Row[]>;
+  runs: number;
+  skippedRuns: string[];
+  removed: { exact: number; near: number };
+  split: number;
+  seed: number;
+  metadata: boolean;
+  command: string;
+}
+
+function counts(rows: Row[], f: (r: Row) => string[]): Map<string, number> {
+  const m = new Map<string, number>();
+  for (const r of rows) for (const k of f(r)) m.set(k, (m.get(k) ?? 0) + 1);
+  return m;
+}
+
+/** The dataset card (README.md) written next to every export. */
+export function datasetCard(c: CardInput): string {
+  const all = Object.values(c.splits).flat();
+  const labels = [...counts(all, (r) => (r.label ? [r.label] : [])).keys()].sort();
+  const splitRows = Object.entries(c.splits).map(([name, rows]) => {
+    const byLabel = counts(rows, (r) => (r.label ? [r.label] : []));
+    return `| ${name} | ${rows.length} |${labels.map((l) => ` ${byLabel.get(l) ?? 0} |`).join("")}`;
+  });
+  const sources = [...counts(all, (r) => r.provenance.sources).entries()].sort();
+  const models = [...counts(all, (r) => Object.entries(r.provenance.models).map(([k, v]) => `${k}: ${v}`)).entries()].sort();
+  const graphs = [...counts(all, (r) => [`${r.provenance.graph} (${r.provenance.graphHash.slice(0, 12)})`]).entries()].sort();
+  const lines = [
+    `# Citeflow export: ${c.format}`,
+    "",
+    `Format: ${FORMAT_DOCS[c.format]}. One JSON object per line.`,
+    "",
+    "## Counts",
+    "",
+    `| split | rows |${labels.map((l) => ` ${l} |`).join("")}`,
+    `|---|---|${labels.map(() => "---|").join("")}`,
+    ...splitRows,
+    "",
+    `From ${c.runs} finished runs${c.skippedRuns.length ? `; ${c.skippedRuns.length} runs that did not finish were left out (${c.skippedRuns.slice(0, 5).join(", ")}${c.skippedRuns.length > 5 ? ", …" : ""})` : ""}.`,
+    "",
+  ];
+  if (c.format === "nli")
+    lines.push("## Labels", "", "| label | label_id | MNLI |", "|---|---|---|", ...Object.entries(NLI_LABELS).map(([l, id]) => `| ${l} | ${id} | ${MNLI_MAPPING[l as keyof typeof MNLI_MAPPING]} |`), "", "Premise: the evidence sentence the NLI model judged closest (else the cited passage); hypothesis: the claim. Claims citing a passage that was never retrieved (NO_REFERENCE) are left out.", "");
+  if (c.format === "dpo" || c.format === "dpo-openai" || c.format === "kto")
+    lines.push("## Pairs", "", "Chosen / desirable: the pipeline's final answer (after self-feedback and post-hoc citation). Rejected / undesirable: the generator's first draft. Runs whose final answer equals the draft give no row.", "");
+  lines.push(
+    "## Sources and licences",
+    "",
+    ...(sources.length ? sources.map(([s, n]) => `- ${SOURCE_LICENCES[s] ?? `${s}: licence unknown — check the corpus before you publish`} (${n} rows)`) : ["- no source recorded on the passages"]),
+    "",
+    "## Models",
+    "",
+    ...(models.length ? models.map(([m, n]) => `- ${m} (${n} rows)`) : ["- not recorded (rows from cached nodes carry no model spans)"]),
+    "",
+    "## Graphs",
+    "",
+    ...graphs.map(([g, n]) => `- ${g}: ${n} rows`),
+    "",
+    "## Filters",
+    "",
+    `- runs: only runs with status ok`,
+    `- exact duplicates removed: ${c.removed.exact}`,
+    `- near duplicates removed (same text after lower-casing and dropping punctuation and spacing): ${c.removed.near}`,
+    `- split: ${c.split} train by a hash of (seed ${c.seed}, question); rows of one question stay on one side`,
+    `- secrets: environment values named *KEY, *TOKEN, *SECRET, *PASSWORD and anything shaped like an API key are replaced by [redacted]`,
+    `- metadata back-links (run id, node id, graph hash, passage and doc ids, models): ${c.metadata ? "included" : "stripped (--no-metadata)"}`,
+    "",
+    "## Reproduce",
+    "",
+    "```sh",
+    c.command,
+    "```",
+    "",
+  );
+  return lines.join("\n");
+}

@@ -1,0 +1,138 @@
+import type { Answer, Claim, Passage, Question, Verdict } from "@citeflow/core";
+import type { ChatMessage } from "@citeflow/models";
+import { answerMessages } from "@citeflow/nodes";
+import type { NodeRecord, RunRecord, RunStore, SpanRecord } from "@citeflow/runstore";
+
+/** Where a row came from: enough to find the run, node and evidence again. */
+export interface Provenance {
+  runId: string;
+  graph: string;
+  graphHash: string;
+  nodeId: string;
+  passageIds: string[];
+  docIds: string[];
+  models: Record<string, string>;
+  sources: string[];
+}
+
+/** A generate.answer call and what the pipeline finally answered. */
+export interface AnswerExample {
+  question: Question;
+  passages: Passage[];
+  /** The messages the generator saw (rendered from the node's prompt, params and inputs). */
+  prompt: ChatMessage[];
+  draft: Answer;
+  /** The run's last Answer (after feedback, post-hoc citation, …); the draft when nothing followed. */
+  final: Answer;
+  finalNodeId: string;
+  provenance: Provenance;
+}
+
+export interface NliExample {
+  premise: string;
+  hypothesis: string;
+  label: "SUPPORT" | "NO_EVIDENCE" | "CONTRADICT";
+  provenance: Provenance;
+}
+
+/** Reads node inputs and outputs of one stored run by following its graph's edges. */
+class RunView {
+  constructor(
+    readonly store: RunStore,
+    readonly record: RunRecord,
+  ) {}
+
+  output(nodeId: string, port: string): unknown {
+    const n = this.record.nodes.find((x) => x.id === nodeId);
+    if (!n?.outputHashes?.[port]) return undefined;
+    return this.store.blobs.get(n.outputHashes[port]!);
+  }
+
+  input(nodeId: string, port: string): unknown {
+    const edge = this.record.graph.edges.find((e) => e.to === `${nodeId}.${port}`);
+    if (!edge) return undefined;
+    const dot = edge.from.lastIndexOf(".");
+    return this.output(edge.from.slice(0, dot), edge.from.slice(dot + 1));
+  }
+
+  /** The model a node used, from its spans (absent for a node taken from the cache). */
+  modelOf(n: NodeRecord): string | undefined {
+    const find = (spans: SpanRecord[]): string | undefined => {
+      for (const s of spans) {
+        let data = s.data as Record<string, unknown> | undefined;
+        if (data && typeof data.$blob === "string") data = this.store.blobs.get(data.$blob) as Record<string, unknown>;
+        if (data && typeof data.model === "string") return data.model;
+        const deeper = find(s.children);
+        if (deeper) return deeper;
+      }
+      return undefined;
+    };
+    return find(n.spans);
+  }
+
+  provenance(nodeId: string, passages: Passage[], models: Record<string, string>): Provenance {
+    const docIds = [...new Set(passages.map((p) => p.id.slice(0, p.id.lastIndexOf("#"))))];
+    const sources = [...new Set(passages.map((p) => p.metadata?.source).filter((s): s is string => typeof s === "string"))];
+    return { runId: this.record.runId, graph: this.record.graph.name, graphHash: this.record.graphHash, nodeId, passageIds: passages.map((p) => p.id), docIds, models, sources };
+  }
+}
+
+const ANSWER_PORTS: Record<string, string> = { "generate.answer": "answer", "refine.edit": "answer", "loop.self-feedback": "answer", "cite.posthoc": "answer", "answer.compose": "answer" };
+
+/** Examples from every finished (status ok) run in the store, oldest first. */
+export function collectExamples(store: RunStore, runIds?: string[]): { answers: AnswerExample[]; nli: NliExample[]; runs: number; skipped: string[] } {
+  const answers: AnswerExample[] = [];
+  const nli: NliExample[] = [];
+  const skipped: string[] = [];
+  const ids = runIds ?? store.listRuns().map((r) => r.runId).reverse();
+  let runs = 0;
+  for (const id of ids) {
+    const record = store.readRun(id);
+    if (record.status !== "ok") {
+      skipped.push(`${id} (${record.status})`);
+      continue;
+    }
+    runs++;
+    const view = new RunView(store, record);
+    const order = record.graph.nodes.map((n) => n.id);
+    const byId = new Map(record.nodes.map((n) => [n.id, n]));
+    const answerNodes = order.filter((id) => ANSWER_PORTS[byId.get(id)?.type ?? ""] && byId.get(id)?.outputHashes);
+    const finalNodeId = answerNodes.at(-1);
+    for (const nodeId of order) {
+      const n = byId.get(nodeId);
+      if (!n || n.status !== "done") continue;
+      if (n.type === "generate.answer" && finalNodeId) {
+        const question = view.input(nodeId, "question") as Question;
+        const passages = view.input(nodeId, "passages") as Passage[];
+        const p = n.params as { prompt: string; system: string; citationBase: 0 | 1 };
+        const models: Record<string, string> = {};
+        const gen = view.modelOf(n);
+        if (gen) models.generator = gen;
+        answers.push({
+          question,
+          passages,
+          prompt: answerMessages(question, passages, p),
+          draft: view.output(nodeId, "answer") as Answer,
+          final: view.output(finalNodeId, ANSWER_PORTS[byId.get(finalNodeId)!.type]!) as Answer,
+          finalNodeId,
+          provenance: view.provenance(nodeId, passages, models),
+        });
+      }
+      if (n.type === "verify.nli") {
+        const verdicts = view.output(nodeId, "verdicts") as Verdict[];
+        const claims = (view.input(nodeId, "claims") as Claim[] | undefined) ?? [];
+        const passages = (view.input(nodeId, "passages") as Passage[] | undefined) ?? [];
+        const model = String((n.params as { model?: string }).model || view.modelOf(n) || "");
+        for (const v of verdicts) {
+          if (v.label === "NO_REFERENCE") continue; // nothing to pair the claim with
+          const claim = claims.find((c) => c.id === v.claimId);
+          const passage = passages.find((p) => p.id === v.passageId);
+          const premise = v.evidence?.sentence ?? passage?.text;
+          if (!claim || !premise) continue;
+          nli.push({ premise, hypothesis: claim.text, label: v.label, provenance: view.provenance(nodeId, passage ? [passage] : [], model ? { nli: model } : {}) });
+        }
+      }
+    }
+  }
+  return { answers, nli, runs, skipped };
+}

@@ -1,0 +1,57 @@
+import { mkdirSync, writeFileSync } from "node:fs";
+import { join } from "node:path";
+import { RunStore, secretsFromEnv } from "@citeflow/runstore";
+import { datasetCard } from "./card.js";
+import { collectExamples } from "./examples.js";
+import { FORMATS, rowsFor, type Format, type Row } from "./formats.js";
+import { dedupe, scrub, split } from "./process.js";
+
+export interface ExportOptions {
+  runs: string;
+  format: Format;
+  out: string;
+  /** Fraction for train (default 0.9); 1 writes train only. */
+  split?: number;
+  seed?: number;
+  /** Keep the `metadata` back-links (default true). */
+  metadata?: boolean;
+  /** Only these runs (default: every run in the store). */
+  runIds?: string[];
+  /** Shown in the card's "Reproduce" section. */
+  command?: string;
+}
+
+export interface ExportResult {
+  files: Record<string, number>;
+  runs: number;
+  skippedRuns: string[];
+  removed: { exact: number; near: number };
+}
+
+function line(r: Row, metadata: boolean, secrets: string[]): string {
+  const obj = metadata ? { ...r.data, metadata: r.provenance } : r.data;
+  return scrub(JSON.stringify(obj), secrets);
+}
+
+/** Export one format from a run store: `<out>/train.jsonl`, `validation.jsonl`, and `README.md` (the card). */
+export function exportDataset(o: ExportOptions): ExportResult {
+  if (!FORMATS.includes(o.format)) throw new Error(`unknown format "${o.format}" (formats: ${FORMATS.join(", ")})`);
+  const ratio = o.split ?? 0.9;
+  const seed = o.seed ?? 0;
+  const metadata = o.metadata ?? true;
+  const store = new RunStore(o.runs);
+  const ex = collectExamples(store, o.runIds);
+  const { rows, exact, near } = dedupe(rowsFor(o.format, ex.answers, ex.nli));
+  const parts = split(rows, ratio, seed);
+  const splits: Record<string, Row[]> = ratio < 1 ? { train: parts.train, validation: parts.validation } : { train: parts.train };
+  mkdirSync(o.out, { recursive: true });
+  const secrets = secretsFromEnv();
+  const files: Record<string, number> = {};
+  for (const [name, list] of Object.entries(splits)) {
+    writeFileSync(join(o.out, `${name}.jsonl`), list.map((r) => line(r, metadata, secrets) + "\n").join(""));
+    files[`${name}.jsonl`] = list.length;
+  }
+  const command = o.command ?? `citeflow export --runs ${o.runs} --format ${o.format} --out ${o.out} --split ${ratio} --seed ${seed}${metadata ? "" : " --no-metadata"}`;
+  writeFileSync(join(o.out, "README.md"), scrub(datasetCard({ format: o.format, splits, runs: ex.runs, skippedRuns: ex.skipped, removed: { exact, near }, split: ratio, seed, metadata, command }), secrets));
+  return { files, runs: ex.runs, skippedRuns: ex.skipped, removed: { exact, near } };
+}

@@ -1,0 +1,65 @@
+import type { ChatMessage } from "@citeflow/models";
+import type { AnswerExample, NliExample, Provenance } from "./examples.js";
+
+export const FORMATS = ["sft", "sft-completion", "dpo", "dpo-openai", "kto", "nli"] as const;
+export type Format = (typeof FORMATS)[number];
+
+/** One exported row, before splitting: `key` groups rows of one question (they share a split). */
+export interface Row {
+  key: string;
+  /** The text near-duplicate removal compares. */
+  dedupText: string;
+  label?: string;
+  data: Record<string, unknown>;
+  provenance: Provenance;
+}
+
+/** SciFact's labels as the NLI label ids, and how they map onto MNLI's. */
+export const NLI_LABELS = { SUPPORT: 0, NO_EVIDENCE: 1, CONTRADICT: 2 } as const;
+export const MNLI_MAPPING = { SUPPORT: "entailment", NO_EVIDENCE: "neutral", CONTRADICT: "contradiction" } as const;
+
+export const FORMAT_DOCS: Record<Format, string> = {
+  sft: 'TRL conversational / OpenAI fine-tuning: `{"messages": [system, user, assistant]}`',
+  "sft-completion": 'TRL prompt-completion: `{"prompt": [system, user], "completion": [assistant]}`',
+  dpo: 'TRL preference: `{"prompt": [system, user], "chosen": [assistant], "rejected": [assistant]}`',
+  "dpo-openai": 'OpenAI preference fine-tuning: `{"input": {"messages": [system, user]}, "preferred_output": [assistant], "non_preferred_output": [assistant]}`',
+  kto: 'TRL unpaired preference (KTO): `{"prompt": [system, user], "completion": [assistant], "label": true|false}`',
+  nli: '`{"premise", "hypothesis", "label", "label_id"}`',
+};
+
+const assistant = (content: string): ChatMessage[] => [{ role: "assistant", content }];
+
+/**
+ * Rows of a format from the collected examples. Preference rows pair the pipeline's final answer
+ * (chosen) with the generator's first draft (rejected); runs where they are identical give none.
+ */
+export function rowsFor(format: Format, answers: AnswerExample[], nli: NliExample[]): Row[] {
+  const key = (a: AnswerExample) => a.question.text;
+  switch (format) {
+    case "sft":
+      return answers.map((a) => ({ key: key(a), dedupText: a.question.text + "\n" + a.final.text, data: { messages: [...a.prompt, ...assistant(a.final.text)] }, provenance: a.provenance }));
+    case "sft-completion":
+      return answers.map((a) => ({ key: key(a), dedupText: a.question.text + "\n" + a.final.text, data: { prompt: a.prompt, completion: assistant(a.final.text) }, provenance: a.provenance }));
+    case "dpo":
+    case "dpo-openai":
+      return answers
+        .filter((a) => a.final.text.trim() !== a.draft.text.trim())
+        .map((a) => ({
+          key: key(a),
+          dedupText: a.question.text + "\n" + a.final.text + "\n" + a.draft.text,
+          data: format === "dpo" ? { prompt: a.prompt, chosen: assistant(a.final.text), rejected: assistant(a.draft.text) } : { input: { messages: a.prompt }, preferred_output: assistant(a.final.text), non_preferred_output: assistant(a.draft.text) },
+          provenance: a.provenance,
+        }));
+    case "kto":
+      return answers.flatMap((a) =>
+        a.final.text.trim() === a.draft.text.trim()
+          ? []
+          : [
+              { key: key(a), dedupText: a.question.text + "\n" + a.final.text, label: "desirable", data: { prompt: a.prompt, completion: assistant(a.final.text), label: true }, provenance: a.provenance },
+              { key: key(a), dedupText: a.question.text + "\n" + a.draft.text, label: "undesirable", data: { prompt: a.prompt, completion: assistant(a.draft.text), label: false }, provenance: a.provenance },
+            ],
+      );
+    case "nli":
+      return nli.map((x) => ({ key: x.hypothesis, dedupText: x.premise + "\n" + x.hypothesis, label: x.label, data: { premise: x.premise, hypothesis: x.hypothesis, label: x.label, label_id: NLI_LABELS[x.label] }, provenance: x.provenance }));
+  }
+}

@@ -1,0 +1,177 @@
+import { spawnSync } from "node:child_process";
+import { mkdtempSync, readdirSync, readFileSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { fileURLToPath } from "node:url";
+import { beforeAll, describe, expect, it } from "vitest";
+import { loadGraph, startRun } from "@citeflow/core";
+import { createRegistry, templatePath } from "@citeflow/nodes";
+import { RunStore } from "@citeflow/runstore";
+import { dedupe, exportDataset, split, type Row } from "@citeflow/datasets";
+import { completion, json } from "../models/loopback.js";
+import { templateSuite } from "../scifact.js";
+
+const SECRET = "sk-planted-export-key-0123456789abcdef";
+const DRAFT = "The first study found a clear effect on the outcome measured in this cohort [0].";
+const FINAL = DRAFT + " A second study confirmed it in a larger and older population, with similar methods [1].";
+
+const suite = templateSuite(60, "CITEFLOW_RERANK_MODEL", "OPENAI_API_KEY");
+const registry = createRegistry();
+const runsDir = mkdtempSync(join(tmpdir(), "citeflow-export-runs-"));
+const BIN = fileURLToPath(new URL("../../packages/cli/dist/bin.js", import.meta.url));
+
+async function runTemplate(name: string, question: string) {
+  const store = new RunStore(runsDir);
+  const g = loadGraph(readFileSync(templatePath(name), "utf8"), registry);
+  const r = await startRun(g, { ...store.runOptions(), inputs: { question: { id: `q-${question.length}-${name}`, text: question } } }).result;
+  expect(r.status, JSON.stringify(r.nodes.find((n) => n.error)?.error)).toBe("ok");
+  return r.runId;
+}
+
+const read = (dir: string, file: string) =>
+  readFileSync(join(dir, file), "utf8")
+    .split("\n")
+    .filter(Boolean)
+    .map((l) => JSON.parse(l) as Record<string, any>);
+
+function exportTo(format: Parameters<typeof exportDataset>[0]["format"], extra: Partial<Parameters<typeof exportDataset>[0]> = {}) {
+  const out = mkdtempSync(join(tmpdir(), `citeflow-export-${format}-`));
+  const result = exportDataset({ runs: runsDir, format, out, split: 1, ...extra });
+  return { out, result, rows: read(out, "train.jsonl") };
+}
+
+describe("exports from template runs (scripted LLM on loopback)", () => {
+  beforeAll(async () => {
+    const server = await suite.serve((req, res) => {
+      const user = req.body.messages.at(-1).content as string;
+      if (user.startsWith("Write a concise")) return json(res, 200, completion(DRAFT));
+      if (user.startsWith("You review")) return json(res, 200, completion("Feedback: Add the second study.\nQuestion: none"));
+      if (user.startsWith("Revise")) return json(res, 200, completion(FINAL));
+      return json(res, 200, completion(DRAFT));
+    });
+    process.env.CITEFLOW_STORE = suite.store;
+    process.env.CITEFLOW_RERANK_MODEL = "pair-rerank-scifact";
+    process.env.CITEFLOW_NLI_MODEL = "pair-nli-scifact";
+    process.env.CITEFLOW_CHAT_MODEL = "loopback-model";
+    process.env.OPENAI_BASE_URL = server.url;
+    process.env.OPENAI_API_KEY = SECRET;
+    for (const d of suite.docs.slice(0, 3)) await runTemplate("openscholar", d.title);
+    // Verif.ai offline (extractive answer) for NLI rows; the planted key also sits in a question.
+    delete process.env.CITEFLOW_CHAT_MODEL;
+    for (const d of suite.docs.slice(3, 6)) await runTemplate("verifai", d.title);
+    await runTemplate("verifai", `${suite.docs[6]!.title} ${SECRET}`);
+    process.env.OPENAI_API_KEY = SECRET;
+  }, 300_000);
+
+  it("sft: TRL conversational / OpenAI rows; the user turn is the prompt the generator saw", () => {
+    const { rows } = exportTo("sft");
+    expect(rows.length).toBeGreaterThanOrEqual(6);
+    for (const r of rows) {
+      expect(Object.keys(r).sort()).toEqual(["messages", "metadata"]);
+      expect(r.messages.map((m: any) => m.role)).toEqual(["system", "user", "assistant"]);
+      // One numbered block per passage the generator was given, as it saw them.
+      expect((r.messages[1].content.match(/^\[\d+\] /gm) ?? []).length).toBe(r.metadata.passageIds.length);
+    }
+    const os = rows.find((r) => r.metadata.graph === "OpenScholar")!;
+    expect(os.messages[1].content).toMatch(/^Write a concise/);
+    expect(os.messages[1].content).toContain("[0] ");
+    expect(os.messages[2].content.startsWith(FINAL.slice(0, 50))).toBe(true);
+    expect(os.metadata).toMatchObject({ nodeId: "draft", models: { generator: "loopback-model" }, sources: ["scifact"] });
+    expect(os.metadata.runId).toMatch(/^\d{8}T/);
+  });
+
+  it("sft-completion, dpo, dpo-openai, kto: exact TRL and OpenAI shapes; final answer chosen over the draft", () => {
+    const comp = exportTo("sft-completion").rows[0]!;
+    expect(Object.keys(comp).sort()).toEqual(["completion", "metadata", "prompt"]);
+    expect(comp.prompt.map((m: any) => m.role)).toEqual(["system", "user"]);
+    expect(comp.completion.map((m: any) => m.role)).toEqual(["assistant"]);
+
+    const dpo = exportTo("dpo").rows;
+    expect(dpo.length).toBe(3); // the OpenScholar runs; Verif.ai's answer is its draft
+    expect(Object.keys(dpo[0]!).sort()).toEqual(["chosen", "metadata", "prompt", "rejected"]);
+    expect(dpo[0]!.chosen[0].content.startsWith(FINAL.slice(0, 50))).toBe(true);
+    expect(dpo[0]!.rejected).toEqual([{ role: "assistant", content: DRAFT }]);
+
+    const oa = exportTo("dpo-openai", { metadata: false }).rows;
+    expect(Object.keys(oa[0]!).sort()).toEqual(["input", "non_preferred_output", "preferred_output"]);
+    expect(Object.keys(oa[0]!.input)).toEqual(["messages"]);
+    expect(oa[0]!.non_preferred_output).toEqual([{ role: "assistant", content: DRAFT }]);
+
+    const kto = exportTo("kto").rows;
+    expect(kto.length).toBe(6);
+    expect(Object.keys(kto[0]!).sort()).toEqual(["completion", "label", "metadata", "prompt"]);
+    expect(kto.filter((r) => r.label === true).length).toBe(3);
+    expect(kto.filter((r) => r.label === false).every((r) => r.completion[0].content === DRAFT)).toBe(true);
+  });
+
+  it("nli: premise/hypothesis/label/label_id with the card's label map", () => {
+    const { rows, out } = exportTo("nli");
+    expect(rows.length).toBeGreaterThan(0);
+    const ids = { SUPPORT: 0, NO_EVIDENCE: 1, CONTRADICT: 2 } as Record<string, number>;
+    for (const r of rows) {
+      expect(Object.keys(r).sort()).toEqual(["hypothesis", "label", "label_id", "metadata", "premise"]);
+      expect(r.label_id).toBe(ids[r.label]);
+      expect(r.metadata.models).toEqual({ nli: "pair-nli-scifact" });
+    }
+    const card = readFileSync(join(out, "README.md"), "utf8");
+    expect(card).toContain("| SUPPORT | 0 | entailment |");
+    expect(card).toContain("| CONTRADICT | 2 | contradiction |");
+    expect(card).toContain("SciFact: claims CC BY 4.0; abstracts ODC-By 1.0");
+    expect(card).toMatch(/citeflow export --runs .* --format nli/);
+  });
+
+  it("the card counts rows per split and label; the split is deterministic by seed", () => {
+    const out = mkdtempSync(join(tmpdir(), "citeflow-export-split-"));
+    const a = exportDataset({ runs: runsDir, format: "sft", out, split: 0.5, seed: 7 });
+    const out2 = mkdtempSync(join(tmpdir(), "citeflow-export-split-"));
+    const b = exportDataset({ runs: runsDir, format: "sft", out: out2, split: 0.5, seed: 7 });
+    expect(a.files).toEqual(b.files);
+    expect(readFileSync(join(out, "train.jsonl"), "utf8")).toBe(readFileSync(join(out2, "train.jsonl"), "utf8"));
+    expect(a.files["train.jsonl"]! + a.files["validation.jsonl"]!).toBe(exportTo("sft").rows.length);
+    const card = readFileSync(join(out, "README.md"), "utf8");
+    expect(card).toContain(`| train | ${a.files["train.jsonl"]} |`);
+    expect(card).toContain(`| validation | ${a.files["validation.jsonl"]} |`);
+  });
+
+  it("no API key survives into any export: every byte of every file is searched", () => {
+    const dirs = (["sft", "sft-completion", "dpo", "dpo-openai", "kto", "nli"] as const).map((f) => exportTo(f).out);
+    for (const d of dirs)
+      for (const f of readdirSync(d)) {
+        const text = readFileSync(join(d, f), "utf8");
+        expect(text.includes(SECRET), `${d}/${f}`).toBe(false);
+        expect(/sk-planted/.test(text), `${d}/${f}`).toBe(false);
+      }
+    expect(exportTo("sft").rows.some((r) => r.messages[1].content.includes("[redacted]"))).toBe(true);
+  });
+
+  it("citeflow export prints row counts, and refuses an unknown format", () => {
+    const out = mkdtempSync(join(tmpdir(), "citeflow-export-cli-"));
+    const r = spawnSync(process.execPath, [BIN, "export", "--runs", runsDir, "--format", "kto", "--out", out, "--no-metadata", "--split", "1"], { encoding: "utf8" });
+    expect(r.status, r.stderr).toBe(0);
+    expect(r.stdout).toContain("train.jsonl: 6 rows");
+    expect(read(out, "train.jsonl").every((row) => !("metadata" in row))).toBe(true);
+    const bad = spawnSync(process.execPath, [BIN, "export", "--runs", runsDir, "--format", "parquet", "--out", out], { encoding: "utf8" });
+    expect(bad.status).toBe(2);
+    expect(bad.stderr).toContain("--format parquet: use one of sft, sft-completion, dpo, dpo-openai, kto, nli");
+  });
+});
+
+describe("dedupe and split", () => {
+  const row = (key: string, text: string, data: Record<string, unknown> = { text }): Row => ({ key, dedupText: text, data, provenance: { runId: "r", graph: "g", graphHash: "h", nodeId: "n", passageIds: [], docIds: [], models: {}, sources: [] } });
+
+  it("drops exact duplicates and near duplicates (case, punctuation, spacing), keeping the first", () => {
+    const r = dedupe([row("a", "Vitamin D helps."), row("a", "Vitamin D helps."), row("b", "vitamin  d, HELPS"), row("c", "Vitamin C helps.")]);
+    expect(r.rows.map((x) => x.key)).toEqual(["a", "c"]);
+    expect([r.exact, r.near]).toEqual([1, 1]);
+  });
+
+  it("keeps rows of one key on one side, changes with the seed, and rejects a bad ratio", () => {
+    const rows = Array.from({ length: 200 }, (_, i) => row(`q${i % 50}`, `t${i}`));
+    const s = split(rows, 0.8, 1);
+    const trainKeys = new Set(s.train.map((r) => r.key));
+    expect(s.validation.every((r) => !trainKeys.has(r.key))).toBe(true);
+    expect(s.train.length).toBeGreaterThan(100);
+    expect(split(rows, 0.8, 2).train.map((r) => r.key)).not.toEqual(s.train.map((r) => r.key));
+    expect(() => split(rows, 1.5, 0)).toThrow(/--split 1.5/);
+  });
+});
