@@ -79,8 +79,13 @@ export function citeflowTarget(comm: Comm, openData: unknown): CommHandler {
     abort: (req) => (live(req).abort(), null),
     breakpoints: (req) => (live(req).handle.setBreakpoints(need<string[]>(req, "nodes", "object")), null),
     runs: (req) => store.listRuns().filter((r) => req.graphName === undefined || r.graph === req.graphName),
-    record: (req) => store.readRun(need<string>(req, "runId", "string")),
+    record: (req) => {
+      const runId = need<string>(req, "runId", "string");
+      return { ...store.readRun(runId), corrections: store.corrections(runId) };
+    },
     output: (req) => store.nodeOutput(need<string>(req, "runId", "string"), need<string>(req, "nodeId", "string"), typeof req.port === "string" ? req.port : undefined),
+    correct: (req) => store.correct(need<string>(req, "runId", "string"), need(req, "correction", "object")),
+    corrections: (req) => store.corrections(need<string>(req, "runId", "string")),
     diff: (req) => store.diff(need<string>(req, "a", "string"), need<string>(req, "b", "string")),
   };
 

@@ -156,6 +156,40 @@ describe("exports from template runs (scripted LLM on loopback)", () => {
   });
 });
 
+describe("corrections", () => {
+  it("a corrected verdict and a corrected answer win in the exports; the run is never changed", async () => {
+    const store = new RunStore(runsDir);
+    const runs = store.listRuns();
+    const vf = runs.find((r) => r.graph === "Verif.ai")!.runId;
+    const os = runs.find((r) => r.graph === "OpenScholar")!.runId;
+    const before = [readFileSync(store.runPath(vf)), readFileSync(store.runPath(os))];
+    const verdict = (store.nodeOutput(vf, "verify", "verdicts") as Array<{ claimId: string; passageId?: string; label: string }>).find((v) => v.label !== "NO_REFERENCE")!;
+    const flipped = verdict.label === "SUPPORT" ? "CONTRADICT" : "SUPPORT";
+
+    const cli = (...args: string[]) => spawnSync(process.execPath, [BIN, "correct", ...args, "--runs", runsDir], { encoding: "utf8" });
+    const ok = cli(vf, "--node", "verify", "--verdict", `${verdict.claimId}=${flipped}`, "--passage", verdict.passageId!, "--note", "checked by hand");
+    expect(ok.status, ok.stderr).toBe(0);
+    expect(ok.stdout).toMatch(/recorded correction \w+ \(verdict\)/);
+    const bad = cli(vf, "--node", "verify", "--verdict", "no-such-claim=SUPPORT");
+    expect(bad.status).toBe(1);
+    expect(bad.stderr).toContain('no verdict for claim "no-such-claim"');
+    expect(cli(vf, "--node", "verify", "--verdict", `${verdict.claimId}=MAYBE`).stderr).toContain('label "MAYBE" is not one of');
+    expect(cli(vf, "--node", "verify").status).toBe(2);
+    const fixed = store.correct(os, { kind: "answer", nodeId: "cite", text: "A corrected answer that cites the first study [0]." });
+    expect(cli(os, "--list").stdout).toContain(fixed.id);
+
+    const nli = exportTo("nli").rows.find((r) => r.metadata.corrections)!;
+    expect(nli.label).toBe(flipped);
+    expect(nli.metadata.originalLabel).toBe(verdict.label);
+    const sft = exportTo("sft").rows.find((r) => r.metadata.runId === os)!;
+    expect(sft.messages[2].content).toBe(fixed.text);
+    const dpo = exportTo("dpo").rows.find((r) => r.metadata.runId === os)!;
+    expect(dpo.chosen[0].content).toBe(fixed.text);
+    expect(dpo.rejected[0].content.startsWith(FINAL.slice(0, 50))).toBe(true);
+    expect([readFileSync(store.runPath(vf)), readFileSync(store.runPath(os))]).toEqual(before);
+  });
+});
+
 describe("dedupe and split", () => {
   const row = (key: string, text: string, data: Record<string, unknown> = { text }): Row => ({ key, dedupText: text, data, provenance: { runId: "r", graph: "g", graphHash: "h", nodeId: "n", passageIds: [], docIds: [], models: {}, sources: [] } });
 

@@ -2,7 +2,7 @@ import { randomBytes } from "node:crypto";
 import { existsSync, readFileSync } from "node:fs";
 import { loadGraph, questionFromText, startRun, type CompiledGraph, type GraphDoc, type RunEvent, type RunHandle, type RunOptions } from "@citeflow/core";
 import { createRegistry, templateNames, templatePath } from "@citeflow/nodes";
-import { RunStore, type NodeRecord, type RunRecord } from "@citeflow/runstore";
+import { RunStore, type Correction, type NodeRecord, type RunRecord, type StoredCorrection } from "@citeflow/runstore";
 import { showBundle, type MimeBundle } from "./display.js";
 import type { Claim, Verdict } from "@citeflow/core";
 import { bundleFor, verdictsBundle, viewBundle, VIEW_VERSION, type NodeState, type RunNodeView, type RunView } from "./mime.js";
@@ -212,6 +212,15 @@ export class Run {
       return this.output(e.from.slice(0, dot), e.from.slice(dot + 1));
     });
     return values.length === 1 ? values[0] : values;
+  }
+
+  /** Record a correction of this run's output (stored beside the run; exports use it). */
+  correct(c: Correction): StoredCorrection {
+    return this.store.correct(this.id, c);
+  }
+
+  corrections(): StoredCorrection[] {
+    return this.store.corrections(this.id);
   }
 
   /** Claims with their verdicts from a verify.nli node, shown in Verif.ai's colours. */

@@ -10,7 +10,8 @@ import { runsDiff, runsList, runsOutput, runsShow } from "./commands/runs.js";
 import { graphOrTemplate, templatesCommand } from "./commands/templates.js";
 import { validateCommand } from "./commands/validate.js";
 import { EXIT, FailureError, UsageError } from "./errors.js";
-import { RunStore } from "@citeflow/runstore";
+import { RunStore, type Correction } from "@citeflow/runstore";
+import { readFileSync } from "node:fs";
 
 const DEFAULT_RUNS = process.env.CITEFLOW_RUNS || ".citeflow";
 
@@ -195,6 +196,57 @@ export function buildProgram(registry: NodeRegistry, setCode: (code: number) => 
         for (const [f, n] of Object.entries(r.files)) process.stdout.write(`${f}: ${n} rows\n`);
         process.stdout.write(`from ${r.runs} runs; removed ${r.removed.exact} exact and ${r.removed.near} near duplicates${r.skippedRuns.length ? `; left out ${r.skippedRuns.length} unfinished runs` : ""}\ncard: ${opts.out}/README.md\n`);
       }
+      setCode(0);
+    });
+
+  program
+    .command("correct")
+    .description("record a correction of a run's output (stored beside the run, which is never changed; exports use it)")
+    .argument("<runId>")
+    .addOption(new Option("--runs <dir>", "run store folder ($CITEFLOW_RUNS, else ./.citeflow)").default(DEFAULT_RUNS))
+    .option("--node <id>", "the node whose output is corrected")
+    .option("--verdict <claim=LABEL>", "a claim's verdict: SUPPORT, CONTRADICT, NO_EVIDENCE or NO_REFERENCE")
+    .option("--passage <id>", "with --verdict: the cited passage, when the claim cites several")
+    .option("--answer <text>", "the corrected answer text")
+    .option("--answer-file <path>", "the corrected answer, from a file")
+    .option("--relevant <passageId>", "judge a passage relevant to the question")
+    .option("--irrelevant <passageId>", "judge a passage not relevant")
+    .option("--note <text>", "why")
+    .option("--list", "list the run's corrections", false)
+    .action(async (runId: string, opts) => {
+      const store = new RunStore(opts.runs);
+      if (opts.list) {
+        const list = store.corrections(runId);
+        process.stdout.write(list.length ? list.map((c) => JSON.stringify(c)).join("\n") + "\n" : `no corrections for run ${runId}\n`);
+        return setCode(0);
+      }
+      const given = ["verdict", "answer", "answerFile", "relevant", "irrelevant"].filter((k) => opts[k] !== undefined);
+      if (given.length !== 1) throw new UsageError("give one of --verdict, --answer, --answer-file, --relevant, --irrelevant (or --list)");
+      if (!opts.node) throw new UsageError("--node: which node's output is corrected");
+      const note = opts.note !== undefined ? { note: String(opts.note) } : {};
+      let correction: Correction;
+      if (opts.verdict !== undefined) {
+        const m = /^(.+)=([A-Z_]+)$/.exec(opts.verdict);
+        if (!m) throw new UsageError(`--verdict ${opts.verdict}: expected <claimId>=<LABEL>`);
+        correction = { kind: "verdict", nodeId: opts.node, claimId: m[1]!, label: m[2] as "SUPPORT", ...(opts.passage ? { passageId: opts.passage } : {}), ...note };
+      } else if (opts.answer !== undefined || opts.answerFile !== undefined) {
+        let text = opts.answer as string | undefined;
+        if (opts.answerFile !== undefined) {
+          try {
+            text = readFileSync(opts.answerFile, "utf8");
+          } catch (e) {
+            throw new FailureError(`--answer-file: cannot read ${opts.answerFile}: ${(e as Error).message}`);
+          }
+        }
+        correction = { kind: "answer", nodeId: opts.node, text: text!.trim(), ...note };
+      } else correction = { kind: "relevance", nodeId: opts.node, passageId: opts.relevant ?? opts.irrelevant, relevant: opts.relevant !== undefined, ...note };
+      let stored;
+      try {
+        stored = store.correct(runId, correction);
+      } catch (e) {
+        throw new FailureError((e as Error).message);
+      }
+      process.stdout.write(`recorded correction ${stored.id} (${stored.kind}) for run ${runId}, node "${stored.nodeId}"\n`);
       setCode(0);
     });
 

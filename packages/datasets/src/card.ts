@@ -57,7 +57,7 @@ export function datasetCard(c: CardInput): string {
   if (c.format === "nli")
     lines.push("## Labels", "", "| label | label_id | MNLI |", "|---|---|---|", ...Object.entries(NLI_LABELS).map(([l, id]) => `| ${l} | ${id} | ${MNLI_MAPPING[l as keyof typeof MNLI_MAPPING]} |`), "", "Premise: the evidence sentence the NLI model judged closest (else the cited passage); hypothesis: the claim. Claims citing a passage that was never retrieved (NO_REFERENCE) are left out.", "");
   if (c.format === "dpo" || c.format === "dpo-openai" || c.format === "kto")
-    lines.push("## Pairs", "", "Chosen / desirable: the pipeline's final answer (after self-feedback and post-hoc citation). Rejected / undesirable: the generator's first draft. Runs whose final answer equals the draft give no row.", "");
+    lines.push("## Pairs", "", "Chosen / desirable: a user's corrected answer (`citeflow correct`) when there is one, else the pipeline's final answer (after self-feedback and post-hoc citation). Rejected / undesirable: the uncorrected final answer when there is a correction, else the generator's first draft. Runs where the two are equal give no row.", "");
   lines.push(
     "## Sources and licences",
     "",
@@ -74,6 +74,7 @@ export function datasetCard(c: CardInput): string {
     "## Filters",
     "",
     `- runs: only runs with status ok`,
+    `- corrections applied (they win over the model's output): ${new Set(all.flatMap((r) => r.provenance.corrections ?? [])).size}`,
     `- exact duplicates removed: ${c.removed.exact}`,
     `- near duplicates removed (same text after lower-casing and dropping punctuation and spacing): ${c.removed.near}`,
     `- split: ${c.split} train by a hash of (seed ${c.seed}, question); rows of one question stay on one side`,

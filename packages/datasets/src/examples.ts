@@ -13,6 +13,10 @@ export interface Provenance {
   docIds: string[];
   models: Record<string, string>;
   sources: string[];
+  /** Ids of the user corrections applied to this row. */
+  corrections?: string[];
+  /** For a corrected NLI row: the model's own label. */
+  originalLabel?: string;
 }
 
 /** A generate.answer call and what the pipeline finally answered. */
@@ -25,6 +29,8 @@ export interface AnswerExample {
   /** The run's last Answer (after feedback, post-hoc citation, …); the draft when nothing followed. */
   final: Answer;
   finalNodeId: string;
+  /** A user's corrected answer for this run (`citeflow correct`), which wins over `final`. */
+  corrected?: string;
   provenance: Provenance;
 }
 
@@ -32,6 +38,8 @@ export interface NliExample {
   premise: string;
   hypothesis: string;
   label: "SUPPORT" | "NO_EVIDENCE" | "CONTRADICT";
+  /** The model's label when a user corrected it. */
+  originalLabel?: string;
   provenance: Provenance;
 }
 
@@ -98,6 +106,9 @@ export function collectExamples(store: RunStore, runIds?: string[]): { answers: 
     const byId = new Map(record.nodes.map((n) => [n.id, n]));
     const answerNodes = order.filter((id) => ANSWER_PORTS[byId.get(id)?.type ?? ""] && byId.get(id)?.outputHashes);
     const finalNodeId = answerNodes.at(-1);
+    const corrections = store.corrections(id);
+    // The latest answer correction on any answer node of the run is the corrected final answer.
+    const answerFix = corrections.filter((c) => c.kind === "answer").at(-1);
     for (const nodeId of order) {
       const n = byId.get(nodeId);
       if (!n || n.status !== "done") continue;
@@ -115,7 +126,8 @@ export function collectExamples(store: RunStore, runIds?: string[]): { answers: 
           draft: view.output(nodeId, "answer") as Answer,
           final: view.output(finalNodeId, ANSWER_PORTS[byId.get(finalNodeId)!.type]!) as Answer,
           finalNodeId,
-          provenance: view.provenance(nodeId, passages, models),
+          ...(answerFix?.kind === "answer" ? { corrected: answerFix.text } : {}),
+          provenance: { ...view.provenance(nodeId, passages, models), ...(answerFix ? { corrections: [answerFix.id] } : {}) },
         });
       }
       if (n.type === "verify.nli") {
@@ -123,13 +135,16 @@ export function collectExamples(store: RunStore, runIds?: string[]): { answers: 
         const claims = (view.input(nodeId, "claims") as Claim[] | undefined) ?? [];
         const passages = (view.input(nodeId, "passages") as Passage[] | undefined) ?? [];
         const model = String((n.params as { model?: string }).model || view.modelOf(n) || "");
-        for (const v of verdicts) {
+        for (const original of verdicts) {
+          const fix = corrections.filter((c) => c.kind === "verdict" && c.nodeId === nodeId && c.claimId === original.claimId && (c.passageId === undefined || c.passageId === original.passageId)).at(-1);
+          const v = fix?.kind === "verdict" ? { ...original, label: fix.label } : original;
           if (v.label === "NO_REFERENCE") continue; // nothing to pair the claim with
           const claim = claims.find((c) => c.id === v.claimId);
           const passage = passages.find((p) => p.id === v.passageId);
           const premise = v.evidence?.sentence ?? passage?.text;
           if (!claim || !premise) continue;
-          nli.push({ premise, hypothesis: claim.text, label: v.label, provenance: view.provenance(nodeId, passage ? [passage] : [], model ? { nli: model } : {}) });
+          const prov = view.provenance(nodeId, passage ? [passage] : [], model ? { nli: model } : {});
+          nli.push({ premise, hypothesis: claim.text, label: v.label, ...(fix ? { originalLabel: original.label } : {}), provenance: fix ? { ...prov, corrections: [fix.id] } : prov });
         }
       }
     }

@@ -35,31 +35,30 @@ const assistant = (content: string): ChatMessage[] => [{ role: "assistant", cont
  */
 export function rowsFor(format: Format, answers: AnswerExample[], nli: NliExample[]): Row[] {
   const key = (a: AnswerExample) => a.question.text;
+  // The best answer a run has (a user's correction, else the pipeline's final answer) and the
+  // one it beats (the uncorrected final answer, else the first draft); no pair when they are equal.
+  const best = (a: AnswerExample) => a.corrected ?? a.final.text;
+  const worse = (a: AnswerExample) => (a.corrected !== undefined ? a.final.text : a.draft.text);
+  const paired = answers.filter((a) => best(a).trim() !== worse(a).trim());
   switch (format) {
     case "sft":
-      return answers.map((a) => ({ key: key(a), dedupText: a.question.text + "\n" + a.final.text, data: { messages: [...a.prompt, ...assistant(a.final.text)] }, provenance: a.provenance }));
+      return answers.map((a) => ({ key: key(a), dedupText: a.question.text + "\n" + best(a), data: { messages: [...a.prompt, ...assistant(best(a))] }, provenance: a.provenance }));
     case "sft-completion":
-      return answers.map((a) => ({ key: key(a), dedupText: a.question.text + "\n" + a.final.text, data: { prompt: a.prompt, completion: assistant(a.final.text) }, provenance: a.provenance }));
+      return answers.map((a) => ({ key: key(a), dedupText: a.question.text + "\n" + best(a), data: { prompt: a.prompt, completion: assistant(best(a)) }, provenance: a.provenance }));
     case "dpo":
     case "dpo-openai":
-      return answers
-        .filter((a) => a.final.text.trim() !== a.draft.text.trim())
-        .map((a) => ({
-          key: key(a),
-          dedupText: a.question.text + "\n" + a.final.text + "\n" + a.draft.text,
-          data: format === "dpo" ? { prompt: a.prompt, chosen: assistant(a.final.text), rejected: assistant(a.draft.text) } : { input: { messages: a.prompt }, preferred_output: assistant(a.final.text), non_preferred_output: assistant(a.draft.text) },
-          provenance: a.provenance,
-        }));
+      return paired.map((a) => ({
+        key: key(a),
+        dedupText: a.question.text + "\n" + best(a) + "\n" + worse(a),
+        data: format === "dpo" ? { prompt: a.prompt, chosen: assistant(best(a)), rejected: assistant(worse(a)) } : { input: { messages: a.prompt }, preferred_output: assistant(best(a)), non_preferred_output: assistant(worse(a)) },
+        provenance: a.provenance,
+      }));
     case "kto":
-      return answers.flatMap((a) =>
-        a.final.text.trim() === a.draft.text.trim()
-          ? []
-          : [
-              { key: key(a), dedupText: a.question.text + "\n" + a.final.text, label: "desirable", data: { prompt: a.prompt, completion: assistant(a.final.text), label: true }, provenance: a.provenance },
-              { key: key(a), dedupText: a.question.text + "\n" + a.draft.text, label: "undesirable", data: { prompt: a.prompt, completion: assistant(a.draft.text), label: false }, provenance: a.provenance },
-            ],
-      );
+      return paired.flatMap((a) => [
+        { key: key(a), dedupText: a.question.text + "\n" + best(a), label: "desirable", data: { prompt: a.prompt, completion: assistant(best(a)), label: true }, provenance: a.provenance },
+        { key: key(a), dedupText: a.question.text + "\n" + worse(a), label: "undesirable", data: { prompt: a.prompt, completion: assistant(worse(a)), label: false }, provenance: a.provenance },
+      ]);
     case "nli":
-      return nli.map((x) => ({ key: x.hypothesis, dedupText: x.premise + "\n" + x.hypothesis, label: x.label, data: { premise: x.premise, hypothesis: x.hypothesis, label: x.label, label_id: NLI_LABELS[x.label] }, provenance: x.provenance }));
+      return nli.map((x) => ({ key: x.hypothesis, dedupText: x.premise + "\n" + x.hypothesis, label: x.label, data: { premise: x.premise, hypothesis: x.hypothesis, label: x.label, label_id: NLI_LABELS[x.label] }, provenance: x.originalLabel ? { ...x.provenance, originalLabel: x.originalLabel } : x.provenance }));
   }
 }

@@ -8,6 +8,9 @@ import { ensureDir } from "./fsutil.js";
 import { readRunFile, type NodeRecord, type RunRecord, type StoredRunStatus } from "./reader.js";
 import { RunRecorder } from "./recorder.js";
 import { Redactor, secretsFromEnv } from "./redact.js";
+import { CORRECTION_LABELS, CorrectionLog, type Correction, type StoredCorrection } from "./corrections.js";
+
+export { CORRECTION_LABELS, type Correction, type StoredCorrection };
 
 export { BlobStore, FileCache, RunRecorder, Redactor, secretsFromEnv, readRunFile, diffRuns };
 export type * from "./reader.js";
@@ -34,6 +37,7 @@ export interface RunStoreOptions {
  *   runs/<runId>.jsonl   one line per run event, appended as it happens
  *   blobs/xx/<sha>.json  every value, once, by content hash
  *   cache/xx/<key>.json  node cache entries pointing at blobs
+ *   corrections/<runId>.jsonl  users' corrections of a run's outputs (the run is never changed)
  */
 export class RunStore {
   readonly dir: string;
@@ -128,6 +132,37 @@ export class RunStore {
       return this.blobs.get(h);
     }
     return Object.fromEntries(Object.entries(n.outputHashes).map(([p, h]) => [p, this.blobs.get(h)]));
+  }
+
+  /**
+   * Record a correction of one of a run's outputs, after checking that the run, node and the
+   * corrected item exist. Stored beside the run; the run's own record and blobs are untouched.
+   */
+  correct(runId: string, c: Correction): StoredCorrection {
+    const value = this.nodeOutput(runId, c.nodeId) as Record<string, unknown>;
+    const where = `run ${runId}, node "${c.nodeId}"`;
+    if (c.kind === "verdict") {
+      if (!CORRECTION_LABELS.includes(c.label)) throw new Error(`${where}: label "${c.label}" is not one of ${CORRECTION_LABELS.join(", ")}`);
+      const verdicts = value.verdicts as Array<{ claimId: string; passageId?: string }> | undefined;
+      if (!verdicts) throw new Error(`${where} has no verdicts (ports: ${Object.keys(value).join(", ")})`);
+      if (!verdicts.some((v) => v.claimId === c.claimId && (c.passageId === undefined || v.passageId === c.passageId)))
+        throw new Error(`${where}: no verdict for claim "${c.claimId}"${c.passageId ? ` and passage "${c.passageId}"` : ""} (claims: ${[...new Set(verdicts.map((v) => v.claimId))].join(", ")})`);
+    } else if (c.kind === "answer") {
+      if (typeof (value.answer as { text?: unknown } | undefined)?.text !== "string") throw new Error(`${where} has no answer (ports: ${Object.keys(value).join(", ")})`);
+      if (!c.text.trim()) throw new Error(`${where}: the corrected answer is empty`);
+    } else {
+      const lists = Object.values(value).filter(Array.isArray) as Array<Array<{ id?: unknown }>>;
+      if (!lists.some((l) => l.some((p) => p.id === c.passageId))) throw new Error(`${where}: no passage "${c.passageId}" in its outputs`);
+    }
+    return this.#corrections.append(runId, c);
+  }
+
+  corrections(runId: string): StoredCorrection[] {
+    return this.#corrections.list(runId);
+  }
+
+  get #corrections(): CorrectionLog {
+    return new CorrectionLog(join(this.dir, "corrections"));
   }
 
   diff(a: string, b: string): RunDiff {
