@@ -104,6 +104,23 @@ describe("exports from template runs (scripted LLM on loopback)", () => {
     expect(kto.filter((r) => r.label === false).every((r) => r.completion[0].content === DRAFT)).toBe(true);
   });
 
+  it("openscholar: answer generation, feedback generation and (kept) feedback incorporation, from the loop's traces", () => {
+    const { rows, out } = exportTo("openscholar");
+    const of = (t: string) => rows.filter((r) => r.type === t);
+    expect(of("feedback_generation").length).toBe(3);
+    expect(of("feedback_incorporation").length).toBe(3);
+    expect(of("answer_generation").length).toBe(exportTo("sft").rows.length);
+    const fb = of("feedback_generation")[0]!;
+    expect(fb.messages.map((m: any) => m.role)).toEqual(["user", "assistant"]);
+    expect(fb.messages[0].content).toMatch(/^You review an answer/);
+    expect(fb.messages[1].content).toBe("Feedback: Add the second study.\nQuestion: none");
+    const inc = of("feedback_incorporation")[0]!;
+    expect(inc.messages[0].content).toContain(`Answer: ${DRAFT}`);
+    expect(inc.messages[0].content).toContain("Feedback: Add the second study.");
+    expect(inc.messages[1].content).toBe(FINAL);
+    expect(readFileSync(join(out, "README.md"), "utf8")).toContain("| train | 13 | 7 | 3 | 3 |");
+  });
+
   it("nli: premise/hypothesis/label/label_id with the card's label map", () => {
     const { rows, out } = exportTo("nli");
     expect(rows.length).toBeGreaterThan(0);
@@ -134,7 +151,7 @@ describe("exports from template runs (scripted LLM on loopback)", () => {
   });
 
   it("no API key survives into any export: every byte of every file is searched", () => {
-    const dirs = (["sft", "sft-completion", "dpo", "dpo-openai", "kto", "nli"] as const).map((f) => exportTo(f).out);
+    const dirs = (["sft", "sft-completion", "openscholar", "dpo", "dpo-openai", "kto", "nli"] as const).map((f) => exportTo(f).out);
     for (const d of dirs)
       for (const f of readdirSync(d)) {
         const text = readFileSync(join(d, f), "utf8");
@@ -152,7 +169,7 @@ describe("exports from template runs (scripted LLM on loopback)", () => {
     expect(read(out, "train.jsonl").every((row) => !("metadata" in row))).toBe(true);
     const bad = spawnSync(process.execPath, [BIN, "export", "--runs", runsDir, "--format", "parquet", "--out", out], { encoding: "utf8" });
     expect(bad.status).toBe(2);
-    expect(bad.stderr).toContain("--format parquet: use one of sft, sft-completion, dpo, dpo-openai, kto, nli");
+    expect(bad.stderr).toContain("--format parquet: use one of sft, sft-completion, openscholar, dpo, dpo-openai, kto, nli");
   });
 });
 

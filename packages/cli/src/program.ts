@@ -177,7 +177,7 @@ export function buildProgram(registry: NodeRegistry, setCode: (code: number) => 
     .command("export")
     .description("training data from the runs in a run store: JSONL files and a dataset card")
     .addOption(new Option("--runs <dir>", "run store folder ($CITEFLOW_RUNS, else ./.citeflow)").default(DEFAULT_RUNS))
-    .requiredOption("--format <format>", "sft | sft-completion | dpo | dpo-openai | kto | nli")
+    .requiredOption("--format <format>", "sft | sft-completion | openscholar | dpo | dpo-openai | kto | nli")
     .requiredOption("--out <dir>", "output folder (train.jsonl, validation.jsonl, README.md)")
     .option("--split <fraction>", "fraction of questions in train (1: no validation file)", "0.9")
     .option("--seed <n>", "seed of the train/validation split", "0")

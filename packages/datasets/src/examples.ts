@@ -43,6 +43,15 @@ export interface NliExample {
   provenance: Provenance;
 }
 
+/** One model call inside OpenScholar's self-feedback loop, as it was traced. */
+export interface LoopCallExample {
+  type: "feedback_generation" | "feedback_incorporation";
+  messages: ChatMessage[];
+  response: string;
+  question: string;
+  provenance: Provenance;
+}
+
 /** Reads node inputs and outputs of one stored run by following its graph's edges. */
 class RunView {
   constructor(
@@ -61,6 +70,12 @@ class RunView {
     if (!edge) return undefined;
     const dot = edge.from.lastIndexOf(".");
     return this.output(edge.from.slice(0, dot), edge.from.slice(dot + 1));
+  }
+
+  /** A span's data, read from its blob when it was stored as one. */
+  spanData(s: SpanRecord): Record<string, unknown> | undefined {
+    const d = s.data as Record<string, unknown> | undefined;
+    return d && typeof d.$blob === "string" ? (this.store.blobs.get(d.$blob) as Record<string, unknown>) : d;
   }
 
   /** The model a node used, from its spans (absent for a node taken from the cache). */
@@ -88,7 +103,9 @@ class RunView {
 const ANSWER_PORTS: Record<string, string> = { "generate.answer": "answer", "refine.edit": "answer", "loop.self-feedback": "answer", "cite.posthoc": "answer", "answer.compose": "answer" };
 
 /** Examples from every finished (status ok) run in the store, oldest first. */
-export function collectExamples(store: RunStore, runIds?: string[]): { answers: AnswerExample[]; nli: NliExample[]; runs: number; skipped: string[] } {
+export function collectExamples(store: RunStore, runIds?: string[]): { answers: AnswerExample[]; nli: NliExample[]; loop: LoopCallExample[]; loopsFromCache: number; runs: number; skipped: string[] } {
+  const loop: LoopCallExample[] = [];
+  let loopsFromCache = 0;
   const answers: AnswerExample[] = [];
   const nli: NliExample[] = [];
   const skipped: string[] = [];
@@ -130,6 +147,21 @@ export function collectExamples(store: RunStore, runIds?: string[]): { answers: 
           provenance: { ...view.provenance(nodeId, passages, models), ...(answerFix ? { corrections: [answerFix.id] } : {}) },
         });
       }
+      if (n.type === "loop.self-feedback") {
+        if (n.cache === "hit") loopsFromCache++;
+        const question = (view.input(nodeId, "question") as Question | undefined)?.text ?? "";
+        const passages = (view.output(nodeId, "passages") as Passage[] | undefined) ?? [];
+        const call = (type: LoopCallExample["type"], span: SpanRecord | undefined) => {
+          const d = span && view.spanData(span);
+          if (!d || !Array.isArray(d.messages) || typeof d.response !== "string") return;
+          loop.push({ type, messages: d.messages as ChatMessage[], response: d.response, question, provenance: view.provenance(nodeId, passages, typeof d.model === "string" ? { generator: d.model } : {}) });
+        };
+        for (const s of n.spans) {
+          if (s.name === "feedback") call("feedback_generation", s);
+          // Only edits the loop kept (OpenScholar's length-ratio filter) teach incorporation.
+          else if (/^feedback \d+$/.test(s.name) && view.spanData(s)?.kept === true) call("feedback_incorporation", s.children.find((c) => c.name === "edit"));
+        }
+      }
       if (n.type === "verify.nli") {
         const verdicts = view.output(nodeId, "verdicts") as Verdict[];
         const claims = (view.input(nodeId, "claims") as Claim[] | undefined) ?? [];
@@ -149,5 +181,5 @@ export function collectExamples(store: RunStore, runIds?: string[]): { answers: 
       }
     }
   }
-  return { answers, nli, runs, skipped };
+  return { answers, nli, loop, loopsFromCache, runs, skipped };
 }

@@ -41,7 +41,7 @@ export function exportDataset(o: ExportOptions): ExportResult {
   const metadata = o.metadata ?? true;
   const store = new RunStore(o.runs);
   const ex = collectExamples(store, o.runIds);
-  const { rows, exact, near } = dedupe(rowsFor(o.format, ex.answers, ex.nli));
+  const { rows, exact, near } = dedupe(rowsFor(o.format, ex.answers, ex.nli, ex.loop));
   const parts = split(rows, ratio, seed);
   const splits: Record<string, Row[]> = ratio < 1 ? { train: parts.train, validation: parts.validation } : { train: parts.train };
   mkdirSync(o.out, { recursive: true });
@@ -52,6 +52,6 @@ export function exportDataset(o: ExportOptions): ExportResult {
     files[`${name}.jsonl`] = list.length;
   }
   const command = o.command ?? `citeflow export --runs ${o.runs} --format ${o.format} --out ${o.out} --split ${ratio} --seed ${seed}${metadata ? "" : " --no-metadata"}`;
-  writeFileSync(join(o.out, "README.md"), scrub(datasetCard({ format: o.format, splits, runs: ex.runs, skippedRuns: ex.skipped, removed: { exact, near }, split: ratio, seed, metadata, command }), secrets));
+  writeFileSync(join(o.out, "README.md"), scrub(datasetCard({ format: o.format, splits, loopsFromCache: ex.loopsFromCache, runs: ex.runs, skippedRuns: ex.skipped, removed: { exact, near }, split: ratio, seed, metadata, command }), secrets));
   return { files, runs: ex.runs, skippedRuns: ex.skipped, removed: { exact, near } };
 }

@@ -1,7 +1,7 @@
 import type { ChatMessage } from "@citeflow/models";
-import type { AnswerExample, NliExample, Provenance } from "./examples.js";
+import type { AnswerExample, LoopCallExample, NliExample, Provenance } from "./examples.js";
 
-export const FORMATS = ["sft", "sft-completion", "dpo", "dpo-openai", "kto", "nli"] as const;
+export const FORMATS = ["sft", "sft-completion", "openscholar", "dpo", "dpo-openai", "kto", "nli"] as const;
 export type Format = (typeof FORMATS)[number];
 
 /** One exported row, before splitting: `key` groups rows of one question (they share a split). */
@@ -21,6 +21,7 @@ export const MNLI_MAPPING = { SUPPORT: "entailment", NO_EVIDENCE: "neutral", CON
 export const FORMAT_DOCS: Record<Format, string> = {
   sft: 'TRL conversational / OpenAI fine-tuning: `{"messages": [system, user, assistant]}`',
   "sft-completion": 'TRL prompt-completion: `{"prompt": [system, user], "completion": [assistant]}`',
+  openscholar: 'OpenScholar\'s three training types as chat rows `{"messages": [...], "type": "answer_generation" | "feedback_generation" | "feedback_incorporation"}`: question and passages → answer (x → y); answer → feedback (y0 → F); previous answer and one feedback item → revised answer (y_{t-1}, f_t → y_t)',
   dpo: 'TRL preference: `{"prompt": [system, user], "chosen": [assistant], "rejected": [assistant]}`',
   "dpo-openai": 'OpenAI preference fine-tuning: `{"input": {"messages": [system, user]}, "preferred_output": [assistant], "non_preferred_output": [assistant]}`',
   kto: 'TRL unpaired preference (KTO): `{"prompt": [system, user], "completion": [assistant], "label": true|false}`',
@@ -33,7 +34,7 @@ const assistant = (content: string): ChatMessage[] => [{ role: "assistant", cont
  * Rows of a format from the collected examples. Preference rows pair the pipeline's final answer
  * (chosen) with the generator's first draft (rejected); runs where they are identical give none.
  */
-export function rowsFor(format: Format, answers: AnswerExample[], nli: NliExample[]): Row[] {
+export function rowsFor(format: Format, answers: AnswerExample[], nli: NliExample[], loop: LoopCallExample[] = []): Row[] {
   const key = (a: AnswerExample) => a.question.text;
   // The best answer a run has (a user's correction, else the pipeline's final answer) and the
   // one it beats (the uncorrected final answer, else the first draft); no pair when they are equal.
@@ -45,6 +46,11 @@ export function rowsFor(format: Format, answers: AnswerExample[], nli: NliExampl
       return answers.map((a) => ({ key: key(a), dedupText: a.question.text + "\n" + best(a), data: { messages: [...a.prompt, ...assistant(best(a))] }, provenance: a.provenance }));
     case "sft-completion":
       return answers.map((a) => ({ key: key(a), dedupText: a.question.text + "\n" + best(a), data: { prompt: a.prompt, completion: assistant(best(a)) }, provenance: a.provenance }));
+    case "openscholar":
+      return [
+        ...answers.map((a) => ({ key: key(a), dedupText: a.question.text + "\n" + best(a), label: "answer_generation", data: { messages: [...a.prompt, ...assistant(best(a))], type: "answer_generation" }, provenance: a.provenance })),
+        ...loop.map((l) => ({ key: l.question, dedupText: JSON.stringify(l.messages) + l.response, label: l.type, data: { messages: [...l.messages, ...assistant(l.response)], type: l.type }, provenance: l.provenance })),
+      ];
     case "dpo":
     case "dpo-openai":
       return paired.map((a) => ({
