@@ -1,5 +1,5 @@
 import { spawnSync } from "node:child_process";
-import { mkdtempSync, readdirSync, readFileSync } from "node:fs";
+import { mkdtempSync, readdirSync, readFileSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { fileURLToPath } from "node:url";
@@ -204,6 +204,74 @@ describe("corrections", () => {
     expect(dpo.chosen[0].content).toBe(fixed.text);
     expect(dpo.rejected[0].content.startsWith(FINAL.slice(0, 50))).toBe(true);
     expect([readFileSync(store.runPath(vf)), readFileSync(store.runPath(os))]).toEqual(before);
+  });
+});
+
+describe("reranker pairs", () => {
+  const graphDoc = {
+    citeflow: 1,
+    name: "rate",
+    inputs: { question: { type: "Question" } },
+    nodes: [
+      { id: "question", type: "input.question", version: 1, params: {} },
+      { id: "retrieve", type: "retrieve.lexical", version: 1, params: { k: 6 } },
+      { id: "rate", type: "rate.relevance", version: 1, params: {} },
+    ],
+    edges: ["question.question -> retrieve.question", "question.question -> rate.question", "retrieve.passages -> rate.passages"].map((e) => ({ from: e.split(" -> ")[0]!, to: e.split(" -> ")[1]! })),
+  };
+  const rerankRuns = mkdtempSync(join(tmpdir(), "citeflow-rerank-runs-"));
+  let runId = "";
+
+  it("from LLM ratings: 4–5 positive, 1–2 negative, 3 dropped; triplets and scored pairs", async () => {
+    // Ratings by position in the list: 5, 4, 3, 2, 1, 1.
+    const ratings = [5, 4, 3, 2, 1, 1];
+    const server = await suite.serve((req, res) => json(res, 200, completion(`Thinking it over.\nRating: ${ratings[req.n % 6]}`)));
+    process.env.CITEFLOW_STORE = suite.store;
+    process.env.CITEFLOW_CHAT_MODEL = "rater";
+    process.env.OPENAI_BASE_URL = server.url;
+    const store = new RunStore(rerankRuns);
+    const g = loadGraph(graphDoc, registry);
+    const r = await startRun(g, { ...store.runOptions(), concurrency: 1, inputs: { question: { id: "rq1", text: suite.docs[8]!.title } } }).result;
+    expect(r.status, JSON.stringify(r.nodes.find((n) => n.error)?.error)).toBe("ok");
+    runId = r.runId;
+    const rated = store.nodeOutput(runId, "rate", "passages") as Array<{ id: string; scores: Record<string, number> }>;
+    expect(rated.map((p) => p.scores.relevance)).toEqual(ratings);
+
+    const out = mkdtempSync(join(tmpdir(), "citeflow-rerank-"));
+    exportDataset({ runs: rerankRuns, format: "rerank-scored", out, split: 1 });
+    const scored = read(out, "train.jsonl");
+    expect(scored.map((x) => [x.label, x.score])).toEqual([[1, 5], [1, 4], [0, 2], [0, 1], [0, 1]]);
+    expect(Object.keys(scored[0]!).sort()).toEqual(["label", "metadata", "passage", "query", "score"]);
+
+    const out2 = mkdtempSync(join(tmpdir(), "citeflow-rerank-"));
+    exportDataset({ runs: rerankRuns, format: "rerank", out: out2, split: 1 });
+    const triplets = read(out2, "train.jsonl");
+    expect(triplets.length).toBe(2 * 3);
+    expect(Object.keys(triplets[0]!).sort()).toEqual(["metadata", "negative", "positive", "query"]);
+    expect(triplets[0]!.query).toBe(suite.docs[8]!.title);
+    expect(triplets[0]!.positive).toContain((store.nodeOutput(runId, "rate", "passages") as Array<{ text: string }>)[0]!.text.slice(0, 40));
+  });
+
+  it("a relevance correction wins over the rating; qrels judge the first retriever's list", () => {
+    const store = new RunStore(rerankRuns);
+    const rated = store.nodeOutput(runId, "rate", "passages") as Array<{ id: string; title: string }>;
+    store.correct(runId, { kind: "relevance", nodeId: "rate", passageId: rated[0]!.id, relevant: false, note: "off topic" });
+    const out = mkdtempSync(join(tmpdir(), "citeflow-rerank-"));
+    exportDataset({ runs: rerankRuns, format: "rerank-scored", out, split: 1 });
+    const first = read(out, "train.jsonl").find((x) => x.metadata.passageIds[0] === rated[0]!.id)!;
+    expect([first.label, first.metadata.corrections.length]).toEqual([0, 1]);
+
+    const retrieved = store.nodeOutput(runId, "retrieve", "passages") as Array<{ id: string }>;
+    const doc = retrieved[2]!.id.split("#")[0];
+    const qrels = join(mkdtempSync(join(tmpdir(), "citeflow-qrels-")), "qrels.tsv");
+    writeFileSync(qrels, `query-id\tcorpus-id\tscore\nrq1\t${doc}\t1\n`);
+    const out2 = mkdtempSync(join(tmpdir(), "citeflow-rerank-"));
+    exportDataset({ runs: rerankRuns, format: "rerank-scored", out: out2, split: 1, qrels });
+    const fromQrels = read(out2, "train.jsonl").filter((x) => x.metadata.nodeId === "retrieve");
+    expect(fromQrels.length).toBe(retrieved.length);
+    // qrels judge documents: every retrieved chunk of the relevant paper is a positive.
+    expect(fromQrels.filter((x) => x.label === 1).map((x) => x.metadata.passageIds[0])).toEqual(retrieved.filter((p) => p.id.startsWith(`${doc}#`)).map((p) => p.id));
+    expect(readFileSync(join(out2, "README.md"), "utf8")).toContain(`--qrels ${qrels}`);
   });
 });
 

@@ -58,6 +58,8 @@ export function datasetCard(c: CardInput): string {
   ];
   if (c.format === "nli")
     lines.push("## Labels", "", "| label | label_id | MNLI |", "|---|---|---|", ...Object.entries(NLI_LABELS).map(([l, id]) => `| ${l} | ${id} | ${MNLI_MAPPING[l as keyof typeof MNLI_MAPPING]} |`), "", "Premise: the evidence sentence the NLI model judged closest (else the cited passage); hypothesis: the claim. Claims citing a passage that was never retrieved (NO_REFERENCE) are left out.", "");
+  if (c.format === "rerank" || c.format === "rerank-scored")
+    lines.push("## Relevance", "", "Sources: LLM ratings from `rate.relevance` (4–5 relevant, 1–2 not, 3 left out, as OpenScholar trained its reranker); qrels (`--qrels`), where the first retriever's other passages are hard negatives; users' relevance corrections, which win.", "");
   if (c.format === "openscholar")
     lines.push("## Types", "", "- answer_generation: the generator's prompt (question and numbered passages) → the final answer", "- feedback_generation: the feedback prompt (question, passages, first answer) → the feedback items, as the model wrote them", "- feedback_incorporation: the edit prompt (previous answer, one feedback item, passages) → the revised answer; only edits the loop kept (new/old length > its minRatio)", "", `Feedback rows come from the traces of self-feedback loops that ran. ${c.loopsFromCache ? `${c.loopsFromCache} loops were taken from the cache and have no trace: re-run them with --force to include them.` : "No loop was taken from the cache."}`, "");
   if (c.format === "dpo" || c.format === "dpo-openai" || c.format === "kto")

@@ -52,6 +52,22 @@ export interface LoopCallExample {
   provenance: Provenance;
 }
 
+/** A passage judged for a query: by an LLM rating (1–5), by qrels, or by a user's correction. */
+export interface RelevanceExample {
+  query: string;
+  passage: Passage;
+  relevant: boolean;
+  /** The LLM's 1–5 rating, when that is the source. */
+  rating?: number;
+  source: "llm" | "qrels" | "correction";
+  provenance: Provenance;
+}
+
+/** BEIR qrels: query id → doc id → relevance. */
+export type QrelsMap = Map<string, Map<string, number>>;
+
+const RETRIEVERS = new Set(["retrieve.lexical", "retrieve.dense", "retrieve.hybrid", "search.semantic-scholar", "search.core", "search.pubmed", "search.arxiv"]);
+
 /** Reads node inputs and outputs of one stored run by following its graph's edges. */
 class RunView {
   constructor(
@@ -103,7 +119,8 @@ class RunView {
 const ANSWER_PORTS: Record<string, string> = { "generate.answer": "answer", "refine.edit": "answer", "loop.self-feedback": "answer", "cite.posthoc": "answer", "answer.compose": "answer" };
 
 /** Examples from every finished (status ok) run in the store, oldest first. */
-export function collectExamples(store: RunStore, runIds?: string[]): { answers: AnswerExample[]; nli: NliExample[]; loop: LoopCallExample[]; loopsFromCache: number; runs: number; skipped: string[] } {
+export function collectExamples(store: RunStore, runIds?: string[], qrels?: QrelsMap): { answers: AnswerExample[]; nli: NliExample[]; loop: LoopCallExample[]; relevance: RelevanceExample[]; loopsFromCache: number; runs: number; skipped: string[] } {
+  const relevance: RelevanceExample[] = [];
   const loop: LoopCallExample[] = [];
   let loopsFromCache = 0;
   const answers: AnswerExample[] = [];
@@ -126,9 +143,32 @@ export function collectExamples(store: RunStore, runIds?: string[]): { answers: 
     const corrections = store.corrections(id);
     // The latest answer correction on any answer node of the run is the corrected final answer.
     const answerFix = corrections.filter((c) => c.kind === "answer").at(-1);
+    const judged = new Map<string, RelevanceExample>();
+    const judge = (e: RelevanceExample) => judged.set(`${e.provenance.nodeId}\0${e.passage.id}`, e);
+    let qrelsUsed = false;
     for (const nodeId of order) {
       const n = byId.get(nodeId);
       if (!n || n.status !== "done") continue;
+      if (n.type === "rate.relevance") {
+        const q = view.input(nodeId, "question") as Question;
+        for (const p of (view.output(nodeId, "passages") as Passage[]) ?? []) {
+          const rating = p.scores.relevance;
+          // OpenScholar's reranker labels: 4–5 positive, 1–2 negative, 3 left out.
+          if (rating === undefined || rating === 3) continue;
+          judge({ query: q.text, passage: p, relevant: rating >= 4, rating, source: "llm", provenance: view.provenance(nodeId, [p], {}) });
+        }
+      }
+      if (qrels && !qrelsUsed && RETRIEVERS.has(n.type)) {
+        const q = (view.input(nodeId, "question") ?? view.input(nodeId, "query")) as { id?: string; questionId?: string; text: string } | undefined;
+        const rel = q && qrels.get(String(q.id ?? q.questionId));
+        if (q && rel) {
+          qrelsUsed = true; // the first retriever's list: its non-relevant passages are hard negatives
+          for (const p of (view.output(nodeId, "passages") as Passage[]) ?? []) {
+            const doc = p.id.slice(0, p.id.lastIndexOf("#"));
+            judge({ query: q.text, passage: p, relevant: (rel.get(doc) ?? 0) > 0, source: "qrels", provenance: view.provenance(nodeId, [p], {}) });
+          }
+        }
+      }
       if (n.type === "generate.answer" && finalNodeId) {
         const question = view.input(nodeId, "question") as Question;
         const passages = view.input(nodeId, "passages") as Passage[];
@@ -180,6 +220,17 @@ export function collectExamples(store: RunStore, runIds?: string[]): { answers: 
         }
       }
     }
+    // A user's relevance judgement wins over the LLM's and the qrels'.
+    for (const c of corrections) {
+      if (c.kind !== "relevance") continue;
+      const n = byId.get(c.nodeId);
+      const lists = n?.outputHashes ? Object.values(store.outputOf(n) as Record<string, unknown>).filter(Array.isArray) as Passage[][] : [];
+      const p = lists.flat().find((x) => x.id === c.passageId);
+      const q = (view.input(c.nodeId, "question") ?? view.input(c.nodeId, "query")) as { text: string } | undefined;
+      if (!p || !q) continue;
+      judge({ query: q.text, passage: p, relevant: c.relevant, source: "correction", provenance: { ...view.provenance(c.nodeId, [p], {}), corrections: [c.id] } });
+    }
+    relevance.push(...judged.values());
   }
-  return { answers, nli, loop, loopsFromCache, runs, skipped };
+  return { answers, nli, loop, relevance, loopsFromCache, runs, skipped };
 }

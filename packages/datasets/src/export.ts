@@ -1,5 +1,6 @@
 import { mkdirSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
+import { readQrels } from "@citeflow/eval";
 import { RunStore, secretsFromEnv } from "@citeflow/runstore";
 import { datasetCard } from "./card.js";
 import { collectExamples } from "./examples.js";
@@ -17,6 +18,8 @@ export interface ExportOptions {
   metadata?: boolean;
   /** Only these runs (default: every run in the store). */
   runIds?: string[];
+  /** BEIR qrels (query-id, corpus-id, score) for rerank formats: judged by question id. */
+  qrels?: string;
   /** Shown in the card's "Reproduce" section. */
   command?: string;
 }
@@ -40,8 +43,8 @@ export function exportDataset(o: ExportOptions): ExportResult {
   const seed = o.seed ?? 0;
   const metadata = o.metadata ?? true;
   const store = new RunStore(o.runs);
-  const ex = collectExamples(store, o.runIds);
-  const { rows, exact, near } = dedupe(rowsFor(o.format, ex.answers, ex.nli, ex.loop));
+  const ex = collectExamples(store, o.runIds, o.qrels ? readQrels(o.qrels) : undefined);
+  const { rows, exact, near } = dedupe(rowsFor(o.format, ex.answers, ex.nli, ex.loop, ex.relevance));
   const parts = split(rows, ratio, seed);
   const splits: Record<string, Row[]> = ratio < 1 ? { train: parts.train, validation: parts.validation } : { train: parts.train };
   mkdirSync(o.out, { recursive: true });
@@ -51,7 +54,7 @@ export function exportDataset(o: ExportOptions): ExportResult {
     writeFileSync(join(o.out, `${name}.jsonl`), list.map((r) => line(r, metadata, secrets) + "\n").join(""));
     files[`${name}.jsonl`] = list.length;
   }
-  const command = o.command ?? `citeflow export --runs ${o.runs} --format ${o.format} --out ${o.out} --split ${ratio} --seed ${seed}${metadata ? "" : " --no-metadata"}`;
+  const command = o.command ?? `citeflow export --runs ${o.runs} --format ${o.format} --out ${o.out} --split ${ratio} --seed ${seed}${o.qrels ? ` --qrels ${o.qrels}` : ""}${metadata ? "" : " --no-metadata"}`;
   writeFileSync(join(o.out, "README.md"), scrub(datasetCard({ format: o.format, splits, loopsFromCache: ex.loopsFromCache, runs: ex.runs, skippedRuns: ex.skipped, removed: { exact, near }, split: ratio, seed, metadata, command }), secrets));
   return { files, runs: ex.runs, skippedRuns: ex.skipped, removed: { exact, near } };
 }

@@ -1,7 +1,7 @@
 import type { ChatMessage } from "@citeflow/models";
-import type { AnswerExample, LoopCallExample, NliExample, Provenance } from "./examples.js";
+import type { AnswerExample, LoopCallExample, NliExample, Provenance, RelevanceExample } from "./examples.js";
 
-export const FORMATS = ["sft", "sft-completion", "openscholar", "dpo", "dpo-openai", "kto", "nli"] as const;
+export const FORMATS = ["sft", "sft-completion", "openscholar", "dpo", "dpo-openai", "kto", "nli", "rerank", "rerank-scored"] as const;
 export type Format = (typeof FORMATS)[number];
 
 /** One exported row, before splitting: `key` groups rows of one question (they share a split). */
@@ -26,6 +26,8 @@ export const FORMAT_DOCS: Record<Format, string> = {
   "dpo-openai": 'OpenAI preference fine-tuning: `{"input": {"messages": [system, user]}, "preferred_output": [assistant], "non_preferred_output": [assistant]}`',
   kto: 'TRL unpaired preference (KTO): `{"prompt": [system, user], "completion": [assistant], "label": true|false}`',
   nli: '`{"premise", "hypothesis", "label", "label_id"}`',
+  rerank: 'reranker triplets `{"query", "positive", "negative"}` (passage title and text); each positive is paired with up to 4 negatives of the same query, in rank order',
+  "rerank-scored": 'scored pairs `{"query", "passage", "label", "score"}`: label 1 relevant / 0 not; score the LLM rating (1–5) or null',
 };
 
 const assistant = (content: string): ChatMessage[] => [{ role: "assistant", content }];
@@ -34,7 +36,23 @@ const assistant = (content: string): ChatMessage[] => [{ role: "assistant", cont
  * Rows of a format from the collected examples. Preference rows pair the pipeline's final answer
  * (chosen) with the generator's first draft (rejected); runs where they are identical give none.
  */
-export function rowsFor(format: Format, answers: AnswerExample[], nli: NliExample[], loop: LoopCallExample[] = []): Row[] {
+const passageText = (e: RelevanceExample) => `${e.passage.title}\n${e.passage.text}`;
+const NEGATIVES_PER_POSITIVE = 4;
+
+function rerankTriplets(rel: RelevanceExample[]): Row[] {
+  const byQuery = new Map<string, RelevanceExample[]>();
+  for (const e of rel) byQuery.set(e.query, [...(byQuery.get(e.query) ?? []), e]);
+  const rows: Row[] = [];
+  for (const [query, list] of byQuery) {
+    const negatives = list.filter((e) => !e.relevant).slice(0, NEGATIVES_PER_POSITIVE);
+    for (const pos of list.filter((e) => e.relevant))
+      for (const neg of negatives)
+        rows.push({ key: query, dedupText: `${query}\n${pos.passage.id}\n${neg.passage.id}`, label: pos.source, data: { query, positive: passageText(pos), negative: passageText(neg) }, provenance: { ...pos.provenance, passageIds: [pos.passage.id, neg.passage.id] } });
+  }
+  return rows;
+}
+
+export function rowsFor(format: Format, answers: AnswerExample[], nli: NliExample[], loop: LoopCallExample[] = [], relevance: RelevanceExample[] = []): Row[] {
   const key = (a: AnswerExample) => a.question.text;
   // The best answer a run has (a user's correction, else the pipeline's final answer) and the
   // one it beats (the uncorrected final answer, else the first draft); no pair when they are equal.
@@ -64,6 +82,10 @@ export function rowsFor(format: Format, answers: AnswerExample[], nli: NliExampl
         { key: key(a), dedupText: a.question.text + "\n" + best(a), label: "desirable", data: { prompt: a.prompt, completion: assistant(best(a)), label: true }, provenance: a.provenance },
         { key: key(a), dedupText: a.question.text + "\n" + worse(a), label: "undesirable", data: { prompt: a.prompt, completion: assistant(worse(a)), label: false }, provenance: a.provenance },
       ]);
+    case "rerank":
+      return rerankTriplets(relevance);
+    case "rerank-scored":
+      return relevance.map((e) => ({ key: e.query, dedupText: `${e.query}\n${e.passage.id}`, label: e.relevant ? "relevant" : "not relevant", data: { query: e.query, passage: passageText(e), label: e.relevant ? 1 : 0, score: e.rating ?? null }, provenance: e.provenance }));
     case "nli":
       return nli.map((x) => ({ key: x.hypothesis, dedupText: x.premise + "\n" + x.hypothesis, label: x.label, data: { premise: x.premise, hypothesis: x.hypothesis, label: x.label, label_id: NLI_LABELS[x.label] }, provenance: x.originalLabel ? { ...x.provenance, originalLabel: x.originalLabel } : x.provenance }));
   }

@@ -1,0 +1,41 @@
+import { compileTemplate, defineNode, type Passage, type Question } from "@citeflow/core";
+import { z } from "zod";
+import { loadPrompt, promptFingerprint, promptParam } from "../prompts.js";
+import { callChat, configuredChat, llmFingerprint, llmParams } from "./llm.js";
+
+/** The last "Rating: n" line (1–5). */
+export function parseRating(text: string): number {
+  const m = [...text.matchAll(/rating\**\s*:\s*\**\s*([1-5])\b/gi)].at(-1);
+  if (!m) throw new Error(`relevance rating did not parse: expected a final line "Rating: <1-5>", got ${JSON.stringify(text.slice(-120))}`);
+  return Number(m[1]);
+}
+
+export const rateRelevance = defineNode({
+  type: "rate.relevance",
+  version: 1,
+  title: "Rate relevance (LLM, 1–5)",
+  family: "rerank",
+  description:
+    "OpenScholar's reranker labels: an LLM rates each passage's usefulness for the question from 1 to 5, added as the score `relevance`. Exported as reranker training pairs (4–5 positive, 1–2 negative, 3 dropped). Without an LLM the passages pass through unrated, with a warning.",
+  inputs: { question: { type: "Question" }, passages: { type: "Passage[]" } },
+  outputs: { passages: { type: "Passage[]", description: "The passages with a `relevance` score (1–5)" } },
+  params: z.object({ ...llmParams, maxTokens: z.number().int().positive().default(128), prompt: promptParam("openscholar.relevance.v1", "Rating prompt over question and passage") }),
+  fingerprint: (p) => ({ llm: llmFingerprint(p), prompt: promptFingerprint(p.prompt) }),
+  async run(inputs, p, ctx) {
+    const question = inputs.question as Question;
+    const passages = inputs.passages as Passage[];
+    const chat = configuredChat(p);
+    if (!chat) {
+      ctx.log("warn", "relevance rating skipped: no LLM configured");
+      return { passages };
+    }
+    const template = compileTemplate(loadPrompt(p.prompt));
+    const rated: Passage[] = [];
+    for (const [i, passage] of passages.entries()) {
+      const r = await callChat(ctx, chat, [{ role: "user", content: template.render({ question, passage }) }], p, "rate");
+      rated.push({ ...passage, scores: { ...passage.scores, relevance: parseRating(r.text) } });
+      ctx.progress(i + 1, passages.length);
+    }
+    return { passages: rated };
+  },
+});
