@@ -77,7 +77,7 @@ class CellTests(unittest.TestCase):
         self.assertFalse(os.path.exists(os.path.join(self.cwd, "node_modules")))
         reply, out = self.s.execute('import { readFileSync } from "fs";\nimport { templateNames } from "citeflow";\n[readFileSync("marker.txt", "utf8"), templateNames().length, process.version.startsWith("v")]')
         self.assertEqual(reply["status"], "ok", reply)
-        self.assertEqual(outputs_of(out, "execute_result")[0]["content"]["data"]["text/plain"], "[ 'here', 4, true ]")
+        self.assertEqual(outputs_of(out, "execute_result")[0]["content"]["data"]["text/plain"], "[ 'here', 5, true ]")
 
     def test_a_run_displays_live_and_renders_as_a_citeflow_bundle(self):
         code = f'import {{ run, scoreChart }} from "citeflow";\nconst r = await run("verifai", {json.dumps(QUESTION)});\nr'

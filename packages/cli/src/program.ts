@@ -201,6 +201,70 @@ export function buildProgram(registry: NodeRegistry, setCode: (code: number) => 
     });
 
   program
+    .command("synth")
+    .description("OpenScholar-style synthetic training data: sample abstracts, LLM-written questions, the synth-openscholar pipeline, pairwise and rubric filters, exports (needs $CITEFLOW_CHAT_MODEL)")
+    .requiredOption("--store <dir>", "store to sample abstracts from (also the pipeline's retrieval store)")
+    .requiredOption("--n <N>", "abstracts to sample")
+    .requiredOption("--out <dir>", "output folder: questions.jsonl, done.jsonl, runs/, one folder per format")
+    .option("--seed <n>", "sampling seed", "0")
+    .option("--min-year <y>", "only papers from this year on")
+    .option("--max-year <y>", "only papers up to this year")
+    .option("--min-citations <n>", "only papers cited at least this often")
+    .option("--graph <template|file>", "pipeline (Question in, judge.pairwise and judge.rubric inside)", "synth-openscholar")
+    .option("--min-organisation <score>", "rubric threshold, 1–5", "4.5")
+    .option("--min-factuality <score>", "rubric threshold (factual precision / citation accuracy), 1–5", "4.5")
+    .option("--formats <list>", "exports to write", "sft,openscholar,dpo,kto")
+    .option("--json", "print the result as JSON", false)
+    .action(async (opts) => {
+      const num = (name: string, v: string | undefined) => {
+        if (v === undefined) return undefined;
+        const x = Number(v);
+        if (!Number.isFinite(x)) throw new UsageError(`--${name} ${v}: give a number`);
+        return x;
+      };
+      const n = num("n", opts.n)!;
+      if (!Number.isInteger(n) || n < 1) throw new UsageError(`--n ${opts.n}: give a positive integer`);
+      const model = process.env.CITEFLOW_CHAT_MODEL;
+      if (!model) throw new UsageError("synth needs an LLM: set $CITEFLOW_CHAT_MODEL (and $OPENAI_BASE_URL, $OPENAI_API_KEY for your server)");
+      const { synthesize, FORMATS } = await import("@citeflow/datasets");
+      const { openAIChat } = await import("@citeflow/models");
+      const formats = String(opts.formats).split(",").map((f) => f.trim());
+      for (const f of formats) if (!(FORMATS as readonly string[]).includes(f)) throw new UsageError(`--formats: "${f}" is not one of ${FORMATS.join(", ")}`);
+      process.env.CITEFLOW_STORE ||= opts.store;
+      const tty = process.stderr.isTTY;
+      let last = "";
+      const r = await synthesize({
+        store: opts.store,
+        n,
+        out: opts.out,
+        chat: openAIChat({ model }),
+        registry,
+        seed: num("seed", opts.seed)!,
+        ...(opts.minYear !== undefined ? { minYear: num("min-year", opts.minYear)! } : {}),
+        ...(opts.maxYear !== undefined ? { maxYear: num("max-year", opts.maxYear)! } : {}),
+        ...(opts.minCitations !== undefined ? { minCitations: num("min-citations", opts.minCitations)! } : {}),
+        graph: opts.graph,
+        rubric: { organisation: num("min-organisation", opts.minOrganisation)!, factuality: num("min-factuality", opts.minFactuality)! },
+        formats: formats as never,
+        onProgress: (stage, done, total) => {
+          const width = 30;
+          const bar = "█".repeat(Math.round((done / total) * width)).padEnd(width, "░");
+          const text = `${stage.padEnd(9)} ${bar} ${done}/${total}`;
+          if (tty) process.stderr.write(`\r${text}${done === total ? "\n" : ""}`);
+          else if (done === total || text.split(" ")[0] !== last) process.stderr.write(`${text}\n`);
+          last = stage;
+        },
+      });
+      if (opts.json) process.stdout.write(JSON.stringify(r) + "\n");
+      else {
+        process.stdout.write(`${r.abstracts} abstracts → ${r.questions} questions → ${r.runs.ok} finished runs (${r.runs.resumed} from an earlier invocation)${r.runs.failed.length ? `; ${r.runs.failed.length} failed: ${r.runs.failed.join("; ")}` : ""}\n`);
+        process.stdout.write(`tokens: ${r.tokens.prompt} prompt + ${r.tokens.completion} completion in ${r.tokens.calls} model calls\n`);
+        for (const [f, e] of Object.entries(r.exports)) process.stdout.write(`${f}: ${Object.entries(e.files).map(([file, c]) => `${file} ${c}`).join(", ")}${e.rubricDropped ? ` (rubric dropped ${e.rubricDropped} answers)` : ""} → ${opts.out}/${f}/\n`);
+      }
+      setCode(r.runs.failed.length ? 1 : 0);
+    });
+
+  program
     .command("correct")
     .description("record a correction of a run's output (stored beside the run, which is never changed; exports use it)")
     .argument("<runId>")

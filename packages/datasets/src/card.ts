@@ -17,6 +17,7 @@ export interface CardInput {
   runs: number;
   /** Self-feedback loops taken from the cache: they carry no trace of their model calls. */
   loopsFromCache?: number;
+  rubric?: { organisation: number; factuality: number; kept: number; dropped: number };
   skippedRuns: string[];
   removed: { exact: number; near: number };
   split: number;
@@ -80,6 +81,8 @@ export function datasetCard(c: CardInput): string {
     "## Filters",
     "",
     `- runs: only runs with status ok`,
+    ...(c.rubric ? [`- rubric (judge.rubric, 1–5): organisation ≥ ${c.rubric.organisation} and factuality / citation accuracy ≥ ${c.rubric.factuality}: ${c.rubric.kept} answers kept, ${c.rubric.dropped} dropped`] : []),
+    "- pairwise: where the graph has a judge.pairwise node, its preferred answer is the answer and its rejected one the rejected side",
     `- corrections applied (they win over the model's output): ${new Set(all.flatMap((r) => r.provenance.corrections ?? [])).size}`,
     `- exact duplicates removed: ${c.removed.exact}`,
     `- near duplicates removed (same text after lower-casing and dropping punctuation and spacing): ${c.removed.near}`,

@@ -31,6 +31,10 @@ export interface AnswerExample {
   finalNodeId: string;
   /** A user's corrected answer for this run (`citeflow correct`), which wins over `final`. */
   corrected?: string;
+  /** A judge.pairwise node's choice between two answers of the run, when the graph has one. */
+  judged?: { preferred: string; rejected: string; decision: string };
+  /** A judge.rubric node's scores (1–5), when the graph has one; null when it was skipped. */
+  rubric?: { organisation: number; factuality: number } | null;
   provenance: Provenance;
 }
 
@@ -116,6 +120,20 @@ class RunView {
   }
 }
 
+/** The run's pairwise and rubric judgements (first judge node of each kind that finished). */
+function judgements(view: RunView, order: string[], byId: Map<string, NodeRecord>): Pick<AnswerExample, "judged" | "rubric"> {
+  const out: Pick<AnswerExample, "judged" | "rubric"> = {};
+  const done = (type: string) => order.find((id) => byId.get(id)?.type === type && byId.get(id)?.status === "done");
+  const pw = done("judge.pairwise");
+  if (pw) {
+    const decision = String(view.output(pw, "decision"));
+    if (decision === "a" || decision === "b") out.judged = { preferred: (view.output(pw, "preferred") as Answer).text, rejected: (view.output(pw, "rejected") as Answer).text, decision };
+  }
+  const rb = done("judge.rubric");
+  if (rb) out.rubric = (view.output(rb, "scores") as AnswerExample["rubric"]) ?? null;
+  return out;
+}
+
 const ANSWER_PORTS: Record<string, string> = { "generate.answer": "answer", "refine.edit": "answer", "loop.self-feedback": "answer", "cite.posthoc": "answer", "answer.compose": "answer" };
 
 /** Examples from every finished (status ok) run in the store, oldest first. */
@@ -184,6 +202,7 @@ export function collectExamples(store: RunStore, runIds?: string[], qrels?: Qrel
           final: view.output(finalNodeId, ANSWER_PORTS[byId.get(finalNodeId)!.type]!) as Answer,
           finalNodeId,
           ...(answerFix?.kind === "answer" ? { corrected: answerFix.text } : {}),
+          ...judgements(view, order, byId),
           provenance: { ...view.provenance(nodeId, passages, models), ...(answerFix ? { corrections: [answerFix.id] } : {}) },
         });
       }

@@ -18,6 +18,8 @@ export interface ExportOptions {
   metadata?: boolean;
   /** Only these runs (default: every run in the store). */
   runIds?: string[];
+  /** Keep only answers whose judge.rubric scores reach these (answers without scores are dropped). */
+  rubric?: { organisation: number; factuality: number };
   /** BEIR qrels (query-id, corpus-id, score) for rerank formats: judged by question id. */
   qrels?: string;
   /** Shown in the card's "Reproduce" section. */
@@ -29,6 +31,8 @@ export interface ExportResult {
   runs: number;
   skippedRuns: string[];
   removed: { exact: number; near: number };
+  /** Answers the rubric thresholds dropped. */
+  rubricDropped?: number;
 }
 
 function line(r: Row, metadata: boolean, secrets: string[]): string {
@@ -44,7 +48,13 @@ export function exportDataset(o: ExportOptions): ExportResult {
   const metadata = o.metadata ?? true;
   const store = new RunStore(o.runs);
   const ex = collectExamples(store, o.runIds, o.qrels ? readQrels(o.qrels) : undefined);
-  const { rows, exact, near } = dedupe(rowsFor(o.format, ex.answers, ex.nli, ex.loop, ex.relevance));
+  const passes = (a: (typeof ex.answers)[number]) => !o.rubric || (!!a.rubric && a.rubric.organisation >= o.rubric.organisation && a.rubric.factuality >= o.rubric.factuality);
+  const answers = ex.answers.filter(passes);
+  const rubricDropped = ex.answers.length - answers.length;
+  // Loop traces of runs whose answer the rubric dropped go too.
+  const droppedRuns = new Set(ex.answers.filter((a) => !passes(a)).map((a) => a.provenance.runId));
+  const loop = ex.loop.filter((l) => !droppedRuns.has(l.provenance.runId));
+  const { rows, exact, near } = dedupe(rowsFor(o.format, answers, ex.nli, loop, ex.relevance));
   const parts = split(rows, ratio, seed);
   const splits: Record<string, Row[]> = ratio < 1 ? { train: parts.train, validation: parts.validation } : { train: parts.train };
   mkdirSync(o.out, { recursive: true });
@@ -54,7 +64,7 @@ export function exportDataset(o: ExportOptions): ExportResult {
     writeFileSync(join(o.out, `${name}.jsonl`), list.map((r) => line(r, metadata, secrets) + "\n").join(""));
     files[`${name}.jsonl`] = list.length;
   }
-  const command = o.command ?? `citeflow export --runs ${o.runs} --format ${o.format} --out ${o.out} --split ${ratio} --seed ${seed}${o.qrels ? ` --qrels ${o.qrels}` : ""}${metadata ? "" : " --no-metadata"}`;
-  writeFileSync(join(o.out, "README.md"), scrub(datasetCard({ format: o.format, splits, loopsFromCache: ex.loopsFromCache, runs: ex.runs, skippedRuns: ex.skipped, removed: { exact, near }, split: ratio, seed, metadata, command }), secrets));
-  return { files, runs: ex.runs, skippedRuns: ex.skipped, removed: { exact, near } };
+  const command = o.command ?? `citeflow export --runs ${o.runs} --format ${o.format} --out ${o.out} --split ${ratio} --seed ${seed}${o.qrels ? ` --qrels ${o.qrels}` : ""}${o.rubric ? ` --min-organisation ${o.rubric.organisation} --min-factuality ${o.rubric.factuality}` : ""}${metadata ? "" : " --no-metadata"}`;
+  writeFileSync(join(o.out, "README.md"), scrub(datasetCard({ format: o.format, splits, loopsFromCache: ex.loopsFromCache, ...(o.rubric ? { rubric: { ...o.rubric, dropped: rubricDropped, kept: answers.length } } : {}), runs: ex.runs, skippedRuns: ex.skipped, removed: { exact, near }, split: ratio, seed, metadata, command }), secrets));
+  return { files, runs: ex.runs, skippedRuns: ex.skipped, removed: { exact, near }, ...(o.rubric ? { rubricDropped } : {}) };
 }

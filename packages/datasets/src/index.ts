@@ -3,3 +3,4 @@ export { collectExamples, type AnswerExample, type NliExample, type Provenance }
 export { rowsFor, FORMATS, FORMAT_DOCS, NLI_LABELS, MNLI_MAPPING, type Format, type Row } from "./formats.js";
 export { dedupe, split, scrub, normalise } from "./process.js";
 export { datasetCard, SOURCE_LICENCES } from "./card.js";
+export { synthesize, type SynthOptions, type SynthResult } from "./synth.js";

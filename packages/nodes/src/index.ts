@@ -10,6 +10,8 @@ import { citePosthoc } from "./cite/cite-posthoc.js";
 import { claimsExtract } from "./generate/claims-extract.js";
 import { checkSufficiency } from "./generate/check-sufficiency.js";
 import { rateRelevance } from "./generate/rate-relevance.js";
+import { judgePairwise } from "./generate/judge-pairwise.js";
+import { judgeRubric } from "./generate/judge-rubric.js";
 import { answerCompose } from "./generate/answer-compose.js";
 import { evalCitations } from "./eval/eval-citations.js";
 import { claimsSplit } from "./verify/claims-split.js";
@@ -30,7 +32,7 @@ import { searchCore } from "./search/search-core.js";
 import { searchPubmed } from "./search/search-pubmed.js";
 import { searchSemanticScholar } from "./search/search-semantic-scholar.js";
 
-export { inputQuestion, inputQuestions, listMerge, listSelect, textTemplate, retrieveLexical, retrieveDense, retrieveHybrid, rerankCrossEncoder, filterPerPaper, searchSemanticScholar, searchCore, searchPubmed, searchArxiv, queryEnrich, rateRelevance, generateAnswer, feedbackSelf, refineEdit, loopSelfFeedback, citePosthoc, claimsExtract, checkSufficiency, answerCompose, claimsSplit, claimsFromQuestion, verifyNli, evalCitations };
+export { inputQuestion, inputQuestions, listMerge, listSelect, textTemplate, retrieveLexical, retrieveDense, retrieveHybrid, rerankCrossEncoder, filterPerPaper, searchSemanticScholar, searchCore, searchPubmed, searchArxiv, queryEnrich, rateRelevance, judgePairwise, judgeRubric, generateAnswer, feedbackSelf, refineEdit, loopSelfFeedback, citePosthoc, claimsExtract, checkSufficiency, answerCompose, claimsSplit, claimsFromQuestion, verifyNli, evalCitations };
 
 /** Every node type this package ships. */
 export const builtinNodes: AnyNodeDefinition[] = [
@@ -57,6 +59,8 @@ export const builtinNodes: AnyNodeDefinition[] = [
   claimsExtract,
   checkSufficiency,
   rateRelevance,
+  judgePairwise,
+  judgeRubric,
   answerCompose,
   claimsSplit,
   claimsFromQuestion,

@@ -1,3 +1,4 @@
+import { createHash } from "node:crypto";
 import { existsSync, mkdirSync, readFileSync, writeFileSync } from "node:fs";
 import { join, resolve } from "node:path";
 import * as lancedb from "@lancedb/lancedb";
@@ -148,6 +149,25 @@ export class LanceStore {
   async lexical(query: string, k: number): Promise<Passage[]> {
     const rows = await (await this.#need()).search(query, "fts", "search_text").select(["id", "title", "text", "metadata", "_score"]).limit(k).toArray();
     return rows.map((r) => toPassage(r, { bm25: Number(r._score) }));
+  }
+
+  /**
+   * A deterministic sample of `n` papers (their first passage), for synthetic data: ordered by a
+   * hash of (seed, id), after the metadata filters. Reads every first passage of the store.
+   */
+  async sample(n: number, o: { seed?: number; minYear?: number; maxYear?: number; minCitations?: number } = {}): Promise<Passage[]> {
+    const rows = await (await this.#need()).query().where("chunk = 0").select(["id", "title", "text", "metadata"]).toArray();
+    const keep = rows
+      .map((r) => toPassage(r, {}))
+      .filter((p) => {
+        const m = p.metadata ?? {};
+        if (o.minYear !== undefined && !(m.year !== undefined && m.year >= o.minYear)) return false;
+        if (o.maxYear !== undefined && !(m.year !== undefined && m.year <= o.maxYear)) return false;
+        if (o.minCitations !== undefined && !(m.citationCount !== undefined && m.citationCount >= o.minCitations)) return false;
+        return true;
+      });
+    const rank = (id: string) => createHash("sha256").update(`${o.seed ?? 0}\0${id}`).digest("hex");
+    return keep.sort((a, b) => rank(a.id).localeCompare(rank(b.id))).slice(0, n);
   }
 
   /** Cosine similarity to the query vector, kept as `dense`. */

@@ -1,0 +1,155 @@
+import { appendFileSync, existsSync, readFileSync } from "node:fs";
+import { join } from "node:path";
+import { compileTemplate, loadGraph, startRun, type NodeRegistry, type Passage } from "@citeflow/core";
+import type { ChatModel } from "@citeflow/models";
+import { loadPrompt, templateNames, templatePath } from "@citeflow/nodes";
+import { LanceStore } from "@citeflow/retrieval";
+import { RunStore, type SpanRecord } from "@citeflow/runstore";
+import { exportDataset, type ExportResult } from "./export.js";
+import type { Format } from "./formats.js";
+
+export interface SynthOptions {
+  /** Store to sample abstracts from (and the pipeline's retrieval store). */
+  store: string;
+  n: number;
+  out: string;
+  chat: ChatModel;
+  registry: NodeRegistry;
+  seed?: number;
+  minYear?: number;
+  maxYear?: number;
+  minCitations?: number;
+  /** Template name or graph file (default synth-openscholar): Question in, judge nodes inside. */
+  graph?: string;
+  rubric?: { organisation: number; factuality: number };
+  formats?: Format[];
+  /** Prompt for writing a question from an abstract (default file:openscholar.question.v1). */
+  questionPrompt?: string;
+  onProgress?: (stage: "questions" | "runs", done: number, total: number) => void;
+}
+
+export interface SynthResult {
+  abstracts: number;
+  questions: number;
+  /** Runs finished now and in earlier (interrupted) invocations. */
+  runs: { ok: number; failed: string[]; resumed: number };
+  tokens: { prompt: number; completion: number; calls: number };
+  exports: Record<string, ExportResult>;
+}
+
+interface QuestionLine {
+  docId: string;
+  passageId: string;
+  question: string;
+}
+
+interface DoneLine {
+  questionId: string;
+  runId: string;
+  status: string;
+}
+
+function readLines<T>(path: string): T[] {
+  if (!existsSync(path)) return [];
+  return readFileSync(path, "utf8")
+    .split("\n")
+    .filter((l) => l.trim())
+    .flatMap((l) => {
+      try {
+        return [JSON.parse(l) as T];
+      } catch {
+        return []; // a line cut short by a kill: that item is redone
+      }
+    });
+}
+
+/** Token usage of every traced model call in a run. */
+function runTokens(store: RunStore, runId: string): { prompt: number; completion: number; calls: number } {
+  const t = { prompt: 0, completion: 0, calls: 0 };
+  const walk = (spans: SpanRecord[]) => {
+    for (const s of spans) {
+      let d = s.data as Record<string, unknown> | undefined;
+      if (d && typeof d.$blob === "string") d = store.blobs.get(d.$blob) as Record<string, unknown>;
+      const u = d?.usage as { promptTokens?: number; completionTokens?: number } | undefined;
+      if (u) {
+        t.prompt += u.promptTokens ?? 0;
+        t.completion += u.completionTokens ?? 0;
+        t.calls++;
+      }
+      walk(s.children);
+    }
+  };
+  for (const n of store.readRun(runId).nodes) walk(n.spans);
+  return t;
+}
+
+/**
+ * OpenScholar's synthetic data loop: sample abstracts, have the LLM write a literature-review
+ * question from each, run the pipeline on every question, filter (pairwise and rubric judges in
+ * the graph, thresholds here) and export. Everything is appended as it finishes
+ * (`questions.jsonl`, `done.jsonl`, the run store in `runs/`), so a killed synth resumes where it
+ * stopped and re-asks nothing that was answered.
+ */
+export async function synthesize(o: SynthOptions): Promise<SynthResult> {
+  const questionsPath = join(o.out, "questions.jsonl");
+  const donePath = join(o.out, "done.jsonl");
+  const runs = new RunStore(join(o.out, "runs"));
+  const tokens = { prompt: 0, completion: 0, calls: 0 };
+
+  const store = await LanceStore.open(o.store);
+  const abstracts: Passage[] = await store.sample(o.n, { seed: o.seed ?? 0, ...(o.minYear !== undefined ? { minYear: o.minYear } : {}), ...(o.maxYear !== undefined ? { maxYear: o.maxYear } : {}), ...(o.minCitations !== undefined ? { minCitations: o.minCitations } : {}) });
+  if (abstracts.length === 0) throw new Error(`no abstract in ${o.store} passes the filters (year ${o.minYear ?? "any"}–${o.maxYear ?? "any"}, citations ≥ ${o.minCitations ?? 0})`);
+
+  const asked = new Map(readLines<QuestionLine>(questionsPath).map((q) => [q.passageId, q]));
+  const template = compileTemplate(loadPrompt(o.questionPrompt ?? "file:openscholar.question.v1"));
+  for (const [i, passage] of abstracts.entries()) {
+    if (!asked.has(passage.id)) {
+      const r = await o.chat.chat([{ role: "user", content: template.render({ passage }) }], { maxTokens: 96, temperature: 0.7, ...(o.seed !== undefined ? { seed: o.seed } : {}) });
+      tokens.prompt += r.usage?.promptTokens ?? 0;
+      tokens.completion += r.usage?.completionTokens ?? 0;
+      tokens.calls++;
+      const question = r.text.trim().split("\n").find((l) => l.trim())?.replace(/^(question\s*:\s*)/i, "").trim();
+      if (!question) throw new Error(`the LLM wrote no question for ${passage.id}`);
+      const line: QuestionLine = { docId: passage.id.slice(0, passage.id.lastIndexOf("#")), passageId: passage.id, question };
+      appendFileSync(questionsPath, JSON.stringify(line) + "\n");
+      asked.set(passage.id, line);
+    }
+    o.onProgress?.("questions", i + 1, abstracts.length);
+  }
+
+  const ref = o.graph ?? "synth-openscholar";
+  const path = templateNames().includes(ref) ? templatePath(ref) : ref;
+  const graph = loadGraph(readFileSync(path, "utf8"), o.registry, { source: path });
+  const inputName = Object.entries(graph.doc.inputs).find(([, s]) => s.type === "Question")?.[0];
+  if (!inputName) throw new Error(`graph ${path} has no Question input`);
+
+  const done = new Map(readLines<DoneLine>(donePath).filter((d) => d.status === "ok").map((d) => [d.questionId, d]));
+  const resumed = done.size;
+  const failed: string[] = [];
+  const items = abstracts.map((p) => asked.get(p.id)!);
+  for (const [i, q] of items.entries()) {
+    const questionId = `synth-${q.docId}`;
+    if (!done.has(questionId)) {
+      const handle = startRun(graph, { ...runs.runOptions(), inputs: { [inputName]: { id: questionId, text: q.question } } });
+      const r = await handle.result;
+      const line: DoneLine = { questionId, runId: r.runId, status: r.status };
+      appendFileSync(donePath, JSON.stringify(line) + "\n");
+      if (r.status === "ok") done.set(questionId, line);
+      else failed.push(`${questionId} (${r.error?.message ?? r.nodes.find((n) => n.error)?.error?.message ?? r.status})`);
+    }
+    o.onProgress?.("runs", i + 1, items.length);
+  }
+  const runIds = [...done.values()].map((d) => d.runId);
+  for (const id of runIds) {
+    const t = runTokens(runs, id);
+    tokens.prompt += t.prompt;
+    tokens.completion += t.completion;
+    tokens.calls += t.calls;
+  }
+
+  const exports: Record<string, ExportResult> = {};
+  const rubric = o.rubric ?? { organisation: 4.5, factuality: 4.5 };
+  for (const format of o.formats ?? (["sft", "openscholar", "dpo", "kto"] as Format[]))
+    exports[format] = exportDataset({ runs: runs.dir, runIds, format, out: join(o.out, format), rubric, command: `citeflow synth --store ${o.store} --n ${o.n} --out ${o.out} --seed ${o.seed ?? 0} --min-organisation ${rubric.organisation} --min-factuality ${rubric.factuality}` });
+  return { abstracts: abstracts.length, questions: asked.size, runs: { ok: done.size, failed, resumed }, tokens, exports };
+}

@@ -1,0 +1,40 @@
+import { compileTemplate, defineNode, type Answer, type Passage, type Question } from "@citeflow/core";
+import { z } from "zod";
+import { loadPrompt, promptFingerprint, promptParam } from "../prompts.js";
+import { callChat, configuredChat, llmFingerprint, llmParams } from "./llm.js";
+
+/** The last "Better: A|B" line. */
+export function parsePairwise(text: string): "a" | "b" {
+  const m = [...text.matchAll(/better\**\s*:\s*\**\s*(A|B)\b/gi)].at(-1);
+  if (!m) throw new Error(`pairwise judgement did not parse: expected a final line "Better: A" or "Better: B", got ${JSON.stringify(text.slice(-120))}`);
+  return m[1]!.toLowerCase() as "a" | "b";
+}
+
+export const judgePairwise = defineNode({
+  type: "judge.pairwise",
+  version: 1,
+  title: "Pairwise judge (LLM)",
+  family: "eval",
+  description:
+    "OpenScholar's pairwise filter for synthetic data: an LLM compares two answers (e.g. the first draft and the answer after self-feedback) and keeps the better one. Outputs the preferred and the rejected answer; exports use them as preference pairs. Without an LLM, or when the answers are identical, b is preferred and the decision says why.",
+  inputs: { question: { type: "Question" }, passages: { type: "Passage[]" }, a: { type: "Answer", description: "e.g. the first draft" }, b: { type: "Answer", description: "e.g. the final answer" } },
+  outputs: {
+    preferred: { type: "Answer" },
+    rejected: { type: "Answer" },
+    decision: { type: "Text", description: '"a", "b", "same" or "skipped: no LLM configured"' },
+  },
+  params: z.object({ ...llmParams, maxTokens: z.number().int().positive().default(256), prompt: promptParam("openscholar.pairwise.v1", "Prompt over question, passages, a and b") }),
+  fingerprint: (p) => ({ llm: llmFingerprint(p), prompt: promptFingerprint(p.prompt) }),
+  async run(inputs, p, ctx) {
+    const [a, b] = [inputs.a as Answer, inputs.b as Answer];
+    if (a.text.trim() === b.text.trim()) return { preferred: b, rejected: a, decision: "same" };
+    const chat = configuredChat(p);
+    if (!chat) {
+      ctx.log("warn", "pairwise judgement skipped: no LLM configured");
+      return { preferred: b, rejected: a, decision: "skipped: no LLM configured" };
+    }
+    const user = compileTemplate(loadPrompt(p.prompt)).render({ question: inputs.question as Question, passages: inputs.passages as Passage[], a, b });
+    const better = parsePairwise((await callChat(ctx, chat, [{ role: "user", content: user }], p, "judge")).text);
+    return better === "a" ? { preferred: a, rejected: b, decision: "a" } : { preferred: b, rejected: a, decision: "b" };
+  },
+});

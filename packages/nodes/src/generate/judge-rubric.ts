@@ -1,0 +1,35 @@
+import { compileTemplate, defineNode, type Answer, type Passage, type Question } from "@citeflow/core";
+import { z } from "zod";
+import { loadPrompt, promptFingerprint, promptParam } from "../prompts.js";
+import { callChat, configuredChat, llmFingerprint, llmParams } from "./llm.js";
+
+/** The last "Organisation: n" and "Factuality: n" lines (1–5). */
+export function parseRubric(text: string): { organisation: number; factuality: number } {
+  const last = (name: string) => [...text.matchAll(new RegExp(`${name}\\**\\s*:\\s*\\**\\s*([1-5](?:\\.\\d+)?)`, "gi"))].at(-1)?.[1];
+  const organisation = last("organi[sz]ation");
+  const factuality = last("factuality");
+  if (!organisation || !factuality) throw new Error(`rubric did not parse: expected final lines "Organisation: <1-5>" and "Factuality: <1-5>", got ${JSON.stringify(text.slice(-160))}`);
+  return { organisation: Number(organisation), factuality: Number(factuality) };
+}
+
+export const judgeRubric = defineNode({
+  type: "judge.rubric",
+  version: 1,
+  title: "Rubric judge (LLM)",
+  family: "eval",
+  description:
+    "OpenScholar's rubric filter for synthetic data: an LLM scores an answer 1–5 on organisation and on factual precision / citation accuracy. `citeflow synth` keeps answers scoring at least its thresholds (4.5 by default) on both. Without an LLM the scores are null and the decision says it was skipped.",
+  inputs: { question: { type: "Question" }, passages: { type: "Passage[]" }, answer: { type: "Answer" } },
+  outputs: { scores: { type: "Any", description: "{ organisation, factuality } (1–5), or null without an LLM" } },
+  params: z.object({ ...llmParams, maxTokens: z.number().int().positive().default(256), prompt: promptParam("openscholar.rubric.v1", "Prompt over question, passages and answer") }),
+  fingerprint: (p) => ({ llm: llmFingerprint(p), prompt: promptFingerprint(p.prompt) }),
+  async run(inputs, p, ctx) {
+    const chat = configuredChat(p);
+    if (!chat) {
+      ctx.log("warn", "rubric judgement skipped: no LLM configured");
+      return { scores: null };
+    }
+    const user = compileTemplate(loadPrompt(p.prompt)).render({ question: inputs.question as Question, passages: inputs.passages as Passage[], answer: inputs.answer as Answer });
+    return { scores: parseRubric((await callChat(ctx, chat, [{ role: "user", content: user }], p, "judge")).text) };
+  },
+});
