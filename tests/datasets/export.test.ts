@@ -194,6 +194,8 @@ describe("corrections", () => {
     expect(cli(vf, "--node", "verify").status).toBe(2);
     const fixed = store.correct(os, { kind: "answer", nodeId: "cite", text: "A corrected answer that cites the first study [0]." });
     expect(cli(os, "--list").stdout).toContain(fixed.id);
+    const shown = spawnSync(process.execPath, [BIN, "runs", "show", vf, "--runs", runsDir], { encoding: "utf8" }).stdout;
+    expect(shown).toContain(`(verdict, node verify): claim ${verdict.claimId} × ${verdict.passageId} → ${flipped} — checked by hand`);
 
     const nli = exportTo("nli").rows.find((r) => r.metadata.corrections)!;
     expect(nli.label).toBe(flipped);

@@ -28,8 +28,9 @@ export function runsList(runs: string, json: boolean): number {
 export function runsShow(runs: string, runId: string, json: boolean): number {
   const store = open(runs, runId);
   const r = store.readRun(runId);
+  const corrections = store.corrections(runId);
   if (json) {
-    out(JSON.stringify(r) + "\n");
+    out(JSON.stringify({ ...r, corrections }) + "\n");
     return 0;
   }
   out(`run ${r.runId} · graph "${r.graph.name}" · ${r.status}${r.ms !== undefined ? ` in ${fmtMs(r.ms)}` : ""} · started ${new Date(r.startedAt).toISOString()}\n`);
@@ -53,6 +54,10 @@ export function runsShow(runs: string, runId: string, json: boolean): number {
   );
   const spans = r.nodes.flatMap((n) => n.spans.map((s) => ({ n, s })));
   if (spans.length) out(`\n${spans.length} span(s) recorded; see them with --json\n`);
+  for (const c of corrections) {
+    const what = c.kind === "verdict" ? `claim ${c.claimId}${c.passageId ? ` × ${c.passageId}` : ""} → ${c.label}` : c.kind === "answer" ? `answer → ${preview(c.text, 60)}` : `${c.passageId} ${c.relevant ? "relevant" : "not relevant"}`;
+    out(`correction ${c.id} (${c.kind}, node ${c.nodeId}): ${what}${c.note ? ` — ${c.note}` : ""}\n`);
+  }
   for (const p of r.problems) out(`problem: ${p}\n`);
   return 0;
 }
