@@ -150,6 +150,16 @@ describe("exports from template runs (scripted LLM on loopback)", () => {
     expect(card).toContain(`| validation | ${a.files["validation.jsonl"]} |`);
   });
 
+  it("--parquet writes the same rows as Parquet (nested messages and metadata kept)", async () => {
+    const { out, rows } = exportTo("sft", { parquet: true });
+    const { readParquet } = await import("parquet-wasm");
+    const { tableFromIPC } = await import("apache-arrow");
+    const table = tableFromIPC(readParquet(readFileSync(join(out, "train.parquet"))).intoIPCStream());
+    expect(table.numRows).toBe(rows.length);
+    expect(table.get(0)!.toJSON().messages.toJSON().map((m: any) => m.toJSON())).toEqual(rows[0]!.messages);
+    expect(table.get(0)!.toJSON().metadata.toJSON().runId).toBe(rows[0]!.metadata.runId);
+  });
+
   it("no API key survives into any export: every byte of every file is searched", () => {
     const dirs = (["sft", "sft-completion", "openscholar", "dpo", "dpo-openai", "kto", "nli"] as const).map((f) => exportTo(f).out);
     for (const d of dirs)

@@ -182,6 +182,7 @@ export function buildProgram(registry: NodeRegistry, setCode: (code: number) => 
     .option("--split <fraction>", "fraction of questions in train (1: no validation file)", "0.9")
     .option("--seed <n>", "seed of the train/validation split", "0")
     .option("--qrels <tsv>", "BEIR qrels for rerank formats (judged by question id)")
+    .option("--parquet", "also write train.parquet / validation.parquet", false)
     .option("--no-metadata", "strip the metadata back-links (for providers that reject extra keys)")
     .option("--json", "print the counts as JSON", false)
     .action(async (opts) => {
@@ -191,7 +192,7 @@ export function buildProgram(registry: NodeRegistry, setCode: (code: number) => 
       const seed = Number(opts.seed);
       if (!(ratio > 0 && ratio <= 1)) throw new UsageError(`--split ${opts.split}: give a fraction in (0, 1]`);
       if (!Number.isInteger(seed)) throw new UsageError(`--seed ${opts.seed}: give an integer`);
-      const r = exportDataset({ runs: opts.runs, format: opts.format, out: opts.out, split: ratio, seed, metadata: opts.metadata, ...(opts.qrels ? { qrels: opts.qrels } : {}) });
+      const r = exportDataset({ runs: opts.runs, format: opts.format, out: opts.out, split: ratio, seed, metadata: opts.metadata, parquet: opts.parquet, ...(opts.qrels ? { qrels: opts.qrels } : {}) });
       if (opts.json) process.stdout.write(JSON.stringify(r) + "\n");
       else {
         for (const [f, n] of Object.entries(r.files)) process.stdout.write(`${f}: ${n} rows\n`);

@@ -3,6 +3,7 @@ import { join } from "node:path";
 import { readQrels } from "@citeflow/eval";
 import { RunStore, secretsFromEnv } from "@citeflow/runstore";
 import { datasetCard } from "./card.js";
+import { toParquet } from "./parquet.js";
 import { collectExamples } from "./examples.js";
 import { FORMATS, rowsFor, type Format, type Row } from "./formats.js";
 import { dedupe, scrub, split } from "./process.js";
@@ -22,6 +23,8 @@ export interface ExportOptions {
   rubric?: { organisation: number; factuality: number };
   /** BEIR qrels (query-id, corpus-id, score) for rerank formats: judged by question id. */
   qrels?: string;
+  /** Also write `<split>.parquet` next to each JSONL file. */
+  parquet?: boolean;
   /** Shown in the card's "Reproduce" section. */
   command?: string;
 }
@@ -61,10 +64,16 @@ export function exportDataset(o: ExportOptions): ExportResult {
   const secrets = secretsFromEnv();
   const files: Record<string, number> = {};
   for (const [name, list] of Object.entries(splits)) {
-    writeFileSync(join(o.out, `${name}.jsonl`), list.map((r) => line(r, metadata, secrets) + "\n").join(""));
+    const lines = list.map((r) => line(r, metadata, secrets));
+    writeFileSync(join(o.out, `${name}.jsonl`), lines.map((l) => l + "\n").join(""));
     files[`${name}.jsonl`] = list.length;
+    if (o.parquet) {
+      // The same (scrubbed) rows; an empty split has no columns to write.
+      if (lines.length) writeFileSync(join(o.out, `${name}.parquet`), toParquet(lines.map((l) => JSON.parse(l) as Record<string, unknown>)));
+      files[`${name}.parquet`] = lines.length;
+    }
   }
-  const command = o.command ?? `citeflow export --runs ${o.runs} --format ${o.format} --out ${o.out} --split ${ratio} --seed ${seed}${o.qrels ? ` --qrels ${o.qrels}` : ""}${o.rubric ? ` --min-organisation ${o.rubric.organisation} --min-factuality ${o.rubric.factuality}` : ""}${metadata ? "" : " --no-metadata"}`;
+  const command = o.command ?? `citeflow export --runs ${o.runs} --format ${o.format} --out ${o.out} --split ${ratio} --seed ${seed}${o.qrels ? ` --qrels ${o.qrels}` : ""}${o.rubric ? ` --min-organisation ${o.rubric.organisation} --min-factuality ${o.rubric.factuality}` : ""}${metadata ? "" : " --no-metadata"}${o.parquet ? " --parquet" : ""}`;
   writeFileSync(join(o.out, "README.md"), scrub(datasetCard({ format: o.format, splits, loopsFromCache: ex.loopsFromCache, ...(o.rubric ? { rubric: { ...o.rubric, dropped: rubricDropped, kept: answers.length } } : {}), runs: ex.runs, skippedRuns: ex.skipped, removed: { exact, near }, split: ratio, seed, metadata, command }), secrets));
   return { files, runs: ex.runs, skippedRuns: ex.skipped, removed: { exact, near }, ...(o.rubric ? { rubricDropped } : {}) };
 }

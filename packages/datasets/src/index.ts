@@ -4,3 +4,4 @@ export { rowsFor, FORMATS, FORMAT_DOCS, NLI_LABELS, MNLI_MAPPING, type Format, t
 export { dedupe, split, scrub, normalise } from "./process.js";
 export { datasetCard, SOURCE_LICENCES } from "./card.js";
 export { synthesize, type SynthOptions, type SynthResult } from "./synth.js";
+export { toParquet } from "./parquet.js";
