@@ -242,29 +242,31 @@ export class Kernel {
       return this.#reply(this.channels.shell, m, "execute_reply", { status: "ok", execution_count: count, user_expressions: {}, payload: [] });
     }
     const { ename, evalue, traceback } = outcome;
+    // stop_on_error aborts what was queued when the cell failed, never what arrives after the reply.
+    const aborted = c.stop_on_error !== false ? await this.#takeQueuedExecutes() : [];
     if (!silent) this.#iopub("error", { ename, evalue, traceback }, m);
     await this.#reply(this.channels.shell, m, "execute_reply", { status: "error", execution_count: count, ename, evalue, traceback }, { status: "error" });
-    if (c.stop_on_error !== false) await this.#abortQueued();
+    for (const q of aborted) {
+      this.#iopub("status", { execution_state: "busy" }, q);
+      await this.#reply(this.channels.shell, q, "execute_reply", { status: "aborted", execution_count: this.#count }, { status: "aborted" });
+      this.#iopub("status", { execution_state: "idle" }, q);
+    }
+  }
+
+  /**
+   * Removes the queued execute requests (other requests stay queued). A synchronous cell blocks the
+   * receive loop, so first the shell socket delivers what is already waiting (ipykernel flushes too).
+   */
+  async #takeQueuedExecutes(): Promise<Message[]> {
+    for (let tick = 0; tick < 100 && (tick < 2 || this.channels.shell.readable); tick++) await new Promise((r) => setImmediate(r));
+    const all = this.#queue.splice(0);
+    this.#queue.push(...all.filter((q) => q.header.msg_type !== "execute_request"));
+    return all.filter((q) => q.header.msg_type === "execute_request");
   }
 
   /** `expr?` (as in IPython): the type and docs of `expr`, as a pager payload. */
   #help(m: Message, expr: string, count: number) {
     const text = this.runtime.inspect(expr, expr.length) ?? `no type information for "${expr}"`;
     return this.#reply(this.channels.shell, m, "execute_reply", { status: "ok", execution_count: count, user_expressions: {}, payload: [{ source: "page", data: { "text/plain": text }, start: 0 }] });
-  }
-
-  /** After a failed cell (stop_on_error): the execute requests already queued are answered "aborted". */
-  async #abortQueued() {
-    const keep: Message[] = [];
-    for (const q of this.#queue.splice(0)) {
-      if (q.header.msg_type !== "execute_request") {
-        keep.push(q);
-        continue;
-      }
-      this.#iopub("status", { execution_state: "busy" }, q);
-      await this.#reply(this.channels.shell, q, "execute_reply", { status: "aborted", execution_count: this.#count }, { status: "aborted" });
-      this.#iopub("status", { execution_state: "idle" }, q);
-    }
-    this.#queue.unshift(...keep);
   }
 }
