@@ -1,6 +1,6 @@
 // Installs and builds what is missing, so `npm test` and `npm run demo` work on a fresh clone.
 import { execFileSync } from "node:child_process";
-import { existsSync, statSync } from "node:fs";
+import { existsSync, readdirSync, statSync } from "node:fs";
 import { dirname, join } from "node:path";
 import { fileURLToPath } from "node:url";
 
@@ -15,6 +15,24 @@ if (!existsSync(marker) || mtime(join(root, "package-lock.json")) > mtime(marker
 }
 // tsc -b is incremental: a no-op when nothing changed.
 run(process.execPath, [join(root, "node_modules", "typescript", "bin", "tsc"), "-b"]);
+
+// The JupyterLab extension (prebuilt, federated) and the dev host that serves it, when stale.
+const newest = (dir) => {
+  let t = 0;
+  for (const e of readdirSync(dir, { withFileTypes: true, recursive: true })) if (e.isFile()) t = Math.max(t, mtime(join(e.parentPath ?? e.path, e.name)));
+  return t;
+};
+const ext = join(root, "extension");
+const extInputs = Math.max(newest(join(ext, "src")), newest(join(ext, "style")), newest(join(ext, "schema")), mtime(join(ext, "package.json")), newest(join(root, "packages", "core", "src")));
+if (mtime(join(ext, "labextension", "package.json")) < extInputs) {
+  console.error("citeflow: building the JupyterLab extension…");
+  run("npm", ["run", "build", "--silent", "-w", "@citeflow/jupyterlab"]);
+}
+const host = join(ext, "host");
+if (mtime(join(host, "build", "templates", "index.html")) < Math.max(newest(join(host, "src")), mtime(join(host, "package.json")), mtime(join(host, "webpack.config.js")), mtime(join(host, "templates", "page.html")))) {
+  console.error("citeflow: building the JupyterLab front end (extension/host)…");
+  run("npm", ["run", "build", "--silent", "-w", "@citeflow/lab-host"]);
+}
 
 // The benchmarks' peers (LangChain.js) live in bench/, installed apart from the product.
 if (process.argv.includes("--bench")) {

@@ -1,0 +1,196 @@
+/** The graph canvas: React Flow over the document, typed port handles, refusals explained. */
+import type { CatalogueNode, GraphNode } from "@citeflow/core/browser";
+import {
+  Background,
+  Controls,
+  Handle,
+  MiniMap,
+  Position,
+  ReactFlow,
+  ReactFlowProvider,
+  applyNodeChanges,
+  useReactFlow,
+  type Connection,
+  type Edge,
+  type IsValidConnection,
+  type Node,
+  type NodeChange,
+  type NodeProps,
+} from "@xyflow/react";
+import { memo, useCallback, useEffect, useMemo, useState, type DragEvent } from "react";
+import { trans } from "./i18n";
+import { addNode, checkConnection, connect, edgeId, moveNode, nodeSpec, portColor, removeEdges, splitRef } from "./model";
+import type { EditorState, NodeBadge } from "./state";
+
+export const DRAG_MIME = "application/x-citeflow-node-type";
+
+interface NodeData extends Record<string, unknown> {
+  node: GraphNode;
+  spec: CatalogueNode | undefined;
+  badge: NodeBadge | undefined;
+  breakpoint: boolean;
+}
+
+type FlowNode = Node<NodeData, "citeflow">;
+
+function badgeText(b: NodeBadge): string {
+  if (b.status === "done" || b.status === "cached") return `${b.status === "cached" ? trans.__("cached") : trans.__("done")}${b.ms !== undefined ? ` ${Math.round(b.ms)} ms` : ""}`;
+  if (b.status === "error") return trans.__("error");
+  return trans.__(b.status);
+}
+
+const CiteflowNode = memo(function CiteflowNode({ data, selected }: NodeProps<FlowNode>) {
+  const { node, spec, badge, breakpoint } = data;
+  const inputs = Object.entries(spec?.inputs ?? {});
+  const outputs = Object.entries(spec?.outputs ?? {});
+  const rows = Math.max(inputs.length, outputs.length, 1);
+  return (
+    <div className={`cf-node${selected ? " cf-selected" : ""}${spec ? "" : " cf-unknown"}`} data-node={node.id} title={spec?.description ?? trans.__("unknown node type %1", node.type)}>
+      <div className="cf-node-head">
+        {breakpoint && <span className="cf-breakpoint" title={trans.__("breakpoint")} />}
+        <span className="cf-node-id">{node.id}</span>
+        <span className="cf-node-type">{node.type}</span>
+      </div>
+      {badge && (
+        <div className={`cf-badge cf-badge-${badge.status}`} data-status={badge.status} title={badge.error ?? ""}>
+          {badgeText(badge)}
+          {badge.error ? `: ${badge.error.slice(0, 80)}` : ""}
+        </div>
+      )}
+      <div className="cf-ports" style={{ height: rows * 20 }}>
+        {inputs.map(([port, p], i) => (
+          <div key={port} className="cf-port-label cf-in" style={{ top: i * 20 }}>
+            <Handle type="target" position={Position.Left} id={port} className="cf-port" data-type={p.type} style={{ background: portColor(p.type) }} title={`${port}: ${p.type}${p.optional ? " (optional)" : ""}`} />
+            {port}
+          </div>
+        ))}
+        {outputs.map(([port, p], i) => (
+          <div key={port} className="cf-port-label cf-out" style={{ top: i * 20 }}>
+            {port}
+            <Handle type="source" position={Position.Right} id={port} className="cf-port" data-type={p.type} style={{ background: portColor(p.type) }} title={`${port}: ${p.type}`} />
+          </div>
+        ))}
+      </div>
+    </div>
+  );
+});
+
+const nodeTypes = { citeflow: CiteflowNode };
+
+function toFlow(state: EditorState): FlowNode[] {
+  return state.doc.nodes.map((n) => ({
+    id: n.id,
+    type: "citeflow",
+    position: { x: n.ui?.x ?? 0, y: n.ui?.y ?? 0 },
+    selected: n.id === state.selected,
+    data: { node: n, spec: nodeSpec(state.catalogue, n.type), badge: state.run?.badges[n.id], breakpoint: state.breakpoints.has(n.id) },
+  }));
+}
+
+function Flow({ state }: { state: EditorState }) {
+  const flow = useReactFlow();
+  const [nodes, setNodes] = useState<FlowNode[]>(() => toFlow(state));
+  const [refusal, setRefusal] = useState<string | undefined>();
+  useEffect(() => {
+    const sync = () => setNodes(toFlow(state));
+    state.changed.connect(sync);
+    return () => void state.changed.disconnect(sync);
+  }, [state]);
+
+  const edges: Edge[] = useMemo(
+    () =>
+      state.doc.edges.map((e) => {
+        const f = splitRef(e.from);
+        const t = splitRef(e.to);
+        const spec = nodeSpec(state.catalogue, state.doc.nodes.find((n) => n.id === f.node)?.type ?? "");
+        const type = spec?.outputs[f.port]?.type ?? "Any";
+        return { id: edgeId(e), source: f.node, sourceHandle: f.port, target: t.node, targetHandle: t.port, style: { stroke: portColor(type), strokeWidth: 2 } };
+      }),
+    // eslint-disable-next-line react-hooks/exhaustive-deps
+    [state.doc, state.catalogue],
+  );
+
+  const onNodesChange = useCallback(
+    (changes: NodeChange<FlowNode>[]) => {
+      setNodes((ns) => applyNodeChanges(changes, ns));
+      for (const c of changes) {
+        if (c.type === "position" && c.dragging === false && c.position) state.edit(moveNode(state.doc, c.id, c.position));
+        if (c.type === "select" && c.selected) state.select(c.id);
+      }
+    },
+    [state],
+  );
+
+  const isValidConnection: IsValidConnection = useCallback(
+    (c) => {
+      if (!state.catalogue || !c.source || !c.target) return false;
+      const r = checkConnection(state.doc, state.catalogue, `${c.source}.${c.sourceHandle}`, `${c.target}.${c.targetHandle}`);
+      setRefusal(r.ok ? undefined : trans.__("Cannot connect %1.%2 → %3.%4: %5", c.source, c.sourceHandle ?? "", c.target, c.targetHandle ?? "", r.reason));
+      return r.ok;
+    },
+    [state],
+  );
+
+  const onConnect = useCallback(
+    (c: Connection) => {
+      if (!state.catalogue) return;
+      try {
+        state.edit(connect(state.doc, state.catalogue, `${c.source}.${c.sourceHandle}`, `${c.target}.${c.targetHandle}`));
+        setRefusal(undefined);
+      } catch (e) {
+        setRefusal((e as Error).message);
+      }
+    },
+    [state],
+  );
+
+  const onDrop = useCallback(
+    (e: DragEvent) => {
+      const type = e.dataTransfer.getData(DRAG_MIME);
+      const spec = nodeSpec(state.catalogue, type);
+      if (!spec) return;
+      e.preventDefault();
+      const { doc, id } = addNode(state.doc, spec, flow.screenToFlowPosition({ x: e.clientX, y: e.clientY }));
+      state.edit(doc);
+      state.select(id);
+    },
+    [state, flow],
+  );
+
+  return (
+    <div className="cf-canvas" onDragOver={(e) => (e.preventDefault(), (e.dataTransfer.dropEffect = "copy"))} onDrop={onDrop}>
+      <ReactFlow<FlowNode, Edge>
+        nodes={nodes}
+        edges={edges}
+        nodeTypes={nodeTypes}
+        onNodesChange={onNodesChange}
+        onConnect={onConnect}
+        isValidConnection={isValidConnection}
+        onNodesDelete={(ns) => state.deleteNodes(ns.map((n) => n.id))}
+        onEdgesDelete={(es) => state.edit(removeEdges(state.doc, new Set(es.map((e) => e.id))))}
+        onPaneClick={() => (state.select(undefined), setRefusal(undefined))}
+        deleteKeyCode={["Delete", "Backspace"]}
+        fitView
+        minZoom={0.1}
+        proOptions={{ hideAttribution: true }}
+      >
+        <Background />
+        <MiniMap pannable zoomable />
+        <Controls />
+      </ReactFlow>
+      {refusal && (
+        <div className="cf-refusal" role="tooltip">
+          {refusal}
+        </div>
+      )}
+    </div>
+  );
+}
+
+export function Canvas({ state }: { state: EditorState }) {
+  return (
+    <ReactFlowProvider>
+      <Flow state={state} />
+    </ReactFlowProvider>
+  );
+}

@@ -1,0 +1,116 @@
+/** The pipeline editor: toolbar (question, run controls), palette, canvas, and the node / runs panel. */
+import { useEffect, useReducer, useState } from "react";
+import { Canvas } from "./canvas";
+import { trans } from "./i18n";
+import { NodeInspector } from "./inspector";
+import { addNode } from "./model";
+import { Palette } from "./palette";
+import { RunsPanel } from "./runs";
+import type { EditorState, RunOptions } from "./state";
+
+function useRedraw(state: EditorState) {
+  const [, bump] = useReducer((n: number) => n + 1, 0);
+  useEffect(() => {
+    state.changed.connect(bump);
+    return () => void state.changed.disconnect(bump);
+  }, [state]);
+}
+
+function Toolbar({ state }: { state: EditorState }) {
+  const sel = state.selected;
+  const run = state.run;
+  const active = run?.status === "running" || run?.status === "paused";
+  const start = (o: RunOptions) => void state.start(o);
+  const done = run ? Object.values(run.badges).filter((b) => !["queued", "running", "paused"].includes(b.status)).length : 0;
+  const total = run?.selected.length ?? 0;
+  return (
+    <div className="cf-toolbar" role="toolbar" aria-label={trans.__("Run controls")}>
+      <input
+        className="cf-question"
+        type="text"
+        aria-label={trans.__("Question")}
+        placeholder={trans.__("Question or claim to run the pipeline on")}
+        value={state.question}
+        onChange={(e) => ((state.question = e.target.value), state.emit())}
+        onKeyDown={(e) => e.key === "Enter" && !active && start({})}
+      />
+      <button className="cf-button cf-primary" data-action="run" disabled={active || !state.question.trim()} onClick={() => start({})} title={trans.__("Run the whole pipeline")}>
+        {trans.__("Run")}
+      </button>
+      <button className="cf-button" data-action="run-to" disabled={active || !sel || !state.question.trim()} onClick={() => start({ to: sel! })} title={trans.__("Run up to the selected node")}>
+        {trans.__("Run to")}
+      </button>
+      <button className="cf-button" data-action="run-from" disabled={active || !sel || !run} onClick={() => start({ from: sel! })} title={trans.__("Re-run the selected node and everything downstream (upstream from cache)")}>
+        {trans.__("Run from")}
+      </button>
+      <button className="cf-button" data-action="run-only" disabled={active || !sel || !run} onClick={() => start({ only: sel! })} title={trans.__("Re-run only the selected node")}>
+        {trans.__("Run node")}
+      </button>
+      <button className="cf-button" data-action="step" disabled={!state.question.trim()} onClick={() => (run?.status === "paused" ? void state.control("step") : start({ step: true }))} title={trans.__("Run one node at a time")}>
+        {trans.__("Step")}
+      </button>
+      {run?.status === "paused" && (
+        <button className="cf-button" data-action="continue" onClick={() => void state.control("continue")}>
+          {trans.__("Continue")}
+        </button>
+      )}
+      <button className="cf-button" data-action="breakpoint" disabled={!sel} onClick={() => sel && state.toggleBreakpoint(sel)} title={trans.__("Toggle a breakpoint on the selected node")}>
+        {trans.__("Breakpoint")}
+      </button>
+      <button className="cf-button cf-danger" data-action="stop" disabled={!active} onClick={() => void state.control("abort")}>
+        {trans.__("Stop")}
+      </button>
+      <span className="cf-sep" />
+      <button className="cf-button" data-action="layout" onClick={() => state.layout()} title={trans.__("Arrange the nodes left to right")}>
+        {trans.__("Auto-layout")}
+      </button>
+      <span className="cf-run-status" role="status" data-status={run?.status ?? "idle"} data-run={run?.runId ?? ""}>
+        {run ? `${run.runId}: ${trans.__(run.status)}${run.pausedAt ? ` @ ${run.pausedAt}` : ""}` : ""}
+        {active && total > 0 && <progress max={total} value={done} aria-label={trans.__("Run progress")} />}
+        {run?.ms !== undefined && !active ? ` ${Math.round(run.ms)} ms` : ""}
+      </span>
+    </div>
+  );
+}
+
+export function Editor({ state }: { state: EditorState }) {
+  useRedraw(state);
+  const [tab, setTab] = useState<"node" | "runs">("node");
+  const addAtCentre = (spec: Parameters<typeof addNode>[1]) => {
+    const xs = state.doc.nodes.map((n) => n.ui?.x ?? 0);
+    const { doc, id } = addNode(state.doc, spec, { x: (xs.length ? Math.max(...xs) : 0) + 260, y: 100 });
+    state.edit(doc);
+    state.select(id);
+  };
+  return (
+    <div className="cf-editor">
+      <Toolbar state={state} />
+      {state.error && (
+        <div className="cf-error cf-banner" role="alert">
+          {state.error}
+        </div>
+      )}
+      <div className="cf-body">
+        <Palette nodes={state.catalogue?.nodes ?? []} onAdd={addAtCentre} />
+        {state.loaded ? <Canvas state={state} /> : <div className="cf-canvas cf-muted">{trans.__("Starting the Citeflow kernel…")}</div>}
+        <aside className="cf-side">
+          <div className="cf-tabs" role="tablist">
+            <button role="tab" aria-selected={tab === "node"} onClick={() => setTab("node")}>
+              {trans.__("Node")}
+            </button>
+            <button role="tab" aria-selected={tab === "runs"} onClick={() => setTab("runs")}>
+              {trans.__("Runs")}
+            </button>
+          </div>
+          {tab === "runs" ? (
+            <RunsPanel state={state} />
+          ) : state.selected ? (
+            <NodeInspector key={state.selected} state={state} nodeId={state.selected} />
+          ) : (
+            <p className="cf-muted">{trans.__("Select a node to see its params and outputs.")}</p>
+          )}
+        </aside>
+      </div>
+    </div>
+  );
+}

@@ -1,0 +1,98 @@
+/** The selected node: its params, its badge, and every output port through the matching inspector. */
+import type { Claim, Passage } from "@citeflow/core/browser";
+import { useEffect, useState } from "react";
+import { trans } from "./i18n";
+import { isClaims, isPassages, ValueView, type ValueContext } from "./inspectors";
+import { nodeSpec, setParam, splitRef } from "./model";
+import { ParamsForm } from "./params";
+import type { EditorState } from "./state";
+
+/** Resolves the node's outputs and what its inputs received (for context: sources, claims). */
+function useNodeValues(state: EditorState, nodeId: string) {
+  const [values, setValues] = useState<{ outputs?: Record<string, unknown>; passages?: Passage[]; claims?: Claim[]; error?: string }>({});
+  const badge = state.run?.badges[nodeId];
+  useEffect(() => {
+    let live = true;
+    setValues({});
+    const p = state.outputs(nodeId);
+    if (!p) return;
+    void (async () => {
+      try {
+        const outputs = await p;
+        const ctx: { passages?: Passage[]; claims?: Claim[] } = {};
+        for (const e of state.doc.edges.filter((e) => splitRef(e.to).node === nodeId)) {
+          const from = splitRef(e.from);
+          const up = await state.outputs(from.node)?.catch(() => undefined);
+          const v = up?.[from.port];
+          if (isPassages(v)) ctx.passages = [...(ctx.passages ?? []), ...v];
+          if (isClaims(v)) ctx.claims = v;
+        }
+        if (live) setValues({ outputs, ...ctx });
+      } catch (e) {
+        if (live) setValues({ error: (e as Error).message });
+      }
+    })();
+    return () => void (live = false);
+  }, [state, nodeId, state.run?.runId, badge?.status]);
+  return values;
+}
+
+export function NodeInspector({ state, nodeId }: { state: EditorState; nodeId: string }) {
+  const node = state.doc.nodes.find((n) => n.id === nodeId);
+  const spec = node && nodeSpec(state.catalogue, node.type);
+  const values = useNodeValues(state, nodeId);
+  const [notice, setNotice] = useState<string>();
+  if (!node) return null;
+  const run = state.run;
+  const badge = run?.badges[nodeId];
+  const correct = async (correction: Record<string, unknown>) => {
+    if (!run) return;
+    try {
+      await state.client.request("correct", { runId: run.runId, correction: { nodeId, ...correction } });
+      setNotice(trans.__("Correction recorded on run %1 (the run itself is unchanged).", run.runId));
+    } catch (e) {
+      setNotice((e as Error).message);
+    }
+  };
+  const ctx = (port: string): ValueContext => ({
+    query: state.question,
+    ...(values.passages ? { passages: values.passages } : {}),
+    ...(values.claims ? { claims: values.claims } : {}),
+    ...(run && !run.readOnly ? { onApply: (v: unknown) => void state.start({ overrides: { [nodeId]: { [port]: v } } }) } : {}),
+    ...(run
+      ? {
+          onCorrectVerdict: (v, label) => void correct({ kind: "verdict", claimId: v.claimId, ...(v.passageId ? { passageId: v.passageId } : {}), label }),
+          onRelevance: (passageId, relevant) => void correct({ kind: "relevance", passageId, relevant }),
+          onEditAnswer: (text) => void correct({ kind: "answer", text }),
+        }
+      : {}),
+  });
+  return (
+    <div className="cf-inspector" data-node={nodeId}>
+      <h3>
+        {node.id} <span className="cf-node-type">{node.type}</span>
+      </h3>
+      {spec?.description && <p className="cf-muted">{spec.description}</p>}
+      {badge?.error && <pre className="cf-error">{badge.error}</pre>}
+      <details open={!values.outputs}>
+        <summary>{trans.__("Params")}</summary>
+        {spec ? <ParamsForm node={node} spec={spec} onChange={(k, v) => state.edit(setParam(state.doc, node.id, k, v))} /> : <p className="cf-error">{trans.__("Unknown node type %1", node.type)}</p>}
+      </details>
+      {notice && (
+        <p className="cf-notice" role="status">
+          {notice}
+        </p>
+      )}
+      {values.error && <p className="cf-error">{values.error}</p>}
+      {values.outputs &&
+        Object.entries(values.outputs).map(([port, v]) => (
+          <section key={port} className="cf-output" data-port={port}>
+            <h4>
+              {port} <span className="cf-node-type">{spec?.outputs[port]?.type}</span>
+            </h4>
+            <ValueView value={v} ctx={ctx(port)} />
+          </section>
+        ))}
+    </div>
+  );
+}

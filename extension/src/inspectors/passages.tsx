@@ -1,0 +1,133 @@
+/** Passages: rank, title, id and every score as a sortable column; query terms marked; a histogram. */
+import type { Passage } from "@citeflow/core/browser";
+import { useMemo, useState, type ReactNode } from "react";
+import { trans } from "../i18n";
+
+export interface PassagesProps {
+  passages: Passage[];
+  query?: string;
+  /** Passage to scroll to and mark (a clicked citation). */
+  focus?: string;
+  onRelevance?: (passageId: string, relevant: boolean) => void;
+}
+
+const STOP = new Set(["the", "and", "for", "with", "that", "this", "are", "was", "were", "from", "into", "than", "what", "which", "does", "how"]);
+
+function terms(query: string | undefined): RegExp | undefined {
+  const words = (query ?? "").toLowerCase().match(/[\p{L}\p{N}]{3,}/gu)?.filter((w) => !STOP.has(w)) ?? [];
+  if (!words.length) return undefined;
+  return new RegExp(`\\b(${[...new Set(words)].map((w) => w.replace(/[.*+?^${}()|[\]\\]/g, "\\$&")).join("|")})`, "giu");
+}
+
+export function highlight(text: string, re: RegExp | undefined): ReactNode {
+  if (!re) return text;
+  const out: ReactNode[] = [];
+  let last = 0;
+  for (const m of text.matchAll(re)) {
+    out.push(text.slice(last, m.index), <mark key={m.index}>{m[0]}</mark>);
+    last = m.index! + m[0].length;
+  }
+  out.push(text.slice(last));
+  return out;
+}
+
+type SortKey = { key: string; desc: boolean };
+
+export function PassagesView({ passages, query, focus, onRelevance }: PassagesProps) {
+  const scoreKeys = useMemo(() => [...new Set(passages.flatMap((p) => Object.keys(p.scores ?? {})))], [passages]);
+  const [sort, setSort] = useState<SortKey>({ key: "rank", desc: false });
+  const re = useMemo(() => terms(query), [query]);
+  const rows = useMemo(() => {
+    const ranked = passages.map((p, i) => ({ p, rank: i + 1 }));
+    if (sort.key === "rank") return sort.desc ? ranked.reverse() : ranked;
+    const val = (r: { p: Passage; rank: number }) => (sort.key === "title" ? r.p.title : sort.key === "id" ? r.p.id : (r.p.scores?.[sort.key] ?? Number.NEGATIVE_INFINITY));
+    return ranked.sort((a, b) => {
+      const x = val(a);
+      const y = val(b);
+      const c = typeof x === "number" && typeof y === "number" ? x - y : String(x).localeCompare(String(y));
+      return sort.desc ? -c : c;
+    });
+  }, [passages, sort]);
+  const histKey = scoreKeys.includes(sort.key) ? sort.key : scoreKeys[0];
+  const header = (key: string, label: string) => (
+    <th
+      key={key}
+      className="cf-sortable"
+      data-sort={key}
+      aria-sort={sort.key === key ? (sort.desc ? "descending" : "ascending") : "none"}
+      onClick={() => setSort((s) => ({ key, desc: s.key === key ? !s.desc : key !== "rank" && key !== "title" && key !== "id" }))}
+    >
+      {label}
+      {sort.key === key ? (sort.desc ? " ▼" : " ▲") : ""}
+    </th>
+  );
+  return (
+    <div className="cf-passages">
+      {histKey && <Histogram values={passages.map((p) => p.scores?.[histKey]).filter((v): v is number => typeof v === "number")} label={histKey} />}
+      <table className="cf-table">
+        <thead>
+          <tr>
+            {header("rank", "#")}
+            {header("title", trans.__("title"))}
+            {header("id", "id")}
+            {scoreKeys.map((k) => header(k, k))}
+            {onRelevance && <th>{trans.__("relevant?")}</th>}
+          </tr>
+        </thead>
+        <tbody>
+          {rows.map(({ p, rank }) => (
+            <tr key={p.id} data-passage={p.id} className={p.id === focus ? "cf-focus" : undefined} ref={p.id === focus ? (el) => el?.scrollIntoView({ block: "nearest" }) : undefined}>
+              <td>{rank}</td>
+              <td className="cf-passage-text">
+                <b>{highlight(p.title, re)}</b>
+                <div>{highlight(p.text.length > 600 ? p.text.slice(0, 600) + "…" : p.text, re)}</div>
+              </td>
+              <td className="cf-mono">{p.id}</td>
+              {scoreKeys.map((k) => (
+                <td key={k} className="cf-num">
+                  {typeof p.scores?.[k] === "number" ? p.scores[k]!.toFixed(3) : ""}
+                </td>
+              ))}
+              {onRelevance && (
+                <td className="cf-nowrap">
+                  <button className="cf-mini" title={trans.__("Mark relevant")} onClick={() => onRelevance(p.id, true)}>
+                    👍
+                  </button>
+                  <button className="cf-mini" title={trans.__("Mark not relevant")} onClick={() => onRelevance(p.id, false)}>
+                    👎
+                  </button>
+                </td>
+              )}
+            </tr>
+          ))}
+        </tbody>
+      </table>
+    </div>
+  );
+}
+
+/** A 20-bin histogram of one score, as SVG. */
+export function Histogram({ values, label, bins = 20 }: { values: number[]; label: string; bins?: number }) {
+  if (!values.length) return null;
+  const lo = Math.min(...values);
+  const hi = Math.max(...values);
+  const counts = new Array<number>(bins).fill(0);
+  for (const v of values) counts[hi === lo ? 0 : Math.min(bins - 1, Math.floor(((v - lo) / (hi - lo)) * bins))]!++;
+  const top = Math.max(...counts);
+  const w = 240;
+  const h = 48;
+  return (
+    <figure className="cf-histogram" aria-label={`${label} histogram`}>
+      <svg width={w} height={h} role="img">
+        {counts.map((c, i) => (
+          <rect key={i} x={(i * w) / bins + 1} width={w / bins - 2} y={h - (c / top) * h} height={(c / top) * h}>
+            <title>{`${c}`}</title>
+          </rect>
+        ))}
+      </svg>
+      <figcaption>
+        {label}: {lo.toFixed(3)} … {hi.toFixed(3)} ({values.length})
+      </figcaption>
+    </figure>
+  );
+}

@@ -1,0 +1,202 @@
+/**
+ * Editing a graph document: pure functions from one `GraphDoc` to the next. The canvas, the
+ * commands and undo/redo all go through these, so every change is a whole new document.
+ */
+import dagre from "@dagrejs/dagre";
+import { canConnect, saveGraph, substitute, type Bindings, type Catalogue, type CatalogueNode, type GraphDoc, type GraphEdge, type GraphNode } from "@citeflow/core/browser";
+
+export { saveGraph };
+
+/** Parses a `*.citeflow.json` file; the error names what is wrong and where. */
+export function parseGraph(text: string, path: string): GraphDoc {
+  let raw: unknown;
+  try {
+    raw = JSON.parse(text);
+  } catch (e) {
+    throw new Error(`${path}: not JSON (${(e as Error).message})`);
+  }
+  const doc = raw as Partial<GraphDoc>;
+  if (typeof raw !== "object" || raw === null || doc.citeflow !== 1) throw new Error(`${path}: not a Citeflow graph (no "citeflow": 1)`);
+  if (!Array.isArray(doc.nodes)) throw new Error(`${path}: "nodes" must be a list`);
+  if (!Array.isArray(doc.edges)) throw new Error(`${path}: "edges" must be a list`);
+  return { citeflow: 1, name: doc.name ?? "untitled", ...(doc.description !== undefined ? { description: doc.description } : {}), inputs: doc.inputs ?? {}, nodes: doc.nodes, edges: doc.edges };
+}
+
+export function emptyGraph(name: string): GraphDoc {
+  return {
+    citeflow: 1,
+    name,
+    inputs: { question: { type: "Question", description: "A question or claim" } },
+    nodes: [{ id: "question", type: "input.question", version: 1, params: {}, ui: { x: 0, y: 100 } }],
+    edges: [],
+  };
+}
+
+export function splitRef(ref: string): { node: string; port: string } {
+  const i = ref.lastIndexOf(".");
+  return { node: ref.slice(0, i), port: ref.slice(i + 1) };
+}
+
+export function nodeSpec(catalogue: Catalogue | undefined, type: string): CatalogueNode | undefined {
+  return catalogue?.nodes.find((n) => n.type === type);
+}
+
+/** A fresh id from the node type: `retrieve.hybrid` → `hybrid`, `hybrid_2`, … */
+export function freshId(doc: GraphDoc, type: string): string {
+  const base = (type.split(".").pop() ?? "node").replace(/[^A-Za-z0-9_]/g, "_");
+  const taken = new Set(doc.nodes.map((n) => n.id));
+  if (!taken.has(base)) return base;
+  for (let i = 2; ; i++) if (!taken.has(`${base}_${i}`)) return `${base}_${i}`;
+}
+
+export function addNode(doc: GraphDoc, spec: CatalogueNode, at: { x: number; y: number }): { doc: GraphDoc; id: string } {
+  const id = freshId(doc, spec.type);
+  const node: GraphNode = { id, type: spec.type, version: spec.version, params: {}, ui: { x: Math.round(at.x), y: Math.round(at.y) } };
+  return { doc: { ...doc, nodes: [...doc.nodes, node] }, id };
+}
+
+export function removeNodes(doc: GraphDoc, ids: Set<string>): GraphDoc {
+  return {
+    ...doc,
+    nodes: doc.nodes.filter((n) => !ids.has(n.id)),
+    edges: doc.edges.filter((e) => !ids.has(splitRef(e.from).node) && !ids.has(splitRef(e.to).node)),
+  };
+}
+
+export function removeEdges(doc: GraphDoc, edges: Set<string>): GraphDoc {
+  return { ...doc, edges: doc.edges.filter((e) => !edges.has(edgeId(e))) };
+}
+
+export function edgeId(e: GraphEdge): string {
+  return `${e.from}->${e.to}`;
+}
+
+export function moveNode(doc: GraphDoc, id: string, to: { x: number; y: number }): GraphDoc {
+  return { ...doc, nodes: doc.nodes.map((n) => (n.id === id ? { ...n, ui: { x: Math.round(to.x), y: Math.round(to.y) } } : n)) };
+}
+
+/** Sets one param; `undefined` removes it (the node's default applies again). */
+export function setParam(doc: GraphDoc, id: string, key: string, value: unknown): GraphDoc {
+  return {
+    ...doc,
+    nodes: doc.nodes.map((n) => {
+      if (n.id !== id) return n;
+      const params = { ...n.params };
+      if (value === undefined) delete params[key];
+      else params[key] = value;
+      return { ...n, params };
+    }),
+  };
+}
+
+/** Type-variable bindings of a node, from the edges already connected to it. */
+function bindingsOf(doc: GraphDoc, catalogue: Catalogue, nodeId: string, skip?: string): Bindings {
+  const node = doc.nodes.find((n) => n.id === nodeId);
+  const spec = node && nodeSpec(catalogue, node.type);
+  const out: Bindings = {};
+  if (!spec) return out;
+  for (const e of doc.edges) {
+    const to = splitRef(e.to);
+    if (to.node !== nodeId || e.to === skip) continue;
+    const target = spec.inputs[to.port]?.type;
+    const source = portType(doc, catalogue, e.from);
+    if (!target || !source) continue;
+    const r = canConnect(source, target, out);
+    if (r.ok && r.bind) out[r.bind[0]] = r.bind[1];
+  }
+  return out;
+}
+
+/** The type of an output port `node.port`, with the node's type variables substituted. */
+export function portType(doc: GraphDoc, catalogue: Catalogue, ref: string): string | undefined {
+  const { node: id, port } = splitRef(ref);
+  const node = doc.nodes.find((n) => n.id === id);
+  const spec = node && nodeSpec(catalogue, node.type);
+  const type = spec?.outputs[port]?.type;
+  return type === undefined ? undefined : substitute(type, bindingsOf(doc, catalogue, id));
+}
+
+export type Check = { ok: true } | { ok: false; reason: string };
+
+/** May `from` (`node.port` of an output) connect to `to` (`node.port` of an input)? */
+export function checkConnection(doc: GraphDoc, catalogue: Catalogue, from: string, to: string): Check {
+  const s = splitRef(from);
+  const t = splitRef(to);
+  if (s.node === t.node) return { ok: false, reason: "a node cannot feed itself" };
+  const target = doc.nodes.find((n) => n.id === t.node);
+  const tspec = target && nodeSpec(catalogue, target.type);
+  const input = tspec?.inputs[t.port];
+  const source = portType(doc, catalogue, from);
+  if (!input || !source) return { ok: false, reason: `unknown port ${!input ? to : from}` };
+  if (!input.many && doc.edges.some((e) => e.to === to)) return { ok: false, reason: `${to} already has an input (it takes one edge)` };
+  if (doc.edges.some((e) => e.from === from && e.to === to)) return { ok: false, reason: "already connected" };
+  if (reaches(doc, t.node, s.node)) return { ok: false, reason: `${t.node} is upstream of ${s.node}: the edge would make a cycle` };
+  const r = canConnect(source, input.type, bindingsOf(doc, catalogue, t.node));
+  return r.ok ? { ok: true } : { ok: false, reason: r.reason };
+}
+
+function reaches(doc: GraphDoc, from: string, to: string): boolean {
+  const seen = new Set<string>();
+  const stack = [from];
+  while (stack.length) {
+    const cur = stack.pop()!;
+    if (cur === to) return true;
+    if (seen.has(cur)) continue;
+    seen.add(cur);
+    for (const e of doc.edges) if (splitRef(e.from).node === cur) stack.push(splitRef(e.to).node);
+  }
+  return false;
+}
+
+export function connect(doc: GraphDoc, catalogue: Catalogue, from: string, to: string): GraphDoc {
+  const c = checkConnection(doc, catalogue, from, to);
+  if (!c.ok) throw new Error(`cannot connect ${from} → ${to}: ${c.reason}`);
+  return { ...doc, edges: [...doc.edges, { from, to }] };
+}
+
+/** Copies nodes (and the edges among them) with fresh ids, offset so the copies are visible. */
+export function pasteNodes(doc: GraphDoc, nodes: GraphNode[], edges: GraphEdge[], offset = 40): { doc: GraphDoc; ids: string[] } {
+  let next = doc;
+  const rename = new Map<string, string>();
+  for (const n of nodes) {
+    const id = freshId(next, n.type);
+    rename.set(n.id, id);
+    const ui = n.ui ? { x: n.ui.x + offset, y: n.ui.y + offset } : { x: offset, y: offset };
+    next = { ...next, nodes: [...next.nodes, { ...n, id, params: structuredClone(n.params), ui }] };
+  }
+  const kept = edges.flatMap((e) => {
+    const f = splitRef(e.from);
+    const t = splitRef(e.to);
+    const nf = rename.get(f.node);
+    const nt = rename.get(t.node);
+    return nf && nt ? [{ from: `${nf}.${f.port}`, to: `${nt}.${t.port}` }] : [];
+  });
+  return { doc: { ...next, edges: [...next.edges, ...kept] }, ids: [...rename.values()] };
+}
+
+/** Left-to-right layered layout (dagre: longest path ranks, crossing reduction). */
+export function autoLayout(doc: GraphDoc, size = { width: 200, height: 90 }): GraphDoc {
+  const g = new dagre.graphlib.Graph();
+  g.setGraph({ rankdir: "LR", nodesep: 40, ranksep: 70 });
+  g.setDefaultEdgeLabel(() => ({}));
+  for (const n of doc.nodes) g.setNode(n.id, { ...size });
+  for (const e of doc.edges) g.setEdge(splitRef(e.from).node, splitRef(e.to).node);
+  dagre.layout(g);
+  return {
+    ...doc,
+    nodes: doc.nodes.map((n) => {
+      const p = g.node(n.id);
+      return { ...n, ui: { x: Math.round(p.x - size.width / 2), y: Math.round(p.y - size.height / 2) } };
+    }),
+  };
+}
+
+/** Port colours by value type: lists share their element's hue. */
+const HUES: Record<string, number> = { Question: 200, Query: 180, Passage: 30, Answer: 130, Feedback: 280, Claim: 330, Verdict: 0, DatasetRow: 60, Text: 90, Number: 160, Boolean: 240, Any: -1 };
+
+export function portColor(type: string): string {
+  const base = type.replace(/\[\]$/, "");
+  const hue = HUES[base] ?? (/^[A-Z]$/.test(base) ? -1 : [...base].reduce((h, c) => (h * 31 + c.charCodeAt(0)) % 360, 7));
+  if (hue < 0) return "var(--jp-ui-font-color2)";
+  return `hsl(${hue} 65% ${type.endsWith("[]") ? 40 : 50}%)`;
+}

@@ -1,0 +1,105 @@
+/** A param form generated from a node's param JSON Schema; descriptions become help text. */
+import type { CatalogueNode, GraphNode } from "@citeflow/core/browser";
+import { useState } from "react";
+import { trans } from "./i18n";
+
+type Schema = { type?: string | string[]; description?: string; default?: unknown; enum?: unknown[]; minimum?: number; maximum?: number; anyOf?: Schema[] };
+
+export function ParamsForm({ node, spec, onChange }: { node: GraphNode; spec: CatalogueNode; onChange: (key: string, value: unknown) => void }) {
+  const props = ((spec.params as { properties?: Record<string, Schema> }).properties ?? {}) as Record<string, Schema>;
+  const keys = Object.keys(props);
+  if (!keys.length) return <p className="cf-muted">{trans.__("No params.")}</p>;
+  return (
+    <form className="cf-params" onSubmit={(e) => e.preventDefault()}>
+      {keys.map((k) => (
+        <Field key={`${node.id}/${k}`} name={k} schema={props[k]!} value={node.params[k]} onChange={(v) => onChange(k, v)} />
+      ))}
+    </form>
+  );
+}
+
+function kindOf(s: Schema): string {
+  if (s.enum) return "enum";
+  const t = Array.isArray(s.type) ? s.type.find((x) => x !== "null") : s.type;
+  if (t) return t;
+  const first = s.anyOf?.find((x) => x.type !== "null");
+  return first ? kindOf(first) : "json";
+}
+
+function Field({ name, schema, value, onChange }: { name: string; schema: Schema; value: unknown; onChange: (v: unknown) => void }) {
+  const kind = kindOf(schema);
+  const id = `cf-param-${name}`;
+  const placeholder = schema.default !== undefined ? JSON.stringify(schema.default) : "";
+  const label = (
+    <label htmlFor={id} title={schema.description}>
+      {name}
+    </label>
+  );
+  const help = schema.description && <small className="cf-help">{schema.description}</small>;
+  let input;
+  if (kind === "boolean") {
+    input = <input id={id} name={name} type="checkbox" checked={(value ?? schema.default) === true} onChange={(e) => onChange(e.target.checked)} />;
+  } else if (kind === "enum") {
+    input = (
+      <select id={id} name={name} value={value === undefined ? "" : String(value)} onChange={(e) => onChange(e.target.value === "" ? undefined : schema.enum!.find((x) => String(x) === e.target.value))}>
+        <option value="">{trans.__("default (%1)", placeholder)}</option>
+        {schema.enum!.map((x) => (
+          <option key={String(x)} value={String(x)}>
+            {String(x)}
+          </option>
+        ))}
+      </select>
+    );
+  } else if (kind === "number" || kind === "integer") {
+    input = (
+      <input
+        id={id}
+        name={name}
+        type="number"
+        step={kind === "integer" ? 1 : "any"}
+        {...(schema.minimum !== undefined ? { min: schema.minimum } : {})}
+        {...(schema.maximum !== undefined ? { max: schema.maximum } : {})}
+        placeholder={placeholder}
+        value={typeof value === "number" ? value : ""}
+        onChange={(e) => onChange(e.target.value === "" ? undefined : Number(e.target.value))}
+      />
+    );
+  } else if (kind === "string") {
+    input = <input id={id} name={name} type="text" placeholder={placeholder} value={typeof value === "string" ? value : ""} onChange={(e) => onChange(e.target.value === "" ? undefined : e.target.value)} />;
+  } else {
+    input = <JsonField id={id} value={value} placeholder={placeholder} onChange={onChange} />;
+  }
+  return (
+    <div className={`cf-field cf-field-${kind}`}>
+      {label}
+      {input}
+      {help}
+    </div>
+  );
+}
+
+function JsonField({ id, value, placeholder, onChange }: { id: string; value: unknown; placeholder: string; onChange: (v: unknown) => void }) {
+  const [text, setText] = useState(value === undefined ? "" : JSON.stringify(value));
+  const [error, setError] = useState<string>();
+  return (
+    <>
+      <input
+        id={id}
+        type="text"
+        className="cf-mono"
+        placeholder={placeholder}
+        value={text}
+        onChange={(e) => setText(e.target.value)}
+        onBlur={() => {
+          try {
+            onChange(text.trim() === "" ? undefined : JSON.parse(text));
+            setError(undefined);
+          } catch (e) {
+            setError(trans.__("Not JSON: %1", (e as Error).message));
+          }
+        }}
+      />
+      {error && <small className="cf-error">{error}</small>}
+    </>
+  );
+}

@@ -1,0 +1,279 @@
+/**
+ * Everything one open pipeline editor knows: the document with its undo history, the catalogue,
+ * the selection, and the state of the current run as its events arrive. React views read it;
+ * commands and the canvas change it through its methods; `changed` tells the views to redraw.
+ */
+import type { Catalogue, GraphDoc, GraphEdge, GraphNode } from "@citeflow/core/browser";
+import { Signal, type ISignal } from "@lumino/signaling";
+import type { CiteflowClient, RunEvent } from "./client";
+import { autoLayout, pasteNodes, removeNodes, splitRef } from "./model";
+
+export type NodeStatus = "queued" | "running" | "paused" | "cached" | "done" | "error" | "skipped" | "aborted";
+
+export interface NodeBadge {
+  status: NodeStatus;
+  ms?: number;
+  error?: string;
+}
+
+export interface RunState {
+  runId: string;
+  status: "running" | "paused" | "ok" | "error" | "aborted";
+  selected: string[];
+  badges: Record<string, NodeBadge>;
+  pausedAt?: string;
+  ms?: number;
+  /** Opened from the runs panel: shown, never re-run in place. */
+  readOnly?: boolean;
+}
+
+export interface RunOptions {
+  to?: string;
+  from?: string;
+  only?: string;
+  step?: boolean;
+  overrides?: Record<string, Record<string, unknown>>;
+}
+
+const HISTORY = 100;
+
+export class EditorState {
+  doc: GraphDoc;
+  catalogue: Catalogue | undefined;
+  selected: string | undefined;
+  run: RunState | undefined;
+  question = "";
+  breakpoints = new Set<string>();
+  /** Why the last attempted connection was refused (shown as a tooltip on the canvas). */
+  refusal: string | undefined;
+  error: string | undefined;
+  /** The file and the catalogue have arrived: the canvas can lay out and fit the view. */
+  loaded = false;
+  readonly client: CiteflowClient;
+  #past: GraphDoc[] = [];
+  #future: GraphDoc[] = [];
+  #clipboard: { nodes: GraphNode[]; edges: GraphEdge[] } | undefined;
+  readonly #outputs = new Map<string, Promise<Record<string, unknown>>>();
+  readonly #changed = new Signal<this, void>(this);
+  readonly #docChanged = new Signal<this, GraphDoc>(this);
+
+  constructor(doc: GraphDoc, client: CiteflowClient) {
+    this.doc = doc;
+    this.client = client;
+    client.events.connect((_, { runId, event }) => this.#onEvent(runId, event));
+  }
+
+  /** Any change at all: redraw. */
+  get changed(): ISignal<this, void> {
+    return this.#changed;
+  }
+
+  /** The document changed through an edit (not a reload): write it to the file model. */
+  get docChanged(): ISignal<this, GraphDoc> {
+    return this.#docChanged;
+  }
+
+  emit(): void {
+    this.#changed.emit();
+  }
+
+  /** An edit: recorded for undo, written to the file. */
+  edit(next: GraphDoc): void {
+    if (next === this.doc) return;
+    this.#past.push(this.doc);
+    if (this.#past.length > HISTORY) this.#past.shift();
+    this.#future = [];
+    this.#apply(next);
+  }
+
+  /** The file changed underneath (revert, reload): no undo entry. */
+  reload(doc: GraphDoc): void {
+    this.doc = doc;
+    this.emit();
+  }
+
+  get canUndo(): boolean {
+    return this.#past.length > 0;
+  }
+
+  get canRedo(): boolean {
+    return this.#future.length > 0;
+  }
+
+  undo(): void {
+    const prev = this.#past.pop();
+    if (!prev) return;
+    this.#future.push(this.doc);
+    this.#apply(prev);
+  }
+
+  redo(): void {
+    const next = this.#future.pop();
+    if (!next) return;
+    this.#past.push(this.doc);
+    this.#apply(next);
+  }
+
+  #apply(doc: GraphDoc): void {
+    this.doc = doc;
+    if (this.selected && !doc.nodes.some((n) => n.id === this.selected)) this.selected = undefined;
+    this.#docChanged.emit(doc);
+    this.emit();
+  }
+
+  select(id: string | undefined): void {
+    this.selected = id;
+    this.emit();
+  }
+
+  copy(ids: string[]): void {
+    const set = new Set(ids);
+    this.#clipboard = {
+      nodes: this.doc.nodes.filter((n) => set.has(n.id)),
+      edges: this.doc.edges.filter((e) => set.has(splitRef(e.from).node) && set.has(splitRef(e.to).node)),
+    };
+  }
+
+  paste(): string[] {
+    if (!this.#clipboard?.nodes.length) return [];
+    const { doc, ids } = pasteNodes(this.doc, this.#clipboard.nodes, this.#clipboard.edges);
+    this.edit(doc);
+    return ids;
+  }
+
+  deleteNodes(ids: string[]): void {
+    if (ids.length) this.edit(removeNodes(this.doc, new Set(ids)));
+  }
+
+  layout(): void {
+    this.edit(autoLayout(this.doc));
+  }
+
+  toggleBreakpoint(id: string): void {
+    if (this.breakpoints.has(id)) this.breakpoints.delete(id);
+    else this.breakpoints.add(id);
+    if (this.run?.status === "running" || this.run?.status === "paused") void this.client.request("breakpoints", { runId: this.run.runId, nodes: [...this.breakpoints] });
+    this.emit();
+  }
+
+  async loadCatalogue(): Promise<void> {
+    try {
+      this.catalogue = await this.client.request<Catalogue>("catalogue");
+      this.error = undefined;
+    } catch (e) {
+      this.error = (e as Error).message;
+    }
+    this.emit();
+  }
+
+  /** Starts a run of the document as it is now (unsaved edits included). */
+  async start(options: RunOptions = {}): Promise<string | undefined> {
+    const inputs: Record<string, unknown> = {};
+    for (const [name, spec] of Object.entries(this.doc.inputs)) {
+      if (spec.type === "Question") inputs[name] = { id: "q1", text: this.question };
+      else inputs[name] = this.question;
+    }
+    try {
+      this.error = undefined;
+      const { runId, selected } = await this.client.request<{ runId: string; selected: string[] }>("run", {
+        graph: this.doc,
+        inputs,
+        ...options,
+        ...(this.breakpoints.size ? { breakpoints: [...this.breakpoints] } : {}),
+      });
+      const badges: Record<string, NodeBadge> = {};
+      for (const id of selected) badges[id] = { status: "queued" };
+      // An event may have arrived before the reply: keep what it said.
+      this.run = { ...this.run, runId, status: "running", selected, badges: { ...badges, ...(this.run?.runId === runId ? this.run.badges : {}) } };
+      this.#outputs.clear();
+      this.emit();
+      return runId;
+    } catch (e) {
+      this.error = (e as Error).message;
+      this.emit();
+      return undefined;
+    }
+  }
+
+  async control(method: "step" | "continue" | "pause" | "abort"): Promise<void> {
+    if (!this.run) return;
+    try {
+      await this.client.request(method, { runId: this.run.runId });
+    } catch (e) {
+      this.error = (e as Error).message;
+      this.emit();
+    }
+  }
+
+  /** Shows a stored run (read-only): its badges from the record. */
+  async openRun(runId: string): Promise<void> {
+    const rec = await this.client.request<{ status: string; ms?: number; nodes: Array<{ id: string; status: string; cache?: string; ms?: number; error?: { message: string } }> }>("record", { runId });
+    const badges: Record<string, NodeBadge> = {};
+    for (const n of rec.nodes) {
+      const status: NodeStatus = n.status === "done" ? (n.cache === "hit" ? "cached" : "done") : ((["error", "skipped", "aborted", "running"].includes(n.status) ? n.status : "skipped") as NodeStatus);
+      badges[n.id] = { status, ...(n.ms !== undefined ? { ms: n.ms } : {}), ...(n.error ? { error: n.error.message } : {}) };
+    }
+    this.#outputs.clear();
+    this.run = { runId, status: (rec.status === "incomplete" ? "aborted" : rec.status) as RunState["status"], selected: Object.keys(badges), badges, readOnly: true, ...(rec.ms !== undefined ? { ms: rec.ms } : {}) };
+    this.emit();
+  }
+
+  /** A node's stored outputs (port → value) in the current run, fetched once. */
+  outputs(nodeId: string): Promise<Record<string, unknown>> | undefined {
+    const run = this.run;
+    const badge = run?.badges[nodeId];
+    if (!run || !badge || !["done", "cached"].includes(badge.status)) return undefined;
+    const key = `${run.runId}/${nodeId}`;
+    let p = this.#outputs.get(key);
+    if (!p) {
+      p = this.client.request<Record<string, unknown>>("output", { runId: run.runId, nodeId });
+      p.catch(() => this.#outputs.delete(key));
+      this.#outputs.set(key, p);
+    }
+    return p;
+  }
+
+  #onEvent(runId: string, e: RunEvent): void {
+    if (!this.run || this.run.runId !== runId) {
+      // Events can outrun the reply to "run": start collecting them.
+      if (e.type !== "run-start") return;
+      this.run = { runId, status: "running", selected: [], badges: {} };
+    }
+    const run = this.run;
+    const id = e.nodeId;
+    const set = (b: NodeBadge) => id && (run.badges = { ...run.badges, [id]: b });
+    switch (e.type) {
+      case "node-start":
+        set({ status: "running" });
+        break;
+      case "node-paused":
+        set({ status: "paused" });
+        run.status = "paused";
+        run.pausedAt = id;
+        break;
+      case "node-resumed":
+        set({ status: "queued" });
+        run.status = "running";
+        delete run.pausedAt;
+        break;
+      case "node-end":
+        set({ status: e.cache === "hit" ? "cached" : "done", ...(e.ms !== undefined ? { ms: e.ms } : {}) });
+        break;
+      case "node-error":
+        set({ status: "error", error: e.error?.message ?? "failed", ...(e.ms !== undefined ? { ms: e.ms } : {}) });
+        break;
+      case "node-skipped":
+        set({ status: "skipped" });
+        break;
+      case "run-end":
+        run.status = (e.status as RunState["status"]) ?? "ok";
+        if (e.ms !== undefined) run.ms = e.ms;
+        for (const [nid, b] of Object.entries(run.badges)) if (b.status === "queued" || b.status === "running") run.badges[nid] = { status: run.status === "aborted" ? "aborted" : "skipped" };
+        break;
+      default:
+        return;
+    }
+    this.run = { ...run };
+    this.emit();
+  }
+}

@@ -1,0 +1,77 @@
+/** The `*.citeflow.json` document: a DocumentWidget whose content is the React editor. */
+import { ReactWidget } from "@jupyterlab/apputils";
+import { ABCWidgetFactory, DocumentWidget, type DocumentRegistry, type IDocumentWidget } from "@jupyterlab/docregistry";
+import { createElement } from "react";
+import { CiteflowClient } from "./client";
+import { Editor } from "./editor";
+import { emptyGraph, parseGraph, saveGraph } from "./model";
+import { EditorState } from "./state";
+
+export const FACTORY = "Citeflow Pipeline Editor";
+export const FILE_TYPE = "citeflow";
+
+export class CiteflowPanel extends ReactWidget {
+  readonly state: EditorState;
+  readonly #context: DocumentRegistry.IContext<DocumentRegistry.ICodeModel>;
+  #written = "";
+
+  constructor(context: DocumentRegistry.IContext<DocumentRegistry.ICodeModel>, defaultQuestion: string) {
+    super();
+    this.addClass("cf-panel");
+    this.#context = context;
+    this.state = new EditorState(emptyGraph(context.path), new CiteflowClient(context.sessionContext));
+    this.state.question = defaultQuestion;
+    this.state.docChanged.connect((_, doc) => {
+      this.#written = saveGraph(doc);
+      context.model.sharedModel.setSource(this.#written);
+    });
+    void context.ready.then(async () => {
+      this.#load();
+      context.model.contentChanged.connect(() => this.#load());
+      await this.state.loadCatalogue();
+      this.state.loaded = true;
+      this.state.emit();
+    });
+  }
+
+  /** Reads the file model unless the change is our own write (revert and reload come through here). */
+  #load(): void {
+    const text = this.#context.model.sharedModel.getSource();
+    if (text === this.#written) return;
+    try {
+      this.state.reload(parseGraph(text, this.#context.path));
+      this.state.error = undefined;
+    } catch (e) {
+      this.state.error = (e as Error).message;
+    }
+    this.#written = text;
+    this.state.emit();
+  }
+
+  protected render() {
+    return createElement(Editor, { state: this.state });
+  }
+
+  override dispose(): void {
+    this.state.client.dispose();
+    super.dispose();
+  }
+}
+
+export class CiteflowFactory extends ABCWidgetFactory<IDocumentWidget<CiteflowPanel, DocumentRegistry.ICodeModel>, DocumentRegistry.ICodeModel> {
+  constructor(
+    options: DocumentRegistry.IWidgetFactoryOptions<IDocumentWidget<CiteflowPanel, DocumentRegistry.ICodeModel>>,
+    private readonly settings: () => { kernelName: string; defaultQuestion: string },
+  ) {
+    super(options);
+  }
+
+  protected createNewWidget(context: DocumentRegistry.IContext<DocumentRegistry.ICodeModel>): IDocumentWidget<CiteflowPanel, DocumentRegistry.ICodeModel> {
+    const { kernelName, defaultQuestion } = this.settings();
+    context.sessionContext.kernelPreference = { ...context.sessionContext.kernelPreference, name: kernelName, shouldStart: true, canStart: true, autoStartDefault: false };
+    const content = new CiteflowPanel(context, defaultQuestion);
+    const widget = new DocumentWidget({ content, context });
+    widget.addClass("cf-document");
+    return widget;
+  }
+}

@@ -1,0 +1,2 @@
+import "@xyflow/react/dist/style.css";
+import "./index.css";

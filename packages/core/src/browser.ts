@@ -1,0 +1,10 @@
+/**
+ * The browser-safe part of core (no Node imports): graph documents, port typing, canonical JSON and
+ * citations. The JupyterLab extension imports only this.
+ */
+export * from "./ports.js";
+export * from "./graph.js";
+export * from "./canonical.js";
+export * from "./citations.js";
+export type { Passage, Answer, Claim, Verdict, Question } from "./values.js";
+export type { Catalogue, CatalogueNode } from "./registry.js";

@@ -1,0 +1,206 @@
+/**
+ * End to end: real JupyterLab 4.5 (npm packages, served by Debian's jupyter_server), the prebuilt
+ * Citeflow extension loaded through module federation, the Citeflow kernel, real Chromium.
+ * Screenshots go to test-results/extension/ (ignored by git).
+ */
+import { mkdirSync, mkdtempSync, readFileSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join, resolve } from "node:path";
+import { chromium, type BrowserContext, type Page } from "playwright-core";
+import { afterAll, afterEach, beforeAll, describe, expect, it } from "vitest";
+import { MODELS, smallSciFactStore } from "../scifact.js";
+
+const root = resolve(import.meta.dirname, "..", "..");
+const shots = join(root, "test-results", "extension");
+const QUESTION = "Vitamin D deficiency is associated with fractures.";
+
+interface Lab {
+  url: string;
+  stop(): Promise<void>;
+}
+
+let lab: Lab;
+let ctx: BrowserContext;
+let page: Page;
+let work: string;
+const problems: string[] = [];
+
+async function shot(name: string) {
+  await page.screenshot({ path: join(shots, `${name}.png`) });
+}
+
+const node = (id: string) => page.locator(`.cf-editor .react-flow__node[data-id="${id}"]`);
+const badge = (id: string) => node(id).locator(".cf-badge");
+
+/** Starts a run by `action` and waits for that run (not the previous one) to end; its status. */
+async function runBy(action: () => Promise<void>): Promise<string> {
+  const el = page.locator(".cf-run-status");
+  const before = await el.getAttribute("data-run");
+  await action();
+  await expect.poll(async () => (await el.getAttribute("data-run")) !== before && /^(ok|error|aborted)$/.test((await el.getAttribute("data-status")) ?? ""), { timeout: 60_000 }).toBe(true);
+  return (await el.getAttribute("data-status"))!;
+}
+
+async function select(id: string) {
+  await node(id).locator(".cf-node-head").click();
+  await page.locator(`.cf-inspector[data-node="${id}"]`).waitFor();
+}
+
+/** Drags from one port handle to another with the mouse, as a user would. */
+async function dragPort(from: string, to: string) {
+  const [fn, fp] = from.split(".");
+  const [tn, tp] = to.split(".");
+  const a = await node(fn!).locator(`.react-flow__handle.source[data-handleid="${fp}"]`).boundingBox();
+  const b = await node(tn!).locator(`.react-flow__handle.target[data-handleid="${tp}"]`).boundingBox();
+  await page.mouse.move(a!.x + a!.width / 2, a!.y + a!.height / 2);
+  await page.mouse.down();
+  for (let i = 1; i <= 10; i++) await page.mouse.move(a!.x + ((b!.x - a!.x) * i) / 10 + b!.width / 2, a!.y + ((b!.y - a!.y) * i) / 10 + b!.height / 2);
+  await page.waitForTimeout(100);
+  await page.mouse.up();
+}
+
+describe("Citeflow in JupyterLab (Chromium)", () => {
+  beforeAll(async () => {
+    mkdirSync(shots, { recursive: true });
+    work = mkdtempSync(join(tmpdir(), "citeflow-lab-"));
+    const { store } = await smallSciFactStore(300);
+    const { startLab } = await import(join(root, "extension", "host", "lab.mjs"));
+    mkdirSync(join(work, "root"));
+    lab = await startLab({
+      state: join(work, "state"),
+      root: join(work, "root"),
+      quiet: true,
+      env: { CITEFLOW_STORE: store, CITEFLOW_RUNS: join(work, "runs"), CITEFLOW_MODELS: MODELS, CITEFLOW_NLI_MODEL: "pair-nli-scifact" },
+    });
+    ctx = await chromium.launchPersistentContext(join(work, "chromium"), {
+      headless: true,
+      executablePath: process.env.CITEFLOW_CHROMIUM ?? "/usr/bin/chromium",
+      args: ["--no-sandbox", "--disable-gpu", "--disable-background-networking", "--disable-component-update", "--disable-sync", "--no-first-run"],
+      viewport: { width: 1600, height: 1000 },
+    });
+    page = ctx.pages()[0] ?? (await ctx.newPage());
+    page.on("console", (m) => m.type() === "error" && problems.push(`console: ${m.text()}`));
+    page.on("pageerror", (e) => problems.push(`page error: ${e.message}`));
+    await page.goto(lab.url);
+    await page.locator(".jp-LauncherCard").first().waitFor({ timeout: 60_000 });
+  }, 240_000);
+
+  afterEach(async (t) => {
+    if (t.task.result?.state === "fail" && page) await shot(`failed-${t.task.name.slice(0, 40).replace(/[^a-z0-9]+/gi, "-")}`);
+  });
+
+  afterAll(async () => {
+    await ctx?.close();
+    await lab?.stop();
+  }, 60_000);
+
+  it("opens the Verif.ai template from the launcher", async () => {
+    await page.locator(".jp-LauncherCard", { hasText: "Template: Verif.ai" }).click();
+    await node("verify").waitFor({ timeout: 60_000 });
+    await page.locator('.cf-palette-item[data-type="retrieve.hybrid"]').waitFor();
+    expect(await page.locator(".cf-editor .react-flow__node").count()).toBe(8);
+    expect(readFileSync(join(work, "root", "verifai.citeflow.json"), "utf8")).toContain('"name": "Verif.ai"');
+    await shot("01-verifai-open");
+  }, 120_000);
+
+  it("drags a node from the palette, connects ports, and refuses an incompatible connection", async () => {
+    const canvas = await page.locator(".cf-editor .react-flow__pane").boundingBox();
+    await page.dragAndDrop('.cf-palette-item[data-type="list.select"]', ".cf-editor .react-flow__pane", { targetPosition: { x: canvas!.width / 2, y: canvas!.height - 60 } });
+    await node("select").waitFor();
+    await dragPort("question.question", "select.items");
+    await expect.poll(() => page.locator(".cf-refusal").textContent()).toContain("Question cannot flow into T[]");
+    await shot("02-refused");
+    const edges = await page.locator(".cf-editor .react-flow__edge").count();
+    await dragPort("retrieve.passages", "select.items");
+    await expect.poll(() => page.locator(".cf-editor .react-flow__edge").count()).toBe(edges + 1);
+    await shot("03-connected");
+    // Undo removes the edge and the node; the file follows.
+    await page.evaluate(() => (window as any).jupyterapp.commands.execute("citeflow:undo"));
+    await page.evaluate(() => (window as any).jupyterapp.commands.execute("citeflow:undo"));
+    await expect.poll(() => page.locator(".cf-editor .react-flow__node").count()).toBe(8);
+  }, 60_000);
+
+  it("changes a param through the generated form and saves a stable file", async () => {
+    await select("top");
+    await page.locator('.cf-inspector input[name="limit"]').fill("4");
+    await page.keyboard.press("Control+s");
+    await expect.poll(() => JSON.parse(readFileSync(join(work, "root", "verifai.citeflow.json"), "utf8")).nodes.find((n: { id: string }) => n.id === "top").params.limit).toBe(4);
+  }, 30_000);
+
+  it("runs on a question with live badges, then inspects passages, sorts by a score, follows a citation", async () => {
+    await page.locator(".cf-question").fill(QUESTION);
+    expect(await runBy(() => page.locator('[data-action="run"]').click())).toBe("ok");
+    for (const id of ["question", "retrieve", "papers", "top", "answer", "claims", "verify", "citations"]) await expect.poll(() => badge(id).getAttribute("data-status")).toMatch(/^(done|cached)$/);
+    await shot("04-run-done");
+
+    await select("retrieve");
+    const table = page.locator('.cf-inspector .cf-output[data-port="passages"] table');
+    await table.waitFor();
+    await table.locator('th[data-sort="bm25"]').click();
+    const scores = (await table.locator("tbody tr").evaluateAll((rows) => rows.map((r) => r.querySelectorAll("td")))).length;
+    expect(scores).toBeGreaterThan(1);
+    const col = await table.locator("thead th").evaluateAll((ths) => ths.findIndex((th) => th.getAttribute("data-sort") === "bm25"));
+    const values = await table.locator("tbody tr").evaluateAll((rows, c) => rows.map((r) => Number(r.querySelectorAll("td")[c]?.textContent || "NaN")).filter((v) => !Number.isNaN(v)), col);
+    expect(values.length).toBeGreaterThan(1);
+    expect([...values].sort((a, b) => b - a)).toEqual(values);
+    await expect.poll(() => page.locator(".cf-inspector mark").count()).toBeGreaterThan(0);
+    await shot("05-passages-sorted");
+
+    await select("answer");
+    const cite = page.locator(".cf-inspector .cf-cite[data-passage]").first();
+    await cite.waitFor();
+    const target = await cite.getAttribute("data-passage");
+    await cite.click();
+    await expect(page.locator(`.cf-inspector tr.cf-focus[data-passage="${target}"]`).count()).resolves.toBe(1);
+    await shot("06-citation-followed");
+  }, 120_000);
+
+  it("runs to a node, edits an intermediate value and re-runs only downstream", async () => {
+    await select("papers");
+    expect(await runBy(() => page.locator('[data-action="run-to"]').click())).toBe("ok");
+    await expect.poll(() => badge("papers").getAttribute("data-status")).toMatch(/^(done|cached)$/);
+    expect(await badge("verify").count()).toBe(0);
+
+    expect(await runBy(() => page.locator('[data-action="run"]').click())).toBe("ok");
+    await select("top");
+    await page.locator('.cf-inspector .cf-output[data-port="items"] .cf-raw-toggle input').check();
+    await page.locator('.cf-inspector .cf-output[data-port="items"] button', { hasText: "Edit value" }).click();
+    const edit = page.locator(".cf-inspector .cf-json-edit");
+    const value = JSON.parse(await edit.inputValue()) as unknown[];
+    await edit.fill(JSON.stringify(value.slice(0, 1)));
+    expect(await runBy(() => page.locator(".cf-inspector button", { hasText: "Apply and re-run downstream" }).click())).toBe("ok");
+    await expect.poll(() => badge("retrieve").getAttribute("data-status")).toBe("cached");
+    await expect.poll(() => badge("answer").getAttribute("data-status")).toBe("done");
+    await shot("07-override-rerun");
+  }, 120_000);
+
+  it("diffs two runs side by side", async () => {
+    await page.locator(".cf-tabs button", { hasText: "Runs" }).click();
+    const rows = page.locator(".cf-runs tbody tr");
+    await expect.poll(() => rows.count()).toBeGreaterThanOrEqual(3);
+    await rows.nth(0).locator("input[type=checkbox]").check();
+    await rows.nth(1).locator("input[type=checkbox]").check();
+    await page.locator(".cf-runs button", { hasText: "Diff" }).click();
+    await page.locator('.cf-diff tr[data-diff-node="top"]').waitFor();
+    expect(await page.locator(".cf-diff tr.cf-diff-changed").count()).toBeGreaterThan(0);
+    await shot("08-diff");
+  }, 60_000);
+
+  it("shows a Citeflow run in a notebook output with the inspector", async () => {
+    await page.evaluate(() => void (window as any).jupyterapp.commands.execute("notebook:create-new", { kernelName: "citeflow" }));
+    const cell = page.locator(".jp-NotebookPanel .jp-Cell .cm-content").first();
+    await cell.waitFor({ timeout: 60_000 });
+    await cell.click();
+    await page.keyboard.type(`import { run } from "citeflow";\nawait run("verifai", ${JSON.stringify(QUESTION)})`);
+    await page.keyboard.press("Shift+Enter");
+    const view = page.locator(".jp-NotebookPanel .cf-run-view");
+    await view.waitFor({ timeout: 120_000 });
+    await view.locator('tr[data-node="retrieve"] button').click();
+    await view.locator(".cf-passages table").waitFor();
+    await shot("09-notebook-renderer");
+  }, 180_000);
+
+  it("logged no console errors", () => {
+    expect(problems).toEqual([]);
+  });
+});
