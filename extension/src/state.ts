@@ -184,7 +184,8 @@ export class EditorState {
       const badges: Record<string, NodeBadge> = {};
       for (const id of selected) badges[id] = { status: "queued" };
       // An event may have arrived before the reply: keep what it said.
-      this.run = { ...this.run, runId, status: "running", selected, badges: { ...badges, ...(this.run?.runId === runId ? this.run.badges : {}) } };
+      const early = this.run?.runId === runId ? this.run : undefined;
+      this.run = { runId, status: early?.status ?? "running", selected, badges: { ...badges, ...early?.badges } };
       this.#outputs.clear();
       this.emit();
       return runId;
