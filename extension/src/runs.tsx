@@ -26,7 +26,7 @@ interface NodeDiff {
 export function RunsPanel({ state }: { state: EditorState }) {
   const [runs, setRuns] = useState<Listing[]>([]);
   const [pick, setPick] = useState<string[]>([]);
-  const [diff, setDiff] = useState<{ a: string; b: string; sameGraph: boolean; inputs: string[]; nodes: NodeDiff[] }>();
+  const [diff, setDiff] = useState<RunDiff>();
   const [error, setError] = useState<string>();
   const refresh = () =>
     state.client
@@ -45,7 +45,7 @@ export function RunsPanel({ state }: { state: EditorState }) {
         disabled={pick.length !== 2}
         onClick={() =>
           state.client
-            .request<typeof diff>("diff", { a: pick[0], b: pick[1] })
+            .request<RunDiff>("diff", { a: pick[0], b: pick[1] })
             .then(setDiff)
             .catch((e: Error) => setError(e.message))
         }
@@ -84,11 +84,102 @@ export function RunsPanel({ state }: { state: EditorState }) {
         </tbody>
       </table>
       {diff && <DiffView diff={diff} />}
+      <ExportForm state={state} runIds={runs.map((r) => r.runId)} />
     </div>
   );
 }
 
-function DiffView({ diff }: { diff: { a: string; b: string; sameGraph: boolean; inputs: string[]; nodes: NodeDiff[] } }) {
+/** Export training data from this graph's runs (the kernel writes the JSONL files and the card). */
+function ExportForm({ state, runIds }: { state: EditorState; runIds: string[] }) {
+  const stem = state.doc.name.toLowerCase().replace(/[^a-z0-9]+/g, "-").replace(/^-|-$/g, "") || "pipeline";
+  const [format, setFormat] = useState("sft");
+  const [out, setOut] = useState<string>();
+  const [split, setSplit] = useState(0.9);
+  const [seed, setSeed] = useState(0);
+  const [metadata, setMetadata] = useState(true);
+  const [parquet, setParquet] = useState(false);
+  const [result, setResult] = useState<{ out: string; files: Record<string, number>; runs: number; removed: { exact: number; near: number } }>();
+  const [error, setError] = useState<string>();
+  const [busy, setBusy] = useState(false);
+  const [formats, setFormats] = useState<string[]>([]);
+  useEffect(() => {
+    state.client
+      .request<{ exportFormats: string[] }>("hello")
+      .then((h) => setFormats(h.exportFormats))
+      .catch((e: Error) => setError(e.message));
+  }, [state]);
+  const folder = out ?? `datasets/${stem}-${format}`;
+  const submit = async () => {
+    setBusy(true);
+    setError(undefined);
+    try {
+      setResult(await state.client.request("export", { format, out: folder, split, seed, metadata, parquet, runIds }));
+    } catch (e) {
+      setError((e as Error).message);
+    } finally {
+      setBusy(false);
+    }
+  };
+  return (
+    <details className="cf-export">
+      <summary>{trans.__("Export training data")}</summary>
+      <form className="cf-params" onSubmit={(e) => (e.preventDefault(), void submit())}>
+        <div className="cf-field">
+          <label htmlFor="cf-export-format">{trans.__("format")}</label>
+          <select id="cf-export-format" name="format" value={format} onChange={(e) => setFormat(e.target.value)}>
+            {formats.map((f) => (
+              <option key={f}>{f}</option>
+            ))}
+          </select>
+        </div>
+        <div className="cf-field">
+          <label htmlFor="cf-export-out">{trans.__("folder")}</label>
+          <input id="cf-export-out" name="out" type="text" value={folder} onChange={(e) => setOut(e.target.value)} />
+          <small className="cf-help">{trans.__("Relative to the pipeline's folder; holds the JSONL files and the dataset card (README.md).")}</small>
+        </div>
+        <div className="cf-field">
+          <label htmlFor="cf-export-split">{trans.__("train fraction")}</label>
+          <input id="cf-export-split" name="split" type="number" min={0} max={1} step={0.05} value={split} onChange={(e) => setSplit(Number(e.target.value))} />
+        </div>
+        <div className="cf-field">
+          <label htmlFor="cf-export-seed">{trans.__("seed")}</label>
+          <input id="cf-export-seed" name="seed" type="number" step={1} value={seed} onChange={(e) => setSeed(Number(e.target.value))} />
+        </div>
+        <div className="cf-field">
+          <label htmlFor="cf-export-metadata">{trans.__("metadata")}</label>
+          <input id="cf-export-metadata" name="metadata" type="checkbox" checked={metadata} onChange={(e) => setMetadata(e.target.checked)} />
+          <small className="cf-help">{trans.__("Back-links (run, node, graph hash, passages, models) on every row; off for providers that reject extra keys.")}</small>
+        </div>
+        <div className="cf-field">
+          <label htmlFor="cf-export-parquet">Parquet</label>
+          <input id="cf-export-parquet" name="parquet" type="checkbox" checked={parquet} onChange={(e) => setParquet(e.target.checked)} />
+        </div>
+        <button className="cf-button cf-primary" type="submit" disabled={busy || !runIds.length}>
+          {trans._n("Export from %1 run", "Export from %1 runs", runIds.length)}
+        </button>
+      </form>
+      {error && <p className="cf-error">{error}</p>}
+      {result && (
+        <p className="cf-notice" role="status" data-export={result.out}>
+          {trans.__("Wrote %1 to %2 (from %3 runs; %4 duplicates removed).", Object.entries(result.files).map(([f, n]) => `${f}: ${n}`).join(", "), result.out, result.runs, result.removed.exact + result.removed.near)}
+        </p>
+      )}
+    </details>
+  );
+}
+
+interface RunDiff {
+  a: string;
+  b: string;
+  sameGraph: boolean;
+  inputs: string[];
+  nodes: NodeDiff[];
+  metrics?: Array<{ name: string; a?: number; b?: number }>;
+}
+
+const num = (v: number | undefined) => (v === undefined ? "—" : Number.isInteger(v) ? String(v) : v.toFixed(3));
+
+function DiffView({ diff }: { diff: RunDiff }) {
   const fmt = (v: unknown) => (v === undefined ? "—" : JSON.stringify(v));
   return (
     <div className="cf-diff">
@@ -98,6 +189,26 @@ function DiffView({ diff }: { diff: { a: string; b: string; sameGraph: boolean; 
       <p className="cf-muted">
         {diff.sameGraph ? trans.__("Same graph.") : trans.__("The graphs differ.")} {diff.inputs.length ? trans.__("Inputs differ: %1", diff.inputs.join(", ")) : trans.__("Same inputs.")}
       </p>
+      {!!diff.metrics?.length && (
+        <table className="cf-table cf-metrics">
+          <thead>
+            <tr>
+              <th>{trans.__("metric")}</th>
+              <th>A</th>
+              <th>B</th>
+            </tr>
+          </thead>
+          <tbody>
+            {diff.metrics.map((m) => (
+              <tr key={m.name} data-metric={m.name} className={m.a !== m.b ? "cf-diff-changed" : undefined}>
+                <td className="cf-mono">{m.name}</td>
+                <td className="cf-num">{num(m.a)}</td>
+                <td className="cf-num">{num(m.b)}</td>
+              </tr>
+            ))}
+          </tbody>
+        </table>
+      )}
       <table className="cf-table">
         <thead>
           <tr>

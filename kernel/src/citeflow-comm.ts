@@ -1,5 +1,7 @@
 import { errorInfo, loadGraph, validateGraph, type CompiledGraph, type GraphDoc, type RunEvent } from "@citeflow/core";
 import { defaultRunsDir, graph as graphFrom, LiveRun, registry, RunStore, templateNames } from "citeflow";
+import { exportDataset, FORMATS, type Format } from "@citeflow/datasets";
+import { resolve } from "node:path";
 import type { Comm, CommHandler } from "./comm.js";
 
 /** Version of the `citeflow` comm message schema (kernel/README.md). */
@@ -54,7 +56,7 @@ export function citeflowTarget(comm: Comm, openData: unknown): CommHandler {
   };
 
   const methods: Record<string, (req: Request) => unknown> = {
-    hello: () => ({ version: COMM_VERSION, runStore: store.dir, templates: templateNames() }),
+    hello: () => ({ version: COMM_VERSION, runStore: store.dir, templates: templateNames(), exportFormats: FORMATS }),
     catalogue: () => registry.catalogue(),
     validate: (req) => validateGraph(JSON.stringify(need<GraphDoc>(req, "graph", "object")), registry, { source: "comm" }).problems,
     open: (req) => {
@@ -87,6 +89,13 @@ export function citeflowTarget(comm: Comm, openData: unknown): CommHandler {
     correct: (req) => store.correct(need<string>(req, "runId", "string"), need(req, "correction", "object")),
     corrections: (req) => store.corrections(need<string>(req, "runId", "string")),
     diff: (req) => store.diff(need<string>(req, "a", "string"), need<string>(req, "b", "string")),
+    export: (req) => {
+      const format = need<string>(req, "format", "string") as Format;
+      const out = resolve(need<string>(req, "out", "string"));
+      const opts = Object.fromEntries(["split", "seed", "metadata", "runIds", "parquet"].filter((k) => req[k] !== undefined).map((k) => [k, req[k]]));
+      const result = exportDataset({ runs: store.dir, format, out, ...opts, command: `citeflow export --runs ${store.dir} --format ${format} --out ${out}` });
+      return { out, ...result };
+    },
   };
 
   return {

@@ -183,7 +183,21 @@ describe("Citeflow in JupyterLab (Chromium)", () => {
     await page.locator(".cf-runs button", { hasText: "Diff" }).click();
     await page.locator('.cf-diff tr[data-diff-node="top"]').waitFor();
     expect(await page.locator(".cf-diff tr.cf-diff-changed").count()).toBeGreaterThan(0);
+    await page.locator('.cf-metrics tr[data-metric="citations.f1"]').waitFor();
     await shot("08-diff");
+    // Export this graph's runs as NLI pairs: files and card written where the form says.
+    await page.locator(".cf-export summary").click();
+    await page.locator('.cf-export select[name="format"]').selectOption("nli");
+    await page.locator(".cf-export button[type=submit]").click();
+    const done = page.locator(".cf-export .cf-notice[data-export]");
+    await done.waitFor({ timeout: 30_000 });
+    const out = (await done.getAttribute("data-export"))!;
+    expect(out).toBe(join(work, "root", "datasets", "verif-ai-nli"));
+    const train = readFileSync(join(out, "train.jsonl"), "utf8").trim().split("\n").map((l) => JSON.parse(l));
+    expect(train.length).toBeGreaterThan(0);
+    expect(Object.keys(train[0]).sort()).toEqual(["hypothesis", "label", "label_id", "metadata", "premise"]);
+    expect(readFileSync(join(out, "README.md"), "utf8")).toContain("nli");
+    await shot("09-export");
   }, 60_000);
 
   it("shows a Citeflow run in a notebook output with the inspector", async () => {
@@ -197,7 +211,7 @@ describe("Citeflow in JupyterLab (Chromium)", () => {
     await view.waitFor({ timeout: 120_000 });
     await view.locator('tr[data-node="retrieve"] button').click();
     await view.locator(".cf-passages table").waitFor();
-    await shot("09-notebook-renderer");
+    await shot("10-notebook-renderer");
   }, 180_000);
 
   it("logged no console errors", () => {

@@ -70,6 +70,13 @@ class CiteflowCommTests(unittest.TestCase):
         self.assertIn(run_id, [r["runId"] for r in reply["result"]])
         reply, _ = self.s.request(self.comm, 8, "diff", a=run_id, b=run2)
         self.assertTrue(reply["ok"], reply)
+        metrics = {m["name"]: m for m in reply["result"]["metrics"]}
+        # eval.citations' scores and the answer's hallucinated citations, for each run.
+        for name in ("citations.f1", "citations.precision", "answer.hallucinatedCitations", "ms"):
+            self.assertIn("a", metrics[name], name)
+            self.assertIn("b", metrics[name], name)
+        self.assertGreaterEqual(metrics["citations.f1"]["a"], 0)
+        self.assertLessEqual(metrics["citations.f1"]["a"], 1)
 
     def test_run_to_from_and_one_node(self):
         def run(req_id, **kw):

@@ -22,9 +22,18 @@ export interface NodeDiff {
   msDelta?: number;
 }
 
+/** A run-level number (citation F1, hallucinated citations, total ms) in each run. */
+export interface MetricChange {
+  name: string;
+  a?: number;
+  b?: number;
+}
+
 export interface RunDiff {
   a: string;
   b: string;
+  /** Present when the diff came from a RunStore (it reads the metric outputs). */
+  metrics?: MetricChange[];
   sameGraph: boolean;
   /** Graph inputs whose value differs. */
   inputs: string[];

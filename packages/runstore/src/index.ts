@@ -165,8 +165,36 @@ export class RunStore {
     return new CorrectionLog(join(this.dir, "corrections"));
   }
 
+  /** Per node and per run, with the metrics of each run side by side. */
   diff(a: string, b: string): RunDiff {
-    return diffRuns(this.readRun(a), this.readRun(b));
+    const ra = this.readRun(a);
+    const rb = this.readRun(b);
+    const ma = this.metrics(ra);
+    const mb = this.metrics(rb);
+    const names = [...new Set([...Object.keys(ma), ...Object.keys(mb)])].sort();
+    return { ...diffRuns(ra, rb), metrics: names.map((name) => ({ name, ...(ma[name] !== undefined ? { a: ma[name] } : {}), ...(mb[name] !== undefined ? { b: mb[name] } : {}) })) };
+  }
+
+  /**
+   * A run's numbers: each `metrics` output of numbers (eval.citations: `citations.f1`, …), the
+   * hallucinated citations of each `answer` output, and the run's total ms.
+   */
+  metrics(r: RunRecord): Record<string, number> {
+    const out: Record<string, number> = {};
+    if (r.ms !== undefined) out.ms = r.ms;
+    for (const n of r.nodes) {
+      if (n.status !== "done" || !n.outputHashes) continue;
+      if (n.outputHashes.metrics) {
+        const m = this.blobs.get(n.outputHashes.metrics);
+        if (typeof m === "object" && m !== null)
+          for (const [k, v] of Object.entries(m)) if (typeof v === "number") out[`${n.id}.${k}`] = v;
+      }
+      if (n.outputHashes.answer) {
+        const invalid = (this.blobs.get(n.outputHashes.answer) as { invalidCitations?: unknown } | null)?.invalidCitations;
+        if (Array.isArray(invalid)) out[`${n.id}.hallucinatedCitations`] = invalid.length;
+      }
+    }
+    return out;
   }
 
   #describeInputs(r: RunRecord): string | undefined {

@@ -95,5 +95,9 @@ export function runsDiff(runs: string, a: string, b: string, json: boolean): num
       ]),
     ),
   );
+  if (d.metrics?.length) {
+    const num = (v: number | undefined) => (v === undefined ? "—" : Number.isInteger(v) ? String(v) : v.toFixed(3));
+    out("\n" + table(["metric", "a", "b"], d.metrics.map((m) => [m.name, num(m.a), num(m.b)])));
+  }
   return 0;
 }
