@@ -92,7 +92,13 @@ function Flow({ state }: { state: EditorState }) {
   const [nodes, setNodes] = useState<FlowNode[]>(() => toFlow(state));
   const [refusal, setRefusal] = useState<string | undefined>();
   useEffect(() => {
-    const sync = () => setNodes(toFlow(state));
+    // Fresh node objects must keep their measured size: React Flow hides a node it thinks is
+    // unmeasured, and re-measures only when the element's size changes.
+    const sync = () =>
+      setNodes((prev) => {
+        const measured = new Map(prev.map((n) => [n.id, n.measured]));
+        return toFlow(state).map((n) => (measured.get(n.id) ? { ...n, measured: measured.get(n.id)! } : n));
+      });
     state.changed.connect(sync);
     return () => void state.changed.disconnect(sync);
   }, [state]);

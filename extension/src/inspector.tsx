@@ -2,14 +2,16 @@
 import type { Claim, Passage } from "@citeflow/core/browser";
 import { useEffect, useState } from "react";
 import { trans } from "./i18n";
+import { feedbackIterations, type FeedbackIteration, type SpanLike } from "./feedback";
 import { isClaims, isPassages, ValueView, type ValueContext } from "./inspectors";
+import { FeedbackTree } from "./inspectors/feedback";
 import { nodeSpec, setParam, splitRef } from "./model";
 import { ParamsForm } from "./params";
 import type { EditorState } from "./state";
 
 /** Resolves the node's outputs and what its inputs received (for context: sources, claims). */
 function useNodeValues(state: EditorState, nodeId: string) {
-  const [values, setValues] = useState<{ outputs?: Record<string, unknown>; passages?: Passage[]; claims?: Claim[]; error?: string }>({});
+  const [values, setValues] = useState<{ outputs?: Record<string, unknown>; passages?: Passage[]; claims?: Claim[]; iterations?: FeedbackIteration[]; error?: string }>({});
   const badge = state.run?.badges[nodeId];
   useEffect(() => {
     let live = true;
@@ -19,7 +21,11 @@ function useNodeValues(state: EditorState, nodeId: string) {
     void (async () => {
       try {
         const outputs = await p;
-        const ctx: { passages?: Passage[]; claims?: Claim[] } = {};
+        const ctx: { passages?: Passage[]; claims?: Claim[]; iterations?: FeedbackIteration[] } = {};
+        // The node's trace: a self-feedback loop's items, retrievals and edits.
+        const record = await state.client.request<{ nodes: Array<{ id: string; spans: SpanLike[] }> }>("record", { runId: state.run!.runId });
+        const iterations = feedbackIterations(record.nodes.find((n) => n.id === nodeId)?.spans ?? []);
+        if (iterations.length) ctx.iterations = iterations;
         for (const e of state.doc.edges.filter((e) => splitRef(e.to).node === nodeId)) {
           const from = splitRef(e.from);
           const up = await state.outputs(from.node)?.catch(() => undefined);
@@ -84,6 +90,12 @@ export function NodeInspector({ state, nodeId }: { state: EditorState; nodeId: s
         </p>
       )}
       {values.error && <p className="cf-error">{values.error}</p>}
+      {values.iterations && (
+        <section className="cf-output" data-view="feedback">
+          <h4>{trans.__("Self-feedback iterations")}</h4>
+          <FeedbackTree iterations={values.iterations} />
+        </section>
+      )}
       {values.outputs &&
         Object.entries(values.outputs).map(([port, v]) => (
           <section key={port} className="cf-output" data-port={port}>

@@ -83,7 +83,7 @@ export function citeflowTarget(comm: Comm, openData: unknown): CommHandler {
     runs: (req) => store.listRuns().filter((r) => req.graphName === undefined || r.graph === req.graphName),
     record: (req) => {
       const runId = need<string>(req, "runId", "string");
-      return { ...store.readRun(runId), corrections: store.corrections(runId) };
+      return { ...store.readRunInline(runId), corrections: store.corrections(runId) };
     },
     output: (req) => store.nodeOutput(need<string>(req, "runId", "string"), need<string>(req, "nodeId", "string"), typeof req.port === "string" ? req.port : undefined),
     correct: (req) => store.correct(need<string>(req, "runId", "string"), need(req, "correction", "object")),

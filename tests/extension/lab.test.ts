@@ -8,6 +8,7 @@ import { tmpdir } from "node:os";
 import { join, resolve } from "node:path";
 import { chromium, type BrowserContext, type Page } from "playwright-core";
 import { afterAll, afterEach, beforeAll, describe, expect, it } from "vitest";
+import { completion, json, loopback, type Loopback } from "../models/loopback.js";
 import { MODELS, smallSciFactStore } from "../scifact.js";
 
 const root = resolve(import.meta.dirname, "..", "..");
@@ -23,6 +24,7 @@ let lab: Lab;
 let ctx: BrowserContext;
 let page: Page;
 let work: string;
+let llm: Loopback | undefined;
 const problems: string[] = [];
 
 async function shot(name: string) {
@@ -70,7 +72,7 @@ describe("Citeflow in JupyterLab (Chromium)", () => {
       state: join(work, "state"),
       root: join(work, "root"),
       quiet: true,
-      env: { CITEFLOW_STORE: store, CITEFLOW_RUNS: join(work, "runs"), CITEFLOW_MODELS: MODELS, CITEFLOW_NLI_MODEL: "pair-nli-scifact" },
+      env: { CITEFLOW_STORE: store, CITEFLOW_RUNS: join(work, "runs"), CITEFLOW_MODELS: MODELS, CITEFLOW_NLI_MODEL: "pair-nli-scifact", CITEFLOW_RERANK_MODEL: "pair-rerank-scifact" },
     });
     ctx = await chromium.launchPersistentContext(join(work, "chromium"), {
       headless: true,
@@ -92,6 +94,7 @@ describe("Citeflow in JupyterLab (Chromium)", () => {
   afterAll(async () => {
     await ctx?.close();
     await lab?.stop();
+    await llm?.close();
   }, 60_000);
 
   it("opens the Verif.ai template from the launcher", async () => {
@@ -212,6 +215,39 @@ describe("Citeflow in JupyterLab (Chromium)", () => {
     await view.locator('tr[data-node="retrieve"] button').click();
     await view.locator(".cf-passages table").waitFor();
     await shot("10-notebook-renderer");
+  }, 180_000);
+
+  it("shows OpenScholar's self-feedback loop as an iteration tree with each edit's before/after diff", async () => {
+    // A loopback OpenAI-compatible server for the loop node only: two feedback items, the first
+    // asking for a retrieval; the first edit lengthens the answer (kept), the second cuts it (discarded).
+    const longer = "Vitamin D supplementation lowers the risk of hip and non-vertebral fractures in older adults, most clearly when combined with calcium [0]. ".repeat(12);
+    llm = await loopback((req, res) => {
+      const user = String(req.body?.messages?.at(-1)?.content ?? "");
+      if (user.startsWith("You review")) return json(res, 200, completion("Feedback: Add the evidence on older adults.\nQuestion: vitamin D fracture risk older adults\n\nFeedback: Be much shorter.\nQuestion: none"));
+      return json(res, 200, completion(user.includes("Feedback: Add the evidence on older adults.") ? longer : "Short."));
+    });
+    // Close everything (one editor at a time keeps the locators simple); the notebook asks first.
+    void page.evaluate(() => (window as any).jupyterapp.shell.closeAll());
+    const discard = page.locator(".jp-Dialog button", { hasText: "Discard" });
+    if (await discard.waitFor({ timeout: 5_000 }).then(() => true, () => false)) await discard.click();
+    await expect.poll(() => page.locator(".cf-editor").count()).toBe(0);
+    await page.evaluate(() => void (window as any).jupyterapp.commands.execute("citeflow:new-from-template", { template: "openscholar" }));
+    await node("feedback").waitFor({ timeout: 60_000 });
+    await select("feedback");
+    await page.locator('.cf-inspector input[name="model"]').fill("loopback-model");
+    await page.locator('.cf-inspector input[name="baseUrl"]').fill(llm.url);
+    await page.locator(".cf-question").fill(QUESTION);
+    expect(await runBy(() => page.locator('[data-action="run"]').click())).toBe("ok");
+    await select("feedback");
+    const tree = page.locator('.cf-inspector [data-view="feedback"] .cf-feedback-tree');
+    await tree.waitFor({ timeout: 30_000 });
+    expect(await tree.locator("> li").count()).toBe(2);
+    await expect.poll(() => tree.locator('li[data-iteration="1"] .cf-feedback-retrieval').textContent()).toContain("vitamin D fracture risk older adults");
+    expect(await tree.locator('li[data-iteration="1"] .cf-feedback-edit').getAttribute("data-kept")).toBe("true");
+    expect(await tree.locator('li[data-iteration="1"] .cf-diff-text ins').count()).toBeGreaterThan(0);
+    expect(await tree.locator('li[data-iteration="2"] .cf-feedback-edit').getAttribute("data-kept")).toBe("false");
+    expect(llm.requests.length).toBe(3);
+    await shot("11-self-feedback-tree");
   }, 180_000);
 
   it("logged no console errors", () => {

@@ -94,16 +94,14 @@ class RunView {
 
   /** A span's data, read from its blob when it was stored as one. */
   spanData(s: SpanRecord): Record<string, unknown> | undefined {
-    const d = s.data as Record<string, unknown> | undefined;
-    return d && typeof d.$blob === "string" ? (this.store.blobs.get(d.$blob) as Record<string, unknown>) : d;
+    return this.store.spanData(s);
   }
 
   /** The model a node used, from its spans (absent for a node taken from the cache). */
   modelOf(n: NodeRecord): string | undefined {
     const find = (spans: SpanRecord[]): string | undefined => {
       for (const s of spans) {
-        let data = s.data as Record<string, unknown> | undefined;
-        if (data && typeof data.$blob === "string") data = this.store.blobs.get(data.$blob) as Record<string, unknown>;
+        const data = this.store.spanData(s);
         if (data && typeof data.model === "string") return data.model;
         const deeper = find(s.children);
         if (deeper) return deeper;

@@ -68,8 +68,7 @@ function runTokens(store: RunStore, runId: string): { prompt: number; completion
   const t = { prompt: 0, completion: 0, calls: 0 };
   const walk = (spans: SpanRecord[]) => {
     for (const s of spans) {
-      let d = s.data as Record<string, unknown> | undefined;
-      if (d && typeof d.$blob === "string") d = store.blobs.get(d.$blob) as Record<string, unknown>;
+      const d = store.spanData(s);
       const u = d?.usage as { promptTokens?: number; completionTokens?: number } | undefined;
       if (u) {
         t.prompt += u.promptTokens ?? 0;

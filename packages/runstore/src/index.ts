@@ -5,7 +5,7 @@ import { BlobStore } from "./blobs.js";
 import { diffRuns, type RunDiff } from "./diff.js";
 import { FileCache } from "./filecache.js";
 import { ensureDir } from "./fsutil.js";
-import { readRunFile, type NodeRecord, type RunRecord, type StoredRunStatus } from "./reader.js";
+import { readRunFile, type NodeRecord, type RunRecord, type SpanRecord, type StoredRunStatus } from "./reader.js";
 import { RunRecorder } from "./recorder.js";
 import { Redactor, secretsFromEnv } from "./redact.js";
 import { CORRECTION_LABELS, CorrectionLog, type Correction, type StoredCorrection } from "./corrections.js";
@@ -163,6 +163,19 @@ export class RunStore {
 
   get #corrections(): CorrectionLog {
     return new CorrectionLog(join(this.dir, "corrections"));
+  }
+
+  /** A span's data, read from its blob when it was too large to stay on the run's line. */
+  spanData(s: SpanRecord): Record<string, unknown> | undefined {
+    const d = s.data as Record<string, unknown> | undefined;
+    return d && typeof d.$blob === "string" ? (this.blobs.get(d.$blob) as Record<string, unknown>) : d;
+  }
+
+  /** The run with every span's data inline (what a viewer of the trace wants). */
+  readRunInline(runId: string): RunRecord {
+    const r = this.readRun(runId);
+    const inline = (spans: SpanRecord[]): SpanRecord[] => spans.map((s) => ({ ...s, ...(s.data !== undefined ? { data: this.spanData(s) } : {}), children: inline(s.children) }));
+    return { ...r, nodes: r.nodes.map((n) => ({ ...n, spans: inline(n.spans) })) };
   }
 
   /** Per node and per run, with the metrics of each run side by side. */

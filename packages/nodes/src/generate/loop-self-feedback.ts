@@ -59,6 +59,9 @@ export const loopSelfFeedback = defineNode({
           const r = await editOnce(ctx, chat, p, question, answer, item, passages);
           s.set("kept", r.kept);
           s.set("lengthRatio", r.ratio);
+          // The answer before and after this item, for the inspector's before/after diff.
+          s.set("before", answer.text);
+          s.set("after", r.answer.text);
           return r.answer;
         },
         { item: i + 1 },
