@@ -77,14 +77,29 @@ const CiteflowNode = memo(function CiteflowNode({ data, selected }: NodeProps<Fl
 
 const nodeTypes = { citeflow: CiteflowNode };
 
-function toFlow(state: EditorState): FlowNode[] {
-  return state.doc.nodes.map((n) => ({
-    id: n.id,
-    type: "citeflow",
-    position: { x: n.ui?.x ?? 0, y: n.ui?.y ?? 0 },
-    selected: n.id === state.selected,
-    data: { node: n, spec: nodeSpec(state.catalogue, n.type), badge: state.run?.badges[n.id], breakpoint: state.breakpoints.has(n.id) },
-  }));
+/**
+ * React Flow nodes for the document. A node whose graph node, spec, badge, breakpoint and selection
+ * are unchanged keeps its previous object, so React skips it and React Flow keeps its measured size
+ * (a fresh object without one is hidden until its element is measured again).
+ */
+function toFlow(state: EditorState, prev: FlowNode[] = []): FlowNode[] {
+  const old = new Map(prev.map((n) => [n.id, n]));
+  return state.doc.nodes.map((n) => {
+    const spec = nodeSpec(state.catalogue, n.type);
+    const badge = state.run?.badges[n.id];
+    const breakpoint = state.breakpoints.has(n.id);
+    const selected = n.id === state.selected;
+    const o = old.get(n.id);
+    if (o && o.data.node === n && o.data.spec === spec && o.data.badge === badge && o.data.breakpoint === breakpoint && !!o.selected === selected) return o;
+    return {
+      id: n.id,
+      type: "citeflow",
+      position: { x: n.ui?.x ?? 0, y: n.ui?.y ?? 0 },
+      selected,
+      data: { node: n, spec, badge, breakpoint },
+      ...(o?.measured ? { measured: o.measured } : {}),
+    };
+  });
 }
 
 function Flow({ state }: { state: EditorState }) {
@@ -92,13 +107,7 @@ function Flow({ state }: { state: EditorState }) {
   const [nodes, setNodes] = useState<FlowNode[]>(() => toFlow(state));
   const [refusal, setRefusal] = useState<string | undefined>();
   useEffect(() => {
-    // Fresh node objects must keep their measured size: React Flow hides a node it thinks is
-    // unmeasured, and re-measures only when the element's size changes.
-    const sync = () =>
-      setNodes((prev) => {
-        const measured = new Map(prev.map((n) => [n.id, n.measured]));
-        return toFlow(state).map((n) => (measured.get(n.id) ? { ...n, measured: measured.get(n.id)! } : n));
-      });
+    const sync = () => setNodes((prev) => toFlow(state, prev));
     state.changed.connect(sync);
     return () => void state.changed.disconnect(sync);
   }, [state]);

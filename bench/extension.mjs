@@ -1,0 +1,150 @@
+// The pipeline editor in real JupyterLab and headless Chromium. Prints medians and ratios against
+// a peer measured in the same run:
+//  1. dragging a node on a 100-node graph: frame intervals (requestAnimationFrame) while the mouse
+//     moves, against the same drag on a 10-node graph;
+//  2. the passages inspector rendering 1,000 SciFact passages in a notebook output (its table is
+//     windowed: rows outside the view are spacers), against JupyterLab's own HTML renderer drawing
+//     the same passages (the bundle's text/html table, every row in the DOM).
+// Run: npm run bench (needs CITEFLOW_DATA).
+import { mkdirSync, mkdtempSync, writeFileSync } from "node:fs";
+import { createReadStream } from "node:fs";
+import { tmpdir } from "node:os";
+import { join, resolve } from "node:path";
+import { createInterface } from "node:readline";
+import { chromium } from "playwright-core";
+
+const root = resolve(import.meta.dirname, "..");
+const { startLab } = await import(join(root, "extension", "host", "lab.mjs"));
+const { passagesBundle } = await import(join(root, "packages", "citeflow", "dist", "index.js"));
+const DATA = process.env.CITEFLOW_DATA;
+if (!DATA) throw new Error("bench/extension.mjs reads SciFact from $CITEFLOW_DATA: set it to the data folder");
+
+const median = (xs) => [...xs].sort((a, b) => a - b)[Math.floor(xs.length / 2)];
+const pct = (xs, p) => [...xs].sort((a, b) => a - b)[Math.min(xs.length - 1, Math.floor(xs.length * p))];
+const ms = (v) => `${v.toFixed(1)} ms`;
+
+/** A grid of n list.select nodes, each feeding the next. */
+function grid(n) {
+  const cols = Math.ceil(Math.sqrt(n));
+  const nodes = Array.from({ length: n }, (_, i) => ({ id: `n${i}`, type: "list.select", version: 1, params: { limit: 5 }, ui: { x: (i % cols) * 240, y: Math.floor(i / cols) * 130 } }));
+  const edges = nodes.slice(1).map((_, i) => ({ from: `n${i}.items`, to: `n${i + 1}.items` }));
+  return { citeflow: 1, name: `grid ${n}`, inputs: {}, nodes, edges };
+}
+
+async function sciFactPassages(n) {
+  const out = [];
+  const lines = createInterface({ input: createReadStream(join(DATA, "scifact", "corpus.jsonl")) });
+  for await (const line of lines) {
+    const d = JSON.parse(line);
+    const i = out.length;
+    out.push({ id: `${d.doc_id}#0`, title: d.title, text: d.abstract.join(" "), metadata: { source: "scifact" }, scores: { bm25: 30 - (i % 97) * 0.3, dense: 1 - (i % 89) / 100, fused: 1 - i / n } });
+    if (out.length >= n) break;
+  }
+  lines.close();
+  return out;
+}
+
+async function closeAll(page) {
+  await page.evaluate(() => void window.jupyterapp.shell.closeAll());
+  // Dragging made the pipeline dirty: JupyterLab asks whether to save it.
+  for (let i = 0; (await page.locator(".jp-Document").count()) > 0; i++) {
+    if (i > 100) throw new Error("documents did not close");
+    const discard = page.locator(".jp-Dialog button", { hasText: "Discard" });
+    if (await discard.count()) await discard.click();
+    await page.waitForTimeout(100);
+  }
+}
+
+const work = mkdtempSync(join(tmpdir(), "citeflow-bench-lab-"));
+mkdirSync(join(work, "root"));
+for (const n of [10, 100]) writeFileSync(join(work, "root", `grid-${n}.citeflow.json`), JSON.stringify(grid(n), null, 2));
+const lab = await startLab({ state: join(work, "state"), root: join(work, "root"), quiet: true, env: { CITEFLOW_RUNS: join(work, "runs") } });
+const ctx = await chromium.launchPersistentContext(join(work, "chromium"), {
+  headless: true,
+  executablePath: process.env.CITEFLOW_CHROMIUM ?? "/usr/bin/chromium",
+  args: ["--no-sandbox", "--disable-gpu", "--disable-background-networking", "--disable-component-update", "--disable-sync", "--no-first-run"],
+  viewport: { width: 1600, height: 1000 },
+});
+try {
+  const page = ctx.pages()[0] ?? (await ctx.newPage());
+  await page.goto(lab.url);
+  await page.locator(".jp-LauncherCard").first().waitFor({ timeout: 60_000 });
+
+  // 1. Drag frames.
+  const drag = {};
+  for (const n of [10, 100]) {
+    await closeAll(page);
+    await page.evaluate((p) => void window.jupyterapp.commands.execute("docmanager:open", { path: p }), `grid-${n}.citeflow.json`);
+    const nodes = page.locator(".cf-editor .react-flow__node");
+    await nodes.nth(n - 1).waitFor({ timeout: 60_000 });
+    await page.locator(".cf-editor .react-flow__controls-fitview").click();
+    await page.waitForTimeout(500);
+    const intervals = [];
+    for (let rep = 0; rep < 3; rep++) {
+      const box = await page.locator('.cf-editor .react-flow__node[data-id="n0"] .cf-node-head').boundingBox();
+      await page.evaluate(() => {
+        window.__frames = [];
+        window.__rec = true;
+        const loop = (t) => {
+          window.__frames.push(t);
+          if (window.__rec) requestAnimationFrame(loop);
+        };
+        requestAnimationFrame(loop);
+      });
+      await page.mouse.move(box.x + 10, box.y + 5);
+      await page.mouse.down();
+      for (let i = 1; i <= 60; i++) {
+        await page.mouse.move(box.x + 10 + i * 4 * (rep % 2 ? -1 : 1), box.y + 5 + i * 2);
+        await page.waitForTimeout(16);
+      }
+      await page.mouse.up();
+      const frames = await page.evaluate(() => ((window.__rec = false), window.__frames));
+      for (let i = 1; i < frames.length; i++) intervals.push(frames[i] - frames[i - 1]);
+    }
+    drag[n] = { median: median(intervals), p95: pct(intervals, 0.95), max: Math.max(...intervals), long: intervals.filter((d) => d > 25).length, frames: intervals.length };
+  }
+
+  // 2. 1,000 passages in a notebook output: the Citeflow inspector vs JupyterLab's HTML renderer.
+  const bundle = passagesBundle(await sciFactPassages(1000), "vitamin D fracture risk");
+  await closeAll(page);
+  await page.evaluate(() => void window.jupyterapp.commands.execute("notebook:create-new", { kernelName: "citeflow" }));
+  await page.locator(".jp-NotebookPanel .jp-Cell").first().waitFor({ timeout: 60_000 });
+  const render = (data, selector) =>
+    page.evaluate(
+      async ({ data, selector }) => {
+        const cell = window.jupyterapp.shell.currentWidget.content.widgets[0];
+        const model = cell.outputArea.model;
+        model.clear();
+        await new Promise((r) => requestAnimationFrame(() => r()));
+        const t0 = performance.now();
+        model.add({ output_type: "display_data", data, metadata: {} });
+        while (!cell.node.querySelector(selector)) await new Promise((r) => requestAnimationFrame(() => r()));
+        return performance.now() - t0;
+      },
+      { data, selector },
+    );
+  const ours = [];
+  const peer = [];
+  const onlyHtml = { "text/html": bundle["text/html"], "text/plain": bundle["text/plain"] };
+  for (let rep = 0; rep < 7; rep++) {
+    // Done when the last passage is reachable: in our (windowed) table, when the table of all
+    // 1,000 is laid out; in the HTML renderer, when its 1,000th row exists.
+    ours.push(await render(bundle, '.cf-passages[data-count="1000"] tbody tr[data-passage]'));
+    peer.push(await render(onlyHtml, ".jp-RenderedHTMLCommon tr:nth-child(1000)"));
+  }
+
+  console.log("\nPipeline editor in JupyterLab, headless Chromium (frame intervals while dragging a node)\n");
+  console.log("graph      frames  median     p95        max        intervals > 25 ms");
+  for (const n of [10, 100]) {
+    const d = drag[n];
+    console.log(`${String(n).padEnd(4)}nodes  ${String(d.frames).padEnd(6)}  ${ms(d.median).padEnd(9)}  ${ms(d.p95).padEnd(9)}  ${ms(d.max).padEnd(9)}  ${d.long}`);
+  }
+  console.log(`ratio 100 / 10 nodes: median ${(drag[100].median / drag[10].median).toFixed(2)}×, p95 ${(drag[100].p95 / drag[10].p95).toFixed(2)}× (target: no dropped frames)`);
+  console.log("\n1,000 SciFact passages in a notebook output (7 renders each, median)\n");
+  console.log(`Citeflow passages inspector          ${ms(median(ours))}  (min ${ms(Math.min(...ours))}, target ≤ 200 ms)`);
+  console.log(`JupyterLab HTML renderer, same table ${ms(median(peer))}  (min ${ms(Math.min(...peer))})`);
+  console.log(`ratio (Citeflow / HTML renderer): ${(median(ours) / median(peer)).toFixed(2)}×`);
+} finally {
+  await ctx.close();
+  await lab.stop();
+}
