@@ -250,6 +250,15 @@ describe("Citeflow in JupyterLab (Chromium)", () => {
     await shot("11-self-feedback-tree");
   }, 180_000);
 
+  it("lists the Citeflow settings (kernel, default question) in JupyterLab's Settings Editor", async () => {
+    // (No search query: JupyterLab 4.5.10's plugin list marks matches with unkeyed <mark>s, which React warns about.)
+    await page.evaluate(() => void (window as any).jupyterapp.commands.execute("settingeditor:open"));
+    await page.locator(".jp-PluginList-entry", { has: page.getByText("Citeflow", { exact: true }) }).click({ timeout: 30_000 });
+    await page.getByText("Default question", { exact: true }).waitFor({ timeout: 30_000 });
+    await page.getByText("Name of the kernelspec the pipeline editor starts", { exact: false }).waitFor();
+    await shot("12-settings");
+  }, 60_000);
+
   it("logged no console errors", () => {
     expect(problems).toEqual([]);
   });
