@@ -203,6 +203,45 @@ describe("Citeflow in JupyterLab (Chromium)", () => {
     await shot("09-export");
   }, 60_000);
 
+  it("steps node by node, stops at a breakpoint, and copies, pastes and undoes with the keyboard", async () => {
+    await page.locator(".cf-tabs button", { hasText: "Node" }).click();
+    const status = page.locator(".cf-run-status");
+    const before = await status.getAttribute("data-run");
+    await page.locator('[data-action="step"]').click();
+    await expect.poll(async () => (await status.getAttribute("data-run")) !== before && (await status.getAttribute("data-status")) === "paused").toBe(true);
+    const first = await status.textContent();
+    expect(first).toContain("@ question");
+    await page.locator('[data-action="step"]').click();
+    await expect.poll(() => status.textContent()).toContain("@ retrieve");
+    expect(await badge("question").getAttribute("data-status")).toMatch(/^(done|cached)$/);
+    await shot("10-stepping");
+    await page.locator('[data-action="continue"]').click();
+    await expect.poll(() => status.getAttribute("data-status")).toBe("ok");
+
+    await select("answer");
+    await page.locator('[data-action="breakpoint"]').click();
+    await node("answer").locator(".cf-breakpoint").waitFor();
+    const run = await status.getAttribute("data-run");
+    await page.locator('[data-action="run"]').click();
+    await expect.poll(async () => (await status.getAttribute("data-run")) !== run && (await status.textContent())?.includes("@ answer")).toBe(true);
+    expect(await badge("verify").getAttribute("data-status")).toBe("queued");
+    await page.locator('[data-action="continue"]').click();
+    await expect.poll(() => status.getAttribute("data-status")).toBe("ok");
+    await page.locator('[data-action="breakpoint"]').click();
+
+    await node("top").locator(".cf-node-head").click();
+    await page.keyboard.press("Control+c");
+    await page.keyboard.press("Control+v");
+    await expect.poll(() => page.locator(".cf-editor .react-flow__node").count()).toBe(9);
+    await node("select").waitFor();
+    await page.keyboard.press("Control+z");
+    await expect.poll(() => page.locator(".cf-editor .react-flow__node").count()).toBe(8);
+    await page.keyboard.press("Control+Shift+z");
+    await expect.poll(() => page.locator(".cf-editor .react-flow__node").count()).toBe(9);
+    await page.keyboard.press("Control+z");
+    await expect.poll(() => page.locator(".cf-editor .react-flow__node").count()).toBe(8);
+  }, 120_000);
+
   it("shows a Citeflow run in a notebook output with the inspector", async () => {
     await page.evaluate(() => void (window as any).jupyterapp.commands.execute("notebook:create-new", { kernelName: "citeflow" }));
     const cell = page.locator(".jp-NotebookPanel .jp-Cell .cm-content").first();
@@ -214,7 +253,7 @@ describe("Citeflow in JupyterLab (Chromium)", () => {
     await view.waitFor({ timeout: 120_000 });
     await view.locator('tr[data-node="retrieve"] button').click();
     await view.locator(".cf-passages table").waitFor();
-    await shot("10-notebook-renderer");
+    await shot("11-notebook-renderer");
   }, 180_000);
 
   it("shows OpenScholar's self-feedback loop as an iteration tree with each edit's before/after diff", async () => {
@@ -229,7 +268,7 @@ describe("Citeflow in JupyterLab (Chromium)", () => {
     // Close everything (one editor at a time keeps the locators simple); the notebook asks first.
     void page.evaluate(() => (window as any).jupyterapp.shell.closeAll());
     const discard = page.locator(".jp-Dialog button", { hasText: "Discard" });
-    if (await discard.waitFor({ timeout: 5_000 }).then(() => true, () => false)) await discard.click();
+    while (await discard.waitFor({ timeout: 3_000 }).then(() => true, () => false)) await discard.click();
     await expect.poll(() => page.locator(".cf-editor").count()).toBe(0);
     await page.evaluate(() => void (window as any).jupyterapp.commands.execute("citeflow:new-from-template", { template: "openscholar" }));
     await node("feedback").waitFor({ timeout: 60_000 });
@@ -247,7 +286,7 @@ describe("Citeflow in JupyterLab (Chromium)", () => {
     expect(await tree.locator('li[data-iteration="1"] .cf-diff-text ins').count()).toBeGreaterThan(0);
     expect(await tree.locator('li[data-iteration="2"] .cf-feedback-edit').getAttribute("data-kept")).toBe("false");
     expect(llm.requests.length).toBe(3);
-    await shot("11-self-feedback-tree");
+    await shot("12-self-feedback-tree");
   }, 180_000);
 
   it("lists the Citeflow settings (kernel, default question) in JupyterLab's Settings Editor", async () => {
@@ -256,7 +295,7 @@ describe("Citeflow in JupyterLab (Chromium)", () => {
     await page.locator(".jp-PluginList-entry", { has: page.getByText("Citeflow", { exact: true }) }).click({ timeout: 30_000 });
     await page.getByText("Default question", { exact: true }).waitFor({ timeout: 30_000 });
     await page.getByText("Name of the kernelspec the pipeline editor starts", { exact: false }).waitFor();
-    await shot("12-settings");
+    await shot("13-settings");
   }, 60_000);
 
   it("logged no console errors", () => {
