@@ -25,6 +25,7 @@ import type { EditorState, NodeBadge } from "./state";
 export const DRAG_MIME = "application/x-citeflow-node-type";
 
 interface NodeData extends Record<string, unknown> {
+  onPort: (node: string, port: string) => void;
   node: GraphNode;
   spec: CatalogueNode | undefined;
   badge: NodeBadge | undefined;
@@ -40,7 +41,7 @@ function badgeText(b: NodeBadge): string {
 }
 
 const CiteflowNode = memo(function CiteflowNode({ data, selected }: NodeProps<FlowNode>) {
-  const { node, spec, badge, breakpoint } = data;
+  const { node, spec, badge, breakpoint, onPort } = data;
   const inputs = Object.entries(spec?.inputs ?? {});
   const outputs = Object.entries(spec?.outputs ?? {});
   const rows = Math.max(inputs.length, outputs.length, 1);
@@ -65,7 +66,7 @@ const CiteflowNode = memo(function CiteflowNode({ data, selected }: NodeProps<Fl
           </div>
         ))}
         {outputs.map(([port, p], i) => (
-          <div key={port} className="cf-port-label cf-out" style={{ top: i * 20 }}>
+          <div key={port} className="cf-port-label cf-out" style={{ top: i * 20 }} data-port={port} title={trans.__("Inspect %1", port)} onClick={() => onPort(node.id, port)}>
             {port}
             <Handle type="source" position={Position.Right} id={port} className="cf-port" data-type={p.type} style={{ background: portColor(p.type) }} title={`${port}: ${p.type}`} />
           </div>
@@ -96,7 +97,7 @@ function toFlow(state: EditorState, prev: FlowNode[] = []): FlowNode[] {
       type: "citeflow",
       position: { x: n.ui?.x ?? 0, y: n.ui?.y ?? 0 },
       selected,
-      data: { node: n, spec, badge, breakpoint },
+      data: { node: n, spec, badge, breakpoint, onPort: state.onPort },
       ...(o?.measured ? { measured: o.measured } : {}),
     };
   });

@@ -25,15 +25,27 @@ function Toolbar({ state }: { state: EditorState }) {
   const total = run?.selected.length ?? 0;
   return (
     <div className="cf-toolbar" role="toolbar" aria-label={trans.__("Run controls")}>
-      <input
-        className="cf-question"
-        type="text"
-        aria-label={trans.__("Question")}
-        placeholder={trans.__("Question or claim to run the pipeline on")}
-        value={state.question}
-        onChange={(e) => ((state.question = e.target.value), state.emit())}
-        onKeyDown={(e) => e.key === "Enter" && !active && start({})}
-      />
+      {state.takesQuestionSet ? (
+        <textarea
+          className="cf-question"
+          rows={3}
+          aria-label={trans.__("Questions, one per line")}
+          placeholder={trans.__("Questions or claims, one per line")}
+          value={state.question}
+          onChange={(e) => ((state.question = e.target.value), state.emit())}
+        />
+      ) : (
+        <input
+          className="cf-question"
+          type="text"
+          aria-label={trans.__("Question")}
+          placeholder={trans.__("Question or claim to run the pipeline on")}
+          value={state.question}
+          onChange={(e) => ((state.question = e.target.value), state.emit())}
+          onKeyDown={(e) => e.key === "Enter" && !active && start({})}
+        />
+      )}
+      {state.takesQuestionSet && <span className="cf-muted">{trans._n("%1 question", "%1 questions", state.questionSet.length)}</span>}
       <button className="cf-button cf-primary" data-action="run" disabled={active || !state.question.trim()} onClick={() => start({})} title={trans.__("Run the whole pipeline")}>
         {trans.__("Run")}
       </button>

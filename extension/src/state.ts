@@ -41,6 +41,8 @@ export class EditorState {
   doc: GraphDoc;
   catalogue: Catalogue | undefined;
   selected: string | undefined;
+  /** An output port picked on the canvas: the inspector scrolls to it. */
+  port: string | undefined;
   run: RunState | undefined;
   question = "";
   breakpoints = new Set<string>();
@@ -75,6 +77,18 @@ export class EditorState {
 
   emit(): void {
     this.#changed.emit();
+  }
+
+  /** Does the graph take a question set (a `Question[]` input)? Then the question box takes one per line. */
+  get takesQuestionSet(): boolean {
+    return Object.values(this.doc.inputs).some((i) => i.type === "Question[]");
+  }
+
+  get questionSet(): string[] {
+    return this.question
+      .split("\n")
+      .map((q) => q.trim())
+      .filter(Boolean);
   }
 
   /** An edit: recorded for undo, written to the file. */
@@ -122,7 +136,17 @@ export class EditorState {
   }
 
   select(id: string | undefined): void {
+    if (id !== this.selected) this.port = undefined;
     this.selected = id;
+    this.emit();
+  }
+
+  /** Stable, so canvas nodes can hold it without re-rendering. */
+  readonly onPort = (id: string, port: string): void => this.selectPort(id, port);
+
+  selectPort(id: string, port: string): void {
+    this.selected = id;
+    this.port = port;
     this.emit();
   }
 
@@ -170,7 +194,8 @@ export class EditorState {
   async start(options: RunOptions = {}): Promise<string | undefined> {
     const inputs: Record<string, unknown> = {};
     for (const [name, spec] of Object.entries(this.doc.inputs)) {
-      if (spec.type === "Question") inputs[name] = { id: "q1", text: this.question };
+      if (spec.type === "Question") inputs[name] = { id: "q1", text: this.question.trim() };
+      else if (spec.type === "Question[]") inputs[name] = this.questionSet.map((text, i) => ({ id: `q${i + 1}`, text }));
       else inputs[name] = this.question;
     }
     try {

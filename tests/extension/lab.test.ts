@@ -3,7 +3,7 @@
  * Citeflow extension loaded through module federation, the Citeflow kernel, real Chromium.
  * Screenshots go to test-results/extension/ (ignored by git).
  */
-import { mkdirSync, mkdtempSync, readFileSync } from "node:fs";
+import { mkdirSync, mkdtempSync, readFileSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join, resolve } from "node:path";
 import { chromium, type BrowserContext, type Page } from "playwright-core";
@@ -46,6 +46,14 @@ async function runBy(action: () => Promise<void>): Promise<string> {
 async function select(id: string) {
   await node(id).locator(".cf-node-head").click();
   await page.locator(`.cf-inspector[data-node="${id}"]`).waitFor();
+}
+
+/** Closes every tab (one editor at a time keeps the locators simple), discarding unsaved changes. */
+async function closeAll() {
+  void page.evaluate(() => (window as any).jupyterapp.shell.closeAll());
+  const discard = page.locator(".jp-Dialog button", { hasText: "Discard" });
+  while (await discard.waitFor({ timeout: 3_000 }).then(() => true, () => false)) await discard.click();
+  await expect.poll(() => page.locator(".jp-Document").count()).toBe(0);
 }
 
 /** Drags from one port handle to another with the mouse, as a user would. */
@@ -242,6 +250,30 @@ describe("Citeflow in JupyterLab (Chromium)", () => {
     await expect.poll(() => page.locator(".cf-editor .react-flow__node").count()).toBe(8);
   }, 120_000);
 
+  it("records a verdict correction, inspects a port, and follows the dark theme", async () => {
+    const runId = (await page.locator(".cf-run-status").getAttribute("data-run"))!;
+    await select("verify");
+    const correct = page.locator('.cf-inspector select[aria-label="Correct the verdict"]').first();
+    await correct.waitFor();
+    const label = await correct.locator("option").nth(1).getAttribute("value");
+    await correct.selectOption(label!);
+    await expect.poll(() => page.locator(".cf-inspector .cf-notice").textContent()).toContain("Correction recorded");
+    const stored = readFileSync(join(work, "runs", "corrections", `${runId}.jsonl`), "utf8").trim().split("\n").map((l) => JSON.parse(l));
+    expect(stored.at(-1)).toMatchObject({ kind: "verdict", nodeId: "verify", label });
+
+    await node("retrieve").locator('.cf-port-label[data-port="passages"]').click();
+    await page.locator('.cf-inspector[data-node="retrieve"] .cf-output.cf-port-focus[data-port="passages"]').waitFor();
+
+    await page.evaluate(() => (window as any).jupyterapp.commands.execute("apputils:change-theme", { theme: "JupyterLab Dark" }));
+    await expect.poll(() => page.locator("body").getAttribute("data-jp-theme-light")).toBe("false");
+    const bg = await page.locator(".cf-editor").evaluate((el) => getComputedStyle(el).backgroundColor);
+    const [r, g, b] = bg.match(/\d+/g)!.map(Number);
+    expect(r! + g! + b!).toBeLessThan(3 * 100);
+    await shot("10-dark-theme");
+    await page.evaluate(() => (window as any).jupyterapp.commands.execute("apputils:change-theme", { theme: "JupyterLab Light" }));
+    await expect.poll(() => page.locator("body").getAttribute("data-jp-theme-light")).toBe("true");
+  }, 60_000);
+
   it("shows a Citeflow run in a notebook output with the inspector", async () => {
     await page.evaluate(() => void (window as any).jupyterapp.commands.execute("notebook:create-new", { kernelName: "citeflow" }));
     const cell = page.locator(".jp-NotebookPanel .jp-Cell .cm-content").first();
@@ -265,11 +297,7 @@ describe("Citeflow in JupyterLab (Chromium)", () => {
       if (user.startsWith("You review")) return json(res, 200, completion("Feedback: Add the evidence on older adults.\nQuestion: vitamin D fracture risk older adults\n\nFeedback: Be much shorter.\nQuestion: none"));
       return json(res, 200, completion(user.includes("Feedback: Add the evidence on older adults.") ? longer : "Short."));
     });
-    // Close everything (one editor at a time keeps the locators simple); the notebook asks first.
-    void page.evaluate(() => (window as any).jupyterapp.shell.closeAll());
-    const discard = page.locator(".jp-Dialog button", { hasText: "Discard" });
-    while (await discard.waitFor({ timeout: 3_000 }).then(() => true, () => false)) await discard.click();
-    await expect.poll(() => page.locator(".cf-editor").count()).toBe(0);
+    await closeAll();
     await page.evaluate(() => void (window as any).jupyterapp.commands.execute("citeflow:new-from-template", { template: "openscholar" }));
     await node("feedback").waitFor({ timeout: 60_000 });
     await select("feedback");
@@ -297,6 +325,45 @@ describe("Citeflow in JupyterLab (Chromium)", () => {
     await page.getByText("Name of the kernelspec the pipeline editor starts", { exact: false }).waitFor();
     await shot("13-settings");
   }, 60_000);
+
+  it("opens a pipeline from the file browser, runs a question set, and reverts to the file on disk", async () => {
+    await closeAll();
+    const graph = {
+      citeflow: 1,
+      name: "Question set",
+      inputs: { questions: { type: "Question[]" } },
+      nodes: [
+        { id: "questions", type: "input.questions", version: 1, params: {}, ui: { x: 0, y: 0 } },
+        { id: "first", type: "list.select", version: 1, params: { limit: 2 }, ui: { x: 300, y: 300 } },
+      ],
+      edges: [{ from: "questions.questions", to: "first.items" }],
+    };
+    const path = join(work, "root", "qset.citeflow.json");
+    writeFileSync(path, JSON.stringify(graph, null, 2) + "\n");
+    await page.evaluate(() => (window as any).jupyterapp.commands.execute("filebrowser:refresh"));
+    await page.locator(".jp-DirListing-item", { hasText: "qset.citeflow.json" }).dblclick();
+    await node("first").waitFor({ timeout: 60_000 });
+    await page.locator("textarea.cf-question").fill("Does vitamin D prevent fractures?\nIs aspirin linked to bleeding?\nDo statins lower LDL?");
+    expect(await runBy(() => page.locator('[data-action="run"]').click())).toBe("ok");
+    await select("first");
+    await page.locator('.cf-inspector .cf-output[data-port="items"]').waitFor();
+    const shown = JSON.parse((await page.locator('.cf-inspector .cf-output[data-port="items"] pre').textContent())!);
+    expect(shown.map((q: { text: string }) => q.text)).toEqual(["Does vitamin D prevent fractures?", "Is aspirin linked to bleeding?"]);
+
+    // An edit makes the document dirty; reloading from disk brings the file's layout back.
+    const offset = async () => (await node("first").boundingBox())!.y - (await node("questions").boundingBox())!.y;
+    expect(await offset()).toBeGreaterThan(50);
+    await page.locator('[data-action="layout"]').click();
+    await expect.poll(offset).toBeLessThan(5);
+    const tab = page.locator(".lm-TabBar-tab.jp-mod-current");
+    await expect.poll(() => tab.getAttribute("class")).toContain("jp-mod-dirty");
+    void page.evaluate(() => (window as any).jupyterapp.commands.execute("docmanager:reload"));
+    const reload = page.locator(".jp-Dialog button", { hasText: "Reload" });
+    if (await reload.waitFor({ timeout: 5_000 }).then(() => true, () => false)) await reload.click();
+    await expect.poll(() => tab.getAttribute("class")).not.toContain("jp-mod-dirty");
+    await expect.poll(offset).toBeGreaterThan(50);
+    expect(readFileSync(path, "utf8")).toBe(JSON.stringify(graph, null, 2) + "\n");
+  }, 120_000);
 
   it("logged no console errors", () => {
     expect(problems).toEqual([]);
