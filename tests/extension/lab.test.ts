@@ -281,10 +281,16 @@ describe("Citeflow in JupyterLab (Chromium)", () => {
     await cell.click();
     await page.keyboard.type(`import { run } from "citeflow";\nawait run("verifai", ${JSON.stringify(QUESTION)})`);
     await page.keyboard.press("Shift+Enter");
-    const view = page.locator(".jp-NotebookPanel .cf-run-view");
+    // The cell's result (the live display above it shows the run while it runs).
+    const view = page.locator(".jp-NotebookPanel .jp-OutputArea-executeResult .cf-run-view");
     await view.waitFor({ timeout: 120_000 });
     await view.locator('tr[data-node="retrieve"] button').click();
     await view.locator(".cf-passages table").waitFor();
+    // "Open in pipeline editor": the run's graph in a new file, the run's badges on it.
+    await view.locator("button", { hasText: "Open in pipeline editor" }).click();
+    const opened = page.locator(".jp-Document:not(.lm-mod-hidden) .cf-editor");
+    await expect.poll(() => opened.locator('.react-flow__node[data-id="verify"] .cf-badge').getAttribute("data-status"), { timeout: 60_000 }).toMatch(/^(done|cached)$/);
+    expect(readFileSync(join(work, "root", "verif-ai.citeflow.json"), "utf8")).toContain('"name": "Verif.ai"');
     await shot("11-notebook-renderer");
   }, 180_000);
 
