@@ -110,6 +110,8 @@ function Flow({ state }: { state: EditorState }) {
   useEffect(() => {
     const sync = () => setNodes((prev) => toFlow(state, prev));
     state.changed.connect(sync);
+    // A change between the first render and this effect (a run opened meanwhile) is not missed.
+    sync();
     return () => void state.changed.disconnect(sync);
   }, [state]);
 

@@ -12,6 +12,7 @@ function useRedraw(state: EditorState) {
   const [, bump] = useReducer((n: number) => n + 1, 0);
   useEffect(() => {
     state.changed.connect(bump);
+    bump();
     return () => void state.changed.disconnect(bump);
   }, [state]);
 }
