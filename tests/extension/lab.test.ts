@@ -278,6 +278,8 @@ describe("Citeflow in JupyterLab (Chromium)", () => {
     await page.evaluate(() => void (window as any).jupyterapp.commands.execute("notebook:create-new", { kernelName: "citeflow" }));
     const cell = page.locator(".jp-NotebookPanel .jp-Cell .cm-content").first();
     await cell.waitFor({ timeout: 60_000 });
+    // A cell run before the kernel is up is dropped by JupyterLab: wait for an idle kernel first.
+    await expect.poll(() => page.evaluate(() => (window as any).jupyterapp.shell.currentWidget?.sessionContext?.session?.kernel?.status), { timeout: 90_000 }).toBe("idle");
     await cell.click();
     await page.keyboard.type(`import { run } from "citeflow";\nawait run("verifai", ${JSON.stringify(QUESTION)})`);
     await page.keyboard.press("Shift+Enter");
