@@ -343,9 +343,10 @@ export function buildProgram(registry: NodeRegistry, setCode: (code: number) => 
 
   program
     .command("demo")
-    .description("index SciFact, run the hybrid-retrieval graph on SciFact claims, and show the run ($CITEFLOW_DATA, $CITEFLOW_MODELS)")
+    .description("index SciFact, run the Verif.ai template on three SciFact claims and show each run ($CITEFLOW_DATA or a download, $CITEFLOW_MODELS)")
     .addOption(runsOption())
-    .action(async (opts) => setCode(await demoCommand(opts.runs, registry)));
+    .option("--data <dir>", "data folder holding scifact/ (default $CITEFLOW_DATA; else a download into <runs>/data when CITEFLOW_ALLOW_DOWNLOADS=1)")
+    .action(async (opts) => setCode(await demoCommand(opts.runs, registry, opts.data !== undefined ? { data: opts.data } : {})));
 
   return program;
 }

@@ -34,6 +34,11 @@ export interface RunSummary {
 }
 
 export async function runCommand(graphPath: string, opts: RunCommandOptions, registry: NodeRegistry): Promise<number> {
+  return (await runWithSummaries(graphPath, opts, registry)).code;
+}
+
+/** `citeflow run`, also returning one summary per run (a run per question for per-question graphs). */
+export async function runWithSummaries(graphPath: string, opts: RunCommandOptions, registry: NodeRegistry): Promise<{ code: number; summaries: RunSummary[] }> {
   if (opts.question !== undefined && opts.questions !== undefined) throw new UsageError("give --question or --questions, not both");
   const graph = loadGraphFile(graphPath, registry);
   for (const w of graph.warnings) process.stderr.write(`warning: node "${w.nodeId}": ${w.message}\n`);
@@ -92,7 +97,7 @@ export async function runCommand(graphPath: string, opts: RunCommandOptions, reg
   } else {
     process.stderr.write(`run store: ${store.dir}\nsee a run: citeflow runs show ${summaries[summaries.length - 1]!.runId} --runs ${opts.runs}\n`);
   }
-  return failed ? 1 : 0;
+  return { code: failed ? 1 : 0, summaries };
 }
 
 /**
