@@ -8,7 +8,7 @@ import { mkdtempSync, readFileSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { loadEmbedder } from "@citeflow/models";
-import { LanceStore, indexText, openScholarChunker, readBeirCorpus, weightedFusion } from "@citeflow/retrieval";
+import { LanceStore, hybridSearch, indexText, openScholarChunker, readBeirCorpus } from "@citeflow/retrieval";
 import { docsInOrder, readQrels, scoreRetrieval } from "@citeflow/eval";
 import { BM25Retriever } from "@langchain/community/retrievers/bm25";
 import { EnsembleRetriever } from "@langchain/classic/retrievers/ensemble";
@@ -75,9 +75,9 @@ await vs.addVectors(lcDocs.map((d) => vectorOf.get(d.pageContent)), lcDocs);
 const ensemble = new EnsembleRetriever({ retrievers: [bm25, vs.asRetriever(K)], weights: [0.7, 0.3] });
 const lcBuildMs = performance.now() - t0;
 
+// What retrieve.hybrid runs: ids and scores from both indexes, Verif.ai fusion, then the top K read in full.
 async function citeflowHybrid(q) {
-  const [lex, dense] = await Promise.all([store.lexical(q, K), store.dense(queryVector.get(q), K)]);
-  return weightedFusion([{ passages: lex, score: "bm25" }, { passages: dense, score: "dense" }], [0.7, 0.3]).slice(0, K).map((p) => p.id);
+  return (await hybridSearch(store, q, queryVector.get(q), { k: K, candidates: K, fusion: "verifai" })).map((p) => p.id);
 }
 async function langchainHybrid(q) {
   return (await ensemble.invoke(q)).slice(0, K).map((d) => d.metadata.id);

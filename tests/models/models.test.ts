@@ -1,3 +1,5 @@
+import { createRequire } from "node:module";
+import { fileURLToPath, pathToFileURL } from "node:url";
 import { describe, expect, it } from "vitest";
 import { loadEmbedder, loadNli, loadReranker, ModelNotFoundError, nliLabelMap, resolveModel } from "@citeflow/models";
 import { tempDir } from "../helpers.js";
@@ -52,6 +54,22 @@ describe("transformers.js adapters on the offline ONNX models", () => {
     const one = await (await loadEmbedder("static-use-en", { modelsDirs: [MODELS], batchSize: 64 })).embed(texts);
     const two = await (await loadEmbedder("static-use-en", { modelsDirs: [MODELS], batchSize: 2 })).embed(texts);
     two.forEach((v, i) => v.forEach((x, j) => expect(x).toBeCloseTo(one[i]![j]!, 5)));
+  });
+
+  it.each(["static-use-en", "tiny-bert-random"])("%s: length-sorted batches and our pooling give transformers.js's mean-pooled vectors, in the order given", async (id) => {
+    // The copy of transformers.js the models package uses.
+    const where = createRequire(fileURLToPath(new URL("../../packages/models/package.json", import.meta.url))).resolve("@huggingface/transformers");
+    const { env, pipeline } = (await import(pathToFileURL(where).href)) as typeof import("@huggingface/transformers");
+    env.localModelPath = `${MODELS}/`;
+    env.allowRemoteModels = false;
+    const reference = await pipeline("feature-extraction", id, { dtype: "fp32" });
+    const texts = [evidence, "", claim, unrelated.repeat(40), "Coffee.", evidence.repeat(3)];
+    const ours = await (await loadEmbedder(id, { modelsDirs: [MODELS], batchSize: 2 })).embed(texts);
+    for (const [i, t] of texts.entries()) {
+      const ref = Array.from((await reference([t], { pooling: "mean", normalize: true })).data as Float32Array);
+      expect(ours[i]).toHaveLength(ref.length);
+      ours[i]!.forEach((x, j) => expect(x).toBeCloseTo(ref[j]!, 5));
+    }
   });
 
   it("loads a real BERT graph (tiny random BERT, format test)", async () => {

@@ -4,7 +4,7 @@ import { join } from "node:path";
 import { beforeAll, describe, expect, it } from "vitest";
 import { loadGraph, MemoryCache, type Passage } from "@citeflow/core";
 import { loadEmbedder } from "@citeflow/models";
-import { LanceStore, openScholarChunker, readBeirCorpus, type CorpusDocument } from "@citeflow/retrieval";
+import { hybridSearch, LanceStore, openScholarChunker, readBeirCorpus, weightedFusion, type CorpusDocument } from "@citeflow/retrieval";
 import { doc, run, tempDir, testRegistry } from "../helpers.js";
 
 const DATA = process.env.CITEFLOW_DATA;
@@ -71,6 +71,51 @@ describe("retrieval nodes on a LanceDB store of SciFact abstracts", () => {
     expect(ps.every((p, i) => i === 0 || p.scores.fused! <= ps[i - 1]!.scores.fused!)).toBe(true);
     const rrf = await run(graph(["retrieve.hybrid", { k: 10, fusion: "rrf", modelsDir: MODELS }]), { inputs: q(target.title) });
     expect(passagesOf(rrf, "r")[0]!.scores.rrf).toBeGreaterThan(0);
+  });
+
+  it("hybrid search reads text only for the fused top k, and ranks exactly as fusing the full lists does", async () => {
+    const store = await LanceStore.open(storeDir);
+    const embedder = await loadEmbedder("static-use-en", { modelsDirs: [MODELS] });
+    for (const d of [docs[3]!, docs[40]!, docs[77]!]) {
+      const [vector] = await embedder.embed([d.title]);
+      const fast = await hybridSearch(store, d.title, vector!, { k: 10, candidates: 50, fusion: "verifai" });
+      const [lex, dense] = await Promise.all([store.lexical(d.title, 50), store.dense(vector!, 50)]);
+      const full = weightedFusion([{ passages: lex, score: "bm25" }, { passages: dense, score: "dense" }], [0.7, 0.3]).slice(0, 10);
+      expect(fast.map((p) => p.id)).toEqual(full.map((p) => p.id));
+      fast.forEach((p, i) => {
+        expect(p.text).toBe(full[i]!.text);
+        expect(p.title).toBe(full[i]!.title);
+        for (const [k, v] of Object.entries(full[i]!.scores)) expect(p.scores[k], k).toBeCloseTo(v, 6);
+      });
+    }
+    expect(await store.passages([{ id: "nope#0" }])).toEqual(new Map());
+    // A row id from another version (or another row) never yields the wrong passage.
+    const [hit, other] = await store.lexicalIds(docs[3]!.title, 2);
+    const read = await store.passages([{ id: hit!.id, ref: other!.ref }, { id: other!.id, ref: 1n << 40n }]);
+    expect([...read.keys()].sort()).toEqual([hit!.id, other!.id].sort());
+    expect(read.get(hit!.id)!.title).toBe(docs[3]!.title);
+  });
+
+  it("a vector index probed whole gives the flat scan's results", async () => {
+    const indexed = await LanceStore.open(tempDir());
+    const embedder = await loadEmbedder("static-use-en", { modelsDirs: [MODELS] });
+    await indexed.ingest(docs, { chunker: openScholarChunker(), chunkerName: "openscholar-256", embedder, vectorIndexMinRows: 100 });
+    const meta = await indexed.meta();
+    expect(meta?.vectorIndex).toEqual({ type: "ivf_flat", partitions: 1, nprobes: 1 });
+    const flat = await LanceStore.open(storeDir);
+    expect((await flat.meta())?.vectorIndex).toBeUndefined();
+    for (const d of [docs[5]!, docs[60]!]) {
+      const [vector] = await embedder.embed([d.title]);
+      const a = await indexed.denseIds(vector!, 30);
+      const b = await flat.denseIds(vector!, 30);
+      expect(a.map((h) => h.id)).toEqual(b.map((h) => h.id));
+      a.forEach((h, i) => expect(h.score).toBeCloseTo(b[i]!.score, 5));
+    }
+  });
+
+  it("server-side fusion asks for a Qdrant store", async () => {
+    const r = await run(graph(["retrieve.hybrid", { fusion: "qdrant-rrf", modelsDir: MODELS }]), { inputs: q("aspirin") });
+    expect(r.byId.r!.error?.message).toMatch(/fusion "qdrant-rrf" needs a Qdrant store \(qdrant:<collection>\); store .* is LanceDB/);
   });
 
   it("rejects fusion weights over 1 when the graph loads, naming node and field", () => {

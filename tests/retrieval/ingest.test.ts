@@ -43,7 +43,7 @@ describe("citeflow ingest", () => {
     expect(summary.total).toBe(expected);
     const s = await LanceStore.open(store);
     expect(await s.count()).toBe(expected);
-    expect(s.meta()).toMatchObject({ embedder: "static-use-en", chunker: "openscholar-256", passages: expected, dimensions: 256 });
+    expect(await s.meta()).toMatchObject({ embedder: "static-use-en", chunker: "openscholar-256", passages: expected, dimensions: 256 });
   }, 120_000);
 
   it("reports bad lines with numbers and still ingests the rest", async () => {
@@ -66,7 +66,7 @@ describe("citeflow ingest", () => {
     expect((await ingest(store, ["--limit", "5"])).code).toBe(0);
     const other = await ingest(store, ["--limit", "5", "--embedder", "tiny-bert-random"]);
     expect(other.code).toBe(1);
-    expect(other.stderr).toMatch(/was built with embedder "static-use-en".*use another store folder/);
+    expect(other.stderr).toMatch(/was built with embedder "static-use-en".*use another store/);
   });
 
   it("search and eval retrieval run over the store", async () => {

@@ -3,7 +3,7 @@ import { join } from "node:path";
 import { compileTemplate, loadGraph, startRun, type NodeRegistry, type Passage } from "@citeflow/core";
 import type { ChatModel } from "@citeflow/models";
 import { loadPrompt, templateNames, templatePath } from "@citeflow/nodes";
-import { LanceStore } from "@citeflow/retrieval";
+import { openPassageStore } from "@citeflow/retrieval";
 import { RunStore, type SpanRecord } from "@citeflow/runstore";
 import { exportDataset, type ExportResult } from "./export.js";
 import type { Format } from "./formats.js";
@@ -95,7 +95,7 @@ export async function synthesize(o: SynthOptions): Promise<SynthResult> {
   const runs = new RunStore(join(o.out, "runs"));
   const tokens = { prompt: 0, completion: 0, calls: 0 };
 
-  const store = await LanceStore.open(o.store);
+  const store = await openPassageStore(o.store);
   const abstracts: Passage[] = await store.sample(o.n, { seed: o.seed ?? 0, ...(o.minYear !== undefined ? { minYear: o.minYear } : {}), ...(o.maxYear !== undefined ? { maxYear: o.maxYear } : {}), ...(o.minCitations !== undefined ? { minCitations: o.minCitations } : {}) });
   if (abstracts.length === 0) throw new Error(`no abstract in ${o.store} passes the filters (year ${o.minYear ?? "any"}–${o.maxYear ?? "any"}, citations ≥ ${o.minCitations ?? 0})`);
 

@@ -46,15 +46,56 @@ function rows(t: Tensor): number[][] {
   return Array.from({ length: n }, (_, i) => Array.from(data.subarray(i * d, (i + 1) * d)));
 }
 
-/** Mean-pooled, normalised sentence embeddings from a feature-extraction model. */
+/**
+ * Mean-pooled, normalised sentence embeddings from a feature-extraction model. Texts are batched
+ * by length (less padding per forward pass) and pooled here over the attention mask, then
+ * returned in the order given.
+ */
 export async function loadEmbedder(id: string, options: LocalModelOptions = {}): Promise<Embedder> {
   const dtype = options.dtype ?? "fp32";
   const extractor = (await withEnv(id, options, () => pipeline("feature-extraction", id, { dtype }))) as FeatureExtractionPipeline;
   const batchSize = options.batchSize ?? 32;
+  const forward = async (batch: string[]): Promise<number[][]> => {
+    const inputs = extractor.tokenizer(batch, { padding: true, truncation: true });
+    const out = (await extractor.model(inputs)) as { last_hidden_state?: Tensor; token_embeddings?: Tensor };
+    const hidden = out.last_hidden_state ?? out.token_embeddings;
+    if (!hidden) throw new Error(`embedder "${id}": the model gives neither last_hidden_state nor token_embeddings`);
+    return meanPoolNormalised(hidden, inputs.attention_mask as Tensor);
+  };
   return {
     id,
-    embed: (texts, o) => inBatches(texts, batchSize, o?.signal, async (batch) => rows(await extractor(batch, { pooling: "mean", normalize: true }))),
+    embed: async (texts, o) => {
+      const order = texts.map((_, i) => i).sort((a, b) => texts[a]!.length - texts[b]!.length);
+      const vectors = await inBatches(order, batchSize, o?.signal, (batch) => forward(batch.map((i) => texts[i]!)));
+      const out: number[][] = new Array(texts.length);
+      order.forEach((i, j) => (out[i] = vectors[j]!));
+      return out;
+    },
   };
+}
+
+/** Σ over unmasked tokens ÷ their count, then scaled to unit length (a zero vector stays zero). */
+export function meanPoolNormalised(hidden: Tensor, mask: Tensor): number[][] {
+  const [n, len, dim] = hidden.dims as [number, number, number];
+  const h = hidden.data as Float32Array;
+  const m = mask.data as BigInt64Array | Int32Array | Float32Array;
+  const out: number[][] = [];
+  const sum = new Float64Array(dim);
+  for (let b = 0; b < n; b++) {
+    sum.fill(0);
+    let tokens = 0;
+    for (let t = 0; t < len; t++) {
+      if (!Number(m[b * len + t])) continue;
+      tokens++;
+      const off = (b * len + t) * dim;
+      for (let d = 0; d < dim; d++) sum[d] += h[off + d]!;
+    }
+    let norm = 0;
+    for (let d = 0; d < dim; d++) norm += (sum[d]! / Math.max(tokens, 1)) ** 2;
+    const scale = norm > 0 ? 1 / (Math.sqrt(norm) * Math.max(tokens, 1)) : 0;
+    out.push(Array.from(sum, (v) => v * scale));
+  }
+  return out;
 }
 
 async function loadPairModel(id: string, options: LocalModelOptions): Promise<{ tokenizer: PreTrainedTokenizer; model: PreTrainedModel }> {

@@ -1,7 +1,7 @@
 import { existsSync } from "node:fs";
 import { resolve } from "node:path";
 import { DEFAULT_MODELS, loadEmbedder, loadNli, loadReranker, type Dtype, type Embedder, type NliModel, type Reranker } from "@citeflow/models";
-import { LanceStore } from "@citeflow/retrieval";
+import { openPassageStore, type PassageStore } from "@citeflow/retrieval";
 import { z } from "zod";
 
 // Models and stores are loaded once per process and shared by every node and run that asks.
@@ -17,26 +17,28 @@ function once<T>(key: string, load: () => Promise<T>): Promise<T> {
 }
 
 /** Params every node that reads a store shares. */
-export const storeParam = z.string().default("").describe("Store folder (from citeflow ingest); empty: $CITEFLOW_STORE");
+export const storeParam = z.string().default("").describe("Store folder (from citeflow ingest), or qdrant:<collection> on $QDRANT_URL; empty: $CITEFLOW_STORE");
 
-export function storeDir(param: string): string {
-  const dir = param || process.env.CITEFLOW_STORE || "";
-  if (!dir) throw new Error(`no store: set the node's "store" param or $CITEFLOW_STORE to a folder made by citeflow ingest`);
-  const abs = resolve(dir);
-  if (!existsSync(abs)) throw new Error(`store folder ${abs} does not exist: build it with citeflow ingest --store ${dir} …`);
+/** A store spec: a LanceDB folder, or `qdrant:<collection>` / `qdrant:<url>/collections/<name>`. */
+export function storeSpec(param: string): string {
+  const spec = param || process.env.CITEFLOW_STORE || "";
+  if (!spec) throw new Error(`no store: set the node's "store" param or $CITEFLOW_STORE to a folder made by citeflow ingest (or qdrant:<collection>)`);
+  if (spec.startsWith("qdrant:")) return spec;
+  const abs = resolve(spec);
+  if (!existsSync(abs)) throw new Error(`store folder ${abs} does not exist: build it with citeflow ingest --store ${spec} …`);
   return abs;
 }
 
-export function openStore(param: string): Promise<LanceStore> {
-  const dir = storeDir(param);
-  return once(`store:${dir}`, () => LanceStore.open(dir));
+export function openStore(param: string): Promise<PassageStore> {
+  const spec = storeSpec(param);
+  return once(`store:${spec}`, () => openPassageStore(spec));
 }
 
-/** What a store's results depend on: its folder and when it was last written. */
+/** What a store's results depend on: where it is and when it was last written. */
 export async function storeFingerprint(param: string): Promise<unknown> {
   const store = await openStore(param);
-  const meta = store.meta();
-  return { dir: store.dir, updatedAt: meta?.updatedAt ?? null, passages: meta?.passages ?? null };
+  const meta = await store.meta();
+  return { dir: store.location, updatedAt: meta?.updatedAt ?? null, passages: meta?.passages ?? null };
 }
 
 export const modelParams = {

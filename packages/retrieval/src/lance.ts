@@ -1,42 +1,16 @@
-import { createHash } from "node:crypto";
 import { existsSync, mkdirSync, readFileSync, writeFileSync } from "node:fs";
 import { join, resolve } from "node:path";
 import * as lancedb from "@lancedb/lancedb";
 import { parsePassageId, type Passage } from "@citeflow/core";
-import type { Embedder } from "@citeflow/models";
-import { indexText, type Chunker } from "./chunkers.js";
+import { indexText } from "./chunkers.js";
 import type { CorpusDocument } from "./document.js";
+import { checkCompatible, checkDimensions, sampleOf, type IngestOptions, type IngestResult, type PassageStore, type SampleOptions, type ScoredId, type StoreMeta, type VectorIndex } from "./store.js";
 
 const TABLE = "passages";
-
-/** What a store was built with; queries must embed with the same model. */
-export interface StoreMeta {
-  citeflowStore: 1;
-  embedder: string;
-  dimensions: number;
-  chunker: string;
-  passages: number;
-  updatedAt: string;
-}
-
-export interface IngestOptions {
-  chunker: Chunker;
-  /** Recorded in the store's meta, e.g. "openscholar-256". */
-  chunkerName: string;
-  embedder: Embedder;
-  /** Passages embedded and written per batch (default 256). Each batch is one atomic write. */
-  batchSize?: number;
-  onProgress?: (p: { documents: number; added: number; skipped: number }) => void;
-  signal?: AbortSignal;
-}
-
-export interface IngestResult {
-  documents: number;
-  passages: number;
-  added: number;
-  /** Passages already in the store (an earlier, interrupted ingest): not embedded again. */
-  skipped: number;
-}
+/** Below this many passages a flat scan is fast enough: no vector index (IngestOptions.vectorIndexMinRows). */
+const VECTOR_INDEX_MIN_ROWS = 4096;
+/** Up to this many, the vector index is probed whole (exact results). */
+const EXACT_MAX_ROWS = 100_000;
 
 interface Row {
   id: string;
@@ -55,7 +29,7 @@ interface Row {
  * an atomic write, and passages already present are skipped, so re-running an interrupted ingest
  * finishes it without duplicates or loss.
  */
-export class LanceStore {
+export class LanceStore implements PassageStore {
   private constructor(
     readonly dir: string,
     private readonly db: lancedb.Connection,
@@ -71,11 +45,15 @@ export class LanceStore {
     return new LanceStore(abs, db, table);
   }
 
+  get location(): string {
+    return this.dir;
+  }
+
   get metaPath(): string {
     return join(this.dir, "citeflow-store.json");
   }
 
-  meta(): StoreMeta | undefined {
+  async meta(): Promise<StoreMeta | undefined> {
     return existsSync(this.metaPath) ? (JSON.parse(readFileSync(this.metaPath, "utf8")) as StoreMeta) : undefined;
   }
 
@@ -84,12 +62,8 @@ export class LanceStore {
   }
 
   async ingest(docs: AsyncIterable<CorpusDocument> | Iterable<CorpusDocument>, o: IngestOptions): Promise<IngestResult> {
-    const before = this.meta();
-    if (before && (before.embedder !== o.embedder.id || before.chunker !== o.chunkerName))
-      throw new Error(
-        `store ${this.dir} was built with embedder "${before.embedder}" and chunker "${before.chunker}"; ` +
-          `ingesting with "${o.embedder.id}" / "${o.chunkerName}" would mix them: use another store folder`,
-      );
+    const before = await this.meta();
+    checkCompatible(this.dir, before, o);
     const existing = new Set<string>();
     if (this.table) for (const r of await this.table.query().select(["id"]).toArray()) existing.add(String(r.id));
 
@@ -132,11 +106,36 @@ export class LanceStore {
     if (!this.table) throw new Error(`no passages to ingest into ${this.dir}`);
     // Nothing new: leave the index and meta alone, so results cached against this store stay valid.
     if (result.added === 0 && before) return result;
-    // Rebuild the BM25 index over everything, so new rows are searched like old ones.
-    await this.table.createIndex("search_text", { config: lancedb.Index.fts({ withPosition: false }), replace: true });
-    const meta: StoreMeta = { citeflowStore: 1, embedder: o.embedder.id, dimensions, chunker: o.chunkerName, passages: await this.count(), updatedAt: new Date().toISOString() };
+    const vectorIndex = await this.#index(o.vectorIndexMinRows ?? VECTOR_INDEX_MIN_ROWS);
+    const meta: StoreMeta = {
+      citeflowStore: 1,
+      embedder: o.embedder.id,
+      dimensions,
+      chunker: o.chunkerName,
+      passages: await this.count(),
+      ...(vectorIndex ? { vectorIndex } : {}),
+      updatedAt: new Date().toISOString(),
+    };
     writeFileSync(this.metaPath, JSON.stringify(meta, null, 2) + "\n");
     return result;
+  }
+
+  /**
+   * After an ingest: compact the batches into few files, then rebuild every index over all rows —
+   * BM25 on title + text, a btree on id, and (from `minRows` passages) an IVF_FLAT vector index.
+   * Up to EXACT_MAX_ROWS every partition is probed, so dense search stays exact, only faster.
+   */
+  async #index(minRows: number): Promise<VectorIndex | undefined> {
+    const table = this.table!;
+    await table.optimize();
+    await table.createIndex("search_text", { config: lancedb.Index.fts({ withPosition: false }), replace: true });
+    await table.createIndex("id", { config: lancedb.Index.btree(), replace: true });
+    const rows = await table.countRows();
+    if (rows < minRows) return undefined;
+    const exact = rows <= EXACT_MAX_ROWS;
+    const partitions = exact ? Math.ceil(rows / 1024) : Math.round(Math.sqrt(rows));
+    await table.createIndex("vector", { config: lancedb.Index.ivfFlat({ distanceType: "cosine", numPartitions: partitions }), replace: true });
+    return { type: "ivf_flat", partitions, nprobes: exact ? partitions : Math.max(8, Math.ceil(partitions / 32)) };
   }
 
   async #need(): Promise<lancedb.Table> {
@@ -151,30 +150,53 @@ export class LanceStore {
     return rows.map((r) => toPassage(r, { bm25: Number(r._score) }));
   }
 
-  /**
-   * A deterministic sample of `n` papers (their first passage), for synthetic data: ordered by a
-   * hash of (seed, id), after the metadata filters. Reads every first passage of the store.
-   */
-  async sample(n: number, o: { seed?: number; minYear?: number; maxYear?: number; minCitations?: number } = {}): Promise<Passage[]> {
+  /** A deterministic sample of `n` papers (their first passage), for synthetic data. Reads every first passage of the store. */
+  async sample(n: number, o: SampleOptions = {}): Promise<Passage[]> {
     const rows = await (await this.#need()).query().where("chunk = 0").select(["id", "title", "text", "metadata"]).toArray();
-    const keep = rows
-      .map((r) => toPassage(r, {}))
-      .filter((p) => {
-        const m = p.metadata ?? {};
-        if (o.minYear !== undefined && !(m.year !== undefined && m.year >= o.minYear)) return false;
-        if (o.maxYear !== undefined && !(m.year !== undefined && m.year <= o.maxYear)) return false;
-        if (o.minCitations !== undefined && !(m.citationCount !== undefined && m.citationCount >= o.minCitations)) return false;
-        return true;
-      });
-    const rank = (id: string) => createHash("sha256").update(`${o.seed ?? 0}\0${id}`).digest("hex");
-    return keep.sort((a, b) => rank(a.id).localeCompare(rank(b.id))).slice(0, n);
+    return sampleOf(rows.map((r) => toPassage(r, {})), n, o);
+  }
+
+  /** Ids and BM25 scores; each hit's `ref` is its row id, for reading it without a lookup. */
+  async lexicalIds(query: string, k: number): Promise<ScoredId[]> {
+    const rows = await (await this.#need()).search(query, "fts", "search_text").select(["id", "_score"]).withRowId().limit(k).toArray();
+    return rows.map((r) => ({ id: String(r.id), score: Number(r._score), ref: r._rowid as bigint }));
+  }
+
+  async denseIds(vector: number[], k: number): Promise<ScoredId[]> {
+    const rows = await (await this.#vectorQuery(vector)).select(["id", "_distance"]).withRowId().limit(k).toArray();
+    return rows.map((r) => ({ id: String(r.id), score: 1 - Number(r._distance), ref: r._rowid as bigint }));
+  }
+
+  /** Reads hits by row id when they carry one (checked against the id: a compaction may have moved rows), else by id. */
+  async passages(hits: Array<Pick<ScoredId, "id" | "ref">>): Promise<Map<string, Passage>> {
+    const table = await this.#need();
+    const out = new Map<string, Passage>();
+    const wanted = new Set(hits.map((h) => h.id));
+    const rowIds = hits.flatMap((h) => (typeof h.ref === "bigint" ? [h.ref] : []));
+    if (rowIds.length)
+      try {
+        for (const r of await table.takeRowIds(rowIds).select(["id", "title", "text", "metadata"]).toArray()) if (wanted.has(String(r.id))) out.set(String(r.id), toPassage(r, {}));
+      } catch {
+        /* row ids from an older version: read by id below */
+      }
+    const missing = [...wanted].filter((id) => !out.has(id));
+    if (missing.length === 0) return out;
+    const list = missing.map((id) => `'${id.replaceAll("'", "''")}'`).join(", ");
+    for (const r of await table.query().where(`id IN (${list})`).select(["id", "title", "text", "metadata"]).toArray()) out.set(String(r.id), toPassage(r, {}));
+    return out;
+  }
+
+  /** A cosine search over the vectors, probing as many index partitions as the store's meta says. */
+  async #vectorQuery(vector: number[]): Promise<lancedb.VectorQuery> {
+    const meta = await this.meta();
+    checkDimensions(this.dir, meta, vector);
+    const q = (await this.#need()).vectorSearch(vector).distanceType("cosine");
+    return meta?.vectorIndex ? q.nprobes(meta.vectorIndex.nprobes) : q;
   }
 
   /** Cosine similarity to the query vector, kept as `dense`. */
   async dense(vector: number[], k: number): Promise<Passage[]> {
-    const meta = this.meta();
-    if (meta && vector.length !== meta.dimensions) throw new Error(`query vector has ${vector.length} dimensions; store ${this.dir} holds ${meta.dimensions} (embedder "${meta.embedder}")`);
-    const rows = await (await this.#need()).vectorSearch(vector).distanceType("cosine").select(["id", "title", "text", "metadata", "_distance"]).limit(k).toArray();
+    const rows = await (await this.#vectorQuery(vector)).select(["id", "title", "text", "metadata", "_distance"]).limit(k).toArray();
     return rows.map((r) => toPassage(r, { dense: 1 - Number(r._distance) }));
   }
 }

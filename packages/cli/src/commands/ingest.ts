@@ -1,5 +1,5 @@
 import { DEFAULT_MODELS, loadEmbedder } from "@citeflow/models";
-import { LanceStore, openScholarChunker, readBeirCorpus, readCsvCorpus, readJsonlCorpus, readPubMedQA, readPubMedXml, verifaiChunker, type CorpusDocument, type FieldMap, type ReadReport } from "@citeflow/retrieval";
+import { openPassageStore, openScholarChunker, readBeirCorpus, readCsvCorpus, readJsonlCorpus, readPubMedQA, readPubMedXml, verifaiChunker, type CorpusDocument, type FieldMap, type ReadReport } from "@citeflow/retrieval";
 import { UsageError } from "../errors.js";
 
 export interface IngestCommandOptions {
@@ -54,7 +54,7 @@ export async function ingestCommand(o: IngestCommandOptions): Promise<number> {
   const chunkerName = o.chunker === "verifai" ? `verifai-${o.maxTokens ?? 512}` : `openscholar-${o.words ?? 256}`;
   const embedderId = o.embedder ?? DEFAULT_MODELS.embedder;
   const embedder = await loadEmbedder(embedderId, { dtype: o.dtype ?? "fp32", ...(o.modelsDir ? { modelsDirs: [o.modelsDir] } : {}) });
-  const store = await LanceStore.open(o.store);
+  const store = await openPassageStore(o.store);
   const t0 = performance.now();
   const tty = process.stderr.isTTY && !o.json;
   const result = await store.ingest(limited(docs, o.limit), {
@@ -69,12 +69,12 @@ export async function ingestCommand(o: IngestCommandOptions): Promise<number> {
   });
   if (tty) process.stderr.write("\n");
   const seconds = (performance.now() - t0) / 1000;
-  const summary = { store: store.dir, ...result, total: await store.count(), badLines: report.problems.length, seconds: Math.round(seconds * 10) / 10 };
+  const summary = { store: store.location, ...result, total: await store.count(), badLines: report.problems.length, seconds: Math.round(seconds * 10) / 10 };
   for (const p of report.problems) process.stderr.write(`${o.corpus}:${p.line}: ${p.message}\n`);
   if (o.json) process.stdout.write(JSON.stringify({ ...summary, problems: report.problems }) + "\n");
   else
     process.stdout.write(
-      `ingested ${result.documents} documents → ${result.added} new passages (${result.skipped} already there) into ${store.dir} in ${summary.seconds} s; ` +
+      `ingested ${result.documents} documents → ${result.added} new passages (${result.skipped} already there) into ${store.location} in ${summary.seconds} s; ` +
         `${summary.total} passages in the store; embedder ${embedderId}, chunker ${chunkerName}` +
         (report.problems.length ? `; ${report.problems.length} bad line(s) listed above` : "") +
         "\n",

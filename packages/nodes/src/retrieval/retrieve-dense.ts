@@ -1,5 +1,5 @@
 import { defineNode } from "@citeflow/core";
-import type { LanceStore } from "@citeflow/retrieval";
+import type { PassageStore } from "@citeflow/retrieval";
 import { z } from "zod";
 import { embedder, modelParams, openStore, storeFingerprint, storeParam } from "../resources.js";
 import { queryInputs, queryText } from "./query.js";
@@ -11,11 +11,16 @@ export const denseParams = {
   ...modelParams,
 };
 
-export async function denseSearch(store: LanceStore, q: string, p: { k: number; embedder: string; modelsDir: string; dtype: "fp32" | "q8" }) {
-  const id = p.embedder || store.meta()?.embedder;
-  if (!id) throw new Error(`store ${store.dir} does not say which embedder built it; set the "embedder" param`);
+/** The query's vector, from the param's embedder or else the one the store was built with. */
+export async function queryVector(store: PassageStore, q: string, p: { embedder: string; modelsDir: string; dtype: "fp32" | "q8" }): Promise<number[]> {
+  const id = p.embedder || (await store.meta())?.embedder;
+  if (!id) throw new Error(`store ${store.location} does not say which embedder built it; set the "embedder" param`);
   const [vector] = await (await embedder(id, p.modelsDir, p.dtype)).embed([q]);
-  return store.dense(vector!, p.k);
+  return vector!;
+}
+
+export async function denseSearch(store: PassageStore, q: string, p: { k: number; embedder: string; modelsDir: string; dtype: "fp32" | "q8" }) {
+  return store.dense(await queryVector(store, q, p), p.k);
 }
 
 export const retrieveDense = defineNode({

@@ -1,8 +1,8 @@
 import { defineNode } from "@citeflow/core";
-import { reciprocalRankFusion, weightedFusion } from "@citeflow/retrieval";
+import { hybridSearch, QdrantStore } from "@citeflow/retrieval";
 import { z } from "zod";
 import { openStore, storeFingerprint } from "../resources.js";
-import { denseParams, denseSearch } from "./retrieve-dense.js";
+import { denseParams, queryVector } from "./retrieve-dense.js";
 import { queryInputs, queryText } from "./query.js";
 
 export const retrieveHybrid = defineNode({
@@ -10,14 +10,18 @@ export const retrieveHybrid = defineNode({
   version: 1,
   title: "Hybrid retrieval",
   family: "retrieve",
-  description: "BM25 + dense, fused as Verif.ai does (each list ÷ its top score, 0.7·lexical + 0.3·dense), or by min-max or RRF.",
+  description:
+    "BM25 + dense, fused as Verif.ai does (each list ÷ its top score, 0.7·lexical + 0.3·dense), or by min-max or RRF; on a Qdrant store also fused by the server (qdrant-rrf, qdrant-dbsf).",
   inputs: queryInputs,
   outputs: { passages: { type: "Passage[]", description: "Best first, by `fused` (or `rrf`)" } },
   params: z
     .object({
       ...denseParams,
       candidates: z.number().int().positive().default(100).describe("Passages taken from each retriever before fusing"),
-      fusion: z.enum(["verifai", "minmax", "rrf"]).default("verifai").describe("verifai: divide by top score; minmax: min-max; rrf: reciprocal rank"),
+      fusion: z
+        .enum(["verifai", "minmax", "rrf", "qdrant-rrf", "qdrant-dbsf"])
+        .default("verifai")
+        .describe("verifai: divide by top score; minmax: min-max; rrf: reciprocal rank; qdrant-rrf / qdrant-dbsf: fused by a Qdrant server (its fused score only)"),
       lexicalWeight: z.number().min(0).max(1).default(0.7),
       denseWeight: z.number().min(0).max(1).default(0.3),
       rrfK: z.number().positive().default(60).describe("k in 1 / (k + rank)"),
@@ -27,18 +31,16 @@ export const retrieveHybrid = defineNode({
   async run(inputs, params, ctx) {
     const q = queryText(inputs, "retrieve.hybrid");
     const store = await openStore(params.store);
-    const [lexical, dense] = await Promise.all([
-      ctx.span("bm25", () => store.lexical(q, params.candidates)),
-      ctx.span("dense", () => denseSearch(store, q, { ...params, k: params.candidates })),
-    ]);
-    const lists = [
-      { passages: lexical, score: "bm25" },
-      { passages: dense, score: "dense" },
-    ];
-    const fused =
-      params.fusion === "rrf"
-        ? reciprocalRankFusion(lists, params.rrfK)
-        : weightedFusion(lists, [params.lexicalWeight, params.denseWeight], params.fusion === "verifai" ? "top" : "minmax");
-    return { passages: fused.slice(0, params.k) };
+    const vector = await ctx.span("embed", () => queryVector(store, q, params));
+    const { fusion } = params;
+    if (fusion === "qdrant-rrf" || fusion === "qdrant-dbsf") {
+      if (!(store instanceof QdrantStore)) throw new Error(`fusion "${fusion}" needs a Qdrant store (qdrant:<collection>); store ${store.location} is LanceDB`);
+      const server = fusion === "qdrant-rrf" ? "rrf" : "dbsf";
+      return { passages: await ctx.span("search", () => store.fused(q, vector, params.k, { fusion: server, candidates: params.candidates })) };
+    }
+    const passages = await ctx.span("search", () =>
+      hybridSearch(store, q, vector, { k: params.k, candidates: params.candidates, fusion, weights: [params.lexicalWeight, params.denseWeight], rrfK: params.rrfK }),
+    );
+    return { passages };
   },
 });

@@ -1,0 +1,106 @@
+import { createHash } from "node:crypto";
+import type { Passage } from "@citeflow/core";
+import type { Embedder } from "@citeflow/models";
+import type { Chunker } from "./chunkers.js";
+import type { CorpusDocument } from "./document.js";
+
+/** What a store was built with; queries must embed with the same model. */
+export interface StoreMeta {
+  citeflowStore: 1;
+  embedder: string;
+  dimensions: number;
+  chunker: string;
+  passages: number;
+  /** LanceDB: the vector index built at the last ingest, if any, and how many partitions a search probes. */
+  vectorIndex?: VectorIndex;
+  updatedAt: string;
+}
+
+export interface VectorIndex {
+  type: "ivf_flat";
+  partitions: number;
+  nprobes: number;
+}
+
+export interface IngestOptions {
+  chunker: Chunker;
+  /** Recorded in the store's meta, e.g. "openscholar-256". */
+  chunkerName: string;
+  embedder: Embedder;
+  /** Passages embedded and written per batch (default 256). Each batch is one atomic write. */
+  batchSize?: number;
+  onProgress?: (p: { documents: number; added: number; skipped: number }) => void;
+  signal?: AbortSignal;
+  /** LanceDB: build a vector index from this many passages (default 4,096). */
+  vectorIndexMinRows?: number;
+}
+
+export interface IngestResult {
+  documents: number;
+  passages: number;
+  added: number;
+  /** Passages already in the store (an earlier, interrupted ingest): not embedded again. */
+  skipped: number;
+}
+
+export interface ScoredId {
+  id: string;
+  score: number;
+  /** A store's own handle for reading the hit fast (LanceDB: its row id). */
+  ref?: unknown;
+}
+
+export interface SampleOptions {
+  seed?: number;
+  minYear?: number;
+  maxYear?: number;
+  minCitations?: number;
+}
+
+/**
+ * A corpus of passages with BM25 and dense search: LanceDB in a folder (the embedded default) or
+ * a Qdrant collection. Lexical results carry the score `bm25`, dense ones `dense` (cosine).
+ */
+export interface PassageStore {
+  /** The folder, or the Qdrant collection's URL. */
+  readonly location: string;
+  meta(): Promise<StoreMeta | undefined>;
+  count(): Promise<number>;
+  ingest(docs: AsyncIterable<CorpusDocument> | Iterable<CorpusDocument>, o: IngestOptions): Promise<IngestResult>;
+  lexical(query: string, k: number): Promise<Passage[]>;
+  dense(vector: number[], k: number): Promise<Passage[]>;
+  /** Ids and BM25 scores only, best first: for fusing before reading any text. */
+  lexicalIds(query: string, k: number): Promise<ScoredId[]>;
+  /** Ids and cosine similarities only, best first. */
+  denseIds(vector: number[], k: number): Promise<ScoredId[]>;
+  /** The passages of these hits (title, text, metadata; no scores), by id; ids not in the store are left out. */
+  passages(hits: Array<Pick<ScoredId, "id" | "ref">>): Promise<Map<string, Passage>>;
+  /** A deterministic sample of `n` papers (their first passage), after the metadata filters. */
+  sample(n: number, o?: SampleOptions): Promise<Passage[]>;
+}
+
+/** Refuses to mix embedders or chunkers in one store. */
+export function checkCompatible(location: string, before: StoreMeta | undefined, o: IngestOptions): void {
+  if (before && (before.embedder !== o.embedder.id || before.chunker !== o.chunkerName))
+    throw new Error(
+      `store ${location} was built with embedder "${before.embedder}" and chunker "${before.chunker}"; ` +
+        `ingesting with "${o.embedder.id}" / "${o.chunkerName}" would mix them: use another store`,
+    );
+}
+
+export function checkDimensions(location: string, meta: StoreMeta | undefined, vector: number[]): void {
+  if (meta && vector.length !== meta.dimensions) throw new Error(`query vector has ${vector.length} dimensions; store ${location} holds ${meta.dimensions} (embedder "${meta.embedder}")`);
+}
+
+/** First passages after the metadata filters, ordered by a hash of (seed, id): the same sample every time. */
+export function sampleOf(firstPassages: Passage[], n: number, o: SampleOptions = {}): Passage[] {
+  const keep = firstPassages.filter((p) => {
+    const m = p.metadata ?? {};
+    if (o.minYear !== undefined && !(m.year !== undefined && m.year >= o.minYear)) return false;
+    if (o.maxYear !== undefined && !(m.year !== undefined && m.year <= o.maxYear)) return false;
+    if (o.minCitations !== undefined && !(m.citationCount !== undefined && m.citationCount >= o.minCitations)) return false;
+    return true;
+  });
+  const rank = (id: string) => createHash("sha256").update(`${o.seed ?? 0}\0${id}`).digest("hex");
+  return keep.sort((a, b) => rank(a.id).localeCompare(rank(b.id))).slice(0, n);
+}
