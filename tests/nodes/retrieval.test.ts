@@ -113,6 +113,25 @@ describe("retrieval nodes on a LanceDB store of SciFact abstracts", () => {
     }
   });
 
+  it("a store handle sees what another handle ingested once that ingest finishes", async () => {
+    const dir = tempDir();
+    const embedder = await loadEmbedder("static-use-en", { modelsDirs: [MODELS] });
+    const o = { chunker: openScholarChunker(), chunkerName: "openscholar-256", embedder };
+    const reader = await LanceStore.open(dir);
+    await reader.ingest(docs.slice(0, 30), o);
+    const late = docs[50]!;
+    expect((await reader.lexicalIds(late.title, 3)).some((h) => h.id.startsWith(`${late.docId}#`))).toBe(false);
+    const first = await reader.passages(await reader.lexicalIds(docs[2]!.title, 5));
+    await (await LanceStore.open(dir)).ingest(docs.slice(0, 60), o);
+    const hits = await reader.lexicalIds(late.title, 3);
+    expect(hits[0]!.id.startsWith(`${late.docId}#`)).toBe(true);
+    expect((await reader.passages(hits)).get(hits[0]!.id)!.title).toBe(late.title);
+    expect(await reader.count()).toBe(docs.slice(0, 60).flatMap((d) => openScholarChunker()(d)).length);
+    // Passages read before the other ingest are read again, the same.
+    const again = await reader.passages([...first.keys()].map((id) => ({ id })));
+    expect([...again.values()]).toEqual([...first.values()]);
+  });
+
   it("server-side fusion asks for a Qdrant store", async () => {
     const r = await run(graph(["retrieve.hybrid", { fusion: "qdrant-rrf", modelsDir: MODELS }]), { inputs: q("aspirin") });
     expect(r.byId.r!.error?.message).toMatch(/fusion "qdrant-rrf" needs a Qdrant store \(qdrant:<collection>\); store .* is LanceDB/);

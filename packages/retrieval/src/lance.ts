@@ -30,19 +30,27 @@ interface Row {
  * finishes it without duplicates or loss.
  */
 export class LanceStore implements PassageStore {
+  /** The meta `updatedAt` this handle's table version matches. */
+  private seen: string | undefined;
+
+  /** Passages read lately, by id, least recently used first; emptied when the table moves to a new version. */
+  private readonly cache = new Map<string, Passage>();
+
   private constructor(
     readonly dir: string,
     private readonly db: lancedb.Connection,
     private table: lancedb.Table | undefined,
+    private readonly cacheSize: number,
   ) {}
 
-  static async open(dir: string): Promise<LanceStore> {
+  /** `passageCache`: how many passages `passages()` keeps in memory (default 20,000; 0 turns it off). */
+  static async open(dir: string, o: { passageCache?: number } = {}): Promise<LanceStore> {
     const abs = resolve(dir);
     mkdirSync(abs, { recursive: true });
-    // Every read sees the latest committed version, also when another process or instance wrote it.
-    const db = await lancedb.connect(abs, { readConsistencyInterval: 0 });
+    // Reads move to the latest version when the store's meta changes (see #fresh), not on every query.
+    const db = await lancedb.connect(abs);
     const table = (await db.tableNames()).includes(TABLE) ? await db.openTable(TABLE) : undefined;
-    return new LanceStore(abs, db, table);
+    return new LanceStore(abs, db, table, o.passageCache ?? 20_000);
   }
 
   get location(): string {
@@ -58,13 +66,15 @@ export class LanceStore implements PassageStore {
   }
 
   async count(): Promise<number> {
-    return this.table ? this.table.countRows() : 0;
+    const table = await this.#fresh();
+    return table ? table.countRows() : 0;
   }
 
   async ingest(docs: AsyncIterable<CorpusDocument> | Iterable<CorpusDocument>, o: IngestOptions): Promise<IngestResult> {
     const before = await this.meta();
     checkCompatible(this.dir, before, o);
     const existing = new Set<string>();
+    await this.#fresh(true);
     if (this.table) for (const r of await this.table.query().select(["id"]).toArray()) existing.add(String(r.id));
 
     const batchSize = o.batchSize ?? 256;
@@ -117,6 +127,7 @@ export class LanceStore implements PassageStore {
       updatedAt: new Date().toISOString(),
     };
     writeFileSync(this.metaPath, JSON.stringify(meta, null, 2) + "\n");
+    this.seen = meta.updatedAt;
     return result;
   }
 
@@ -138,10 +149,28 @@ export class LanceStore implements PassageStore {
     return { type: "ivf_flat", partitions, nprobes: exact ? partitions : Math.max(8, Math.ceil(partitions / 32)) };
   }
 
-  async #need(): Promise<lancedb.Table> {
+  /**
+   * The table at the latest version another process or instance finished: an ingest writes the
+   * meta file last, so a changed `updatedAt` (or `force`) moves this handle to the newest version.
+   * Checking the meta file costs a file read; asking LanceDB for its latest version on every
+   * query cost about a millisecond per query.
+   */
+  async #fresh(force = false): Promise<lancedb.Table | undefined> {
     if (!this.table && (await this.db.tableNames()).includes(TABLE)) this.table = await this.db.openTable(TABLE);
-    if (!this.table) throw new Error(`store ${this.dir} is empty: ingest a corpus first (citeflow ingest …)`);
+    if (!this.table) return undefined;
+    const updatedAt = (await this.meta())?.updatedAt;
+    if (force || updatedAt !== this.seen) {
+      await this.table.checkoutLatest();
+      this.cache.clear();
+      this.seen = updatedAt;
+    }
     return this.table;
+  }
+
+  async #need(): Promise<lancedb.Table> {
+    const table = await this.#fresh();
+    if (!table) throw new Error(`store ${this.dir} is empty: ingest a corpus first (citeflow ingest …)`);
+    return table;
   }
 
   /** BM25 over title + text; the score is kept as `bm25`. */
@@ -167,22 +196,40 @@ export class LanceStore implements PassageStore {
     return rows.map((r) => ({ id: String(r.id), score: 1 - Number(r._distance), ref: r._rowid as bigint }));
   }
 
-  /** Reads hits by row id when they carry one (checked against the id: a compaction may have moved rows), else by id. */
+  /**
+   * Reads hits from the passage cache, else by row id when they carry one (checked against the id:
+   * a compaction may have moved rows), else by id. Each call gets its own copies.
+   */
   async passages(hits: Array<Pick<ScoredId, "id" | "ref">>): Promise<Map<string, Passage>> {
     const table = await this.#need();
-    const out = new Map<string, Passage>();
-    const wanted = new Set(hits.map((h) => h.id));
-    const rowIds = hits.flatMap((h) => (typeof h.ref === "bigint" ? [h.ref] : []));
+    const found = new Map<string, Passage>();
+    for (const h of hits) {
+      const cached = this.cache.get(h.id);
+      if (cached) found.set(h.id, cached);
+    }
+    const wanted = new Set(hits.filter((h) => !found.has(h.id)).map((h) => h.id));
+    const rowIds = hits.flatMap((h) => (wanted.has(h.id) && typeof h.ref === "bigint" ? [h.ref] : []));
     if (rowIds.length)
       try {
-        for (const r of await table.takeRowIds(rowIds).select(["id", "title", "text", "metadata"]).toArray()) if (wanted.has(String(r.id))) out.set(String(r.id), toPassage(r, {}));
+        for (const r of await table.takeRowIds(rowIds).select(["id", "title", "text", "metadata"]).toArray()) if (wanted.has(String(r.id))) found.set(String(r.id), toPassage(r, {}));
       } catch {
         /* row ids from an older version: read by id below */
       }
-    const missing = [...wanted].filter((id) => !out.has(id));
-    if (missing.length === 0) return out;
-    const list = missing.map((id) => `'${id.replaceAll("'", "''")}'`).join(", ");
-    for (const r of await table.query().where(`id IN (${list})`).select(["id", "title", "text", "metadata"]).toArray()) out.set(String(r.id), toPassage(r, {}));
+    const missing = [...wanted].filter((id) => !found.has(id));
+    if (missing.length) {
+      const list = missing.map((id) => `'${id.replaceAll("'", "''")}'`).join(", ");
+      for (const r of await table.query().where(`id IN (${list})`).select(["id", "title", "text", "metadata"]).toArray()) found.set(String(r.id), toPassage(r, {}));
+    }
+    const out = new Map<string, Passage>();
+    for (const [id, p] of found) {
+      this.cache.delete(id);
+      if (this.cacheSize > 0) this.cache.set(id, p);
+      out.set(id, { ...p, metadata: { ...p.metadata }, scores: {} });
+    }
+    for (const id of this.cache.keys()) {
+      if (this.cache.size <= this.cacheSize) break;
+      this.cache.delete(id);
+    }
     return out;
   }
 
