@@ -4,7 +4,7 @@ import * as lancedb from "@lancedb/lancedb";
 import { parsePassageId, type Passage } from "@citeflow/core";
 import { indexText } from "./chunkers.js";
 import type { CorpusDocument } from "./document.js";
-import { checkCompatible, checkDimensions, sampleOf, type IngestOptions, type IngestResult, type PassageStore, type SampleOptions, type ScoredId, type StoreMeta, type VectorIndex } from "./store.js";
+import { checkCompatible, checkDimensions, ingestBatches, sampleOf, type IngestOptions, type IngestResult, type PassageStore, type SampleOptions, type ScoredId, type StoreMeta, type VectorIndex } from "./store.js";
 
 const TABLE = "passages";
 /** Below this many passages a flat scan is fast enough: no vector index (IngestOptions.vectorIndexMinRows). */
@@ -77,42 +77,25 @@ export class LanceStore implements PassageStore {
     await this.#fresh(true);
     if (this.table) for (const r of await this.table.query().select(["id"]).toArray()) existing.add(String(r.id));
 
-    const batchSize = o.batchSize ?? 256;
-    const result: IngestResult = { documents: 0, passages: 0, added: 0, skipped: 0 };
-    let pending: Passage[] = [];
-    let dimensions = before?.dimensions ?? 0;
-    const flush = async () => {
-      const todo = pending.filter((p) => !existing.has(p.id));
-      result.skipped += pending.length - todo.length;
-      pending = [];
-      if (todo.length === 0) return;
-      o.signal?.throwIfAborted();
-      const vectors = await o.embedder.embed(todo.map(indexText), o.signal ? { signal: o.signal } : undefined);
-      dimensions = vectors[0]!.length;
-      const rows: Row[] = todo.map((p, i) => ({
-        id: p.id,
-        doc_id: parsePassageId(p.id).docId,
-        chunk: parsePassageId(p.id).chunk,
-        title: p.title,
-        text: p.text,
-        search_text: indexText(p),
-        metadata: JSON.stringify(p.metadata),
-        vector: vectors[i]!,
-      }));
-      if (this.table) await this.table.add(rows as unknown as Record<string, unknown>[]);
-      else this.table = await this.db.createTable(TABLE, rows as unknown as Record<string, unknown>[]);
-      for (const p of todo) existing.add(p.id);
-      result.added += todo.length;
-      o.onProgress?.({ documents: result.documents, added: result.added, skipped: result.skipped });
-    };
-    for await (const doc of docs) {
-      result.documents++;
-      const passages = o.chunker(doc);
-      result.passages += passages.length;
-      pending.push(...passages);
-      if (pending.length >= batchSize) await flush();
-    }
-    await flush();
+    const { dimensions: embedded, ...result } = await ingestBatches(docs, o, {
+      known: async () => existing,
+      write: async (batch, vectors) => {
+        const rows: Row[] = batch.map((p, i) => ({
+          id: p.id,
+          doc_id: parsePassageId(p.id).docId,
+          chunk: parsePassageId(p.id).chunk,
+          title: p.title,
+          text: p.text,
+          search_text: indexText(p),
+          metadata: JSON.stringify(p.metadata),
+          vector: vectors[i]!,
+        }));
+        if (this.table) await this.table.add(rows as unknown as Record<string, unknown>[]);
+        else this.table = await this.db.createTable(TABLE, rows as unknown as Record<string, unknown>[]);
+        for (const p of batch) existing.add(p.id);
+      },
+    });
+    const dimensions = embedded || before?.dimensions || 0;
     if (!this.table) throw new Error(`no passages to ingest into ${this.dir}`);
     // Nothing new: leave the index and meta alone, so results cached against this store stay valid.
     if (result.added === 0 && before) return result;

@@ -4,7 +4,7 @@ import { parsePassageId, type Passage } from "@citeflow/core";
 import { indexText } from "./chunkers.js";
 import type { CorpusDocument } from "./document.js";
 import { bm25DocumentVector, bm25QueryVector, type Bm25Params } from "./sparse.js";
-import { checkCompatible, checkDimensions, sampleOf, type IngestOptions, type IngestResult, type PassageStore, type SampleOptions, type ScoredId, type StoreMeta } from "./store.js";
+import { checkCompatible, checkDimensions, ingestBatches, sampleOf, type IngestOptions, type IngestResult, type PassageStore, type SampleOptions, type ScoredId, type StoreMeta } from "./store.js";
 
 /** The point holding the store's meta: no vectors, so no search ever returns it. */
 const META_ID = "00000000-0000-0000-0000-000000000000";
@@ -106,45 +106,27 @@ export class QdrantStore implements PassageStore {
     const before = await this.meta();
     checkCompatible(this.location, before, o);
     let exists = await this.#exists();
-    const batchSize = o.batchSize ?? 256;
-    const result: IngestResult = { documents: 0, passages: 0, added: 0, skipped: 0 };
-    let dimensions = before?.dimensions ?? 0;
-    let pending: Passage[] = [];
-    const flush = async () => {
-      const batch = pending;
-      pending = [];
-      if (batch.length === 0) return;
-      const ids = batch.map((p) => pointId(p.id));
-      const there = exists ? new Set((await this.client.retrieve(this.o.collection, { ids, with_payload: false, with_vector: false })).map((p) => String(p.id))) : new Set<string>();
-      const todo = batch.filter((_, i) => !there.has(ids[i]!));
-      result.skipped += batch.length - todo.length;
-      if (todo.length === 0) return;
-      o.signal?.throwIfAborted();
-      const vectors = await o.embedder.embed(todo.map(indexText), o.signal ? { signal: o.signal } : undefined);
-      dimensions = vectors[0]!.length;
-      if (!exists) {
-        await this.#create(dimensions);
-        exists = true;
-      }
-      await this.client.upsert(this.o.collection, {
-        wait: true,
-        points: todo.map((p, i) => ({
-          id: pointId(p.id),
-          vector: { [DENSE]: vectors[i]!, [SPARSE]: bm25DocumentVector(indexText(p), this.o.bm25) },
-          payload: { pid: p.id, doc_id: parsePassageId(p.id).docId, chunk: parsePassageId(p.id).chunk, title: p.title, text: p.text, metadata: p.metadata } satisfies Payload,
-        })),
-      });
-      result.added += todo.length;
-      o.onProgress?.({ documents: result.documents, added: result.added, skipped: result.skipped });
-    };
-    for await (const doc of docs) {
-      result.documents++;
-      const passages = o.chunker(doc);
-      result.passages += passages.length;
-      pending.push(...passages);
-      if (pending.length >= batchSize) await flush();
-    }
-    await flush();
+    const { dimensions: embedded, ...result } = await ingestBatches(docs, o, {
+      known: async (batch) =>
+        exists
+          ? new Set((await this.client.retrieve(this.o.collection, { ids: batch.map((p) => pointId(p.id)), with_payload: ["pid"], with_vector: false })).map((p) => String(p.payload!.pid)))
+          : new Set(),
+      write: async (batch, vectors) => {
+        if (!exists) {
+          await this.#create(vectors[0]!.length);
+          exists = true;
+        }
+        await this.client.upsert(this.o.collection, {
+          wait: true,
+          points: batch.map((p, i) => ({
+            id: pointId(p.id),
+            vector: { [DENSE]: vectors[i]!, [SPARSE]: bm25DocumentVector(indexText(p), this.o.bm25) },
+            payload: { pid: p.id, doc_id: parsePassageId(p.id).docId, chunk: parsePassageId(p.id).chunk, title: p.title, text: p.text, metadata: p.metadata } satisfies Payload,
+          })),
+        });
+      },
+    });
+    const dimensions = embedded || before?.dimensions || 0;
     if (!exists) throw new Error(`no passages to ingest into ${this.location}`);
     if (result.added === 0 && before) return result;
     const meta: StoreMeta = { citeflowStore: 1, embedder: o.embedder.id, dimensions, chunker: o.chunkerName, passages: await this.count(), updatedAt: new Date().toISOString() };

@@ -1,7 +1,7 @@
 import { createHash } from "node:crypto";
 import type { Passage } from "@citeflow/core";
 import type { Embedder } from "@citeflow/models";
-import type { Chunker } from "./chunkers.js";
+import { indexText, type Chunker } from "./chunkers.js";
 import type { CorpusDocument } from "./document.js";
 
 /** What a store was built with; queries must embed with the same model. */
@@ -103,4 +103,51 @@ export function sampleOf(firstPassages: Passage[], n: number, o: SampleOptions =
   });
   const rank = (id: string) => createHash("sha256").update(`${o.seed ?? 0}\0${id}`).digest("hex");
   return keep.sort((a, b) => rank(a.id).localeCompare(rank(b.id))).slice(0, n);
+}
+
+/** What a store supplies to the shared ingest loop. */
+export interface BatchWriter {
+  /** Which of these passages the store holds already (they are not embedded again). */
+  known(batch: Passage[]): Promise<Set<string>>;
+  /** Writes one batch with its vectors, atomically. */
+  write(batch: Passage[], vectors: number[][]): Promise<void>;
+}
+
+/**
+ * The ingest loop every store shares: chunk each document, gather passages into batches, skip
+ * the ones already stored, embed the rest and write them batch by batch, reporting progress.
+ * Returns the counts and the vectors' dimensions (0 when nothing was embedded).
+ */
+export async function ingestBatches(
+  docs: AsyncIterable<CorpusDocument> | Iterable<CorpusDocument>,
+  o: IngestOptions,
+  writer: BatchWriter,
+): Promise<IngestResult & { dimensions: number }> {
+  const batchSize = o.batchSize ?? 256;
+  const result = { documents: 0, passages: 0, added: 0, skipped: 0, dimensions: 0 };
+  let pending: Passage[] = [];
+  const flush = async () => {
+    const batch = pending;
+    pending = [];
+    if (batch.length === 0) return;
+    const known = await writer.known(batch);
+    const todo = batch.filter((p) => !known.has(p.id));
+    result.skipped += batch.length - todo.length;
+    if (todo.length === 0) return;
+    o.signal?.throwIfAborted();
+    const vectors = await o.embedder.embed(todo.map(indexText), o.signal ? { signal: o.signal } : undefined);
+    result.dimensions = vectors[0]!.length;
+    await writer.write(todo, vectors);
+    result.added += todo.length;
+    o.onProgress?.({ documents: result.documents, added: result.added, skipped: result.skipped });
+  };
+  for await (const doc of docs) {
+    result.documents++;
+    const passages = o.chunker(doc);
+    result.passages += passages.length;
+    pending.push(...passages);
+    if (pending.length >= batchSize) await flush();
+  }
+  await flush();
+  return result;
 }
