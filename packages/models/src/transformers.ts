@@ -88,7 +88,7 @@ export function meanPoolNormalised(hidden: Tensor, mask: Tensor): number[][] {
       if (!Number(m[b * len + t])) continue;
       tokens++;
       const off = (b * len + t) * dim;
-      for (let d = 0; d < dim; d++) sum[d] += h[off + d]!;
+      for (let d = 0; d < dim; d++) sum[d] = sum[d]! + h[off + d]!;
     }
     let norm = 0;
     for (let d = 0; d < dim; d++) norm += (sum[d]! / Math.max(tokens, 1)) ** 2;
