@@ -33,7 +33,11 @@ for (const [name, version] of Object.entries(pkg.dependencies)) {
 
 module.exports = [
   merge(baseConfig, {
-    mode: process.env.NODE_ENV === "production" ? "production" : "development",
+    // Production React and JupyterLab, as a pip-installed JupyterLab serves them (development builds
+    // run React's checks on every render); not minified, to keep the build short.
+    // CITEFLOW_LAB_DEV=1 builds for development instead.
+    mode: process.env.CITEFLOW_LAB_DEV === "1" ? "development" : "production",
+    optimization: { minimize: false },
     devtool: false,
     entry: { main: path.join(__dirname, "src", "bootstrap.js") },
     output: { path: path.join(build, "static"), publicPath: "auto", filename: "[name].[contenthash].js", chunkFilename: "[name].[contenthash].js" },

@@ -115,18 +115,24 @@ function Flow({ state }: { state: EditorState }) {
     return () => void state.changed.disconnect(sync);
   }, [state]);
 
-  const edges: Edge[] = useMemo(
-    () =>
-      state.doc.edges.map((e) => {
-        const f = splitRef(e.from);
-        const t = splitRef(e.to);
-        const spec = nodeSpec(state.catalogue, state.doc.nodes.find((n) => n.id === f.node)?.type ?? "");
-        const type = spec?.outputs[f.port]?.type ?? "Any";
-        return { id: edgeId(e), source: f.node, sourceHandle: f.port, target: t.node, targetHandle: t.port, style: { stroke: portColor(type), strokeWidth: 2 } };
-      }),
+  // Edges keep their objects while unchanged, so a node edit does not re-render every edge.
+  const [edgeCache] = useState(() => new Map<string, Edge>());
+  const edges: Edge[] = useMemo(() => {
+    const types = new Map(state.doc.nodes.map((n) => [n.id, nodeSpec(state.catalogue, n.type)]));
+    const next = state.doc.edges.map((e) => {
+      const f = splitRef(e.from);
+      const t = splitRef(e.to);
+      const stroke = portColor(types.get(f.node)?.outputs[f.port]?.type ?? "Any");
+      const id = edgeId(e);
+      const old = edgeCache.get(id);
+      if (old && old.style?.stroke === stroke) return old;
+      return { id, source: f.node, sourceHandle: f.port, target: t.node, targetHandle: t.port, style: { stroke, strokeWidth: 2 } };
+    });
+    edgeCache.clear();
+    for (const e of next) edgeCache.set(e.id, e);
+    return next;
     // eslint-disable-next-line react-hooks/exhaustive-deps
-    [state.doc, state.catalogue],
-  );
+  }, [state.doc, state.catalogue]);
 
   const onNodesChange = useCallback(
     (changes: NodeChange<FlowNode>[]) => {
@@ -175,6 +181,11 @@ function Flow({ state }: { state: EditorState }) {
     [state, flow],
   );
 
+  // Stable handlers: a new function on every render makes React Flow update its store each time.
+  const onNodesDelete = useCallback((ns: FlowNode[]) => state.deleteNodes(ns.map((n) => n.id)), [state]);
+  const onEdgesDelete = useCallback((es: Edge[]) => state.edit(removeEdges(state.doc, new Set(es.map((e) => e.id)))), [state]);
+  const onPaneClick = useCallback(() => (state.select(undefined), setRefusal(undefined)), [state]);
+
   return (
     <div className="cf-canvas" onDragOver={(e) => (e.preventDefault(), (e.dataTransfer.dropEffect = "copy"))} onDrop={onDrop}>
       <ReactFlow<FlowNode, Edge>
@@ -184,9 +195,9 @@ function Flow({ state }: { state: EditorState }) {
         onNodesChange={onNodesChange}
         onConnect={onConnect}
         isValidConnection={isValidConnection}
-        onNodesDelete={(ns) => state.deleteNodes(ns.map((n) => n.id))}
-        onEdgesDelete={(es) => state.edit(removeEdges(state.doc, new Set(es.map((e) => e.id))))}
-        onPaneClick={() => (state.select(undefined), setRefusal(undefined))}
+        onNodesDelete={onNodesDelete}
+        onEdgesDelete={onEdgesDelete}
+        onPaneClick={onPaneClick}
         deleteKeyCode={["Delete", "Backspace"]}
         fitView
         minZoom={0.1}
@@ -205,10 +216,11 @@ function Flow({ state }: { state: EditorState }) {
   );
 }
 
-export function Canvas({ state }: { state: EditorState }) {
+/** The canvas redraws through its own subscription to the state, not with the editor around it. */
+export const Canvas = memo(function Canvas({ state }: { state: EditorState }) {
   return (
     <ReactFlowProvider>
       <Flow state={state} />
     </ReactFlowProvider>
   );
-}
+});

@@ -1,5 +1,5 @@
 /** The pipeline editor: toolbar (question, run controls), palette, canvas, and the node / runs panel. */
-import { useEffect, useReducer, useState } from "react";
+import { useCallback, useEffect, useReducer, useState } from "react";
 import { Canvas } from "./canvas";
 import { trans } from "./i18n";
 import { NodeInspector } from "./inspector";
@@ -86,15 +86,21 @@ function Toolbar({ state }: { state: EditorState }) {
   );
 }
 
+const NO_NODES: never[] = [];
+
 export function Editor({ state }: { state: EditorState }) {
   useRedraw(state);
   const [tab, setTab] = useState<"node" | "runs">("node");
-  const addAtCentre = (spec: Parameters<typeof addNode>[1]) => {
-    const xs = state.doc.nodes.map((n) => n.ui?.x ?? 0);
-    const { doc, id } = addNode(state.doc, spec, { x: (xs.length ? Math.max(...xs) : 0) + 260, y: 100 });
-    state.edit(doc);
-    state.select(id);
-  };
+  // Stable props: the palette and the canvas (both memoised) skip the redraw of every edit.
+  const addAtCentre = useCallback(
+    (spec: Parameters<typeof addNode>[1]) => {
+      const xs = state.doc.nodes.map((n) => n.ui?.x ?? 0);
+      const { doc, id } = addNode(state.doc, spec, { x: (xs.length ? Math.max(...xs) : 0) + 260, y: 100 });
+      state.edit(doc);
+      state.select(id);
+    },
+    [state],
+  );
   return (
     <div className="cf-editor">
       <Toolbar state={state} />
@@ -104,7 +110,7 @@ export function Editor({ state }: { state: EditorState }) {
         </div>
       )}
       <div className="cf-body">
-        <Palette nodes={state.catalogue?.nodes ?? []} onAdd={addAtCentre} />
+        <Palette nodes={state.catalogue?.nodes ?? NO_NODES} onAdd={addAtCentre} />
         {state.loaded ? <Canvas state={state} /> : <div className="cf-canvas cf-muted">{trans.__("Starting the Citeflow kernel…")}</div>}
         <aside className="cf-side">
           <div className="cf-tabs" role="tablist">

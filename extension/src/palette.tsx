@@ -1,10 +1,10 @@
 /** The node palette: the kernel's catalogue, searchable by name or family; drag a node onto the canvas. */
 import type { CatalogueNode } from "@citeflow/core/browser";
-import { useMemo, useState } from "react";
+import { memo, useMemo, useState } from "react";
 import { DRAG_MIME } from "./canvas";
 import { trans } from "./i18n";
 
-export function Palette({ nodes, onAdd }: { nodes: CatalogueNode[]; onAdd: (spec: CatalogueNode) => void }) {
+export const Palette = memo(function Palette({ nodes, onAdd }: { nodes: CatalogueNode[]; onAdd: (spec: CatalogueNode) => void }) {
   const [q, setQ] = useState("");
   const groups = useMemo(() => {
     const needle = q.trim().toLowerCase();
@@ -41,4 +41,4 @@ export function Palette({ nodes, onAdd }: { nodes: CatalogueNode[]; onAdd: (spec
       ))}
     </div>
   );
-}
+});
