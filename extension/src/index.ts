@@ -15,7 +15,7 @@ import { ISettingRegistry } from "@jupyterlab/settingregistry";
 import { ITranslator, nullTranslator } from "@jupyterlab/translation";
 import type { GraphDoc } from "@citeflow/core/browser";
 import { setTranslationBundle, trans } from "./i18n";
-import { emptyGraph, saveGraph } from "./model";
+import { emptyGraph, saveGraph, slug } from "./model";
 import { RUN_MIME, RunRenderer, type OpenInEditor } from "./render";
 import { TEMPLATES } from "./templates";
 import { CiteflowFactory, FACTORY, FILE_TYPE, type CiteflowPanel } from "./widget";
@@ -91,7 +91,7 @@ const plugin: JupyterFrontEndPlugin<void> = {
     /** Writes a new pipeline file next to the file browser's folder and opens it in the editor. */
     const createFile = async (doc: GraphDoc, name = doc.name, dir = cwd()): Promise<Editor> => {
       const model = await app.serviceManager.contents.newUntitled({ path: dir, type: "file", ext: ".citeflow.json" });
-      const stem = name.toLowerCase().replace(/[^a-z0-9]+/g, "-").replace(/^-|-$/g, "") || "pipeline";
+      const stem = slug(name);
       let path = model.path;
       try {
         path = (await app.serviceManager.contents.rename(model.path, PathExt.join(dir, `${stem}.citeflow.json`))).path;

@@ -67,6 +67,11 @@ export function removeEdges(doc: GraphDoc, edges: Set<string>): GraphDoc {
   return { ...doc, edges: doc.edges.filter((e) => !edges.has(edgeId(e))) };
 }
 
+/** A graph name as a file-name stem: lower case, runs of other characters as "-" ("pipeline" if nothing is left). */
+export function slug(name: string): string {
+  return name.toLowerCase().replace(/[^a-z0-9]+/g, "-").replace(/^-|-$/g, "") || "pipeline";
+}
+
 export function edgeId(e: GraphEdge): string {
   return `${e.from}->${e.to}`;
 }

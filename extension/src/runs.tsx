@@ -1,6 +1,7 @@
 /** Runs of this graph: history, open one read-only, diff two side by side per node. */
 import { useEffect, useState } from "react";
 import { trans } from "./i18n";
+import { slug } from "./model";
 import type { EditorState } from "./state";
 
 interface Listing {
@@ -91,7 +92,7 @@ export function RunsPanel({ state }: { state: EditorState }) {
 
 /** Export training data from this graph's runs (the kernel writes the JSONL files and the card). */
 function ExportForm({ state, runIds }: { state: EditorState; runIds: string[] }) {
-  const stem = state.doc.name.toLowerCase().replace(/[^a-z0-9]+/g, "-").replace(/^-|-$/g, "") || "pipeline";
+  const stem = slug(state.doc.name);
   const [format, setFormat] = useState("sft");
   const [out, setOut] = useState<string>();
   const [split, setSplit] = useState(0.9);

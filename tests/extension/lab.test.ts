@@ -26,6 +26,8 @@ let page: Page;
 let work: string;
 let llm: Loopback | undefined;
 const problems: string[] = [];
+/** Where each page error happened: the test running and the stack. */
+const stacks: Record<string, string> = {};
 
 async function shot(name: string) {
   await page.screenshot({ path: join(shots, `${name}.png`) });
@@ -90,7 +92,7 @@ describe("Citeflow in JupyterLab (Chromium)", () => {
     });
     page = ctx.pages()[0] ?? (await ctx.newPage());
     page.on("console", (m) => m.type() === "error" && problems.push(`console: ${m.text()}`));
-    page.on("pageerror", (e) => problems.push(`page error: ${e.message}`));
+    page.on("pageerror", (e) => (problems.push(`page error: ${e.message}`), (stacks[e.message] = `${expect.getState().currentTestName}\n${e.stack}`)));
     await page.goto(lab.url);
     await page.locator(".jp-LauncherCard").first().waitFor({ timeout: 60_000 });
   }, 240_000);
@@ -374,6 +376,6 @@ describe("Citeflow in JupyterLab (Chromium)", () => {
   }, 120_000);
 
   it("logged no console errors", () => {
-    expect(problems).toEqual([]);
+    expect(problems, Object.values(stacks).join("\n\n")).toEqual([]);
   });
 });
