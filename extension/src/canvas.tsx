@@ -17,7 +17,7 @@ import {
   type NodeChange,
   type NodeProps,
 } from "@xyflow/react";
-import { memo, useCallback, useEffect, useMemo, useState, type DragEvent } from "react";
+import { memo, useCallback, useEffect, useMemo, useRef, useState, type DragEvent } from "react";
 import { trans } from "./i18n";
 import { addNode, checkConnection, connect, edgeId, moveNode, nodeSpec, portColor, removeEdges, splitRef } from "./model";
 import type { EditorState, NodeBadge } from "./state";
@@ -116,7 +116,7 @@ function Flow({ state }: { state: EditorState }) {
   }, [state]);
 
   // Edges keep their objects while unchanged, so a node edit does not re-render every edge.
-  const [edgeCache] = useState(() => new Map<string, Edge>());
+  const edgeCache = useRef(new Map<string, Edge>()).current;
   const edges: Edge[] = useMemo(() => {
     const types = new Map(state.doc.nodes.map((n) => [n.id, nodeSpec(state.catalogue, n.type)]));
     const next = state.doc.edges.map((e) => {

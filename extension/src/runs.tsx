@@ -1,5 +1,5 @@
 /** Runs of this graph: history, open one read-only, diff two side by side per node. */
-import { useEffect, useState } from "react";
+import { useEffect, useState, type ReactNode } from "react";
 import { trans } from "./i18n";
 import { slug } from "./model";
 import type { EditorState } from "./state";
@@ -22,6 +22,17 @@ interface NodeDiff {
   a?: { status: string; ms?: number };
   b?: { status: string; ms?: number };
   msDelta?: number;
+}
+
+/** A labelled form row with optional help text. */
+function Field({ id, label, help, children }: { id: string; label: string; help?: string; children: ReactNode }) {
+  return (
+    <div className="cf-field">
+      <label htmlFor={id}>{label}</label>
+      {children}
+      {help && <small className="cf-help">{help}</small>}
+    </div>
+  );
 }
 
 export function RunsPanel({ state }: { state: EditorState }) {
@@ -125,36 +136,28 @@ function ExportForm({ state, runIds }: { state: EditorState; runIds: string[] })
     <details className="cf-export">
       <summary>{trans.__("Export training data")}</summary>
       <form className="cf-params" onSubmit={(e) => (e.preventDefault(), void submit())}>
-        <div className="cf-field">
-          <label htmlFor="cf-export-format">{trans.__("format")}</label>
+        <Field id="cf-export-format" label={trans.__("format")}>
           <select id="cf-export-format" name="format" value={format} onChange={(e) => setFormat(e.target.value)}>
             {formats.map((f) => (
               <option key={f}>{f}</option>
             ))}
           </select>
-        </div>
-        <div className="cf-field">
-          <label htmlFor="cf-export-out">{trans.__("folder")}</label>
+        </Field>
+        <Field id="cf-export-out" label={trans.__("folder")} help={trans.__("Relative to the pipeline's folder; holds the JSONL files and the dataset card (README.md).")}>
           <input id="cf-export-out" name="out" type="text" value={folder} onChange={(e) => setOut(e.target.value)} />
-          <small className="cf-help">{trans.__("Relative to the pipeline's folder; holds the JSONL files and the dataset card (README.md).")}</small>
-        </div>
-        <div className="cf-field">
-          <label htmlFor="cf-export-split">{trans.__("train fraction")}</label>
+        </Field>
+        <Field id="cf-export-split" label={trans.__("train fraction")}>
           <input id="cf-export-split" name="split" type="number" min={0} max={1} step={0.05} value={split} onChange={(e) => setSplit(Number(e.target.value))} />
-        </div>
-        <div className="cf-field">
-          <label htmlFor="cf-export-seed">{trans.__("seed")}</label>
+        </Field>
+        <Field id="cf-export-seed" label={trans.__("seed")}>
           <input id="cf-export-seed" name="seed" type="number" step={1} value={seed} onChange={(e) => setSeed(Number(e.target.value))} />
-        </div>
-        <div className="cf-field">
-          <label htmlFor="cf-export-metadata">{trans.__("metadata")}</label>
+        </Field>
+        <Field id="cf-export-metadata" label={trans.__("metadata")} help={trans.__("Back-links (run, node, graph hash, passages, models) on every row; off for providers that reject extra keys.")}>
           <input id="cf-export-metadata" name="metadata" type="checkbox" checked={metadata} onChange={(e) => setMetadata(e.target.checked)} />
-          <small className="cf-help">{trans.__("Back-links (run, node, graph hash, passages, models) on every row; off for providers that reject extra keys.")}</small>
-        </div>
-        <div className="cf-field">
-          <label htmlFor="cf-export-parquet">Parquet</label>
+        </Field>
+        <Field id="cf-export-parquet" label="Parquet">
           <input id="cf-export-parquet" name="parquet" type="checkbox" checked={parquet} onChange={(e) => setParquet(e.target.checked)} />
-        </div>
+        </Field>
         <button className="cf-button cf-primary" type="submit" disabled={busy || !runIds.length}>
           {trans._n("Export from %1 run", "Export from %1 runs", runIds.length)}
         </button>

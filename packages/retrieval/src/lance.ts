@@ -30,8 +30,8 @@ interface Row {
  * finishes it without duplicates or loss.
  */
 export class LanceStore implements PassageStore {
-  /** The meta `updatedAt` this handle's table version matches. */
-  private seen: string | undefined;
+  /** The meta this handle's table version matches (read by #fresh, written by ingest). */
+  private current: StoreMeta | undefined;
 
   /** Passages read lately, by id, least recently used first; emptied when the table moves to a new version. */
   private readonly cache = new Map<string, Passage>();
@@ -110,7 +110,7 @@ export class LanceStore implements PassageStore {
       updatedAt: new Date().toISOString(),
     };
     writeFileSync(this.metaPath, JSON.stringify(meta, null, 2) + "\n");
-    this.seen = meta.updatedAt;
+    this.current = meta;
     return result;
   }
 
@@ -141,12 +141,12 @@ export class LanceStore implements PassageStore {
   async #fresh(force = false): Promise<lancedb.Table | undefined> {
     if (!this.table && (await this.db.tableNames()).includes(TABLE)) this.table = await this.db.openTable(TABLE);
     if (!this.table) return undefined;
-    const updatedAt = (await this.meta())?.updatedAt;
-    if (force || updatedAt !== this.seen) {
+    const meta = await this.meta();
+    if (force || meta?.updatedAt !== this.current?.updatedAt) {
       await this.table.checkoutLatest();
       this.cache.clear();
-      this.seen = updatedAt;
     }
+    this.current = meta;
     return this.table;
   }
 
@@ -218,9 +218,9 @@ export class LanceStore implements PassageStore {
 
   /** A cosine search over the vectors, probing as many index partitions as the store's meta says. */
   async #vectorQuery(vector: number[]): Promise<lancedb.VectorQuery> {
-    const meta = await this.meta();
-    checkDimensions(this.dir, meta, vector);
     const q = (await this.#need()).vectorSearch(vector).distanceType("cosine");
+    const meta = this.current;
+    checkDimensions(this.dir, meta, vector);
     return meta?.vectorIndex ? q.nprobes(meta.vectorIndex.nprobes) : q;
   }
 

@@ -82,6 +82,13 @@ export class QdrantStore implements PassageStore {
     if (!(await this.#exists())) throw new Error(`Qdrant collection ${this.location} does not exist: ingest a corpus first (citeflow ingest … --store qdrant:${this.o.collection})`);
   }
 
+  /** A collection's vector size is fixed when it is created: its meta is read once for searches. */
+  #dimensionsMeta: StoreMeta | undefined;
+  async #checkDimensions(vector: number[]): Promise<void> {
+    this.#dimensionsMeta ??= await this.meta();
+    checkDimensions(this.location, this.#dimensionsMeta, vector);
+  }
+
   async meta(): Promise<StoreMeta | undefined> {
     if (!(await this.#exists())) return undefined;
     const [point] = await this.client.retrieve(this.o.collection, { ids: [META_ID], with_payload: true, with_vector: false });
@@ -146,7 +153,7 @@ export class QdrantStore implements PassageStore {
   /** Cosine similarity to the query vector, kept as `dense`. */
   async dense(vector: number[], k: number): Promise<Passage[]> {
     await this.#need();
-    checkDimensions(this.location, await this.meta(), vector);
+    await this.#checkDimensions(vector);
     const res = await this.client.query(this.o.collection, { query: vector, using: DENSE, limit: k, with_payload: true });
     return res.points.map((p) => toPassage(p.payload, { dense: p.score }));
   }
@@ -161,7 +168,7 @@ export class QdrantStore implements PassageStore {
 
   async denseIds(vector: number[], k: number): Promise<ScoredId[]> {
     await this.#need();
-    checkDimensions(this.location, await this.meta(), vector);
+    await this.#checkDimensions(vector);
     const res = await this.client.query(this.o.collection, { query: vector, using: DENSE, limit: k, with_payload: ["pid"] });
     return res.points.map((p) => ({ id: String(p.payload!.pid), score: p.score }));
   }
@@ -183,7 +190,7 @@ export class QdrantStore implements PassageStore {
    */
   async fused(query: string, vector: number[], k: number, o: { fusion: "rrf" | "dbsf"; candidates: number }): Promise<Passage[]> {
     await this.#need();
-    checkDimensions(this.location, await this.meta(), vector);
+    await this.#checkDimensions(vector);
     const sparse = bm25QueryVector(query);
     const prefetch = [{ query: vector, using: DENSE, limit: o.candidates }, ...(sparse.indices.length ? [{ query: sparse, using: SPARSE, limit: o.candidates }] : [])];
     const res = await this.client.query(this.o.collection, { prefetch, query: { fusion: o.fusion }, limit: k, with_payload: true });
