@@ -6,6 +6,7 @@ import { CiteflowClient } from "./client";
 import { Editor } from "./editor";
 import { emptyGraph, parseGraph, saveGraph } from "./model";
 import { EditorState } from "./state";
+import { changedSpan } from "./textedit";
 
 export const FACTORY = "Citeflow Pipeline Editor";
 export const FILE_TYPE = "citeflow";
@@ -22,8 +23,10 @@ export class CiteflowPanel extends ReactWidget {
     this.state = new EditorState(emptyGraph(context.path), new CiteflowClient(context.sessionContext));
     this.state.question = defaultQuestion;
     this.state.docChanged.connect((_, doc) => {
+      const model = context.model.sharedModel;
       this.#written = saveGraph(doc);
-      context.model.sharedModel.setSource(this.#written);
+      const span = changedSpan(model.getSource(), this.#written);
+      if (span) model.updateSource(span.start, span.end, span.text);
     });
     void context.ready.then(async () => {
       this.#load();

@@ -266,14 +266,20 @@ describe("Citeflow in JupyterLab (Chromium)", () => {
     await node("retrieve").locator('.cf-port-label[data-port="passages"]').click();
     await page.locator('.cf-inspector[data-node="retrieve"] .cf-output.cf-port-focus[data-port="passages"]').waitFor();
 
+    // A theme change shows JupyterLab's splash and removes it 200 ms after the theme loads. A second
+    // change inside that window makes JupyterLab remove the splash twice, a page error
+    // ("removeChild ... not a child of this node"), so each change waits for the splash to go.
+    const splashGone = () => expect.poll(() => page.locator("#jupyterlab-splash").count(), { timeout: 10_000 }).toBe(0);
     await page.evaluate(() => (window as any).jupyterapp.commands.execute("apputils:change-theme", { theme: "JupyterLab Dark" }));
     await expect.poll(() => page.locator("body").getAttribute("data-jp-theme-light")).toBe("false");
+    await splashGone();
     const bg = await page.locator(".cf-editor").evaluate((el) => getComputedStyle(el).backgroundColor);
     const [r, g, b] = bg.match(/\d+/g)!.map(Number);
     expect(r! + g! + b!).toBeLessThan(3 * 100);
     await shot("10-dark-theme");
     await page.evaluate(() => (window as any).jupyterapp.commands.execute("apputils:change-theme", { theme: "JupyterLab Light" }));
     await expect.poll(() => page.locator("body").getAttribute("data-jp-theme-light")).toBe("true");
+    await splashGone();
   }, 60_000);
 
   it("shows a Citeflow run in a notebook output with the inspector", async () => {
