@@ -115,22 +115,24 @@ function Flow({ state }: { state: EditorState }) {
     return () => void state.changed.disconnect(sync);
   }, [state]);
 
-  // Edges keep their objects while unchanged, so a node edit does not re-render every edge.
-  const edgeCache = useRef(new Map<string, Edge>()).current;
+  // Edges keep their objects while unchanged, and the list keeps its identity when no edge changed
+  // (moving a node or setting a param), so React Flow does not recompute every edge.
+  const edgeCache = useRef<Edge[]>([]);
   const edges: Edge[] = useMemo(() => {
     const types = new Map(state.doc.nodes.map((n) => [n.id, nodeSpec(state.catalogue, n.type)]));
+    const prev = new Map(edgeCache.current.map((e) => [e.id, e]));
     const next = state.doc.edges.map((e) => {
       const f = splitRef(e.from);
       const t = splitRef(e.to);
       const stroke = portColor(types.get(f.node)?.outputs[f.port]?.type ?? "Any");
       const id = edgeId(e);
-      const old = edgeCache.get(id);
+      const old = prev.get(id);
       if (old && old.style?.stroke === stroke) return old;
       return { id, source: f.node, sourceHandle: f.port, target: t.node, targetHandle: t.port, style: { stroke, strokeWidth: 2 } };
     });
-    edgeCache.clear();
-    for (const e of next) edgeCache.set(e.id, e);
-    return next;
+    const same = next.length === edgeCache.current.length && next.every((e, i) => e === edgeCache.current[i]);
+    if (!same) edgeCache.current = next;
+    return edgeCache.current;
     // eslint-disable-next-line react-hooks/exhaustive-deps
   }, [state.doc, state.catalogue]);
 

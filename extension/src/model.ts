@@ -37,8 +37,13 @@ export function splitRef(ref: string): { node: string; port: string } {
   return { node: ref.slice(0, i), port: ref.slice(i + 1) };
 }
 
+const byType = new WeakMap<Catalogue, Map<string, CatalogueNode>>();
+
 export function nodeSpec(catalogue: Catalogue | undefined, type: string): CatalogueNode | undefined {
-  return catalogue?.nodes.find((n) => n.type === type);
+  if (!catalogue) return undefined;
+  let types = byType.get(catalogue);
+  if (!types) byType.set(catalogue, (types = new Map(catalogue.nodes.map((n) => [n.type, n]))));
+  return types.get(type);
 }
 
 /** A fresh id from the node type: `retrieve.hybrid` → `hybrid`, `hybrid_2`, … */
