@@ -93,7 +93,7 @@ try {
     for (let rep = 0; rep < REPS; rep++) {
       const head = await page.locator('.cf-editor .react-flow__node[data-id="n0"] .cf-node-head').boundingBox();
       const pane = await page.locator(".cf-editor .react-flow__pane").boundingBox();
-      // No drag: start in the pane below the graph's last row, where the path crosses no node.
+      // No drag: the button stays up, the path starts near the pane's lower left corner.
       const box = press ? head : { x: pane.x + 40, y: pane.y + pane.height - 200 };
       await page.evaluate(() => {
         window.__frames = [];
