@@ -94,7 +94,7 @@ try {
       const head = await page.locator('.cf-editor .react-flow__node[data-id="n0"] .cf-node-head').boundingBox();
       const pane = await page.locator(".cf-editor .react-flow__pane").boundingBox();
       // No drag: the button stays up, the path starts near the pane's lower left corner.
-      const box = press ? head : { x: pane.x + 40, y: pane.y + pane.height - 200 };
+      const box = press ? head : { x: pane.x + 240, y: pane.y + pane.height - 200 };
       await page.evaluate(() => {
         window.__frames = [];
         window.__rec = true;
@@ -109,7 +109,7 @@ try {
       const down = await mark();
       if (press) await page.mouse.down();
       for (let i = 1; i <= 60; i++) {
-        await page.mouse.move(box.x + 10 + i * 4 * (rep % 2 ? -1 : 1) + (press ? 0 : 200), box.y + 5 + i * 2);
+        await page.mouse.move(box.x + 10 + i * 4 * (rep % 2 ? -1 : 1), box.y + 5 + i * 2);
         await page.waitForTimeout(16);
       }
       const up = await mark();

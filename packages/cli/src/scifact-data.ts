@@ -78,13 +78,6 @@ async function download(url: string, into: string, timeoutMs: number, say?: (lin
 }
 
 function findFile(dir: string, name: string): string | undefined {
-  for (const e of readdirSync(dir, { withFileTypes: true })) {
-    const path = join(dir, e.name);
-    if (e.isFile() && e.name === name) return path;
-    if (e.isDirectory()) {
-      const hit = findFile(path, name);
-      if (hit) return hit;
-    }
-  }
-  return undefined;
+  const hit = readdirSync(dir, { withFileTypes: true, recursive: true }).find((e) => e.isFile() && e.name === name);
+  return hit && join(hit.parentPath, hit.name);
 }
