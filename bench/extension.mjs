@@ -2,7 +2,9 @@
 // a peer measured in the same run:
 //  1. dragging a node on a 100-node graph: frame intervals (requestAnimationFrame) while the mouse
 //     moves, against the same drag on a 10-node graph and the same mouse path with no drag (the
-//     floor of this machine); CITEFLOW_BENCH_DRAGS drags each (default 5);
+//     floor of this machine). Two paths: inside the pane (the node goes 240 px right and down, then
+//     back), and past the pane's left edge, where React Flow pans the view under the node every
+//     frame (autopan); CITEFLOW_BENCH_DRAGS drags each (default 5);
 //  2. the passages inspector rendering 1,000 SciFact passages in a notebook output (its table is
 //     windowed: rows outside the view are spacers), against JupyterLab's own HTML renderer drawing
 //     the same passages (the bundle's text/html table, every row in the DOM).
@@ -77,11 +79,13 @@ try {
   const drag = {};
   const phases = {};
   const runs = [
-    { key: "10", n: 10, press: true },
-    { key: "100", n: 100, press: true },
-    { key: "idle", n: 100, press: false },
+    { key: "10", n: 10, press: true, edge: false },
+    { key: "100", n: 100, press: true, edge: false },
+    { key: "idle", n: 100, press: false, edge: false },
+    { key: "10 edge", n: 10, press: true, edge: true },
+    { key: "100 edge", n: 100, press: true, edge: true },
   ];
-  for (const { key, n, press } of runs) {
+  for (const { key, n, press, edge } of runs) {
     await closeAll(page);
     await page.evaluate((p) => void window.jupyterapp.commands.execute("docmanager:open", { path: p }), `grid-${n}.citeflow.json`);
     const nodes = page.locator(".cf-editor .react-flow__node");
@@ -91,6 +95,8 @@ try {
     const intervals = [];
     phases[key] = { press: 0, move: 0, release: 0 };
     for (let rep = 0; rep < REPS; rep++) {
+      // Past the edge: every drag starts from the whole graph in view, so the node is inside the pane.
+      if (edge && rep > 0) await page.locator(".cf-editor .react-flow__controls-fitview").click(), await page.waitForTimeout(300);
       const head = await page.locator('.cf-editor .react-flow__node[data-id="n0"] .cf-node-head').boundingBox();
       const pane = await page.locator(".cf-editor .react-flow__pane").boundingBox();
       // No drag: the button stays up, the path starts near the pane's lower left corner.
@@ -109,7 +115,9 @@ try {
       const down = await mark();
       if (press) await page.mouse.down();
       for (let i = 1; i <= 60; i++) {
-        await page.mouse.move(box.x + 10 + i * 4 * (rep % 2 ? -1 : 1), box.y + 5 + i * 2);
+        // Inside: right and down, then back (the node stays in the pane). Past the edge: left, 240 px.
+        const [dx, dy] = edge ? [-4, 0] : rep % 2 ? [-4, -2] : [4, 2];
+        await page.mouse.move(box.x + 10 + i * dx, box.y + 5 + i * dy);
         await page.waitForTimeout(16);
       }
       const up = await mark();
@@ -158,8 +166,8 @@ try {
   console.log("\nPipeline editor in JupyterLab, headless Chromium (frame intervals while dragging a node)\n");
   console.log(`${REPS} drags of 60 mouse moves each\n`);
   console.log("                        frames  median     p95        max        intervals > 25 ms");
-  const labels = { 10: "drag, 10 nodes", 100: "drag, 100 nodes", idle: "no drag, 100 nodes" };
-  for (const key of ["100", "10", "idle"]) {
+  const labels = { 10: "drag, 10 nodes", 100: "drag, 100 nodes", idle: "no drag, 100 nodes", "100 edge": "past edge, 100 nodes", "10 edge": "past edge, 10 nodes" };
+  for (const key of ["100", "10", "idle", "100 edge", "10 edge"]) {
     const d = drag[key];
     const ph = phases[key];
     const where = key === "idle" ? "" : ` (press ${ph.press}, move ${ph.move}, release ${ph.release})`;
@@ -167,6 +175,7 @@ try {
   }
   const rate = (d) => (100 * d.long) / d.frames;
   console.log(`ratio 100 / 10 nodes: median ${(drag[100].median / drag[10].median).toFixed(2)}×, p95 ${(drag[100].p95 / drag[10].p95).toFixed(2)}×; long intervals ${rate(drag[100]).toFixed(2)} % vs ${rate(drag[10]).toFixed(2)} % (10 nodes) vs ${rate(drag.idle).toFixed(2)} % (no drag) (target: no dropped frames)`);
+  console.log(`past the edge (autopan): long intervals ${rate(drag["100 edge"]).toFixed(2)} % (100 nodes) vs ${rate(drag["10 edge"]).toFixed(2)} % (10 nodes)`);
   console.log("\n1,000 SciFact passages in a notebook output (7 renders each, median)\n");
   console.log(`Citeflow passages inspector          ${ms(median(ours))}  (min ${ms(Math.min(...ours))}, target ≤ 200 ms)`);
   console.log(`JupyterLab HTML renderer, same table ${ms(median(peer))}  (min ${ms(Math.min(...peer))})`);

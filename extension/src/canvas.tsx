@@ -10,6 +10,7 @@ import {
   ReactFlowProvider,
   applyNodeChanges,
   useReactFlow,
+  useStore,
   type Connection,
   type Edge,
   type IsValidConnection,
@@ -18,6 +19,7 @@ import {
   type NodeProps,
 } from "@xyflow/react";
 import { memo, useCallback, useEffect, useMemo, useRef, useState, type DragEvent } from "react";
+import { GRID, dotGap } from "./grid";
 import { trans } from "./i18n";
 import { addNode, checkConnection, connect, edgeId, moveNode, nodeSpec, portColor, removeEdges, splitRef } from "./model";
 import type { EditorState, NodeBadge } from "./state";
@@ -101,6 +103,12 @@ function toFlow(state: EditorState, prev: FlowNode[] = []): FlowNode[] {
       ...(o?.measured ? { measured: o.measured } : {}),
     };
   });
+}
+
+/** Background dots at least a few pixels apart at any zoom (see grid.ts); re-renders only when the gap doubles or halves. */
+function Grid() {
+  const gap = useStore((s) => dotGap(s.transform[2]));
+  return <Background gap={gap} size={(GRID.size * gap) / GRID.gap} />;
 }
 
 function Flow({ state }: { state: EditorState }) {
@@ -205,7 +213,7 @@ function Flow({ state }: { state: EditorState }) {
         minZoom={0.1}
         proOptions={{ hideAttribution: true }}
       >
-        <Background />
+        <Grid />
         <MiniMap pannable zoomable />
         <Controls />
       </ReactFlow>
