@@ -1,7 +1,6 @@
 /** The graph canvas: React Flow over the document, typed port handles, refusals explained. */
 import type { CatalogueNode, GraphNode } from "@citeflow/core/browser";
 import {
-  Background,
   Controls,
   Handle,
   MiniMap,
@@ -10,7 +9,6 @@ import {
   ReactFlowProvider,
   applyNodeChanges,
   useReactFlow,
-  useStore,
   type Connection,
   type Edge,
   type IsValidConnection,
@@ -19,7 +17,6 @@ import {
   type NodeProps,
 } from "@xyflow/react";
 import { memo, useCallback, useEffect, useMemo, useRef, useState, type DragEvent } from "react";
-import { GRID, dotGap } from "./grid";
 import { trans } from "./i18n";
 import { addNode, checkConnection, connect, edgeId, moveNode, nodeSpec, portColor, removeEdges, splitRef } from "./model";
 import type { EditorState, NodeBadge } from "./state";
@@ -105,12 +102,6 @@ function toFlow(state: EditorState, prev: FlowNode[] = []): FlowNode[] {
   });
 }
 
-/** Background dots at least a few pixels apart at any zoom (see grid.ts); re-renders only when the gap doubles or halves. */
-function Grid() {
-  const gap = useStore((s) => dotGap(s.transform[2]));
-  return <Background gap={gap} size={(GRID.size * gap) / GRID.gap} />;
-}
-
 function Flow({ state }: { state: EditorState }) {
   const flow = useReactFlow();
   const [nodes, setNodes] = useState<FlowNode[]>(() => toFlow(state));
@@ -148,7 +139,12 @@ function Flow({ state }: { state: EditorState }) {
     (changes: NodeChange<FlowNode>[]) => {
       setNodes((ns) => applyNodeChanges(changes, ns));
       for (const c of changes) {
-        if (c.type === "position" && c.dragging === false && c.position) state.edit(moveNode(state.doc, c.id, c.position));
+        if (c.type === "position" && c.dragging === false && c.position) {
+          const { id, position } = c;
+          // The drop paints first (the node list above already has the position); the document edit
+          // (file model, undo entry, editor redraw) runs in a task after that frame.
+          requestAnimationFrame(() => setTimeout(() => state.edit(moveNode(state.doc, id, position))));
+        }
         if (c.type === "select" && c.selected) state.select(c.id);
       }
     },
@@ -198,6 +194,8 @@ function Flow({ state }: { state: EditorState }) {
 
   return (
     <div className="cf-canvas" onDragOver={(e) => (e.preventDefault(), (e.dataTransfer.dropEffect = "copy"))} onDrop={onDrop}>
+      {/* No background grid: its pattern moves with the view, so every frame of a pan (or of autopan
+          while a node is dragged past the edge) repainted the whole pane, nodes included. */}
       <ReactFlow<FlowNode, Edge>
         nodes={nodes}
         edges={edges}
@@ -213,7 +211,6 @@ function Flow({ state }: { state: EditorState }) {
         minZoom={0.1}
         proOptions={{ hideAttribution: true }}
       >
-        <Grid />
         <MiniMap pannable zoomable />
         <Controls />
       </ReactFlow>
