@@ -79,11 +79,11 @@ try {
   const drag = {};
   const phases = {};
   const runs = [
-    { key: "10", n: 10, press: true, edge: false },
-    { key: "100", n: 100, press: true, edge: false },
-    { key: "idle", n: 100, press: false, edge: false },
-    { key: "10 edge", n: 10, press: true, edge: true },
-    { key: "100 edge", n: 100, press: true, edge: true },
+    { key: "10", label: "drag, 10 nodes", n: 10, press: true, edge: false },
+    { key: "100", label: "drag, 100 nodes", n: 100, press: true, edge: false },
+    { key: "idle", label: "no drag, 100 nodes", n: 100, press: false, edge: false },
+    { key: "10 edge", label: "past edge, 10 nodes", n: 10, press: true, edge: true },
+    { key: "100 edge", label: "past edge, 100 nodes", n: 100, press: true, edge: true },
   ];
   for (const { key, n, press, edge } of runs) {
     await closeAll(page);
@@ -96,7 +96,10 @@ try {
     phases[key] = { press: 0, move: 0, release: 0 };
     for (let rep = 0; rep < REPS; rep++) {
       // Past the edge: every drag starts from the whole graph in view, so the node is inside the pane.
-      if (edge && rep > 0) await page.locator(".cf-editor .react-flow__controls-fitview").click(), await page.waitForTimeout(300);
+      if (edge && rep > 0) {
+        await page.locator(".cf-editor .react-flow__controls-fitview").click();
+        await page.waitForTimeout(300);
+      }
       const head = await page.locator('.cf-editor .react-flow__node[data-id="n0"] .cf-node-head').boundingBox();
       const pane = await page.locator(".cf-editor .react-flow__pane").boundingBox();
       // No drag: the button stays up, the path starts near the pane's lower left corner.
@@ -166,12 +169,12 @@ try {
   console.log("\nPipeline editor in JupyterLab, headless Chromium (frame intervals while dragging a node)\n");
   console.log(`${REPS} drags of 60 mouse moves each\n`);
   console.log("                        frames  median     p95        max        intervals > 25 ms");
-  const labels = { 10: "drag, 10 nodes", 100: "drag, 100 nodes", idle: "no drag, 100 nodes", "100 edge": "past edge, 100 nodes", "10 edge": "past edge, 10 nodes" };
   for (const key of ["100", "10", "idle", "100 edge", "10 edge"]) {
+    const { label, press } = runs.find((r) => r.key === key);
     const d = drag[key];
     const ph = phases[key];
-    const where = key === "idle" ? "" : ` (press ${ph.press}, move ${ph.move}, release ${ph.release})`;
-    console.log(`${labels[key].padEnd(22)}  ${String(d.frames).padEnd(6)}  ${ms(d.median).padEnd(9)}  ${ms(d.p95).padEnd(9)}  ${ms(d.max).padEnd(9)}  ${d.long}${where}`);
+    const where = press ? ` (press ${ph.press}, move ${ph.move}, release ${ph.release})` : "";
+    console.log(`${label.padEnd(22)}  ${String(d.frames).padEnd(6)}  ${ms(d.median).padEnd(9)}  ${ms(d.p95).padEnd(9)}  ${ms(d.max).padEnd(9)}  ${d.long}${where}`);
   }
   const rate = (d) => (100 * d.long) / d.frames;
   console.log(`ratio 100 / 10 nodes: median ${(drag[100].median / drag[10].median).toFixed(2)}×, p95 ${(drag[100].p95 / drag[10].p95).toFixed(2)}×; long intervals ${rate(drag[100]).toFixed(2)} % vs ${rate(drag[10]).toFixed(2)} % (10 nodes) vs ${rate(drag.idle).toFixed(2)} % (no drag) (target: no dropped frames)`);
