@@ -7,7 +7,6 @@ import {
   Position,
   ReactFlow,
   ReactFlowProvider,
-  applyNodeChanges,
   useReactFlow,
   type Connection,
   type Edge,
@@ -16,7 +15,7 @@ import {
   type NodeChange,
   type NodeProps,
 } from "@xyflow/react";
-import { memo, useCallback, useEffect, useMemo, useRef, useState, type DragEvent } from "react";
+import { memo, useCallback, useEffect, useState, type DragEvent } from "react";
 import { trans } from "./i18n";
 import { addNode, checkConnection, connect, edgeId, moveNode, nodeSpec, portColor, removeEdges, splitRef } from "./model";
 import type { EditorState, NodeBadge } from "./state";
@@ -84,7 +83,7 @@ const nodeTypes = { citeflow: CiteflowNode };
  */
 function toFlow(state: EditorState, prev: FlowNode[] = []): FlowNode[] {
   const old = new Map(prev.map((n) => [n.id, n]));
-  return state.doc.nodes.map((n) => {
+  const next = state.doc.nodes.map((n): FlowNode => {
     const spec = nodeSpec(state.catalogue, n.type);
     const badge = state.run?.badges[n.id];
     const breakpoint = state.breakpoints.has(n.id);
@@ -100,48 +99,55 @@ function toFlow(state: EditorState, prev: FlowNode[] = []): FlowNode[] {
       ...(o?.measured ? { measured: o.measured } : {}),
     };
   });
+  return sameItems(next, prev) ? prev : next;
 }
 
+/** React Flow edges for the document; the previous list (and each unchanged edge) is kept when nothing changed. */
+function toEdges(state: EditorState, prev: Edge[] = []): Edge[] {
+  const types = new Map(state.doc.nodes.map((n) => [n.id, nodeSpec(state.catalogue, n.type)]));
+  const old = new Map(prev.map((e) => [e.id, e]));
+  const next = state.doc.edges.map((e): Edge => {
+    const f = splitRef(e.from);
+    const t = splitRef(e.to);
+    const stroke = portColor(types.get(f.node)?.outputs[f.port]?.type ?? "Any");
+    const id = edgeId(e);
+    const o = old.get(id);
+    if (o && o.style?.stroke === stroke) return o;
+    return { id, source: f.node, sourceHandle: f.port, target: t.node, targetHandle: t.port, style: { stroke, strokeWidth: 2 } };
+  });
+  return sameItems(next, prev) ? prev : next;
+}
+
+function sameItems<T>(a: T[], b: T[]): boolean {
+  return a.length === b.length && a.every((x, i) => x === b[i]);
+}
+
+/**
+ * React Flow holds the nodes and edges itself (uncontrolled): a drag moves one node in its store
+ * without a React pass over this component, and the document reaches the store through `sync` only
+ * when it changes (an edit, a selection, a run's badges).
+ */
 function Flow({ state }: { state: EditorState }) {
-  const flow = useReactFlow();
-  const [nodes, setNodes] = useState<FlowNode[]>(() => toFlow(state));
+  const flow = useReactFlow<FlowNode, Edge>();
+  const [initial] = useState(() => ({ nodes: toFlow(state), edges: toEdges(state) }));
   const [refusal, setRefusal] = useState<string | undefined>();
   useEffect(() => {
-    const sync = () => setNodes((prev) => toFlow(state, prev));
+    const sync = () => {
+      flow.setNodes((prev) => toFlow(state, prev));
+      flow.setEdges((prev) => toEdges(state, prev));
+    };
     state.changed.connect(sync);
     // A change between the first render and this effect (a run opened meanwhile) is not missed.
     sync();
     return () => void state.changed.disconnect(sync);
-  }, [state]);
-
-  // Edges keep their objects while unchanged, and the list keeps its identity when no edge changed
-  // (moving a node or setting a param), so React Flow does not recompute every edge.
-  const edgeCache = useRef<Edge[]>([]);
-  const edges: Edge[] = useMemo(() => {
-    const types = new Map(state.doc.nodes.map((n) => [n.id, nodeSpec(state.catalogue, n.type)]));
-    const prev = new Map(edgeCache.current.map((e) => [e.id, e]));
-    const next = state.doc.edges.map((e) => {
-      const f = splitRef(e.from);
-      const t = splitRef(e.to);
-      const stroke = portColor(types.get(f.node)?.outputs[f.port]?.type ?? "Any");
-      const id = edgeId(e);
-      const old = prev.get(id);
-      if (old && old.style?.stroke === stroke) return old;
-      return { id, source: f.node, sourceHandle: f.port, target: t.node, targetHandle: t.port, style: { stroke, strokeWidth: 2 } };
-    });
-    const same = next.length === edgeCache.current.length && next.every((e, i) => e === edgeCache.current[i]);
-    if (!same) edgeCache.current = next;
-    return edgeCache.current;
-    // eslint-disable-next-line react-hooks/exhaustive-deps
-  }, [state.doc, state.catalogue]);
+  }, [state, flow]);
 
   const onNodesChange = useCallback(
     (changes: NodeChange<FlowNode>[]) => {
-      setNodes((ns) => applyNodeChanges(changes, ns));
       for (const c of changes) {
         if (c.type === "position" && c.dragging === false && c.position) {
           const { id, position } = c;
-          // The drop paints first (the node list above already has the position); the document edit
+          // The drop paints first (React Flow's store already has the position); the document edit
           // (file model, undo entry, editor redraw) runs in a task after that frame.
           requestAnimationFrame(() => setTimeout(() => state.edit(moveNode(state.doc, id, position))));
         }
@@ -197,8 +203,8 @@ function Flow({ state }: { state: EditorState }) {
       {/* No background grid: its pattern moves with the view, so every frame of a pan (or of autopan
           while a node is dragged past the edge) repainted the whole pane, nodes included. */}
       <ReactFlow<FlowNode, Edge>
-        nodes={nodes}
-        edges={edges}
+        defaultNodes={initial.nodes}
+        defaultEdges={initial.edges}
         nodeTypes={nodeTypes}
         onNodesChange={onNodesChange}
         onConnect={onConnect}

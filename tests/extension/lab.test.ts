@@ -133,6 +133,28 @@ describe("Citeflow in JupyterLab (Chromium)", () => {
     await expect.poll(() => page.locator(".cf-editor .react-flow__node").count()).toBe(8);
   }, 60_000);
 
+  it("moves a node with the mouse: the file follows, undo puts it back", async () => {
+    const file = join(work, "root", "verifai.citeflow.json");
+    const uiOf = (id: string) => JSON.parse(readFileSync(file, "utf8")).nodes.find((n: { id: string }) => n.id === id).ui as { x: number; y: number };
+    await page.keyboard.press("Control+s");
+    await expect.poll(() => uiOf("top").x).toBeTypeOf("number");
+    const before = uiOf("top");
+    const head = (await node("top").locator(".cf-node-head").boundingBox())!;
+    await page.mouse.move(head.x + 10, head.y + 5);
+    await page.mouse.down();
+    for (let i = 1; i <= 10; i++) await page.mouse.move(head.x + 10 + i * 6, head.y + 5 + i * 3);
+    await page.mouse.up();
+    // The node follows the pointer (React Flow starts the drag once the pointer has moved past its threshold).
+    await expect.poll(async () => (await node("top").locator(".cf-node-head").boundingBox())!.x).toBeGreaterThan(head.x + 40);
+    await page.keyboard.press("Control+s");
+    await expect.poll(() => uiOf("top").x).toBeGreaterThan(before.x);
+    expect(uiOf("top").y).toBeGreaterThan(before.y);
+    await page.evaluate(() => (window as any).jupyterapp.commands.execute("citeflow:undo"));
+    await expect.poll(async () => (await node("top").locator(".cf-node-head").boundingBox())!.x).toBeCloseTo(head.x, 0);
+    await page.keyboard.press("Control+s");
+    await expect.poll(() => uiOf("top")).toEqual(before);
+  }, 60_000);
+
   it("changes a param through the generated form and saves a stable file", async () => {
     await select("top");
     await page.locator('.cf-inspector input[name="limit"]').fill("4");
