@@ -1,5 +1,4 @@
 /** The graph canvas: React Flow over the document, typed port handles, refusals explained. */
-import type { CatalogueNode, GraphNode } from "@citeflow/core/browser";
 import {
   Controls,
   Handle,
@@ -11,26 +10,16 @@ import {
   type Connection,
   type Edge,
   type IsValidConnection,
-  type Node,
   type NodeChange,
   type NodeProps,
 } from "@xyflow/react";
 import { memo, useCallback, useEffect, useState, type DragEvent } from "react";
 import { trans } from "./i18n";
-import { addNode, checkConnection, connect, edgeId, moveNode, nodeSpec, portColor, removeEdges, splitRef } from "./model";
+import { toEdges, toFlow, type FlowNode } from "./flow";
+import { addNode, checkConnection, connect, moveNode, nodeSpec, portColor, removeEdges } from "./model";
 import type { EditorState, NodeBadge } from "./state";
 
 export const DRAG_MIME = "application/x-citeflow-node-type";
-
-interface NodeData extends Record<string, unknown> {
-  onPort: (node: string, port: string) => void;
-  node: GraphNode;
-  spec: CatalogueNode | undefined;
-  badge: NodeBadge | undefined;
-  breakpoint: boolean;
-}
-
-type FlowNode = Node<NodeData, "citeflow">;
 
 function badgeText(b: NodeBadge): string {
   if (b.status === "done" || b.status === "cached") return `${b.status === "cached" ? trans.__("cached") : trans.__("done")}${b.ms !== undefined ? ` ${Math.round(b.ms)} ms` : ""}`;
@@ -75,52 +64,6 @@ const CiteflowNode = memo(function CiteflowNode({ data, selected }: NodeProps<Fl
 });
 
 const nodeTypes = { citeflow: CiteflowNode };
-
-/**
- * React Flow nodes for the document. A node whose graph node, spec, badge, breakpoint and selection
- * are unchanged keeps its previous object, so React skips it and React Flow keeps its measured size
- * (a fresh object without one is hidden until its element is measured again).
- */
-function toFlow(state: EditorState, prev: FlowNode[] = []): FlowNode[] {
-  const old = new Map(prev.map((n) => [n.id, n]));
-  const next = state.doc.nodes.map((n): FlowNode => {
-    const spec = nodeSpec(state.catalogue, n.type);
-    const badge = state.run?.badges[n.id];
-    const breakpoint = state.breakpoints.has(n.id);
-    const selected = n.id === state.selected;
-    const o = old.get(n.id);
-    if (o && o.data.node === n && o.data.spec === spec && o.data.badge === badge && o.data.breakpoint === breakpoint && !!o.selected === selected) return o;
-    return {
-      id: n.id,
-      type: "citeflow",
-      position: { x: n.ui?.x ?? 0, y: n.ui?.y ?? 0 },
-      selected,
-      data: { node: n, spec, badge, breakpoint, onPort: state.onPort },
-      ...(o?.measured ? { measured: o.measured } : {}),
-    };
-  });
-  return sameItems(next, prev) ? prev : next;
-}
-
-/** React Flow edges for the document; the previous list (and each unchanged edge) is kept when nothing changed. */
-function toEdges(state: EditorState, prev: Edge[] = []): Edge[] {
-  const types = new Map(state.doc.nodes.map((n) => [n.id, nodeSpec(state.catalogue, n.type)]));
-  const old = new Map(prev.map((e) => [e.id, e]));
-  const next = state.doc.edges.map((e): Edge => {
-    const f = splitRef(e.from);
-    const t = splitRef(e.to);
-    const stroke = portColor(types.get(f.node)?.outputs[f.port]?.type ?? "Any");
-    const id = edgeId(e);
-    const o = old.get(id);
-    if (o && o.style?.stroke === stroke) return o;
-    return { id, source: f.node, sourceHandle: f.port, target: t.node, targetHandle: t.port, style: { stroke, strokeWidth: 2 } };
-  });
-  return sameItems(next, prev) ? prev : next;
-}
-
-function sameItems<T>(a: T[], b: T[]): boolean {
-  return a.length === b.length && a.every((x, i) => x === b[i]);
-}
 
 /**
  * React Flow holds the nodes and edges itself (uncontrolled): a drag moves one node in its store

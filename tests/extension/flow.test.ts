@@ -1,0 +1,63 @@
+/** The document → React Flow mapping the canvas syncs into React Flow's store on every change. */
+import type { GraphDoc } from "@citeflow/core";
+import { createRegistry } from "@citeflow/nodes";
+import { describe, expect, it } from "vitest";
+import { toEdges, toFlow, type FlowSource } from "../../extension/lib/flow.js";
+import { moveNode } from "../../extension/lib/model.js";
+
+const catalogue = createRegistry().catalogue();
+const doc: GraphDoc = {
+  citeflow: 1,
+  name: "two",
+  inputs: {},
+  nodes: [
+    { id: "a", type: "list.select", version: 1, params: { limit: 5 }, ui: { x: 0, y: 0 } },
+    { id: "b", type: "list.select", version: 1, params: { limit: 5 }, ui: { x: 240, y: 0 } },
+  ],
+  edges: [{ from: "a.items", to: "b.items" }],
+} as GraphDoc;
+const source = (over: Partial<FlowSource> = {}): FlowSource => ({ doc, catalogue, run: undefined, breakpoints: new Set(), selected: undefined, onPort: () => {}, ...over });
+
+describe("document → React Flow nodes and edges", () => {
+  it("maps nodes with their positions and specs, and edges with their handles", () => {
+    const nodes = toFlow(source());
+    expect(nodes.map((n) => [n.id, n.position, n.data.spec?.type])).toEqual([
+      ["a", { x: 0, y: 0 }, "list.select"],
+      ["b", { x: 240, y: 0 }, "list.select"],
+    ]);
+    expect(toEdges(source())).toMatchObject([{ id: "a.items->b.items", source: "a", sourceHandle: "items", target: "b", targetHandle: "items" }]);
+  });
+
+  it("keeps the list, and every object, when nothing changed", () => {
+    const nodes = toFlow(source());
+    const edges = toEdges(source());
+    expect(toFlow(source(), nodes)).toBe(nodes);
+    expect(toEdges(source(), edges)).toBe(edges);
+  });
+
+  it("replaces only what changed, keeping React Flow's measured size", () => {
+    const nodes = toFlow(source()).map((n) => ({ ...n, measured: { width: 180, height: 60 } }));
+    const moved = moveNode(doc, "b", { x: 300, y: 40 });
+    const next = toFlow(source({ doc: moved }), nodes);
+    expect(next[0]).toBe(nodes[0]);
+    expect(next[1]).not.toBe(nodes[1]);
+    expect(next[1]!.position).toEqual({ x: 300, y: 40 });
+    expect(next[1]!.measured).toEqual({ width: 180, height: 60 });
+  });
+
+  it("a badge arriving mid-drag keeps the node where React Flow has it", () => {
+    const nodes = toFlow(source());
+    const dragged = nodes.map((n) => (n.id === "a" ? { ...n, position: { x: 55, y: 66 } } : n));
+    const next = toFlow(source({ run: { badges: { a: { status: "running" } } } as FlowSource["run"] }), dragged);
+    expect(next[0]!.data.badge).toEqual({ status: "running" });
+    expect(next[0]!.position).toEqual({ x: 55, y: 66 });
+  });
+
+  it("follows the selection and drops removed edges", () => {
+    const nodes = toFlow(source());
+    const next = toFlow(source({ selected: "b" }), nodes);
+    expect(next.map((n) => n.selected)).toEqual([false, true]);
+    expect(next[0]).toBe(nodes[0]);
+    expect(toEdges(source({ doc: { ...doc, edges: [] } }), toEdges(source()))).toEqual([]);
+  });
+});
