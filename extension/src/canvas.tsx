@@ -75,8 +75,13 @@ function Flow({ state }: { state: EditorState }) {
   const [initial] = useState(() => ({ nodes: toFlow(state), edges: toEdges(state) }));
   const [refusal, setRefusal] = useState<string | undefined>();
   useEffect(() => {
+    // Edges depend only on the document and the catalogue: a selection or a run's badges leave them
+    // alone (React Flow rebuilds its edge lookups on every setEdges, even with the same list).
+    let edgesFrom: [EditorState["doc"], EditorState["catalogue"]] | undefined;
     const sync = () => {
       flow.setNodes((prev) => toFlow(state, prev));
+      if (edgesFrom?.[0] === state.doc && edgesFrom[1] === state.catalogue) return;
+      edgesFrom = [state.doc, state.catalogue];
       flow.setEdges((prev) => toEdges(state, prev));
     };
     state.changed.connect(sync);

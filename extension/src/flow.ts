@@ -30,13 +30,14 @@ export function toFlow(state: FlowSource, prev: FlowNode[] = []): FlowNode[] {
     const breakpoint = state.breakpoints.has(n.id);
     const selected = n.id === state.selected;
     const o = old.get(n.id);
-    if (o && o.data.node === n && o.data.spec === spec && o.data.badge === badge && o.data.breakpoint === breakpoint && !!o.selected === selected) return o;
+    const sameEntry = o?.data.node === n;
+    if (o && sameEntry && o.data.spec === spec && o.data.badge === badge && o.data.breakpoint === breakpoint && !!o.selected === selected) return o;
     return {
       id: n.id,
       type: "citeflow",
       // A node whose document entry is unchanged keeps React Flow's position: a badge arriving
       // while it is dragged does not snap it back to where the document last put it.
-      position: o && o.data.node === n ? o.position : { x: n.ui?.x ?? 0, y: n.ui?.y ?? 0 },
+      position: o && sameEntry ? o.position : { x: n.ui?.x ?? 0, y: n.ui?.y ?? 0 },
       selected,
       data: { node: n, spec, badge, breakpoint, onPort: state.onPort },
       ...(o?.measured ? { measured: o.measured } : {}),
@@ -64,4 +65,3 @@ export function toEdges(state: FlowSource, prev: Edge[] = []): Edge[] {
 function sameItems<T>(a: T[], b: T[]): boolean {
   return a.length === b.length && a.every((x, i) => x === b[i]);
 }
-

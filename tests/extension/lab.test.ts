@@ -34,6 +34,8 @@ async function shot(name: string) {
 }
 
 const node = (id: string) => page.locator(`.cf-editor .react-flow__node[data-id="${id}"]`);
+/** A node of the Verif.ai pipeline as last saved to disk. */
+const savedNode = (id: string) => JSON.parse(readFileSync(join(work, "root", "verifai.citeflow.json"), "utf8")).nodes.find((n: { id: string }) => n.id === id);
 const badge = (id: string) => node(id).locator(".cf-badge");
 
 /** Starts a run by `action` and waits for that run (not the previous one) to end; its status. */
@@ -134,8 +136,8 @@ describe("Citeflow in JupyterLab (Chromium)", () => {
   }, 60_000);
 
   it("moves a node with the mouse: the file follows, undo puts it back", async () => {
-    const file = join(work, "root", "verifai.citeflow.json");
-    const uiOf = (id: string) => JSON.parse(readFileSync(file, "utf8")).nodes.find((n: { id: string }) => n.id === id).ui as { x: number; y: number };
+    const uiOf = (id: string) => savedNode(id).ui as { x: number; y: number };
+    const headX = async () => (await node("top").locator(".cf-node-head").boundingBox())!.x;
     await page.keyboard.press("Control+s");
     await expect.poll(() => uiOf("top").x).toBeTypeOf("number");
     const before = uiOf("top");
@@ -145,12 +147,12 @@ describe("Citeflow in JupyterLab (Chromium)", () => {
     for (let i = 1; i <= 10; i++) await page.mouse.move(head.x + 10 + i * 6, head.y + 5 + i * 3);
     await page.mouse.up();
     // The node follows the pointer (React Flow starts the drag once the pointer has moved past its threshold).
-    await expect.poll(async () => (await node("top").locator(".cf-node-head").boundingBox())!.x).toBeGreaterThan(head.x + 40);
+    await expect.poll(headX).toBeGreaterThan(head.x + 40);
     await page.keyboard.press("Control+s");
     await expect.poll(() => uiOf("top").x).toBeGreaterThan(before.x);
     expect(uiOf("top").y).toBeGreaterThan(before.y);
     await page.evaluate(() => (window as any).jupyterapp.commands.execute("citeflow:undo"));
-    await expect.poll(async () => (await node("top").locator(".cf-node-head").boundingBox())!.x).toBeCloseTo(head.x, 0);
+    await expect.poll(headX).toBeCloseTo(head.x, 0);
     await page.keyboard.press("Control+s");
     await expect.poll(() => uiOf("top")).toEqual(before);
   }, 60_000);
@@ -159,7 +161,7 @@ describe("Citeflow in JupyterLab (Chromium)", () => {
     await select("top");
     await page.locator('.cf-inspector input[name="limit"]').fill("4");
     await page.keyboard.press("Control+s");
-    await expect.poll(() => JSON.parse(readFileSync(join(work, "root", "verifai.citeflow.json"), "utf8")).nodes.find((n: { id: string }) => n.id === "top").params.limit).toBe(4);
+    await expect.poll(() => savedNode("top").params.limit).toBe(4);
   }, 30_000);
 
   it("runs on a question with live badges, then inspects passages, sorts by a score, follows a citation", async () => {
