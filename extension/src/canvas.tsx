@@ -2,7 +2,6 @@
 import {
   Controls,
   Handle,
-  MiniMap,
   Position,
   ReactFlow,
   ReactFlowProvider,
@@ -16,6 +15,7 @@ import {
 import { memo, useCallback, useEffect, useState, type DragEvent } from "react";
 import { trans } from "./i18n";
 import { toEdges, toFlow, type FlowNode } from "./flow";
+import { Minimap } from "./minimap";
 import { addNode, checkConnection, connect, moveNode, nodeSpec, portColor, removeEdges } from "./model";
 import type { EditorState, NodeBadge } from "./state";
 
@@ -165,7 +165,7 @@ function Flow({ state }: { state: EditorState }) {
         minZoom={0.1}
         proOptions={{ hideAttribution: true }}
       >
-        <MiniMap pannable zoomable />
+        <Minimap />
         <Controls />
       </ReactFlow>
       {refusal && (

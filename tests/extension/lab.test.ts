@@ -157,6 +157,37 @@ describe("Citeflow in JupyterLab (Chromium)", () => {
     await expect.poll(() => uiOf("top")).toEqual(before);
   }, 60_000);
 
+  it("shows the graph in the minimap with the selected node highlighted, and pans the canvas when the minimap is dragged", async () => {
+    const minimap = page.locator(".cf-editor .cf-minimap canvas");
+    // Pixels drawn: the selected node in blue, the others in grey.
+    const drawn = () =>
+      minimap.evaluate((c: HTMLCanvasElement) => {
+        const d = c.getContext("2d")!.getImageData(0, 0, c.width, c.height).data;
+        let grey = 0;
+        let blue = 0;
+        for (let i = 0; i < d.length; i += 4) if (d[i + 3]! > 0) d[i + 2]! > d[i]! + 60 ? blue++ : grey++;
+        return { grey, blue };
+      });
+    const deselect = () => page.locator(".cf-editor .react-flow__pane").click({ position: { x: 5, y: 5 } });
+    await deselect();
+    await expect.poll(drawn).toEqual({ grey: expect.any(Number), blue: 0 });
+    expect((await drawn()).grey).toBeGreaterThan(0);
+    await select("verify");
+    await expect.poll(async () => (await drawn()).blue).toBeGreaterThan(0);
+    const panX = () => page.locator(".cf-editor .react-flow__viewport").evaluate((e) => new DOMMatrix(getComputedStyle(e).transform).e);
+    const before = await panX();
+    const box = (await minimap.boundingBox())!;
+    await page.mouse.move(box.x + box.width / 2, box.y + box.height / 2);
+    await page.mouse.down();
+    for (let i = 1; i <= 10; i++) await page.mouse.move(box.x + box.width / 2 + i * 3, box.y + box.height / 2);
+    await page.mouse.up();
+    // Dragging the minimap's window right moves the view right over the graph.
+    await expect.poll(panX).toBeLessThan(before - 10);
+    await shot("03b-minimap");
+    await page.locator(".cf-editor .react-flow__controls-fitview").click();
+    await deselect();
+  }, 60_000);
+
   it("changes a param through the generated form and saves a stable file", async () => {
     await select("top");
     await page.locator('.cf-inspector input[name="limit"]').fill("4");
