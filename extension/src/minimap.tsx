@@ -8,17 +8,10 @@
  * Dragging it pans the view and the wheel zooms, through @xyflow/system's minimap handler.
  */
 import { Panel, useStoreApi, type InternalNode, type ReactFlowState } from "@xyflow/react";
-import { XYMinimap, type XYMinimapInstance } from "@xyflow/system";
+import { XYMinimap, getBoundsOfRects, getInternalNodesBounds, getNodeDimensions, type Rect, type XYMinimapInstance } from "@xyflow/system";
 import { useEffect, useRef } from "react";
 import type { FlowNode } from "./flow";
 import { trans } from "./i18n";
-
-export interface Rect {
-  x: number;
-  y: number;
-  width: number;
-  height: number;
-}
 
 /** Where flow coordinates land in a minimap of `size`: x ↦ x·scale + dx (and the same for y). */
 export interface MinimapFit {
@@ -32,15 +25,10 @@ export interface MinimapFit {
  * both axes (the view may lie outside the nodes: the minimap shows both).
  */
 export function fitMinimap(nodes: Rect | undefined, view: Rect, size: { width: number; height: number }, pad = 5): MinimapFit {
-  const x0 = Math.min(view.x, nodes?.x ?? view.x);
-  const y0 = Math.min(view.y, nodes?.y ?? view.y);
-  const x1 = Math.max(view.x + view.width, nodes ? nodes.x + nodes.width : -Infinity);
-  const y1 = Math.max(view.y + view.height, nodes ? nodes.y + nodes.height : -Infinity);
+  const box = nodes ? getBoundsOfRects(nodes, view) : view;
   // A box under one flow unit across (a lone point) is widened about its centre.
-  const w = Math.max(x1 - x0, 1);
-  const h = Math.max(y1 - y0, 1);
-  const scale = Math.min((size.width - 2 * pad) / w, (size.height - 2 * pad) / h);
-  return { scale, dx: size.width / 2 - ((x0 + x1) / 2) * scale, dy: size.height / 2 - ((y0 + y1) / 2) * scale };
+  const scale = Math.min((size.width - 2 * pad) / Math.max(box.width, 1), (size.height - 2 * pad) / Math.max(box.height, 1));
+  return { scale, dx: size.width / 2 - (box.x + box.width / 2) * scale, dy: size.height / 2 - (box.y + box.height / 2) * scale };
 }
 
 /** The rectangle of the flow that the pane shows, in flow coordinates. */
@@ -49,22 +37,7 @@ export function viewRect(transform: [number, number, number], width: number, hei
   return { x: -tx / zoom, y: -ty / zoom, width: width / zoom, height: height / zoom };
 }
 
-function nodeRect(n: InternalNode<FlowNode>): Rect {
-  const p = n.internals.positionAbsolute;
-  return { x: p.x, y: p.y, width: n.measured.width ?? n.width ?? 0, height: n.measured.height ?? n.height ?? 0 };
-}
-
-function bounds(rects: Rect[]): Rect | undefined {
-  if (rects.length === 0) return undefined;
-  let x0 = Infinity, y0 = Infinity, x1 = -Infinity, y1 = -Infinity;
-  for (const r of rects) {
-    x0 = Math.min(x0, r.x);
-    y0 = Math.min(y0, r.y);
-    x1 = Math.max(x1, r.x + r.width);
-    y1 = Math.max(y1, r.y + r.height);
-  }
-  return { x: x0, y: y0, width: x1 - x0, height: y1 - y0 };
-}
+const shown = (n: InternalNode<FlowNode>) => !n.hidden;
 
 // Mid-grey at half opacity reads on light and dark themes alike; the pane colour shows through.
 const FILL = { plain: "rgba(128, 128, 128, 0.55)", selected: "rgba(33, 150, 243, 0.9)", error: "rgba(211, 47, 47, 0.9)" };
@@ -93,19 +66,19 @@ export function Minimap() {
     const draw = () => {
       frame = 0;
       const s = store.getState();
-      const nodes = [...s.nodeLookup.values()].filter((n) => !n.hidden);
-      const rects = nodes.map(nodeRect);
+      const nodes = [...s.nodeLookup.values()].filter(shown);
       const v = viewRect(s.transform, s.width, s.height);
-      fit = fitMinimap(bounds(rects), v, { width: WIDTH, height: HEIGHT });
+      fit = fitMinimap(nodes.length ? getInternalNodesBounds(s.nodeLookup, { filter: shown }) : undefined, v, { width: WIDTH, height: HEIGHT });
       ctx.setTransform(dpr, 0, 0, dpr, 0, 0);
       ctx.clearRect(0, 0, WIDTH, HEIGHT);
       // One path per colour: a fill per node costs a colour parse and a draw call each.
       const paths = { plain: new Path2D(), selected: new Path2D(), error: new Path2D() };
-      nodes.forEach((n, i) => {
-        const r = rects[i]!;
+      for (const n of nodes) {
+        const { x, y } = n.internals.positionAbsolute;
+        const { width, height } = getNodeDimensions(n);
         const path = n.selected ? paths.selected : n.data.badge?.status === "error" ? paths.error : paths.plain;
-        path.rect(r.x * fit.scale + fit.dx, r.y * fit.scale + fit.dy, Math.max(r.width * fit.scale, 1), Math.max(r.height * fit.scale, 1));
-      });
+        path.rect(x * fit.scale + fit.dx, y * fit.scale + fit.dy, Math.max(width * fit.scale, 1), Math.max(height * fit.scale, 1));
+      }
       for (const k of ["plain", "error", "selected"] as const) {
         ctx.fillStyle = FILL[k];
         ctx.fill(paths[k]);
