@@ -1,8 +1,6 @@
 /** The graph canvas: React Flow over the document, typed port handles, refusals explained. */
 import {
   Controls,
-  Handle,
-  Position,
   ReactFlow,
   ReactFlowProvider,
   useReactFlow,
@@ -16,6 +14,7 @@ import { memo, useCallback, useEffect, useState, type DragEvent } from "react";
 import { trans } from "./i18n";
 import { toEdges, toFlow, type FlowNode } from "./flow";
 import { Minimap } from "./minimap";
+import { ConnectingState, Port } from "./port";
 import { addNode, checkConnection, connect, moveNode, nodeSpec, portColor, removeEdges } from "./model";
 import type { EditorState, NodeBadge } from "./state";
 
@@ -48,14 +47,14 @@ const CiteflowNode = memo(function CiteflowNode({ data, selected }: NodeProps<Fl
       <div className="cf-ports" style={{ height: rows * 20 }}>
         {inputs.map(([port, p], i) => (
           <div key={port} className="cf-port-label cf-in" style={{ top: i * 20 }}>
-            <Handle type="target" position={Position.Left} id={port} className="cf-port" data-type={p.type} style={{ background: portColor(p.type) }} title={`${port}: ${p.type}${p.optional ? " (optional)" : ""}`} />
+            <Port type="target" id={port} className="cf-port" data-type={p.type} style={{ background: portColor(p.type) }} title={`${port}: ${p.type}${p.optional ? " (optional)" : ""}`} />
             {port}
           </div>
         ))}
         {outputs.map(([port, p], i) => (
           <div key={port} className="cf-port-label cf-out" style={{ top: i * 20 }} data-port={port} title={trans.__("Inspect %1", port)} onClick={() => onPort(node.id, port)}>
             {port}
-            <Handle type="source" position={Position.Right} id={port} className="cf-port" data-type={p.type} style={{ background: portColor(p.type) }} title={`${port}: ${p.type}`} />
+            <Port type="source" id={port} className="cf-port" data-type={p.type} style={{ background: portColor(p.type) }} title={`${port}: ${p.type}`} />
           </div>
         ))}
       </div>
@@ -150,24 +149,26 @@ function Flow({ state }: { state: EditorState }) {
     <div className="cf-canvas" onDragOver={(e) => (e.preventDefault(), (e.dataTransfer.dropEffect = "copy"))} onDrop={onDrop}>
       {/* No background grid: its pattern moves with the view, so every frame of a pan (or of autopan
           while a node is dragged past the edge) repainted the whole pane, nodes included. */}
-      <ReactFlow<FlowNode, Edge>
-        defaultNodes={initial.nodes}
-        defaultEdges={initial.edges}
-        nodeTypes={nodeTypes}
-        onNodesChange={onNodesChange}
-        onConnect={onConnect}
-        isValidConnection={isValidConnection}
-        onNodesDelete={onNodesDelete}
-        onEdgesDelete={onEdgesDelete}
-        onPaneClick={onPaneClick}
-        deleteKeyCode={["Delete", "Backspace"]}
-        fitView
-        minZoom={0.1}
-        proOptions={{ hideAttribution: true }}
-      >
-        <Minimap />
-        <Controls />
-      </ReactFlow>
+      <ConnectingState>
+        <ReactFlow<FlowNode, Edge>
+          defaultNodes={initial.nodes}
+          defaultEdges={initial.edges}
+          nodeTypes={nodeTypes}
+          onNodesChange={onNodesChange}
+          onConnect={onConnect}
+          isValidConnection={isValidConnection}
+          onNodesDelete={onNodesDelete}
+          onEdgesDelete={onEdgesDelete}
+          onPaneClick={onPaneClick}
+          deleteKeyCode={["Delete", "Backspace"]}
+          fitView
+          minZoom={0.1}
+          proOptions={{ hideAttribution: true }}
+        >
+          <Minimap />
+          <Controls />
+        </ReactFlow>
+      </ConnectingState>
       {refusal && (
         <div className="cf-refusal" role="tooltip">
           {refusal}

@@ -61,7 +61,8 @@ async function closeAll() {
 }
 
 /** Drags from one port handle to another with the mouse, as a user would. */
-async function dragPort(from: string, to: string) {
+/** Drags from an output port to an input port; `over` runs with the pointer over the target, before release. */
+async function dragPort(from: string, to: string, over?: () => Promise<void>) {
   const [fn, fp] = from.split(".");
   const [tn, tp] = to.split(".");
   const a = await node(fn!).locator(`.react-flow__handle.source[data-handleid="${fp}"]`).boundingBox();
@@ -70,8 +71,17 @@ async function dragPort(from: string, to: string) {
   await page.mouse.down();
   for (let i = 1; i <= 10; i++) await page.mouse.move(a!.x + ((b!.x - a!.x) * i) / 10 + b!.width / 2, a!.y + ((b!.y - a!.y) * i) / 10 + b!.height / 2);
   await page.waitForTimeout(100);
+  await over?.();
   await page.mouse.up();
 }
+
+/** The connection-state classes of a port handle (`node.port`, an output or an input). */
+const portState = (ref: string, type: "source" | "target") => {
+  const [n, p] = ref.split(".");
+  return node(n!)
+    .locator(`.react-flow__handle.${type}[data-handleid="${p}"]`)
+    .evaluate((e) => ["connectingfrom", "connectingto", "valid", "connectionindicator"].filter((c) => e.classList.contains(c)));
+};
 
 describe("Citeflow in JupyterLab (Chromium)", () => {
   beforeAll(async () => {
@@ -122,16 +132,33 @@ describe("Citeflow in JupyterLab (Chromium)", () => {
     const canvas = await page.locator(".cf-editor .react-flow__pane").boundingBox();
     await page.dragAndDrop('.cf-palette-item[data-type="list.select"]', ".cf-editor .react-flow__pane", { targetPosition: { x: canvas!.width / 2, y: canvas!.height - 60 } });
     await node("select").waitFor();
-    await dragPort("question.question", "select.items");
+    // While a connection is drawn, the ports show where it starts and whether it may end where it is.
+    await dragPort("question.question", "select.items", async () => {
+      expect(await portState("question.question", "source")).toEqual(["connectingfrom"]);
+      expect(await portState("select.items", "target")).toEqual(["connectingto", "connectionindicator"]);
+      // Strict mode: another output cannot end the connection.
+      expect(await portState("retrieve.passages", "source")).toEqual([]);
+      await shot("02-refused");
+    });
     await expect.poll(() => page.locator(".cf-refusal").textContent()).toContain("Question cannot flow into T[]");
-    await shot("02-refused");
-    const edges = await page.locator(".cf-editor .react-flow__edge").count();
-    await dragPort("retrieve.passages", "select.items");
-    await expect.poll(() => page.locator(".cf-editor .react-flow__edge").count()).toBe(edges + 1);
+    expect(await portState("select.items", "target")).toEqual(["connectionindicator"]);
+    const edges = page.locator(".cf-editor .react-flow__edge");
+    const before = await edges.count();
+    await dragPort("retrieve.passages", "select.items", async () => {
+      expect(await portState("select.items", "target")).toEqual(["connectingto", "valid", "connectionindicator"]);
+    });
+    await expect.poll(() => edges.count()).toBe(before + 1);
     await shot("03-connected");
+    const undo = () => page.evaluate(() => (window as any).jupyterapp.commands.execute("citeflow:undo"));
+    // The same connection by clicking one port, then the other.
+    await undo();
+    await expect.poll(() => edges.count()).toBe(before);
+    await node("retrieve").locator('.react-flow__handle.source[data-handleid="passages"]').click();
+    await node("select").locator('.react-flow__handle.target[data-handleid="items"]').click();
+    await expect.poll(() => edges.count()).toBe(before + 1);
     // Undo removes the edge and the node; the file follows.
-    await page.evaluate(() => (window as any).jupyterapp.commands.execute("citeflow:undo"));
-    await page.evaluate(() => (window as any).jupyterapp.commands.execute("citeflow:undo"));
+    await undo();
+    await undo();
     await expect.poll(() => page.locator(".cf-editor .react-flow__node").count()).toBe(8);
   }, 60_000);
 
