@@ -13,6 +13,7 @@ import {
 import { memo, useCallback, useEffect, useState, type DragEvent } from "react";
 import { trans } from "./i18n";
 import { toEdges, toFlow, type FlowNode } from "./flow";
+import { EdgeLayer } from "./edges";
 import { Minimap } from "./minimap";
 import { ConnectingState, Port } from "./port";
 import { addNode, checkConnection, connect, moveNode, nodeSpec, portColor, removeEdges } from "./model";
@@ -64,24 +65,24 @@ const CiteflowNode = memo(function CiteflowNode({ data, selected }: NodeProps<Fl
 
 const nodeTypes = { citeflow: CiteflowNode };
 
+const NONE: ReadonlySet<string> = new Set();
+
 /**
- * React Flow holds the nodes and edges itself (uncontrolled): a drag moves one node in its store
- * without a React pass over this component, and the document reaches the store through `sync` only
- * when it changes (an edit, a selection, a run's badges).
+ * React Flow holds the nodes itself (uncontrolled): a drag moves one node in its store without a
+ * React pass over this component, and the document reaches the store through `sync` only when it
+ * changes (an edit, a selection, a run's badges). The edges are the canvas's own (`EdgeLayer`).
  */
 function Flow({ state }: { state: EditorState }) {
   const flow = useReactFlow<FlowNode, Edge>();
-  const [initial] = useState(() => ({ nodes: toFlow(state), edges: toEdges(state) }));
+  const [initial] = useState(() => toFlow(state));
+  // toEdges keeps the previous list when no edge changed, and React then skips the render.
+  const [edges, setEdges] = useState(() => toEdges(state));
+  const [selectedEdges, setSelectedEdges] = useState(NONE);
   const [refusal, setRefusal] = useState<string | undefined>();
   useEffect(() => {
-    // Edges depend only on the document and the catalogue: a selection or a run's badges leave them
-    // alone (React Flow rebuilds its edge lookups on every setEdges, even with the same list).
-    let edgesFrom: [EditorState["doc"], EditorState["catalogue"]] | undefined;
     const sync = () => {
       flow.setNodes((prev) => toFlow(state, prev));
-      if (edgesFrom?.[0] === state.doc && edgesFrom[1] === state.catalogue) return;
-      edgesFrom = [state.doc, state.catalogue];
-      flow.setEdges((prev) => toEdges(state, prev));
+      setEdges((prev) => toEdges(state, prev));
     };
     state.changed.connect(sync);
     // A change between the first render and this effect (a run opened meanwhile) is not missed.
@@ -98,7 +99,10 @@ function Flow({ state }: { state: EditorState }) {
           // (file model, undo entry, editor redraw) runs in a task after that frame.
           requestAnimationFrame(() => setTimeout(() => state.edit(moveNode(state.doc, id, position))));
         }
-        if (c.type === "select" && c.selected) state.select(c.id);
+        if (c.type === "select" && c.selected) {
+          state.select(c.id);
+          setSelectedEdges(NONE);
+        }
       }
     },
     [state],
@@ -142,8 +146,15 @@ function Flow({ state }: { state: EditorState }) {
 
   // Stable handlers: a new function on every render makes React Flow update its store each time.
   const onNodesDelete = useCallback((ns: FlowNode[]) => state.deleteNodes(ns.map((n) => n.id)), [state]);
-  const onEdgesDelete = useCallback((es: Edge[]) => state.edit(removeEdges(state.doc, new Set(es.map((e) => e.id)))), [state]);
-  const onPaneClick = useCallback(() => (state.select(undefined), setRefusal(undefined)), [state]);
+  const onPaneClick = useCallback(() => (state.select(undefined), setRefusal(undefined), setSelectedEdges(NONE)), [state]);
+  const onSelectEdge = useCallback(
+    (id: string, add: boolean) => {
+      state.select(undefined);
+      setSelectedEdges((prev) => (!add ? new Set([id]) : prev.has(id) ? new Set([...prev].filter((x) => x !== id)) : new Set([...prev, id])));
+    },
+    [state],
+  );
+  const onDeleteEdges = useCallback((ids: ReadonlySet<string>) => (state.edit(removeEdges(state.doc, ids)), setSelectedEdges(NONE)), [state]);
 
   return (
     <div className="cf-canvas" onDragOver={(e) => (e.preventDefault(), (e.dataTransfer.dropEffect = "copy"))} onDrop={onDrop}>
@@ -151,20 +162,19 @@ function Flow({ state }: { state: EditorState }) {
           while a node is dragged past the edge) repainted the whole pane, nodes included. */}
       <ConnectingState>
         <ReactFlow<FlowNode, Edge>
-          defaultNodes={initial.nodes}
-          defaultEdges={initial.edges}
+          defaultNodes={initial}
           nodeTypes={nodeTypes}
           onNodesChange={onNodesChange}
           onConnect={onConnect}
           isValidConnection={isValidConnection}
           onNodesDelete={onNodesDelete}
-          onEdgesDelete={onEdgesDelete}
           onPaneClick={onPaneClick}
           deleteKeyCode={["Delete", "Backspace"]}
           fitView
           minZoom={0.1}
           proOptions={{ hideAttribution: true }}
         >
+          <EdgeLayer edges={edges} selected={selectedEdges} onSelect={onSelectEdge} onDelete={onDeleteEdges} />
           <Minimap />
           <Controls />
         </ReactFlow>

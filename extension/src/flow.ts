@@ -57,7 +57,7 @@ export function toEdges(state: FlowSource, prev: Edge[] = []): Edge[] {
     const id = edgeId(e);
     const o = old.get(id);
     if (o && o.style?.stroke === stroke) return o;
-    return { id, source: f.node, sourceHandle: f.port, target: t.node, targetHandle: t.port, style: { stroke, strokeWidth: 2 } };
+    return { id, source: f.node, sourceHandle: f.port, target: t.node, targetHandle: t.port, style: { stroke } };
   });
   return sameItems(next, prev) ? prev : next;
 }

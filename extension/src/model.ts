@@ -68,7 +68,7 @@ export function removeNodes(doc: GraphDoc, ids: Set<string>): GraphDoc {
   };
 }
 
-export function removeEdges(doc: GraphDoc, edges: Set<string>): GraphDoc {
+export function removeEdges(doc: GraphDoc, edges: ReadonlySet<string>): GraphDoc {
   return { ...doc, edges: doc.edges.filter((e) => !edges.has(edgeId(e))) };
 }
 

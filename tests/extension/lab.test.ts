@@ -156,6 +156,19 @@ describe("Citeflow in JupyterLab (Chromium)", () => {
     await node("retrieve").locator('.react-flow__handle.source[data-handleid="passages"]').click();
     await node("select").locator('.react-flow__handle.target[data-handleid="items"]').click();
     await expect.poll(() => edges.count()).toBe(before + 1);
+    // Click an edge to select it, Delete removes it, undo brings it back.
+    const edge = page.locator('.cf-editor .cf-edge[data-id="retrieve.passages->select.items"]');
+    const mid = await edge.locator(".react-flow__edge-path").evaluate((p: SVGPathElement) => {
+      const at = p.getPointAtLength(p.getTotalLength() / 2);
+      const m = p.getScreenCTM()!;
+      return { x: at.x * m.a + at.y * m.c + m.e, y: at.x * m.b + at.y * m.d + m.f };
+    });
+    await page.mouse.click(mid.x, mid.y);
+    await expect.poll(() => edge.getAttribute("class")).toContain("selected");
+    await page.keyboard.press("Delete");
+    await expect.poll(() => edges.count()).toBe(before);
+    await undo();
+    await expect.poll(() => edges.count()).toBe(before + 1);
     // Undo removes the edge and the node; the file follows.
     await undo();
     await undo();
@@ -168,6 +181,10 @@ describe("Citeflow in JupyterLab (Chromium)", () => {
     await page.keyboard.press("Control+s");
     await expect.poll(() => uiOf("top").x).toBeTypeOf("number");
     const before = uiOf("top");
+    // An edge from the moved node is redrawn with it.
+    const path = page.locator('.cf-editor .cf-edge[data-id^="top."] .react-flow__edge-path').first();
+    const d = await path.getAttribute("d");
+    expect(d).toMatch(/^M/);
     const head = (await node("top").locator(".cf-node-head").boundingBox())!;
     await page.mouse.move(head.x + 10, head.y + 5);
     await page.mouse.down();
@@ -175,11 +192,13 @@ describe("Citeflow in JupyterLab (Chromium)", () => {
     await page.mouse.up();
     // The node follows the pointer (React Flow starts the drag once the pointer has moved past its threshold).
     await expect.poll(headX).toBeGreaterThan(head.x + 40);
+    expect(await path.getAttribute("d")).not.toBe(d);
     await page.keyboard.press("Control+s");
     await expect.poll(() => uiOf("top").x).toBeGreaterThan(before.x);
     expect(uiOf("top").y).toBeGreaterThan(before.y);
     await page.evaluate(() => (window as any).jupyterapp.commands.execute("citeflow:undo"));
     await expect.poll(headX).toBeCloseTo(head.x, 0);
+    await expect.poll(() => path.getAttribute("d")).toBe(d);
     await page.keyboard.press("Control+s");
     await expect.poll(() => uiOf("top")).toEqual(before);
   }, 60_000);
