@@ -156,17 +156,25 @@ describe("Citeflow in JupyterLab (Chromium)", () => {
     await node("retrieve").locator('.react-flow__handle.source[data-handleid="passages"]').click();
     await node("select").locator('.react-flow__handle.target[data-handleid="items"]').click();
     await expect.poll(() => edges.count()).toBe(before + 1);
-    // Click an edge to select it, Delete removes it, undo brings it back.
+    // Click an edge to select it, Shift-click another to add it; Delete removes both, undo brings them back.
     const edge = page.locator('.cf-editor .cf-edge[data-id="retrieve.passages->select.items"]');
-    const mid = await edge.locator(".react-flow__edge-path").evaluate((p: SVGPathElement) => {
-      const at = p.getPointAtLength(p.getTotalLength() / 2);
-      const m = p.getScreenCTM()!;
-      return { x: at.x * m.a + at.y * m.c + m.e, y: at.x * m.b + at.y * m.d + m.f };
-    });
-    await page.mouse.click(mid.x, mid.y);
+    const other = page.locator(".cf-editor .cf-edge").first();
+    const clickEdge = async (e: typeof edge, modifiers: "Shift"[] = []) => {
+      const mid = await e.locator(".react-flow__edge-path").evaluate((p: SVGPathElement) => {
+        const at = p.getPointAtLength(p.getTotalLength() / 2);
+        const m = p.getScreenCTM()!;
+        return { x: at.x * m.a + at.y * m.c + m.e, y: at.x * m.b + at.y * m.d + m.f };
+      });
+      for (const k of modifiers) await page.keyboard.down(k);
+      await page.mouse.click(mid.x, mid.y);
+      for (const k of modifiers) await page.keyboard.up(k);
+    };
+    await clickEdge(edge);
     await expect.poll(() => edge.getAttribute("class")).toContain("selected");
+    await clickEdge(other, ["Shift"]);
+    await expect.poll(() => page.locator(".cf-editor .cf-edge.selected").count()).toBe(2);
     await page.keyboard.press("Delete");
-    await expect.poll(() => edges.count()).toBe(before);
+    await expect.poll(() => edges.count()).toBe(before - 1);
     await undo();
     await expect.poll(() => edges.count()).toBe(before + 1);
     // Undo removes the edge and the node; the file follows.
