@@ -150,7 +150,13 @@ function Flow({ state }: { state: EditorState }) {
   const onSelectEdge = useCallback(
     (id: string, add: boolean) => {
       state.select(undefined);
-      setSelectedEdges((prev) => (!add ? new Set([id]) : prev.has(id) ? new Set([...prev].filter((x) => x !== id)) : new Set([...prev, id])));
+      // A plain click selects the edge alone; Shift-click adds it, or takes it out if it was in.
+      setSelectedEdges((prev) => {
+        const next = new Set(add ? prev : []);
+        if (add && prev.has(id)) next.delete(id);
+        else next.add(id);
+        return next;
+      });
     },
     [state],
   );

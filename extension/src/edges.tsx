@@ -73,6 +73,7 @@ export function EdgeLayer({ edges, selected, onSelect, onDelete }: EdgeLayerProp
   }, [edges, host, store]);
 
   if (!host) return null;
+  const { noPanClassName } = store.getState();
   const onKeyDown = (id: string) => (ev: KeyboardEvent) => {
     if (ev.key === "Delete" || ev.key === "Backspace") onDelete(selected.size ? selected : new Set([id]));
     else if (ev.key === "Enter" || ev.key === " ") onSelect(id, ev.shiftKey);
@@ -86,7 +87,7 @@ export function EdgeLayer({ edges, selected, onSelect, onDelete }: EdgeLayerProp
         <g
           key={e.id}
           ref={(g) => void (g ? groups.current.set(e.id, g) : groups.current.delete(e.id))}
-          className={`react-flow__edge react-flow__edge-default selectable nopan cf-edge${selected.has(e.id) ? " selected" : ""}`}
+          className={`react-flow__edge react-flow__edge-default selectable ${noPanClassName} cf-edge${selected.has(e.id) ? " selected" : ""}`}
           data-id={e.id}
           tabIndex={0}
           role="button"

@@ -46,7 +46,10 @@ export function toFlow(state: FlowSource, prev: FlowNode[] = []): FlowNode[] {
   return sameItems(next, prev) ? prev : next;
 }
 
-/** React Flow edges for the document; the previous list (and each unchanged edge) is kept when nothing changed. */
+/**
+ * The document's edges, in React Flow's edge shape, for the canvas's edge layer; the previous list
+ * (and each unchanged edge) is kept when nothing changed.
+ */
 export function toEdges(state: FlowSource, prev: Edge[] = []): Edge[] {
   const types = new Map(state.doc.nodes.map((n) => [n.id, nodeSpec(state.catalogue, n.type)]));
   const old = new Map(prev.map((e) => [e.id, e]));

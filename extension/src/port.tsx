@@ -64,7 +64,7 @@ export function ConnectingState({ children }: { children: ReactNode }) {
 
 /** React Flow's classes for a port in this connection state. */
 export function portClasses(c: Connecting, nodeId: string, id: string | null, type: HandleType): string {
-  const inProgress = !!c.from;
+  // Every port may start a connection; while one is drawn, those that may end it.
   const possibleEnd = !c.from || (c.mode === ConnectionMode.Strict ? c.from.type !== type : nodeId !== c.from.nodeId || id !== c.from.id);
   const to = same(c.to, nodeId, id, type);
   const flags: [string, boolean][] = [
@@ -72,7 +72,7 @@ export function portClasses(c: Connecting, nodeId: string, id: string | null, ty
     ["connectingfrom", same(c.from, nodeId, id, type)],
     ["connectingto", to],
     ["valid", to && c.valid],
-    ["connectionindicator", !inProgress || possibleEnd],
+    ["connectionindicator", possibleEnd],
   ];
   return flags.filter(([, on]) => on).map(([name]) => name).join(" ");
 }
