@@ -1,5 +1,6 @@
 /**
- * The canvas's minimap: every node as a rectangle on one <canvas>, the view as a window over it.
+ * The canvas's minimap: every node as a rectangle on one <canvas>, the view framed on a second one
+ * over it.
  *
  * React Flow's own minimap renders a React component per node, each with its own store subscription,
  * and re-renders on every pan. In a drag that autopans, the store changes two or three times a frame
@@ -48,18 +49,39 @@ const HEIGHT = 150;
 /** What the drawing depends on: when none of these changed identity, the store change was not ours. */
 const watched = (s: ReactFlowState<FlowNode>) => [s.nodes, s.transform, s.width, s.height] as const;
 
+/**
+ * The theme's colours for the view's frame and the dimming around it, read again only when
+ * JupyterLab's theme changes (reading computed styles every frame would cost a style pass).
+ */
+function themeColours(el: Element): () => { frame: string; dim: string } {
+  let theme: string | undefined;
+  let colours = { frame: "", dim: "" };
+  return () => {
+    const now = document.body.dataset.jpThemeName ?? "";
+    if (now !== theme) {
+      theme = now;
+      const css = getComputedStyle(el);
+      colours = { frame: css.getPropertyValue("--jp-brand-color1").trim() || "#1976d2", dim: css.getPropertyValue("--jp-layout-color3").trim() || "#bdbdbd" };
+    }
+    return colours;
+  };
+}
+
 export function Minimap() {
   const store = useStoreApi<FlowNode>();
   const canvas = useRef<HTMLCanvasElement>(null);
-  const view = useRef<HTMLDivElement>(null);
+  const overlay = useRef<HTMLCanvasElement>(null);
 
   useEffect(() => {
     const el = canvas.current!;
-    const win = view.current!;
     const dpr = window.devicePixelRatio || 1;
-    el.width = WIDTH * dpr;
-    el.height = HEIGHT * dpr;
     const ctx = el.getContext("2d")!;
+    const octx = overlay.current!.getContext("2d")!;
+    for (const c of [el, overlay.current!]) {
+      c.width = WIDTH * dpr;
+      c.height = HEIGHT * dpr;
+    }
+    const colours = themeColours(el);
     let fit: MinimapFit = { scale: 1, dx: 0, dy: 0 };
     let frame = 0;
 
@@ -83,12 +105,22 @@ export function Minimap() {
         ctx.fillStyle = FILL[k];
         ctx.fill(paths[k]);
       }
-      Object.assign(win.style, {
-        left: `${v.x * fit.scale + fit.dx}px`,
-        top: `${v.y * fit.scale + fit.dy}px`,
-        width: `${v.width * fit.scale}px`,
-        height: `${v.height * fit.scale}px`,
-      });
+      // The view: a frame, and the rest dimmed. On its own canvas, so that the node canvas holds the
+      // nodes only, and drawn rather than positioned, so that a pan costs no style or layout pass.
+      const { frame: stroke, dim } = colours();
+      const [x, y, w, h] = [v.x * fit.scale + fit.dx, v.y * fit.scale + fit.dy, v.width * fit.scale, v.height * fit.scale];
+      octx.setTransform(dpr, 0, 0, dpr, 0, 0);
+      octx.clearRect(0, 0, WIDTH, HEIGHT);
+      octx.globalAlpha = 0.45;
+      octx.fillStyle = dim;
+      octx.beginPath();
+      octx.rect(0, 0, WIDTH, HEIGHT);
+      octx.rect(x, y, w, h);
+      octx.fill("evenodd");
+      octx.globalAlpha = 1;
+      octx.strokeStyle = stroke;
+      octx.lineWidth = 1;
+      octx.strokeRect(x, y, w, h);
     };
 
     // Dragging the minimap pans the view, the wheel zooms: wired once React Flow's pan/zoom exists,
@@ -114,7 +146,11 @@ export function Minimap() {
     });
     wire(store.getState());
     draw();
+    // A theme change redraws the frame in the new theme's colours.
+    const themeWatch = new MutationObserver(() => void (frame ||= requestAnimationFrame(draw)));
+    themeWatch.observe(document.body, { attributes: true, attributeFilter: ["data-jp-theme-name"] });
     return () => {
+      themeWatch.disconnect();
       unsubscribe();
       cancelAnimationFrame(frame);
       handler?.destroy();
@@ -123,8 +159,8 @@ export function Minimap() {
 
   return (
     <Panel position="bottom-right" className="cf-minimap">
-      <canvas ref={canvas} style={{ width: WIDTH, height: HEIGHT }} role="img" aria-label={trans.__("Minimap: the whole graph, with the part in view framed")} />
-      <div ref={view} className="cf-minimap-view" />
+      <canvas ref={canvas} className="cf-minimap-nodes" style={{ width: WIDTH, height: HEIGHT }} role="img" aria-label={trans.__("Minimap: the whole graph, with the part in view framed")} />
+      <canvas ref={overlay} className="cf-minimap-view" style={{ width: WIDTH, height: HEIGHT }} aria-hidden="true" />
     </Panel>
   );
 }

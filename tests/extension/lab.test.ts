@@ -75,6 +75,10 @@ async function dragPort(from: string, to: string, over?: () => Promise<void>) {
   await page.mouse.up();
 }
 
+/** The minimap's dimming outside the view, as RGBA at its top-left corner. */
+const minimapDim = () =>
+  page.locator(".cf-editor canvas.cf-minimap-view").evaluate((c: HTMLCanvasElement) => Array.from(c.getContext("2d")!.getImageData(1, 1, 1, 1).data));
+
 /** The connection-state classes of a port handle (`node.port`, an output or an input). */
 const portState = (ref: string, type: "source" | "target") => {
   const [n, p] = ref.split(".");
@@ -212,7 +216,7 @@ describe("Citeflow in JupyterLab (Chromium)", () => {
   }, 60_000);
 
   it("shows the graph in the minimap with the selected node highlighted, and pans the canvas when the minimap is dragged", async () => {
-    const minimap = page.locator(".cf-editor .cf-minimap canvas");
+    const minimap = page.locator(".cf-editor .cf-minimap canvas.cf-minimap-nodes");
     // Pixels drawn: the selected node in blue, the others in grey.
     const drawn = () =>
       minimap.evaluate((c: HTMLCanvasElement) => {
@@ -224,6 +228,9 @@ describe("Citeflow in JupyterLab (Chromium)", () => {
       });
     const deselect = () => page.locator(".cf-editor .react-flow__pane").click({ position: { x: 5, y: 5 } });
     await deselect();
+    // The view's frame is drawn on its own canvas over the nodes, the rest dimmed in the theme's colour.
+    expect(await minimapDim()).toEqual([expect.any(Number), expect.any(Number), expect.any(Number), 115]);
+    expect((await minimapDim())[0]).toBeGreaterThan(150);
     await expect.poll(drawn).toEqual({ grey: expect.any(Number), blue: 0 });
     expect((await drawn()).grey).toBeGreaterThan(0);
     await select("verify");
@@ -385,6 +392,7 @@ describe("Citeflow in JupyterLab (Chromium)", () => {
     const bg = await page.locator(".cf-editor").evaluate((el) => getComputedStyle(el).backgroundColor);
     const [r, g, b] = bg.match(/\d+/g)!.map(Number);
     expect(r! + g! + b!).toBeLessThan(3 * 100);
+    await expect.poll(async () => (await minimapDim())[0]).toBeLessThan(128);
     await shot("10-dark-theme");
     await page.evaluate(() => (window as any).jupyterapp.commands.execute("apputils:change-theme", { theme: "JupyterLab Light" }));
     await expect.poll(() => page.locator("body").getAttribute("data-jp-theme-light")).toBe("true");
