@@ -80,8 +80,12 @@ function Flow({ state }: { state: EditorState }) {
   const [selectedEdges, setSelectedEdges] = useState(NONE);
   const [refusal, setRefusal] = useState<string | undefined>();
   useEffect(() => {
+    // Edges depend only on the document and the catalogue: a selection or a run's badges skip them.
+    let edgesFrom: [EditorState["doc"], EditorState["catalogue"]] | undefined;
     const sync = () => {
       flow.setNodes((prev) => toFlow(state, prev));
+      if (edgesFrom?.[0] === state.doc && edgesFrom[1] === state.catalogue) return;
+      edgesFrom = [state.doc, state.catalogue];
       setEdges((prev) => toEdges(state, prev));
     };
     state.changed.connect(sync);

@@ -12,7 +12,7 @@
  */
 import { Position, useNodeId, useStore, useStoreApi, type Connection, type Edge, type ReactFlowState } from "@xyflow/react";
 import { ConnectionMode, XYHandle, getHostForElement, isMouseEvent, type HandleType } from "@xyflow/system";
-import { createContext, memo, useContext, useMemo, type CSSProperties, type MouseEvent, type ReactNode, type TouchEvent } from "react";
+import { createContext, useContext, type CSSProperties, type MouseEvent, type ReactNode, type TouchEvent } from "react";
 
 interface PortRef {
   nodeId: string;
@@ -35,31 +35,24 @@ const Ctx = createContext<Connecting>(IDLE);
 /** A handle as React Flow's store holds it (its id may be missing). */
 type StoreHandle = { nodeId: string; id?: string | null; type: HandleType } | null | undefined;
 
-const refKey = (r: StoreHandle) => (r ? `${r.nodeId}\u0000${r.id ?? ""}\u0000${r.type}` : "");
+const ref = (r: StoreHandle): PortRef | null => (r ? { nodeId: r.nodeId, id: r.id ?? null, type: r.type } : null);
 const same = (r: PortRef | null, nodeId: string, id: string | null, type: HandleType) => !!r && r.nodeId === nodeId && r.id === id && r.type === type;
-
-/** A string that changes exactly when what the ports draw changes (not on every pointer move). */
-function connectingKey(s: ReactFlowState): string {
-  const { fromHandle, toHandle, isValid } = s.connection;
-  const click = s.connectionClickStartHandle;
-  if (!fromHandle && !click) return "";
-  return [refKey(fromHandle), refKey(toHandle), isValid ? "1" : "0", refKey(click), s.connectionMode].join("\u0001");
-}
+const sameRef = (a: PortRef | null, b: PortRef | null) => (a && b ? same(a, b.nodeId, b.id, b.type) : a === b);
 
 function connecting(s: ReactFlowState): Connecting {
   const { fromHandle, toHandle, isValid } = s.connection;
   const click = s.connectionClickStartHandle;
   if (!fromHandle && !click) return IDLE;
-  const ref = (r: StoreHandle) => (r ? { nodeId: r.nodeId, id: r.id ?? null, type: r.type } : null);
   return { from: ref(fromHandle), to: ref(toHandle), valid: !!isValid, click: ref(click), mode: s.connectionMode };
 }
 
+/** Equal when the ports would draw the same (a pointer move alone changes nothing). */
+const sameConnecting = (a: Connecting, b: Connecting) =>
+  a === b || (sameRef(a.from, b.from) && sameRef(a.to, b.to) && a.valid === b.valid && sameRef(a.click, b.click) && a.mode === b.mode);
+
 /** The canvas's one subscription for its ports; wrap the `<ReactFlow>` in it. */
 export function ConnectingState({ children }: { children: ReactNode }) {
-  const store = useStoreApi();
-  const key = useStore(connectingKey);
-  const value = useMemo(() => (key ? connecting(store.getState()) : IDLE), [key, store]);
-  return <Ctx.Provider value={value}>{children}</Ctx.Provider>;
+  return <Ctx.Provider value={useStore(connecting, sameConnecting)}>{children}</Ctx.Provider>;
 }
 
 /** React Flow's classes for a port in this connection state. */
@@ -87,7 +80,7 @@ export interface PortProps {
 }
 
 /** A connectable port on a node's left (inputs) or right (outputs) edge. */
-export const Port = memo(function Port({ type, id, className, ...rest }: PortProps) {
+export function Port({ type, id, className, ...rest }: PortProps) {
   const nodeId = useNodeId();
   const store = useStoreApi();
   const state = useContext(Ctx);
@@ -170,4 +163,4 @@ export const Port = memo(function Port({ type, id, className, ...rest }: PortPro
       onClick={onClick}
     />
   );
-});
+}

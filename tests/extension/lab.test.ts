@@ -75,6 +75,8 @@ async function dragPort(from: string, to: string, over?: () => Promise<void>) {
   await page.mouse.up();
 }
 
+const undo = () => page.evaluate(() => (window as any).jupyterapp.commands.execute("citeflow:undo"));
+
 /** The minimap's dimming outside the view, as RGBA at its top-left corner. */
 const minimapDim = () =>
   page.locator(".cf-editor canvas.cf-minimap-view").evaluate((c: HTMLCanvasElement) => Array.from(c.getContext("2d")!.getImageData(1, 1, 1, 1).data));
@@ -153,7 +155,6 @@ describe("Citeflow in JupyterLab (Chromium)", () => {
     });
     await expect.poll(() => edges.count()).toBe(before + 1);
     await shot("03-connected");
-    const undo = () => page.evaluate(() => (window as any).jupyterapp.commands.execute("citeflow:undo"));
     // The same connection by clicking one port, then the other.
     await undo();
     await expect.poll(() => edges.count()).toBe(before);
@@ -208,7 +209,7 @@ describe("Citeflow in JupyterLab (Chromium)", () => {
     await page.keyboard.press("Control+s");
     await expect.poll(() => uiOf("top").x).toBeGreaterThan(before.x);
     expect(uiOf("top").y).toBeGreaterThan(before.y);
-    await page.evaluate(() => (window as any).jupyterapp.commands.execute("citeflow:undo"));
+    await undo();
     await expect.poll(headX).toBeCloseTo(head.x, 0);
     await expect.poll(() => path.getAttribute("d")).toBe(d);
     await page.keyboard.press("Control+s");
