@@ -5,12 +5,17 @@
 //     floor of this machine). Two paths: inside the pane (the node goes 240 px right and down, then
 //     back), and past the pane's left edge, where React Flow pans the view under the node every
 //     frame (autopan); CITEFLOW_BENCH_DRAGS drags each (default 5). Also the main thread's busy time
-//     per frame (Chromium's TaskDuration), the headroom left in the 16.7 ms frame budget;
+//     per frame (Chromium's TaskDuration), the headroom left in the 16.7 ms frame budget, and the CPU
+//     time of all Chromium's processes per frame (raster workers, compositor, display compositor and
+//     browser included): on a 2-core machine a frame is lost when they and the main thread together
+//     run out of cores, even with the main thread under budget. A peer run past the edge with the
+//     edges hidden shows what drawing the edges costs;
 //  2. the passages inspector rendering 1,000 SciFact passages in a notebook output (its table is
 //     windowed: rows outside the view are spacers), against JupyterLab's own HTML renderer drawing
 //     the same passages (the bundle's text/html table, every row in the DOM).
 // Run: npm run bench (needs CITEFLOW_DATA).
-import { mkdirSync, mkdtempSync, writeFileSync } from "node:fs";
+import { execFileSync } from "node:child_process";
+import { mkdirSync, mkdtempSync, readdirSync, readFileSync, writeFileSync } from "node:fs";
 import { createReadStream } from "node:fs";
 import { tmpdir } from "node:os";
 import { join, resolve } from "node:path";
@@ -49,6 +54,37 @@ async function sciFactPassages(n) {
   return out;
 }
 
+/**
+ * CPU time (ms) used so far by the Chromium started with this profile folder and all its child
+ * processes, from /proc (Linux); NaN elsewhere.
+ */
+function chromiumCpuMs(profile) {
+  let ticks;
+  try {
+    ticks = Number(execFileSync("getconf", ["CLK_TCK"], { encoding: "utf8" }));
+    const procs = [];
+    for (const pid of readdirSync("/proc")) {
+      if (!/^\d+$/.test(pid)) continue;
+      try {
+        const stat = readFileSync(`/proc/${pid}/stat`, "utf8");
+        // Fields after the command name: state ppid … utime (12th) stime (13th).
+        const f = stat.slice(stat.lastIndexOf(")") + 2).split(" ");
+        procs.push({ pid: Number(pid), ppid: Number(f[1]), cpu: Number(f[11]) + Number(f[12]), root: readFileSync(`/proc/${pid}/cmdline`, "utf8").includes(`--user-data-dir=${profile}`) });
+      } catch {
+        // The process ended while we looked.
+      }
+    }
+    const ours = new Set(procs.filter((p) => p.root).map((p) => p.pid));
+    for (let grew = true; grew; ) {
+      grew = false;
+      for (const p of procs) if (!ours.has(p.pid) && ours.has(p.ppid)) (ours.add(p.pid), (grew = true));
+    }
+    return (1000 * procs.filter((p) => ours.has(p.pid)).reduce((t, p) => t + p.cpu, 0)) / ticks;
+  } catch {
+    return NaN;
+  }
+}
+
 async function closeAll(page) {
   await page.evaluate(() => void window.jupyterapp.shell.closeAll());
   // Dragging made the pipeline dirty: JupyterLab asks whether to save it.
@@ -64,7 +100,8 @@ const work = mkdtempSync(join(tmpdir(), "citeflow-bench-lab-"));
 mkdirSync(join(work, "root"));
 for (const n of [10, 100]) writeFileSync(join(work, "root", `grid-${n}.citeflow.json`), JSON.stringify(grid(n), null, 2));
 const lab = await startLab({ state: join(work, "state"), root: join(work, "root"), quiet: true, env: { CITEFLOW_RUNS: join(work, "runs") } });
-const ctx = await chromium.launchPersistentContext(join(work, "chromium"), {
+const profile = join(work, "chromium");
+const ctx = await chromium.launchPersistentContext(profile, {
   headless: true,
   executablePath: process.env.CITEFLOW_CHROMIUM ?? "/usr/bin/chromium",
   args: ["--no-sandbox", "--disable-gpu", "--disable-background-networking", "--disable-component-update", "--disable-sync", "--no-first-run"],
@@ -90,16 +127,23 @@ try {
     { key: "idle", label: "no drag, 100 nodes", n: 100, press: false, edge: false },
     { key: "10 edge", label: "past edge, 10 nodes", n: 10, press: true, edge: true },
     { key: "100 edge", label: "past edge, 100 nodes", n: 100, press: true, edge: true },
+    // Peer: the same drag with the edges not drawn, to show what drawing them costs.
+    { key: "100 edge bare", label: "  the same, no edges", n: 100, press: true, edge: true, css: ".cf-edges { display: none; }" },
   ];
-  for (const { key, n, press, edge } of runs) {
+  for (const { key, n, press, edge, css } of runs) {
     await closeAll(page);
     await page.evaluate((p) => void window.jupyterapp.commands.execute("docmanager:open", { path: p }), `grid-${n}.citeflow.json`);
     const nodes = page.locator(".cf-editor .react-flow__node");
     await nodes.nth(n - 1).waitFor({ timeout: 60_000 });
+    await page.evaluate((css) => {
+      document.getElementById("cf-bench-style")?.remove();
+      if (css) document.head.append(Object.assign(document.createElement("style"), { id: "cf-bench-style", textContent: css }));
+    }, css ?? "");
     await page.locator(".cf-editor .react-flow__controls-fitview").click();
     await page.waitForTimeout(500);
     const intervals = [];
     const busy = [];
+    const cpu = [];
     phases[key] = { press: 0, move: 0, release: 0 };
     for (let rep = 0; rep < REPS; rep++) {
       // Past the edge: every drag starts from the whole graph in view, so the node is inside the pane.
@@ -124,6 +168,7 @@ try {
       const mark = () => page.evaluate(() => performance.now());
       await page.mouse.move(box.x + 10, box.y + 5);
       const task0 = await taskSeconds();
+      const cpu0 = chromiumCpuMs(profile);
       const down = await mark();
       if (press) await page.mouse.down();
       for (let i = 1; i <= 60; i++) {
@@ -134,10 +179,13 @@ try {
       }
       const up = await mark();
       const task1 = await taskSeconds();
+      const cpu1 = chromiumCpuMs(profile);
       if (press) await page.mouse.up();
       await page.waitForTimeout(200);
       const frames = await page.evaluate(() => ((window.__rec = false), window.__frames));
-      busy.push((1000 * (task1 - task0)) / frames.filter((t) => t > down && t < up).length);
+      const during = frames.filter((t) => t > down && t < up).length;
+      busy.push((1000 * (task1 - task0)) / during);
+      cpu.push((cpu1 - cpu0) / during);
       // Past the edge, autopan carries the node thousands of units left: undo the drop, so the next
       // drag starts from the same layout (otherwise fit-view, held at the minimum zoom, leaves the
       // node outside the pane and the next "drag" presses on nothing).
@@ -152,7 +200,7 @@ try {
         if (d > 25) phases[key][frames[i] < down + 150 ? "press" : frames[i] > up ? "release" : "move"]++;
       }
     }
-    drag[key] = { median: median(intervals), p95: pct(intervals, 0.95), max: Math.max(...intervals), long: intervals.filter((d) => d > 25).length, frames: intervals.length, busy: median(busy) };
+    drag[key] = { median: median(intervals), p95: pct(intervals, 0.95), max: Math.max(...intervals), long: intervals.filter((d) => d > 25).length, frames: intervals.length, busy: median(busy), cpu: median(cpu) };
   }
 
   // 2. 1,000 passages in a notebook output: the Citeflow inspector vs JupyterLab's HTML renderer.
@@ -186,18 +234,20 @@ try {
 
   console.log("\nPipeline editor in JupyterLab, headless Chromium (frame intervals while dragging a node)\n");
   console.log(`${REPS} drags of 60 mouse moves each\n`);
-  console.log("                        frames  median     p95        max        main thread / frame  intervals > 25 ms");
-  for (const key of ["100", "10", "idle", "100 edge", "10 edge"]) {
+  console.log("                        frames  median     p95        max        main thread / frame  Chromium CPU / frame  intervals > 25 ms");
+  for (const key of ["100", "10", "idle", "100 edge", "100 edge bare", "10 edge"]) {
     const { label, press } = runs.find((r) => r.key === key);
     const d = drag[key];
     const ph = phases[key];
     const where = press ? ` (press ${ph.press}, move ${ph.move}, release ${ph.release})` : "";
-    console.log(`${label.padEnd(22)}  ${String(d.frames).padEnd(6)}  ${ms(d.median).padEnd(9)}  ${ms(d.p95).padEnd(9)}  ${ms(d.max).padEnd(9)}  ${ms(d.busy).padEnd(19)}  ${d.long}${where}`);
+    console.log(`${label.padEnd(22)}  ${String(d.frames).padEnd(6)}  ${ms(d.median).padEnd(9)}  ${ms(d.p95).padEnd(9)}  ${ms(d.max).padEnd(9)}  ${ms(d.busy).padEnd(19)}  ${ms(d.cpu).padEnd(20)}  ${d.long}${where}`);
   }
   const rate = (d) => (100 * d.long) / d.frames;
   console.log(`ratio 100 / 10 nodes: median ${(drag[100].median / drag[10].median).toFixed(2)}×, p95 ${(drag[100].p95 / drag[10].p95).toFixed(2)}×; long intervals ${rate(drag[100]).toFixed(2)} % vs ${rate(drag[10]).toFixed(2)} % (10 nodes) vs ${rate(drag.idle).toFixed(2)} % (no drag) (target: no dropped frames)`);
   console.log(`main thread per frame, 100 / 10 nodes: ${(drag[100].busy / drag[10].busy).toFixed(2)}× inside, ${(drag["100 edge"].busy / drag["10 edge"].busy).toFixed(2)}× past the edge; 100 nodes / no drag: ${(drag[100].busy / drag.idle.busy).toFixed(2)}×`);
   console.log(`past the edge (autopan): long intervals ${rate(drag["100 edge"]).toFixed(2)} % (100 nodes) vs ${rate(drag["10 edge"]).toFixed(2)} % (10 nodes)`);
+  const edges = drag["100 edge"], bare = drag["100 edge bare"];
+  console.log(`past the edge, 100 nodes, with / without edges: main thread ${(edges.busy / bare.busy).toFixed(2)}× (+${ms(edges.busy - bare.busy)}), Chromium CPU ${(edges.cpu / bare.cpu).toFixed(2)}× (+${ms(edges.cpu - bare.cpu)}) per frame`);
   console.log("\n1,000 SciFact passages in a notebook output (7 renders each, median)\n");
   console.log(`Citeflow passages inspector          ${ms(median(ours))}  (min ${ms(Math.min(...ours))}, target ≤ 200 ms)`);
   console.log(`JupyterLab HTML renderer, same table ${ms(median(peer))}  (min ${ms(Math.min(...peer))})`);
