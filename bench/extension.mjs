@@ -15,8 +15,7 @@
 //     the same passages (the bundle's text/html table, every row in the DOM).
 // Run: npm run bench (needs CITEFLOW_DATA).
 import { execFileSync } from "node:child_process";
-import { mkdirSync, mkdtempSync, readdirSync, readFileSync, writeFileSync } from "node:fs";
-import { createReadStream } from "node:fs";
+import { createReadStream, mkdirSync, mkdtempSync, readdirSync, readFileSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join, resolve } from "node:path";
 import { createInterface } from "node:readline";
@@ -54,14 +53,21 @@ async function sciFactPassages(n) {
   return out;
 }
 
+/** The kernel's clock ticks per second, the unit of /proc's CPU times. */
+const clockTicks = (() => {
+  try {
+    return Number(execFileSync("getconf", ["CLK_TCK"], { encoding: "utf8" }));
+  } catch {
+    return NaN;
+  }
+})();
+
 /**
  * CPU time (ms) used so far by the Chromium started with this profile folder and all its child
  * processes, from /proc (Linux); NaN elsewhere.
  */
 function chromiumCpuMs(profile) {
-  let ticks;
   try {
-    ticks = Number(execFileSync("getconf", ["CLK_TCK"], { encoding: "utf8" }));
     const procs = [];
     for (const pid of readdirSync("/proc")) {
       if (!/^\d+$/.test(pid)) continue;
@@ -79,7 +85,7 @@ function chromiumCpuMs(profile) {
       grew = false;
       for (const p of procs) if (!ours.has(p.pid) && ours.has(p.ppid)) (ours.add(p.pid), (grew = true));
     }
-    return (1000 * procs.filter((p) => ours.has(p.pid)).reduce((t, p) => t + p.cpu, 0)) / ticks;
+    return (1000 * procs.filter((p) => ours.has(p.pid)).reduce((t, p) => t + p.cpu, 0)) / clockTicks;
   } catch {
     return NaN;
   }
