@@ -16,7 +16,7 @@ import { toEdges, toFlow, type FlowNode } from "./flow";
 import { EdgeLayer } from "./edges";
 import { Minimap } from "./minimap";
 import { ConnectingState, Port } from "./port";
-import { addNode, checkConnection, connect, moveNode, nodeSpec, portColor, removeEdges } from "./model";
+import { addNode, checkConnection, connect, nodeSpec, portColor, removeEdges } from "./model";
 import type { EditorState, NodeBadge } from "./state";
 
 export const DRAG_MIME = "application/x-citeflow-node-type";
@@ -67,6 +67,10 @@ const nodeTypes = { citeflow: CiteflowNode };
 
 const NONE: ReadonlySet<string> = new Set();
 
+function sameSet(ids: string[], set: ReadonlySet<string>): boolean {
+  return ids.length === set.size && ids.every((id) => set.has(id));
+}
+
 /**
  * React Flow holds the nodes itself (uncontrolled): a drag moves one node in its store without a
  * React pass over this component, and the document reaches the store through `sync` only when it
@@ -96,20 +100,29 @@ function Flow({ state }: { state: EditorState }) {
 
   const onNodesChange = useCallback(
     (changes: NodeChange<FlowNode>[]) => {
+      const moved = new Map<string, { x: number; y: number }>();
+      let picked: string | undefined;
+      let selecting = false;
       for (const c of changes) {
-        if (c.type === "position" && c.dragging === false && c.position) {
-          const { id, position } = c;
-          // The drop paints first (React Flow's store already has the position); the document edit
-          // (file model, undo entry, editor redraw) runs in a task after that frame.
-          requestAnimationFrame(() => setTimeout(() => state.edit(moveNode(state.doc, id, position))));
-        }
-        if (c.type === "select" && c.selected) {
-          state.select(c.id);
-          setSelectedEdges(NONE);
+        if (c.type === "position" && c.dragging === false && c.position) moved.set(c.id, c.position);
+        if (c.type === "select") {
+          selecting = true;
+          if (c.selected) picked = c.id;
         }
       }
+      // The drop paints first (React Flow's store already has the positions); the document edit
+      // (file model, undo entry, editor redraw) runs in a task after that frame: one edit however
+      // many nodes moved together.
+      if (moved.size) requestAnimationFrame(() => setTimeout(() => state.moveNodes(moved)));
+      if (selecting) {
+        // React Flow has applied the changes to its own nodes (they are uncontrolled): its selected
+        // flags are the selection, whether a click, a Ctrl/Cmd-click or a Shift-drag box made it.
+        const ids = flow.getNodes().flatMap((n) => (n.selected ? [n.id] : []));
+        if (picked !== undefined || !sameSet(ids, state.selection)) state.setSelection(ids, picked);
+        setSelectedEdges(NONE);
+      }
     },
-    [state],
+    [state, flow],
   );
 
   const isValidConnection: IsValidConnection = useCallback(

@@ -124,7 +124,14 @@ export function Editor({ state }: { state: EditorState }) {
           {tab === "runs" ? (
             <RunsPanel state={state} />
           ) : state.selected ? (
-            <NodeInspector key={state.selected} state={state} nodeId={state.selected} />
+            <>
+              {state.selection.size > 1 && (
+                <p className="cf-muted cf-selection-count" data-count={state.selection.size}>
+                  {trans.__("%1 nodes selected; showing %2", state.selection.size, state.selected)}
+                </p>
+              )}
+              <NodeInspector key={state.selected} state={state} nodeId={state.selected} />
+            </>
           ) : (
             <p className="cf-muted">{trans.__("Select a node to see its params and outputs.")}</p>
           )}

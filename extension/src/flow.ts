@@ -15,7 +15,7 @@ export interface NodeData extends Record<string, unknown> {
 export type FlowNode = Node<NodeData, "citeflow">;
 
 /** What the mapping reads of an editor's state. */
-export type FlowSource = Pick<EditorState, "doc" | "catalogue" | "run" | "breakpoints" | "selected" | "onPort">;
+export type FlowSource = Pick<EditorState, "doc" | "catalogue" | "run" | "breakpoints" | "selection" | "onPort">;
 
 /**
  * React Flow nodes for the document. A node whose graph node, spec, badge, breakpoint and selection
@@ -28,7 +28,7 @@ export function toFlow(state: FlowSource, prev: FlowNode[] = []): FlowNode[] {
     const spec = nodeSpec(state.catalogue, n.type);
     const badge = state.run?.badges[n.id];
     const breakpoint = state.breakpoints.has(n.id);
-    const selected = n.id === state.selected;
+    const selected = state.selection.has(n.id);
     const o = old.get(n.id);
     const sameEntry = o?.data.node === n;
     if (o && sameEntry && o.data.spec === spec && o.data.badge === badge && o.data.breakpoint === breakpoint && !!o.selected === selected) return o;

@@ -30,7 +30,9 @@ export const CommandIDs = {
   undo: "citeflow:undo",
   redo: "citeflow:redo",
   copy: "citeflow:copy",
+  cut: "citeflow:cut",
   paste: "citeflow:paste",
+  selectAll: "citeflow:select-all",
   layout: "citeflow:auto-layout",
 } as const;
 
@@ -124,15 +126,18 @@ const plugin: JupyterFrontEndPlugin<void> = {
     app.commands.addCommand(CommandIDs.stop, { label: trans.__("Stop Pipeline Run"), isEnabled: isActive, execute: () => current()?.control("abort") });
     app.commands.addCommand(CommandIDs.undo, { label: trans.__("Undo Pipeline Edit"), isEnabled: () => isActive() && !!current()?.canUndo, execute: () => current()?.undo() });
     app.commands.addCommand(CommandIDs.redo, { label: trans.__("Redo Pipeline Edit"), isEnabled: () => isActive() && !!current()?.canRedo, execute: () => current()?.redo() });
-    app.commands.addCommand(CommandIDs.copy, { label: trans.__("Copy Selected Node"), isEnabled: isActive, execute: () => current()?.copy(current()?.selected ? [current()!.selected!] : []) });
+    const hasSelection = () => isActive() && !!current()?.selection.size;
+    app.commands.addCommand(CommandIDs.copy, { label: trans.__("Copy Selected Nodes"), isEnabled: hasSelection, execute: () => void current()?.copy() });
+    app.commands.addCommand(CommandIDs.cut, { label: trans.__("Cut Selected Nodes"), isEnabled: hasSelection, execute: () => current()?.cut() });
     app.commands.addCommand(CommandIDs.paste, { label: trans.__("Paste Nodes"), isEnabled: isActive, execute: () => current()?.paste() });
+    app.commands.addCommand(CommandIDs.selectAll, { label: trans.__("Select All Nodes"), isEnabled: isActive, execute: () => current()?.selectAll() });
     app.commands.addCommand(CommandIDs.layout, { label: trans.__("Auto-layout Pipeline"), isEnabled: isActive, execute: () => current()?.layout() });
 
     const category = trans.__("Citeflow");
     launcher?.add({ command: CommandIDs.create, category: trans.__("Other"), rank: 1 });
     for (const name of Object.keys(TEMPLATES)) launcher?.add({ command: CommandIDs.fromTemplate, args: { template: name }, category, rank: 2 });
     mainMenu?.fileMenu.newMenu.addGroup([{ command: CommandIDs.create }], 40);
-    for (const id of [CommandIDs.create, CommandIDs.run, CommandIDs.stop, CommandIDs.undo, CommandIDs.redo, CommandIDs.layout]) palette?.addItem({ command: id, category });
+    for (const id of [CommandIDs.create, CommandIDs.run, CommandIDs.stop, CommandIDs.undo, CommandIDs.redo, CommandIDs.copy, CommandIDs.cut, CommandIDs.paste, CommandIDs.selectAll, CommandIDs.layout]) palette?.addItem({ command: id, category });
     for (const name of Object.keys(TEMPLATES)) palette?.addItem({ command: CommandIDs.fromTemplate, args: { template: name }, category });
 
     const openInEditor: OpenInEditor = async (bundle) => {

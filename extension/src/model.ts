@@ -82,7 +82,18 @@ export function edgeId(e: GraphEdge): string {
 }
 
 export function moveNode(doc: GraphDoc, id: string, to: { x: number; y: number }): GraphDoc {
-  return { ...doc, nodes: doc.nodes.map((n) => (n.id === id ? { ...n, ui: { x: Math.round(to.x), y: Math.round(to.y) } } : n)) };
+  return moveNodes(doc, new Map([[id, to]]));
+}
+
+/** Moves several nodes at once (positions rounded to whole pixels, as the file stores them). */
+export function moveNodes(doc: GraphDoc, to: ReadonlyMap<string, { x: number; y: number }>): GraphDoc {
+  return {
+    ...doc,
+    nodes: doc.nodes.map((n) => {
+      const p = to.get(n.id);
+      return p ? { ...n, ui: { x: Math.round(p.x), y: Math.round(p.y) } } : n;
+    }),
+  };
 }
 
 /** Sets one param; `undefined` removes it (the node's default applies again). */

@@ -6,7 +6,7 @@
 import type { Catalogue, GraphDoc, GraphEdge, GraphNode } from "@citeflow/core/browser";
 import { Signal, type ISignal } from "@lumino/signaling";
 import type { CiteflowClient, RunEvent } from "./client";
-import { autoLayout, pasteNodes, removeNodes, splitRef } from "./model";
+import { autoLayout, moveNodes, pasteNodes, removeNodes, splitRef } from "./model";
 
 export type NodeStatus = "queued" | "running" | "paused" | "cached" | "done" | "error" | "skipped" | "aborted";
 
@@ -40,7 +40,10 @@ const HISTORY = 100;
 export class EditorState {
   doc: GraphDoc;
   catalogue: Catalogue | undefined;
+  /** The node the inspector shows and "run to / from / only" act on: the last one picked. */
   selected: string | undefined;
+  /** Every selected node (box select, Ctrl/Cmd-click, select all); copy, cut, delete and drags take them all. */
+  selection: ReadonlySet<string> = new Set();
   /** An output port picked on the canvas: the inspector scrolls to it. */
   port: string | undefined;
   run: RunState | undefined;
@@ -130,15 +133,33 @@ export class EditorState {
 
   #apply(doc: GraphDoc): void {
     this.doc = doc;
-    if (this.selected && !doc.nodes.some((n) => n.id === this.selected)) this.selected = undefined;
+    const ids = new Set(doc.nodes.map((n) => n.id));
+    if ([...this.selection].some((id) => !ids.has(id))) this.selection = new Set([...this.selection].filter((id) => ids.has(id)));
+    if (this.selected && !ids.has(this.selected)) this.selected = undefined;
     this.#docChanged.emit(doc);
     this.emit();
   }
 
+  /** Selects one node alone, or nothing. */
   select(id: string | undefined): void {
-    if (id !== this.selected) this.port = undefined;
-    this.selected = id;
+    this.setSelection(id === undefined ? [] : [id], id);
+  }
+
+  /**
+   * Selects these nodes; `primary` (kept when still selected, else the last of them) is the one
+   * the inspector shows.
+   */
+  setSelection(ids: Iterable<string>, primary: string | undefined = this.selected): void {
+    const selection = new Set(ids);
+    const next = primary !== undefined && selection.has(primary) ? primary : [...selection].at(-1);
+    if (next !== this.selected) this.port = undefined;
+    this.selected = next;
+    this.selection = selection;
     this.emit();
+  }
+
+  selectAll(): void {
+    this.setSelection(this.doc.nodes.map((n) => n.id));
   }
 
   /** Stable, so canvas nodes can hold it without re-rendering. */
@@ -146,27 +167,44 @@ export class EditorState {
 
   selectPort(id: string, port: string): void {
     this.selected = id;
+    this.selection = new Set([id]);
     this.port = port;
     this.emit();
   }
 
-  copy(ids: string[]): void {
+  /** Copies the selected nodes and the edges among them; returns how many nodes were copied. */
+  copy(ids: Iterable<string> = this.selection): number {
     const set = new Set(ids);
+    if (!set.size) return 0;
     this.#clipboard = {
       nodes: this.doc.nodes.filter((n) => set.has(n.id)),
       edges: this.doc.edges.filter((e) => set.has(splitRef(e.from).node) && set.has(splitRef(e.to).node)),
     };
+    return this.#clipboard.nodes.length;
   }
 
+  /** Copies the selected nodes, then deletes them (one undo entry). */
+  cut(): void {
+    if (this.copy()) this.deleteNodes([...this.selection]);
+  }
+
+  /** Adds copies of the clipboard's nodes, offset from the originals; the copies become the selection. */
   paste(): string[] {
     if (!this.#clipboard?.nodes.length) return [];
     const { doc, ids } = pasteNodes(this.doc, this.#clipboard.nodes, this.#clipboard.edges);
     this.edit(doc);
+    this.setSelection(ids, ids[0]);
     return ids;
   }
 
-  deleteNodes(ids: string[]): void {
-    if (ids.length) this.edit(removeNodes(this.doc, new Set(ids)));
+  deleteNodes(ids: Iterable<string>): void {
+    const set = new Set(ids);
+    if (set.size) this.edit(removeNodes(this.doc, set));
+  }
+
+  /** Moves nodes (a drag of one node or of a selection, arrow keys) as one undo entry. */
+  moveNodes(to: ReadonlyMap<string, { x: number; y: number }>): void {
+    if (to.size) this.edit(moveNodes(this.doc, to));
   }
 
   layout(): void {

@@ -16,7 +16,7 @@ const doc: GraphDoc = {
   ],
   edges: [{ from: "a.items", to: "b.items" }],
 } as GraphDoc;
-const source = (over: Partial<FlowSource> = {}): FlowSource => ({ doc, catalogue, run: undefined, breakpoints: new Set(), selected: undefined, onPort: () => {}, ...over });
+const source = (over: Partial<FlowSource> = {}): FlowSource => ({ doc, catalogue, run: undefined, breakpoints: new Set(), selection: new Set(), onPort: () => {}, ...over });
 
 describe("document → React Flow nodes and edges", () => {
   it("maps nodes with their positions and specs, and edges with their handles", () => {
@@ -55,7 +55,7 @@ describe("document → React Flow nodes and edges", () => {
 
   it("follows the selection and drops removed edges", () => {
     const nodes = toFlow(source());
-    const next = toFlow(source({ selected: "b" }), nodes);
+    const next = toFlow(source({ selection: new Set(["b"]) }), nodes);
     expect(next.map((n) => n.selected)).toEqual([false, true]);
     expect(next[0]).toBe(nodes[0]);
     expect(toEdges(source({ doc: { ...doc, edges: [] } }), toEdges(source()))).toEqual([]);

@@ -216,6 +216,87 @@ describe("Citeflow in JupyterLab (Chromium)", () => {
     await expect.poll(() => uiOf("top")).toEqual(before);
   }, 60_000);
 
+  it("selects several nodes (Ctrl-click, Shift-drag box, Ctrl+A), drags them together as one undo entry, cuts, copies and pastes them", async () => {
+    const uiOf = (id: string) => savedNode(id).ui as { x: number; y: number };
+    const count = page.locator(".cf-editor .cf-selection-count");
+    const nodes = page.locator(".cf-editor .react-flow__node");
+    const picked = page.locator(".cf-editor .react-flow__node.selected");
+    await node("top").locator(".cf-node-head").click();
+    await node("papers").locator(".cf-node-head").click({ modifiers: ["Control"] });
+    await expect.poll(() => count.getAttribute("data-count")).toBe("2");
+    expect(await picked.evaluateAll((es) => es.map((e) => e.getAttribute("data-id")).sort())).toEqual(["papers", "top"]);
+
+    // Dragging one selected node moves both; the file gets both, and one undo puts both back.
+    await page.keyboard.press("Control+s");
+    const before = { top: uiOf("top"), papers: uiOf("papers") };
+    const head = (await node("top").locator(".cf-node-head").boundingBox())!;
+    await page.mouse.move(head.x + 10, head.y + 5);
+    await page.mouse.down();
+    for (let i = 1; i <= 10; i++) await page.mouse.move(head.x + 10 + i * 6, head.y + 5 + i * 3);
+    await page.mouse.up();
+    // The document edit lands a frame after the drop: save until the file has it.
+    await expect.poll(async () => (await page.keyboard.press("Control+s"), uiOf("top").x)).toBeGreaterThan(before.top.x);
+    const dx = uiOf("top").x - before.top.x;
+    expect(uiOf("papers").x - before.papers.x).toBe(dx);
+    expect(uiOf("papers").y - before.papers.y).toBe(uiOf("top").y - before.top.y);
+    await undo();
+    await expect.poll(async () => (await page.keyboard.press("Control+s"), [uiOf("top"), uiOf("papers")])).toEqual([before.top, before.papers]);
+    // An arrow key moves the selection by 5 px (with the focus on one of its nodes).
+    await node("top").focus();
+    await page.keyboard.press("ArrowRight");
+    await expect.poll(async () => (await page.keyboard.press("Control+s"), [uiOf("top").x, uiOf("papers").x])).toEqual([before.top.x + 5, before.papers.x + 5]);
+    await undo();
+    await expect.poll(async () => (await page.keyboard.press("Control+s"), [uiOf("top"), uiOf("papers")])).toEqual([before.top, before.papers]);
+
+    // Copy and paste both: the copies (with the edge between them) become the selection.
+    const edges = await page.locator(".cf-editor .cf-edge").count();
+    // Ctrl-click takes a selected node out of the selection, and puts it back.
+    await node("top").locator(".cf-node-head").click({ modifiers: ["Control"] });
+    await expect.poll(() => picked.count()).toBe(1);
+    await node("top").locator(".cf-node-head").click({ modifiers: ["Control"] });
+    await expect.poll(() => count.getAttribute("data-count")).toBe("2");
+    await page.keyboard.press("Control+c");
+    await page.keyboard.press("Control+v");
+    await expect.poll(() => nodes.count()).toBe(10);
+    await expect.poll(() => page.locator(".cf-editor .cf-edge").count()).toBe(edges + 1);
+    expect(await picked.evaluateAll((es) => es.map((e) => e.getAttribute("data-id")).sort())).toEqual(["per_paper", "select"]);
+    await page.keyboard.press("Control+x");
+    await expect.poll(() => nodes.count()).toBe(8);
+    await undo();
+    await expect.poll(() => nodes.count()).toBe(10);
+    await undo();
+    await expect.poll(() => nodes.count()).toBe(8);
+
+    // Ctrl+A takes every node; a click on the pane clears the selection.
+    await node("top").locator(".cf-node-head").click();
+    await page.keyboard.press("Control+a");
+    await expect.poll(() => count.getAttribute("data-count")).toBe("8");
+    await expect.poll(() => picked.count()).toBe(8);
+    const pane = (await page.locator(".cf-editor .react-flow__pane").boundingBox())!;
+    await page.mouse.click(pane.x + 5, pane.y + 5);
+    await expect.poll(() => picked.count()).toBe(0);
+
+    // A box drawn with Shift held selects the nodes wholly inside it.
+    const box = (await node("top").boundingBox())!;
+    // It starts away from the pane's borders, where a selection drag would pan the view.
+    const start = { x: pane.x + 60, y: pane.y + 60 };
+    const end = { x: box.x + box.width + 5, y: box.y + box.height + 5 };
+    await page.keyboard.down("Shift");
+    await page.mouse.move(start.x, start.y);
+    await page.mouse.down();
+    for (let i = 1; i <= 10; i++) await page.mouse.move(start.x + ((end.x - start.x) * i) / 10, start.y + ((end.y - start.y) * i) / 10);
+    await page.mouse.up();
+    await page.keyboard.up("Shift");
+    await expect.poll(async () => picked.evaluateAll((es) => es.map((e) => e.getAttribute("data-id")))).toContain("top");
+    // The box selects nodes, not the page's text.
+    expect(await page.evaluate(() => window.getSelection()?.type)).not.toBe("Range");
+    const inBox = await picked.count();
+    if (inBox > 1) expect(await count.getAttribute("data-count")).toBe(String(inBox));
+    await shot("04b-multi-select");
+    await page.mouse.click(pane.x + 5, pane.y + 5);
+    await expect.poll(() => picked.count()).toBe(0);
+  }, 60_000);
+
   it("shows the graph in the minimap with the selected node highlighted, and pans the canvas when the minimap is dragged", async () => {
     const minimap = page.locator(".cf-editor .cf-minimap canvas.cf-minimap-nodes");
     // Pixels drawn: the selected node in blue, the others in grey.
