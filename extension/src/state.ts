@@ -134,7 +134,8 @@ export class EditorState {
   #apply(doc: GraphDoc): void {
     this.doc = doc;
     const ids = new Set(doc.nodes.map((n) => n.id));
-    if ([...this.selection].some((id) => !ids.has(id))) this.selection = new Set([...this.selection].filter((id) => ids.has(id)));
+    const live = [...this.selection].filter((id) => ids.has(id));
+    if (live.length !== this.selection.size) this.selection = new Set(live);
     if (this.selected && !ids.has(this.selected)) this.selected = undefined;
     this.#docChanged.emit(doc);
     this.emit();
