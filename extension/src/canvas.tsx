@@ -162,6 +162,9 @@ function Flow({ state }: { state: EditorState }) {
   );
 
   // Stable handlers: a new function on every render makes React Flow update its store each time.
+  // A right-click on a node outside the selection selects it alone, as a click would; on one inside
+  // it, the selection stays and that node becomes the one the context menu's commands act on.
+  const onNodeContextMenu = useCallback((_: unknown, n: FlowNode) => (state.selection.has(n.id) ? state.setSelection(state.selection, n.id) : state.select(n.id)), [state]);
   const onNodesDelete = useCallback((ns: FlowNode[]) => state.deleteNodes(ns.map((n) => n.id)), [state]);
   const onPaneClick = useCallback(() => (state.select(undefined), setRefusal(undefined), setSelectedEdges(NONE)), [state]);
   const onSelectEdge = useCallback(
@@ -191,6 +194,7 @@ function Flow({ state }: { state: EditorState }) {
           onConnect={onConnect}
           isValidConnection={isValidConnection}
           onNodesDelete={onNodesDelete}
+          onNodeContextMenu={onNodeContextMenu}
           onPaneClick={onPaneClick}
           deleteKeyCode={["Delete", "Backspace"]}
           fitView

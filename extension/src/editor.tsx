@@ -20,7 +20,7 @@ function useRedraw(state: EditorState) {
 function Toolbar({ state }: { state: EditorState }) {
   const sel = state.selected;
   const run = state.run;
-  const active = run?.status === "running" || run?.status === "paused";
+  const active = state.active;
   const start = (o: RunOptions) => void state.start(o);
   const done = run ? Object.values(run.badges).filter((b) => !["queued", "running", "paused"].includes(b.status)).length : 0;
   const total = run?.selected.length ?? 0;
@@ -47,16 +47,16 @@ function Toolbar({ state }: { state: EditorState }) {
         />
       )}
       {state.takesQuestionSet && <span className="cf-muted">{trans._n("%1 question", "%1 questions", state.questionSet.length)}</span>}
-      <button className="cf-button cf-primary" data-action="run" disabled={active || !state.question.trim()} onClick={() => start({})} title={trans.__("Run the whole pipeline")}>
+      <button className="cf-button cf-primary" data-action="run" disabled={!state.canStart("all")} onClick={() => start({})} title={trans.__("Run the whole pipeline")}>
         {trans.__("Run")}
       </button>
-      <button className="cf-button" data-action="run-to" disabled={active || !sel || !state.question.trim()} onClick={() => start({ to: sel! })} title={trans.__("Run up to the selected node")}>
+      <button className="cf-button" data-action="run-to" disabled={!state.canStart("to")} onClick={() => start({ to: sel! })} title={trans.__("Run up to the selected node")}>
         {trans.__("Run to")}
       </button>
-      <button className="cf-button" data-action="run-from" disabled={active || !sel || !run} onClick={() => start({ from: sel! })} title={trans.__("Re-run the selected node and everything downstream (upstream from cache)")}>
+      <button className="cf-button" data-action="run-from" disabled={!state.canStart("from")} onClick={() => start({ from: sel! })} title={trans.__("Re-run the selected node and everything downstream (upstream from cache)")}>
         {trans.__("Run from")}
       </button>
-      <button className="cf-button" data-action="run-only" disabled={active || !sel || !run} onClick={() => start({ only: sel! })} title={trans.__("Re-run only the selected node")}>
+      <button className="cf-button" data-action="run-only" disabled={!state.canStart("only")} onClick={() => start({ only: sel! })} title={trans.__("Re-run only the selected node")}>
         {trans.__("Run node")}
       </button>
       <button className="cf-button" data-action="step" disabled={!state.question.trim()} onClick={() => (run?.status === "paused" ? void state.control("step") : start({ step: true }))} title={trans.__("Run one node at a time")}>

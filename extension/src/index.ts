@@ -26,11 +26,16 @@ export const CommandIDs = {
   create: "citeflow:new",
   fromTemplate: "citeflow:new-from-template",
   run: "citeflow:run",
+  runTo: "citeflow:run-to",
+  runFrom: "citeflow:run-from",
+  runOnly: "citeflow:run-node",
+  breakpoint: "citeflow:toggle-breakpoint",
   stop: "citeflow:stop",
   undo: "citeflow:undo",
   redo: "citeflow:redo",
   copy: "citeflow:copy",
   cut: "citeflow:cut",
+  remove: "citeflow:delete",
   paste: "citeflow:paste",
   selectAll: "citeflow:select-all",
   layout: "citeflow:auto-layout",
@@ -123,12 +128,30 @@ const plugin: JupyterFrontEndPlugin<void> = {
       },
     });
     app.commands.addCommand(CommandIDs.run, { label: trans.__("Run Pipeline"), isEnabled: isActive, execute: () => current()?.start() });
+    const can = (kind: "to" | "from" | "only") => () => isActive() && !!current()?.canStart(kind);
+    const startAt = (kind: "to" | "from" | "only") => () => {
+      const s = current();
+      if (s?.selected) void s.start({ [kind]: s.selected });
+    };
+    app.commands.addCommand(CommandIDs.runTo, { label: trans.__("Run to Selected Node"), isEnabled: can("to"), execute: startAt("to") });
+    app.commands.addCommand(CommandIDs.runFrom, { label: trans.__("Run from Selected Node"), isEnabled: can("from"), execute: startAt("from") });
+    app.commands.addCommand(CommandIDs.runOnly, { label: trans.__("Run Selected Node Only"), isEnabled: can("only"), execute: startAt("only") });
+    app.commands.addCommand(CommandIDs.breakpoint, {
+      label: trans.__("Toggle Breakpoint"),
+      isEnabled: () => isActive() && !!current()?.selected,
+      isToggled: () => !!current()?.selected && !!current()?.breakpoints.has(current()!.selected!),
+      execute: () => {
+        const s = current();
+        if (s?.selected) s.toggleBreakpoint(s.selected);
+      },
+    });
     app.commands.addCommand(CommandIDs.stop, { label: trans.__("Stop Pipeline Run"), isEnabled: isActive, execute: () => current()?.control("abort") });
     app.commands.addCommand(CommandIDs.undo, { label: trans.__("Undo Pipeline Edit"), isEnabled: () => isActive() && !!current()?.canUndo, execute: () => current()?.undo() });
     app.commands.addCommand(CommandIDs.redo, { label: trans.__("Redo Pipeline Edit"), isEnabled: () => isActive() && !!current()?.canRedo, execute: () => current()?.redo() });
     const hasSelection = () => isActive() && !!current()?.selection.size;
     app.commands.addCommand(CommandIDs.copy, { label: trans.__("Copy Selected Nodes"), isEnabled: hasSelection, execute: () => void current()?.copy() });
     app.commands.addCommand(CommandIDs.cut, { label: trans.__("Cut Selected Nodes"), isEnabled: hasSelection, execute: () => current()?.cut() });
+    app.commands.addCommand(CommandIDs.remove, { label: trans.__("Delete Selected Nodes"), isEnabled: hasSelection, execute: () => current()?.deleteNodes(current()!.selection) });
     app.commands.addCommand(CommandIDs.paste, { label: trans.__("Paste Nodes"), isEnabled: isActive, execute: () => current()?.paste() });
     app.commands.addCommand(CommandIDs.selectAll, { label: trans.__("Select All Nodes"), isEnabled: isActive, execute: () => current()?.selectAll() });
     app.commands.addCommand(CommandIDs.layout, { label: trans.__("Auto-layout Pipeline"), isEnabled: isActive, execute: () => current()?.layout() });
@@ -137,7 +160,20 @@ const plugin: JupyterFrontEndPlugin<void> = {
     launcher?.add({ command: CommandIDs.create, category: trans.__("Other"), rank: 1 });
     for (const name of Object.keys(TEMPLATES)) launcher?.add({ command: CommandIDs.fromTemplate, args: { template: name }, category, rank: 2 });
     mainMenu?.fileMenu.newMenu.addGroup([{ command: CommandIDs.create }], 40);
-    for (const id of [CommandIDs.create, CommandIDs.run, CommandIDs.stop, CommandIDs.undo, CommandIDs.redo, CommandIDs.copy, CommandIDs.cut, CommandIDs.paste, CommandIDs.selectAll, CommandIDs.layout]) palette?.addItem({ command: id, category });
+    const { runTo, runFrom, runOnly, breakpoint, copy, cut, remove, paste, selectAll, layout } = CommandIDs;
+    for (const id of [CommandIDs.create, CommandIDs.run, runTo, runFrom, runOnly, breakpoint, CommandIDs.stop, CommandIDs.undo, CommandIDs.redo, copy, cut, paste, remove, selectAll, layout]) palette?.addItem({ command: id, category });
+    // Context menus, as elsewhere in JupyterLab: a right-click on a node selects it (see the canvas).
+    // JupyterLab orders a menu by rank alone, and a node lies inside the pane: the node's groups
+    // come first, then the canvas's (alone on the empty canvas).
+    const groups: [string, string[]][] = [
+      [".cf-editor .react-flow__node", [runTo, runFrom, runOnly, breakpoint]],
+      [".cf-editor .react-flow__node", [copy, cut, remove]],
+      [".cf-editor .react-flow__pane", [paste, selectAll, layout]],
+    ];
+    groups.forEach(([selector, commands], g) => {
+      if (g) app.contextMenu.addItem({ type: "separator", selector, rank: 10 * g });
+      commands.forEach((command, i) => app.contextMenu.addItem({ command, selector, rank: 10 * g + 1 + i }));
+    });
     for (const name of Object.keys(TEMPLATES)) palette?.addItem({ command: CommandIDs.fromTemplate, args: { template: name }, category });
 
     const openInEditor: OpenInEditor = async (bundle) => {

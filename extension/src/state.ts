@@ -229,6 +229,23 @@ export class EditorState {
     this.emit();
   }
 
+  /** A run is under way (running or paused at a node). */
+  get active(): boolean {
+    return this.run?.status === "running" || this.run?.status === "paused";
+  }
+
+  /**
+   * Can this kind of run start now? The toolbar's buttons and the commands (menus, palette) ask
+   * the same question: a whole run needs a question; "to" needs a selected node too; "from" and
+   * "only" re-run the selected node against a run already shown.
+   */
+  canStart(kind: "all" | "to" | "from" | "only"): boolean {
+    if (this.active) return false;
+    if (kind === "all") return !!this.question.trim();
+    if (!this.selected) return false;
+    return kind === "to" ? !!this.question.trim() : !!this.run;
+  }
+
   /** Starts a run of the document as it is now (unsaved edits included). */
   async start(options: RunOptions = {}): Promise<string | undefined> {
     const inputs: Record<string, unknown> = {};

@@ -297,6 +297,51 @@ describe("Citeflow in JupyterLab (Chromium)", () => {
     await expect.poll(() => picked.count()).toBe(0);
   }, 60_000);
 
+  it("offers the node and canvas commands in JupyterLab's context menu", async () => {
+    const picked = page.locator(".cf-editor .react-flow__node.selected");
+    const pickedIds = () => picked.evaluateAll((es) => es.map((e) => e.getAttribute("data-id")).sort());
+    const menu = page.locator(".lm-Menu");
+    const item = (label: string) => menu.locator(".lm-Menu-item", { hasText: label });
+    const openOn = async (target: ReturnType<typeof node>) => {
+      await target.click({ button: "right" });
+      await menu.waitFor();
+    };
+
+    // A right-click on a node selects it alone; the run commands need a question first.
+    await openOn(node("papers").locator(".cf-node-head"));
+    await expect.poll(pickedIds).toEqual(["papers"]);
+    expect(await item("Run to Selected Node").getAttribute("class")).toContain("lm-mod-disabled");
+    await item("Toggle Breakpoint").click();
+    await node("papers").locator(".cf-breakpoint").waitFor();
+    await openOn(node("papers").locator(".cf-node-head"));
+    expect(await item("Toggle Breakpoint").getAttribute("class")).toContain("lm-mod-toggled");
+    await item("Toggle Breakpoint").click();
+    await expect.poll(() => node("papers").locator(".cf-breakpoint").count()).toBe(0);
+
+    // On the empty canvas: paste, select all, auto-layout. A right-click inside the selection keeps it.
+    const pane = (await page.locator(".cf-editor .react-flow__pane").boundingBox())!;
+    await page.mouse.click(pane.x + 60, pane.y + 60, { button: "right" });
+    await item("Select All Nodes").waitFor();
+    expect(await item("Run to Selected Node").count()).toBe(0);
+    await item("Select All Nodes").click();
+    await expect.poll(() => picked.count()).toBe(8);
+    await openOn(node("top").locator(".cf-node-head"));
+    await page.keyboard.press("Escape");
+    await expect.poll(() => page.locator(".cf-editor .cf-selection-count").textContent()).toContain("showing top");
+    expect(await picked.count()).toBe(8);
+
+    // Delete from the menu, then undo.
+    await page.mouse.click(pane.x + 60, pane.y + 60);
+    await openOn(node("citations").locator(".cf-node-head"));
+    await shot("04c-context-menu");
+    await item("Delete Selected Nodes").click();
+    await expect.poll(() => page.locator(".cf-editor .react-flow__node").count()).toBe(7);
+    await undo();
+    await expect.poll(() => page.locator(".cf-editor .react-flow__node").count()).toBe(8);
+    await page.mouse.click(pane.x + 60, pane.y + 60);
+    await expect.poll(() => picked.count()).toBe(0);
+  }, 60_000);
+
   it("shows the graph in the minimap with the selected node highlighted, and pans the canvas when the minimap is dragged", async () => {
     const minimap = page.locator(".cf-editor .cf-minimap canvas.cf-minimap-nodes");
     // Pixels drawn: the selected node in blue, the others in grey.

@@ -81,3 +81,19 @@ describe("selecting several nodes", () => {
     expect(s.paste()).toHaveLength(1);
   });
 });
+
+describe("which runs can start", () => {
+  it("needs a question for a whole run, a selected node for the rest, and a run shown to re-run from a node", () => {
+    const s = editor();
+    expect((["all", "to", "from", "only"] as const).map((k) => s.canStart(k))).toEqual([false, false, false, false]);
+    s.question = "  vitamin D  ";
+    expect((["all", "to", "from", "only"] as const).map((k) => s.canStart(k))).toEqual([true, false, false, false]);
+    s.select("b");
+    expect((["all", "to", "from", "only"] as const).map((k) => s.canStart(k))).toEqual([true, true, false, false]);
+    s.run = { runId: "r1", status: "ok", selected: ["a", "b", "c"], badges: {} };
+    expect((["all", "to", "from", "only"] as const).map((k) => s.canStart(k))).toEqual([true, true, true, true]);
+    s.run = { ...s.run, status: "paused" };
+    expect(s.active).toBe(true);
+    expect((["all", "to", "from", "only"] as const).map((k) => s.canStart(k))).toEqual([false, false, false, false]);
+  });
+});
