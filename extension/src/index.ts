@@ -139,7 +139,10 @@ const plugin: JupyterFrontEndPlugin<void> = {
     app.commands.addCommand(CommandIDs.breakpoint, {
       label: trans.__("Toggle Breakpoint"),
       isEnabled: () => isActive() && !!current()?.selected,
-      isToggled: () => !!current()?.selected && !!current()?.breakpoints.has(current()!.selected!),
+      isToggled: () => {
+        const s = current();
+        return !!s?.selected && s.breakpoints.has(s.selected);
+      },
       execute: () => {
         const s = current();
         if (s?.selected) s.toggleBreakpoint(s.selected);

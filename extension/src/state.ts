@@ -174,8 +174,8 @@ export class EditorState {
   }
 
   /** Copies the selected nodes and the edges among them; returns how many nodes were copied. */
-  copy(ids: Iterable<string> = this.selection): number {
-    const set = new Set(ids);
+  copy(): number {
+    const set = this.selection;
     if (!set.size) return 0;
     this.#clipboard = {
       nodes: this.doc.nodes.filter((n) => set.has(n.id)),
@@ -186,7 +186,7 @@ export class EditorState {
 
   /** Copies the selected nodes, then deletes them (one undo entry). */
   cut(): void {
-    if (this.copy()) this.deleteNodes([...this.selection]);
+    if (this.copy()) this.deleteNodes(this.selection);
   }
 
   /** Adds copies of the clipboard's nodes, offset from the originals; the copies become the selection. */
