@@ -18,7 +18,6 @@ function useRedraw(state: EditorState) {
 }
 
 function Toolbar({ state }: { state: EditorState }) {
-  const sel = state.selected;
   const run = state.run;
   const active = state.active;
   const start = (o: RunOptions) => void state.start(o);
@@ -50,13 +49,13 @@ function Toolbar({ state }: { state: EditorState }) {
       <button className="cf-button cf-primary" data-action="run" disabled={!state.canStart("all")} onClick={() => start({})} title={trans.__("Run the whole pipeline")}>
         {trans.__("Run")}
       </button>
-      <button className="cf-button" data-action="run-to" disabled={!state.canStart("to")} onClick={() => start({ to: sel! })} title={trans.__("Run up to the selected node")}>
+      <button className="cf-button" data-action="run-to" disabled={!state.canStart("to")} onClick={() => state.startAtSelected("to")} title={trans.__("Run up to the selected node")}>
         {trans.__("Run to")}
       </button>
-      <button className="cf-button" data-action="run-from" disabled={!state.canStart("from")} onClick={() => start({ from: sel! })} title={trans.__("Re-run the selected node and everything downstream (upstream from cache)")}>
+      <button className="cf-button" data-action="run-from" disabled={!state.canStart("from")} onClick={() => state.startAtSelected("from")} title={trans.__("Re-run the selected node and everything downstream (upstream from cache)")}>
         {trans.__("Run from")}
       </button>
-      <button className="cf-button" data-action="run-only" disabled={!state.canStart("only")} onClick={() => start({ only: sel! })} title={trans.__("Re-run only the selected node")}>
+      <button className="cf-button" data-action="run-only" disabled={!state.canStart("only")} onClick={() => state.startAtSelected("only")} title={trans.__("Re-run only the selected node")}>
         {trans.__("Run node")}
       </button>
       <button className="cf-button" data-action="step" disabled={!state.question.trim()} onClick={() => (run?.status === "paused" ? void state.control("step") : start({ step: true }))} title={trans.__("Run one node at a time")}>
@@ -67,7 +66,7 @@ function Toolbar({ state }: { state: EditorState }) {
           {trans.__("Continue")}
         </button>
       )}
-      <button className="cf-button" data-action="breakpoint" disabled={!sel} onClick={() => sel && state.toggleBreakpoint(sel)} title={trans.__("Toggle a breakpoint on the selected node")}>
+      <button className="cf-button" data-action="breakpoint" disabled={!state.selected} onClick={() => state.toggleBreakpoint()} title={trans.__("Toggle a breakpoint on the selected node")}>
         {trans.__("Breakpoint")}
       </button>
       <button className="cf-button cf-danger" data-action="stop" disabled={!active} onClick={() => void state.control("abort")}>

@@ -129,10 +129,7 @@ const plugin: JupyterFrontEndPlugin<void> = {
     });
     app.commands.addCommand(CommandIDs.run, { label: trans.__("Run Pipeline"), isEnabled: isActive, execute: () => current()?.start() });
     const can = (kind: "to" | "from" | "only") => () => isActive() && !!current()?.canStart(kind);
-    const startAt = (kind: "to" | "from" | "only") => () => {
-      const s = current();
-      if (s?.selected) void s.start({ [kind]: s.selected });
-    };
+    const startAt = (kind: "to" | "from" | "only") => () => current()?.startAtSelected(kind);
     app.commands.addCommand(CommandIDs.runTo, { label: trans.__("Run to Selected Node"), isEnabled: can("to"), execute: startAt("to") });
     app.commands.addCommand(CommandIDs.runFrom, { label: trans.__("Run from Selected Node"), isEnabled: can("from"), execute: startAt("from") });
     app.commands.addCommand(CommandIDs.runOnly, { label: trans.__("Run Selected Node Only"), isEnabled: can("only"), execute: startAt("only") });
@@ -143,10 +140,7 @@ const plugin: JupyterFrontEndPlugin<void> = {
         const s = current();
         return !!s?.selected && s.breakpoints.has(s.selected);
       },
-      execute: () => {
-        const s = current();
-        if (s?.selected) s.toggleBreakpoint(s.selected);
-      },
+      execute: () => current()?.toggleBreakpoint(),
     });
     app.commands.addCommand(CommandIDs.stop, { label: trans.__("Stop Pipeline Run"), isEnabled: isActive, execute: () => current()?.control("abort") });
     app.commands.addCommand(CommandIDs.undo, { label: trans.__("Undo Pipeline Edit"), isEnabled: () => isActive() && !!current()?.canUndo, execute: () => current()?.undo() });

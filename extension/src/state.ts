@@ -212,7 +212,8 @@ export class EditorState {
     this.edit(autoLayout(this.doc));
   }
 
-  toggleBreakpoint(id: string): void {
+  toggleBreakpoint(id: string | undefined = this.selected): void {
+    if (id === undefined) return;
     if (this.breakpoints.has(id)) this.breakpoints.delete(id);
     else this.breakpoints.add(id);
     if (this.run?.status === "running" || this.run?.status === "paused") void this.client.request("breakpoints", { runId: this.run.runId, nodes: [...this.breakpoints] });
@@ -244,6 +245,11 @@ export class EditorState {
     if (kind === "all") return !!this.question.trim();
     if (!this.selected) return false;
     return kind === "to" ? !!this.question.trim() : !!this.run;
+  }
+
+  /** Runs to, from, or only the selected node (the toolbar's buttons and the commands). */
+  startAtSelected(kind: "to" | "from" | "only"): void {
+    if (this.selected) void this.start({ [kind]: this.selected });
   }
 
   /** Starts a run of the document as it is now (unsaved edits included). */

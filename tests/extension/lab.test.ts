@@ -36,6 +36,11 @@ async function shot(name: string) {
 const node = (id: string) => page.locator(`.cf-editor .react-flow__node[data-id="${id}"]`);
 /** A node of the Verif.ai pipeline as last saved to disk. */
 const savedNode = (id: string) => JSON.parse(readFileSync(join(work, "root", "verifai.citeflow.json"), "utf8")).nodes.find((n: { id: string }) => n.id === id);
+const uiOf = (id: string) => savedNode(id).ui as { x: number; y: number };
+/** Saves, then reads the file: polled, it saves until the file shows an edit that lands a frame late. */
+const saveAnd = async <T>(read: () => T): Promise<T> => (await page.keyboard.press("Control+s"), read());
+/** The ids of the nodes selected on the canvas, sorted. */
+const selectedIds = () => page.locator(".cf-editor .react-flow__node.selected").evaluateAll((es) => es.map((e) => e.getAttribute("data-id")).sort());
 const badge = (id: string) => node(id).locator(".cf-badge");
 
 /** Starts a run by `action` and waits for that run (not the previous one) to end; its status. */
@@ -189,7 +194,6 @@ describe("Citeflow in JupyterLab (Chromium)", () => {
   }, 60_000);
 
   it("moves a node with the mouse: the file follows, undo puts it back", async () => {
-    const uiOf = (id: string) => savedNode(id).ui as { x: number; y: number };
     const headX = async () => (await node("top").locator(".cf-node-head").boundingBox())!.x;
     await page.keyboard.press("Control+s");
     await expect.poll(() => uiOf("top").x).toBeTypeOf("number");
@@ -217,14 +221,13 @@ describe("Citeflow in JupyterLab (Chromium)", () => {
   }, 60_000);
 
   it("selects several nodes (Ctrl-click, Shift-drag box, Ctrl+A), drags them together as one undo entry, cuts, copies and pastes them", async () => {
-    const uiOf = (id: string) => savedNode(id).ui as { x: number; y: number };
     const count = page.locator(".cf-editor .cf-selection-count");
     const nodes = page.locator(".cf-editor .react-flow__node");
     const picked = page.locator(".cf-editor .react-flow__node.selected");
     await node("top").locator(".cf-node-head").click();
     await node("papers").locator(".cf-node-head").click({ modifiers: ["Control"] });
     await expect.poll(() => count.getAttribute("data-count")).toBe("2");
-    expect(await picked.evaluateAll((es) => es.map((e) => e.getAttribute("data-id")).sort())).toEqual(["papers", "top"]);
+    expect(await selectedIds()).toEqual(["papers", "top"]);
 
     // Dragging one selected node moves both; the file gets both, and one undo puts both back.
     await page.keyboard.press("Control+s");
@@ -235,18 +238,18 @@ describe("Citeflow in JupyterLab (Chromium)", () => {
     for (let i = 1; i <= 10; i++) await page.mouse.move(head.x + 10 + i * 6, head.y + 5 + i * 3);
     await page.mouse.up();
     // The document edit lands a frame after the drop: save until the file has it.
-    await expect.poll(async () => (await page.keyboard.press("Control+s"), uiOf("top").x)).toBeGreaterThan(before.top.x);
+    await expect.poll(() => saveAnd(() => uiOf("top").x)).toBeGreaterThan(before.top.x);
     const dx = uiOf("top").x - before.top.x;
     expect(uiOf("papers").x - before.papers.x).toBe(dx);
     expect(uiOf("papers").y - before.papers.y).toBe(uiOf("top").y - before.top.y);
     await undo();
-    await expect.poll(async () => (await page.keyboard.press("Control+s"), [uiOf("top"), uiOf("papers")])).toEqual([before.top, before.papers]);
+    await expect.poll(() => saveAnd(() => [uiOf("top"), uiOf("papers")])).toEqual([before.top, before.papers]);
     // An arrow key moves the selection by 5 px (with the focus on one of its nodes).
     await node("top").focus();
     await page.keyboard.press("ArrowRight");
-    await expect.poll(async () => (await page.keyboard.press("Control+s"), [uiOf("top").x, uiOf("papers").x])).toEqual([before.top.x + 5, before.papers.x + 5]);
+    await expect.poll(() => saveAnd(() => [uiOf("top").x, uiOf("papers").x])).toEqual([before.top.x + 5, before.papers.x + 5]);
     await undo();
-    await expect.poll(async () => (await page.keyboard.press("Control+s"), [uiOf("top"), uiOf("papers")])).toEqual([before.top, before.papers]);
+    await expect.poll(() => saveAnd(() => [uiOf("top"), uiOf("papers")])).toEqual([before.top, before.papers]);
 
     // Copy and paste both: the copies (with the edge between them) become the selection.
     const edges = await page.locator(".cf-editor .cf-edge").count();
@@ -259,7 +262,7 @@ describe("Citeflow in JupyterLab (Chromium)", () => {
     await page.keyboard.press("Control+v");
     await expect.poll(() => nodes.count()).toBe(10);
     await expect.poll(() => page.locator(".cf-editor .cf-edge").count()).toBe(edges + 1);
-    expect(await picked.evaluateAll((es) => es.map((e) => e.getAttribute("data-id")).sort())).toEqual(["per_paper", "select"]);
+    expect(await selectedIds()).toEqual(["per_paper", "select"]);
     await page.keyboard.press("Control+x");
     await expect.poll(() => nodes.count()).toBe(8);
     await undo();
@@ -287,7 +290,7 @@ describe("Citeflow in JupyterLab (Chromium)", () => {
     for (let i = 1; i <= 10; i++) await page.mouse.move(start.x + ((end.x - start.x) * i) / 10, start.y + ((end.y - start.y) * i) / 10);
     await page.mouse.up();
     await page.keyboard.up("Shift");
-    await expect.poll(async () => picked.evaluateAll((es) => es.map((e) => e.getAttribute("data-id")))).toContain("top");
+    await expect.poll(selectedIds).toContain("top");
     // The box selects nodes, not the page's text.
     expect(await page.evaluate(() => window.getSelection()?.type)).not.toBe("Range");
     const inBox = await picked.count();
@@ -299,7 +302,6 @@ describe("Citeflow in JupyterLab (Chromium)", () => {
 
   it("offers the node and canvas commands in JupyterLab's context menu", async () => {
     const picked = page.locator(".cf-editor .react-flow__node.selected");
-    const pickedIds = () => picked.evaluateAll((es) => es.map((e) => e.getAttribute("data-id")).sort());
     const menu = page.locator(".lm-Menu");
     const item = (label: string) => menu.locator(".lm-Menu-item", { hasText: label });
     const openOn = async (target: ReturnType<typeof node>) => {
@@ -309,7 +311,7 @@ describe("Citeflow in JupyterLab (Chromium)", () => {
 
     // A right-click on a node selects it alone; the run commands need a question first.
     await openOn(node("papers").locator(".cf-node-head"));
-    await expect.poll(pickedIds).toEqual(["papers"]);
+    await expect.poll(selectedIds).toEqual(["papers"]);
     expect(await item("Run to Selected Node").getAttribute("class")).toContain("lm-mod-disabled");
     await item("Toggle Breakpoint").click();
     await node("papers").locator(".cf-breakpoint").waitFor();
