@@ -1,5 +1,5 @@
 /** Passages: rank, title, id and every score as a sortable column; query terms marked; a histogram. */
-import type { Passage } from "@citeflow/core/browser";
+import { previewText, type Passage } from "@citeflow/core/browser";
 import { useEffect, useMemo, useRef, useState, type ReactNode } from "react";
 import { trans } from "../i18n";
 
@@ -104,7 +104,7 @@ export function PassagesView({ passages, query, focus, onRelevance }: PassagesPr
                 <td>{rank}</td>
                 <td className="cf-passage-text">
                   <div>
-                    <b>{highlight(p.title, re)}</b> {highlight(p.text.length > 400 ? p.text.slice(0, 400) + "…" : p.text, re)}
+                    <b>{highlight(p.title, re)}</b> {highlight(previewText(p.text), re)}
                   </div>
                 </td>
                 <td className="cf-mono">{p.id}</td>

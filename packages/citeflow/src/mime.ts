@@ -1,4 +1,4 @@
-import { Answer, Claim, Passage, Verdict, type GraphDoc } from "@citeflow/core";
+import { Answer, Claim, Passage, previewPassage, Verdict, type GraphDoc } from "@citeflow/core";
 import type { MimeBundle } from "./display.js";
 import { clip, esc, fmtScore, htmlTable } from "./html.js";
 
@@ -79,7 +79,31 @@ export function bundleFor(value: unknown): MimeBundle | undefined {
   return undefined;
 }
 
-export function viewBundle(view: CiteflowView): MimeBundle {
+/**
+ * The view as a display carries it: passage texts cut to what the inspectors show
+ * (`previewText`), in the passages and answer kinds and in every passage list among a run's outputs.
+ */
+export function previewView<V extends CiteflowView>(view: V): V {
+  switch (view.kind) {
+    case "passages":
+      return { ...view, passages: view.passages.map(previewPassage) };
+    case "answer":
+      return view.passages ? { ...view, passages: view.passages.map(previewPassage) } : view;
+    case "run":
+      return view.outputs ? { ...view, outputs: Object.fromEntries(Object.entries(view.outputs).map(([node, ports]) => [node, previewOutputs(ports)])) } : view;
+    default:
+      return view;
+  }
+}
+
+/** A node's outputs (port → value) with every passage list's texts cut as a view shows them. */
+export function previewOutputs(ports: Record<string, unknown>): Record<string, unknown> {
+  return Object.fromEntries(Object.entries(ports).map(([port, v]) => [port, isPassageList(v) ? v.map(previewPassage) : v]));
+}
+
+/** The display bundle of a view: the view for Citeflow's renderer, and HTML and text tables for other front ends. */
+export function viewBundle(full: CiteflowView): MimeBundle {
+  const view = previewView(full);
   switch (view.kind) {
     case "run":
       return { [CITEFLOW_MIME]: view, "text/html": runHtml(view), "text/plain": runText(view) };
@@ -110,18 +134,34 @@ function scoreNames(passages: Passage[]): string[] {
   return [...names];
 }
 
-function passagesHtml(passages: Passage[]): string {
+/**
+ * Rows of the plain front ends' passage tables (`text/html`, `text/plain`): the first ones and a
+ * line saying how many more, as pandas does, since JupyterLab parses every output's HTML again
+ * (for its table of contents) whether or not it shows it.
+ */
+export const FALLBACK_ROWS = 50;
+
+function more(passages: Passage[], rows: number): string {
+  return passages.length > rows ? `… ${passages.length - rows} more passages (${passages.length} in all)` : "";
+}
+
+/** An HTML table of passages (rank, id, title and text cut short, every score): its first `rows` rows. */
+export function passagesHtml(passages: Passage[], rows = FALLBACK_ROWS): string {
   const scores = scoreNames(passages);
-  const rows = passages.map((p, i) => [String(i + 1), `<code>${esc(p.id)}</code>`, `<b>${esc(clip(p.title, 90))}</b><br>${esc(clip(p.text, 240))}`, ...scores.map((s) => (p.scores[s] === undefined ? "" : fmtScore(p.scores[s]!)))]);
-  return htmlTable(["#", "id", "passage", ...scores], rows);
+  const cells = passages
+    .slice(0, rows)
+    .map((p, i) => [String(i + 1), `<code>${esc(p.id)}</code>`, `<b>${esc(clip(p.title, 90))}</b><br>${esc(clip(p.text, 240))}`, ...scores.map((s) => (p.scores[s] === undefined ? "" : fmtScore(p.scores[s]!)))]);
+  const rest = more(passages, rows);
+  return htmlTable(["#", "id", "passage", ...scores], cells) + (rest ? `<p><i>${esc(rest)}</i></p>` : "");
 }
 
 function passagesText(passages: Passage[]): string {
   const scores = scoreNames(passages);
-  return [
-    `${passages.length} passages (scores: ${scores.join(", ") || "none"})`,
-    ...passages.map((p, i) => `[${i + 1}] ${p.id}  ${scores.map((s) => (p.scores[s] === undefined ? "" : `${s}=${fmtScore(p.scores[s]!)}`)).join(" ")}  ${clip(p.title, 80)}`),
-  ].join("\n");
+  const lines = passages
+    .slice(0, FALLBACK_ROWS)
+    .map((p, i) => `[${i + 1}] ${p.id}  ${scores.map((s) => (p.scores[s] === undefined ? "" : `${s}=${fmtScore(p.scores[s]!)}`)).join(" ")}  ${clip(p.title, 80)}`);
+  const rest = more(passages, FALLBACK_ROWS);
+  return [`${passages.length} passages (scores: ${scores.join(", ") || "none"})`, ...lines, ...(rest ? [rest] : [])].join("\n");
 }
 
 function answerHtml(a: Answer): string {

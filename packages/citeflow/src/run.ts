@@ -5,7 +5,7 @@ import { createRegistry, templateNames, templatePath } from "@citeflow/nodes";
 import { RunStore, type Correction, type NodeRecord, type RunRecord, type StoredCorrection } from "@citeflow/runstore";
 import { showBundle, type MimeBundle } from "./display.js";
 import type { Claim, Verdict } from "@citeflow/core";
-import { bundleFor, verdictsBundle, viewBundle, VIEW_VERSION, type NodeState, type RunNodeView, type RunView } from "./mime.js";
+import { bundleFor, previewOutputs, verdictsBundle, viewBundle, VIEW_VERSION, type NodeState, type RunNodeView, type RunView } from "./mime.js";
 
 /** Where notebook runs are stored: `$CITEFLOW_RUNS`, else `./.citeflow` (as the CLI). */
 export function defaultRunsDir(): string {
@@ -241,7 +241,7 @@ export class Run {
     let budget = OUTPUT_BUDGET;
     for (const n of r.nodes) {
       if (!n.outputHashes) continue;
-      const value = this.store.outputOf(n) as Record<string, unknown>;
+      const value = previewOutputs(this.store.outputOf(n) as Record<string, unknown>);
       const size = JSON.stringify(value).length;
       if (size > budget) continue;
       budget -= size;

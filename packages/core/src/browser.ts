@@ -6,5 +6,6 @@ export * from "./ports.js";
 export * from "./graph.js";
 export * from "./canonical.js";
 export * from "./citations.js";
+export * from "./preview.js";
 export type { Passage, Answer, Claim, Verdict, Question } from "./values.js";
 export type { Catalogue, CatalogueNode } from "./registry.js";

@@ -8,6 +8,7 @@ export * from "./canonical.js";
 export * from "./hash.js";
 export * from "./template.js";
 export * from "./citations.js";
+export * from "./preview.js";
 export * from "./sentences.js";
 export * from "./bm25.js";
 export * from "./events.js";

@@ -1,0 +1,61 @@
+import { describe, expect, it } from "vitest";
+import { PREVIEW_CHARS, previewText, type Passage } from "@citeflow/core";
+import { answerBundle, CITEFLOW_MIME, FALLBACK_ROWS, passagesBundle, passagesHtml, viewBundle, type AnswerView, type PassagesView, type RunView } from "citeflow";
+
+const long = "Vitamin D supplementation and fracture risk. ".repeat(40);
+const passages = (n: number): Passage[] =>
+  Array.from({ length: n }, (_, i) => ({ id: `${i}#0`, title: `Study ${i}`, text: i % 2 ? long : "short text", metadata: {}, scores: { bm25: 30 - i * 0.01, dense: 1 - i / n } }));
+
+describe("display payloads carry passages as the inspectors show them", () => {
+  it("cuts long passage texts to the preview and keeps everything else", () => {
+    const input = passages(1000);
+    const view = passagesBundle(input, "vitamin D")[CITEFLOW_MIME] as PassagesView;
+    expect(view.passages).toHaveLength(1000);
+    expect(view.passages[1]!.text).toBe(long.slice(0, PREVIEW_CHARS) + "…");
+    expect(view.passages[0]).toBe(input[0]); // short: the same object
+    expect(view.passages.map((p) => [p.id, p.title, p.scores])).toEqual(input.map((p) => [p.id, p.title, p.scores]));
+    expect(input[1]!.text).toBe(long); // the caller's values are not changed
+    expect(JSON.stringify(view).length).toBeLessThan(JSON.stringify(input).length / 3);
+  });
+
+  it("previewText is the identity on its own output", () => {
+    expect(previewText("short")).toBe("short");
+    expect(previewText(previewText(long))).toBe(previewText(long));
+    expect(previewText("x".repeat(PREVIEW_CHARS))).toBe("x".repeat(PREVIEW_CHARS));
+  });
+
+  it("stops the HTML and text tables at FALLBACK_ROWS rows and says how many more there are", () => {
+    const bundle = passagesBundle(passages(1000));
+    const html = bundle["text/html"] as string;
+    expect(html.match(/<tr>/g)).toHaveLength(FALLBACK_ROWS + 1); // + the head row
+    expect(html).toContain(`… ${1000 - FALLBACK_ROWS} more passages (1000 in all)`);
+    const text = (bundle["text/plain"] as string).split("\n");
+    expect(text[0]).toBe("1000 passages (scores: bm25, dense)");
+    expect(text).toHaveLength(1 + FALLBACK_ROWS + 1);
+    expect(text.at(-1)).toBe(`… ${1000 - FALLBACK_ROWS} more passages (1000 in all)`);
+    // A short list is whole, with no "more" line.
+    expect(passagesBundle(passages(3))["text/html"]).not.toContain("more passages");
+    expect(passagesHtml(passages(1000), Infinity).match(/<tr>/g)).toHaveLength(1001);
+  });
+
+  it("cuts the passages of an answer and of every passage list among a run's outputs", () => {
+    const answer = { text: "Yes [1].", citations: { "1": "1#0" }, allowed: ["0#0", "1#0"], invalidCitations: [] };
+    const a = answerBundle(answer, passages(2))[CITEFLOW_MIME] as AnswerView;
+    expect(a.passages![1]!.text).toHaveLength(PREVIEW_CHARS + 1);
+    expect(a.answer).toEqual(answer);
+    const run: RunView = {
+      version: 1,
+      kind: "run",
+      runId: "r1",
+      status: "ok",
+      graph: { citeflow: 1, name: "g", inputs: {}, nodes: [], edges: [] },
+      runStore: "/tmp/runs",
+      nodes: [],
+      outputs: { retrieve: { passages: passages(4), count: 4 }, note: { text: long } },
+    };
+    const out = (viewBundle(run)[CITEFLOW_MIME] as RunView).outputs!;
+    expect((out.retrieve!.passages as Passage[])[3]!.text).toHaveLength(PREVIEW_CHARS + 1);
+    expect(out.retrieve!.count).toBe(4);
+    expect(out.note!.text).toBe(long); // not a passage list: left whole
+  });
+});
