@@ -8,7 +8,8 @@
 //     per frame (Chromium's TaskDuration), the headroom left in the 16.7 ms frame budget, and the CPU
 //     time of all Chromium's processes per frame (raster workers, compositor, display compositor and
 //     browser included): on a 2-core machine a frame is lost when they and the main thread together
-//     run out of cores, even with the main thread under budget. A peer run past the edge with the
+//     run out of cores, even with the main thread under budget; "other CPU" is what the rest of the
+//     machine used meanwhile (this script, the Jupyter server, the kernel). A peer run past the edge with the
 //     edges hidden shows what drawing the edges costs;
 //  2. the passages inspector rendering 1,000 SciFact passages in a notebook output (its table is
 //     windowed: rows outside the view are spacers), against JupyterLab's own HTML renderer drawing
@@ -92,6 +93,16 @@ function chromiumCpuMs(profile) {
   }
 }
 
+/** CPU time (ms) the whole machine has been busy so far (user, nice, system, irq, softirq), from /proc/stat; NaN elsewhere. */
+function machineCpuMs() {
+  try {
+    const [user, nice, system, , , irq, softirq] = readFileSync("/proc/stat", "utf8").split("\n")[0].trim().split(/\s+/).slice(1).map(Number);
+    return (1000 * (user + nice + system + irq + softirq)) / clockTicks;
+  } catch {
+    return NaN;
+  }
+}
+
 async function closeAll(page) {
   await page.evaluate(() => void window.jupyterapp.shell.closeAll());
   // Dragging made the pipeline dirty: JupyterLab asks whether to save it.
@@ -151,6 +162,7 @@ try {
     const intervals = [];
     const busy = [];
     const cpu = [];
+    const others = [];
     phases[key] = { press: 0, move: 0, release: 0 };
     for (let rep = 0; rep < REPS; rep++) {
       // Past the edge: every drag starts from the whole graph in view, so the node is inside the pane.
@@ -176,6 +188,7 @@ try {
       await page.mouse.move(box.x + 10, box.y + 5);
       const task0 = await taskSeconds();
       const cpu0 = chromiumCpuMs(profile);
+      const all0 = machineCpuMs();
       const down = await mark();
       if (press) await page.mouse.down();
       for (let i = 1; i <= 60; i++) {
@@ -187,12 +200,14 @@ try {
       const up = await mark();
       const task1 = await taskSeconds();
       const cpu1 = chromiumCpuMs(profile);
+      const all1 = machineCpuMs();
       if (press) await page.mouse.up();
       await page.waitForTimeout(200);
       const frames = await page.evaluate(() => ((window.__rec = false), window.__frames));
       const during = frames.filter((t) => t > down && t < up).length;
       busy.push((1000 * (task1 - task0)) / during);
       cpu.push((cpu1 - cpu0) / during);
+      others.push((all1 - all0 - (cpu1 - cpu0)) / during);
       // Past the edge, autopan carries the node thousands of units left: undo the drop, so the next
       // drag starts from the same layout (otherwise fit-view, held at the minimum zoom, leaves the
       // node outside the pane and the next "drag" presses on nothing).
@@ -207,7 +222,7 @@ try {
         if (d > 25) phases[key][frames[i] < down + 150 ? "press" : frames[i] > up ? "release" : "move"]++;
       }
     }
-    drag[key] = { median: median(intervals), p95: pct(intervals, 0.95), max: Math.max(...intervals), long: intervals.filter((d) => d > 25).length, frames: intervals.length, busy: median(busy), cpu: median(cpu) };
+    drag[key] = { median: median(intervals), p95: pct(intervals, 0.95), max: Math.max(...intervals), long: intervals.filter((d) => d > 25).length, frames: intervals.length, busy: median(busy), cpu: median(cpu), others: median(others) };
   }
 
   // 2. 1,000 passages in a notebook output: the Citeflow inspector vs JupyterLab's HTML renderer.
@@ -244,13 +259,13 @@ try {
 
   console.log("\nPipeline editor in JupyterLab, headless Chromium (frame intervals while dragging a node)\n");
   console.log(`${REPS} drags of 60 mouse moves each\n`);
-  console.log("                        frames  median     p95        max        main thread / frame  Chromium CPU / frame  intervals > 25 ms");
+  console.log("                        frames  median     p95        max        main thread / frame  Chromium CPU / frame  other CPU / frame  intervals > 25 ms");
   for (const key of ["100", "10", "idle", "100 edge", "100 edge bare", "10 edge"]) {
     const { label, press } = runs.find((r) => r.key === key);
     const d = drag[key];
     const ph = phases[key];
     const where = press ? ` (press ${ph.press}, move ${ph.move}, release ${ph.release})` : "";
-    console.log(`${label.padEnd(22)}  ${String(d.frames).padEnd(6)}  ${ms(d.median).padEnd(9)}  ${ms(d.p95).padEnd(9)}  ${ms(d.max).padEnd(9)}  ${ms(d.busy).padEnd(19)}  ${ms(d.cpu).padEnd(20)}  ${d.long}${where}`);
+    console.log(`${label.padEnd(22)}  ${String(d.frames).padEnd(6)}  ${ms(d.median).padEnd(9)}  ${ms(d.p95).padEnd(9)}  ${ms(d.max).padEnd(9)}  ${ms(d.busy).padEnd(19)}  ${ms(d.cpu).padEnd(20)}  ${ms(d.others).padEnd(17)}  ${d.long}${where}`);
   }
   const rate = (d) => (100 * d.long) / d.frames;
   console.log(`ratio 100 / 10 nodes: median ${(drag[100].median / drag[10].median).toFixed(2)}×, p95 ${(drag[100].p95 / drag[10].p95).toFixed(2)}×; long intervals ${rate(drag[100]).toFixed(2)} % vs ${rate(drag[10]).toFixed(2)} % (10 nodes) vs ${rate(drag.idle).toFixed(2)} % (no drag) (target: no dropped frames)`);
