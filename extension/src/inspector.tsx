@@ -7,6 +7,7 @@ import { isClaims, isPassages, ValueView, type ValueContext } from "./inspectors
 import { FeedbackTree } from "./inspectors/feedback";
 import { nodeSpec, setParam, splitRef } from "./model";
 import { ParamsForm } from "./params";
+import { reveal } from "./reveal";
 import type { EditorState } from "./state";
 
 /** Resolves the node's outputs and what its inputs received (for context: sources, claims). */
@@ -102,7 +103,7 @@ export function NodeInspector({ state, nodeId }: { state: EditorState; nodeId: s
             key={port}
             className={`cf-output${state.port === port ? " cf-port-focus" : ""}`}
             data-port={port}
-            ref={state.port === port ? (el) => el?.scrollIntoView({ block: "start" }) : undefined}
+            ref={state.port === port ? (el) => reveal(el, "start") : undefined}
           >
             <h4>
               {port} <span className="cf-node-type">{spec?.outputs[port]?.type}</span>

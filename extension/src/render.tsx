@@ -18,9 +18,9 @@ interface RunNode {
 }
 
 export type RunBundle =
-  | { version: 1; kind: "run"; runId: string; status: string; graph: GraphDoc; question?: string; ms?: number; error?: string; runStore?: string; nodes: RunNode[]; outputs?: Record<string, Record<string, unknown>> }
-  | { version: 1; kind: "passages"; query?: string; passages: Passage[] }
-  | { version: 1; kind: "answer"; answer: Answer; passages?: Passage[] }
+  | { version: 1; kind: "run"; runId: string; status: string; graph: GraphDoc; question?: string; ms?: number; error?: string; runStore?: string; nodes: RunNode[]; outputs?: Record<string, Record<string, unknown>>; preview?: number }
+  | { version: 1; kind: "passages"; query?: string; passages: Passage[]; preview?: number }
+  | { version: 1; kind: "answer"; answer: Answer; passages?: Passage[]; preview?: number }
   | { version: 1; kind: "verdicts"; claims: Claim[]; verdicts: Verdict[] };
 
 export type OpenInEditor = (bundle: Extract<RunBundle, { kind: "run" }>) => Promise<void>;
@@ -76,7 +76,7 @@ function RunView({ bundle, onOpen }: { bundle: Extract<RunBundle, { kind: "run" 
             <h4>
               {node}.{port}
             </h4>
-            <ValueView value={v} ctx={{ ...(bundle.question ? { query: bundle.question } : {}) }} />
+            <ValueView value={v} ctx={{ ...(bundle.question ? { query: bundle.question } : {}), preview: bundle.preview }} />
           </section>
         ))}
     </div>
@@ -89,9 +89,9 @@ export function BundleView({ bundle, onOpen }: { bundle: RunBundle; onOpen?: Ope
     case "run":
       return <RunView bundle={bundle} onOpen={onOpen} />;
     case "passages":
-      return <PassagesView passages={bundle.passages} {...(bundle.query ? { query: bundle.query } : {})} />;
+      return <PassagesView passages={bundle.passages} {...(bundle.query ? { query: bundle.query } : {})} preview={bundle.preview} />;
     case "answer":
-      return <AnswerWithSources answer={bundle.answer} passages={bundle.passages} />;
+      return <AnswerWithSources answer={bundle.answer} passages={bundle.passages} preview={bundle.preview} />;
     case "verdicts":
       return <VerdictsView verdicts={bundle.verdicts} claims={bundle.claims} />;
     default:
@@ -99,12 +99,12 @@ export function BundleView({ bundle, onOpen }: { bundle: RunBundle; onOpen?: Ope
   }
 }
 
-function AnswerWithSources({ answer, passages }: { answer: Answer; passages: Passage[] | undefined }) {
+function AnswerWithSources({ answer, passages, preview }: { answer: Answer; passages: Passage[] | undefined; preview: number | undefined }) {
   const [focus, setFocus] = useState<string>();
   return (
     <>
       <AnswerView answer={answer} onCite={setFocus} />
-      {passages && <PassagesView passages={passages} {...(focus ? { focus } : {})} />}
+      {passages && <PassagesView passages={passages} {...(focus ? { focus } : {})} preview={preview} />}
     </>
   );
 }

@@ -408,9 +408,25 @@ describe("Citeflow in JupyterLab (Chromium)", () => {
     const cite = page.locator(".cf-inspector .cf-cite[data-passage]").first();
     await cite.waitFor();
     const target = await cite.getAttribute("data-passage");
+    const where = () => Promise.all([page.locator('[data-action="run"]').boundingBox(), page.locator(".cf-editor .react-flow__pane").boundingBox()]);
+    const editorAt = await where();
     await cite.click();
     await expect(page.locator(`.cf-inspector tr.cf-focus[data-passage="${target}"]`).count()).resolves.toBe(1);
+    // The cited passage is shown whole below the table: its text uncut (the editor has the whole
+    // value), its metadata and every score.
+    const detail = page.locator(`.cf-inspector .cf-passage-detail[data-passage="${target}"]`);
+    await detail.waitFor();
+    const whole = (await detail.locator(".cf-passage-full").textContent()) ?? "";
+    expect(whole.length).toBeGreaterThan(400);
+    expect(whole.endsWith("…")).toBe(false);
+    expect(await detail.locator(".cf-preview-note").count()).toBe(0);
+    expect(await detail.locator(`[data-meta="source"]`).textContent()).toContain("scifact");
+    expect(await detail.locator("[data-score]").count()).toBeGreaterThan(0);
+    // Brought into view by scrolling the side panel alone: the editor stays where it was.
+    expect(await where()).toEqual(editorAt);
     await shot("06-citation-followed");
+    await detail.locator(".cf-close").click();
+    expect(await detail.count()).toBe(0);
   }, 120_000);
 
   it("runs to a node, edits an intermediate value and re-runs only downstream", async () => {
@@ -542,12 +558,20 @@ describe("Citeflow in JupyterLab (Chromium)", () => {
     await view.waitFor({ timeout: 120_000 });
     await view.locator('tr[data-node="retrieve"] button').click();
     await view.locator(".cf-passages table").waitFor();
+    // The output carries each passage's text cut to 400 characters, and says so when it shows one.
+    const first = view.locator(".cf-passages tbody tr[data-passage]").first();
+    await first.locator(".cf-passage-title").click();
+    const detail = view.locator(`.cf-passage-detail[data-passage="${await first.getAttribute("data-passage")}"]`);
+    expect(await first.locator(".cf-passage-title").getAttribute("aria-expanded")).toBe("true");
+    expect((await detail.locator(".cf-passage-full").textContent())?.length).toBe(401);
+    await detail.locator(".cf-preview-note").waitFor();
+    await shot("11-notebook-passage");
     // "Open in pipeline editor": the run's graph in a new file, the run's badges on it.
     await view.locator("button", { hasText: "Open in pipeline editor" }).click();
     const opened = page.locator(".jp-Document:not(.lm-mod-hidden) .cf-editor");
     await expect.poll(() => opened.locator('.react-flow__node[data-id="verify"] .cf-badge').getAttribute("data-status"), { timeout: 60_000 }).toMatch(/^(done|cached)$/);
     expect(readFileSync(join(work, "root", "verif-ai.citeflow.json"), "utf8")).toContain('"name": "Verif.ai"');
-    await shot("11-notebook-renderer");
+    await shot("11-notebook-open-in-editor");
   }, 180_000);
 
   it("shows OpenScholar's self-feedback loop as an iteration tree with each edit's before/after diff", async () => {

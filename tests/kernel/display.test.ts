@@ -11,6 +11,7 @@ describe("display payloads carry passages as the inspectors show them", () => {
     const input = passages(1000);
     const view = passagesBundle(input, "vitamin D")[CITEFLOW_MIME] as PassagesView;
     expect(view.passages).toHaveLength(1000);
+    expect(view.preview).toBe(PREVIEW_CHARS); // the renderer says so when it shows a cut text
     expect(view.passages[1]!.text).toBe(long.slice(0, PREVIEW_CHARS) + "…");
     expect(view.passages[0]).toBe(input[0]); // short: the same object
     expect(view.passages.map((p) => [p.id, p.title, p.scores])).toEqual(input.map((p) => [p.id, p.title, p.scores]));
@@ -53,7 +54,9 @@ describe("display payloads carry passages as the inspectors show them", () => {
       nodes: [],
       outputs: { retrieve: { passages: passages(4), count: 4 }, note: { text: long } },
     };
-    const out = (viewBundle(run)[CITEFLOW_MIME] as RunView).outputs!;
+    const shown = viewBundle(run)[CITEFLOW_MIME] as RunView;
+    expect(shown.preview).toBe(PREVIEW_CHARS);
+    const out = shown.outputs!;
     expect((out.retrieve!.passages as Passage[])[3]!.text).toHaveLength(PREVIEW_CHARS + 1);
     expect(out.retrieve!.count).toBe(4);
     expect(out.note!.text).toBe(long); // not a passage list: left whole

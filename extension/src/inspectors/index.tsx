@@ -26,6 +26,8 @@ export interface ValueContext {
   onCorrectVerdict?: (v: Verdict, label: string) => void;
   onRelevance?: (passageId: string, relevant: boolean) => void;
   onEditAnswer?: (text: string) => void;
+  /** Passage texts in the value are cut to this many characters (a notebook output), if set. */
+  preview?: number | undefined;
 }
 
 export function ValueView({ value, ctx = {} }: { value: unknown; ctx?: ValueContext }) {
@@ -42,7 +44,7 @@ export function ValueView({ value, ctx = {} }: { value: unknown; ctx?: ValueCont
       {raw || !rich ? (
         <JsonView value={value} {...(ctx.onApply ? { onApply: ctx.onApply } : {})} />
       ) : isPassages(value) ? (
-        <PassagesView passages={value} {...(ctx.query ? { query: ctx.query } : {})} {...(ctx.onRelevance ? { onRelevance: ctx.onRelevance } : {})} />
+        <PassagesView passages={value} {...(ctx.query ? { query: ctx.query } : {})} {...(ctx.onRelevance ? { onRelevance: ctx.onRelevance } : {})} preview={ctx.preview} />
       ) : isAnswer(value) ? (
         <>
           <AnswerView answer={value} onCite={setFocus} />
@@ -50,7 +52,7 @@ export function ValueView({ value, ctx = {} }: { value: unknown; ctx?: ValueCont
           {ctx.passages && (
             <>
               <h4>{trans.__("Sources")}</h4>
-              <PassagesView passages={ctx.passages} {...(ctx.query ? { query: ctx.query } : {})} {...(focus ? { focus } : {})} />
+              <PassagesView passages={ctx.passages} {...(ctx.query ? { query: ctx.query } : {})} {...(focus ? { focus } : {})} preview={ctx.preview} />
             </>
           )}
         </>

@@ -1,14 +1,20 @@
-/** Passages: rank, title, id and every score as a sortable column; query terms marked; a histogram. */
+/**
+ * Passages: rank, title, id and every score as a sortable column; query terms marked; a histogram.
+ * A click on a passage's text shows it whole below the table (PassageDetail).
+ */
 import { previewText, type Passage } from "@citeflow/core/browser";
 import { useEffect, useMemo, useRef, useState, type ReactNode } from "react";
 import { trans } from "../i18n";
+import { PassageDetail } from "./passage";
 
 export interface PassagesProps {
   passages: Passage[];
   query?: string;
-  /** Passage to scroll to and mark (a clicked citation). */
+  /** Passage to scroll to, mark and show whole (a clicked citation). */
   focus?: string;
   onRelevance?: (passageId: string, relevant: boolean) => void;
+  /** Texts in this view are cut to this many characters (a notebook output), if set. */
+  preview?: number | undefined;
 }
 
 const STOP = new Set(["the", "and", "for", "with", "that", "this", "are", "was", "were", "from", "into", "than", "what", "which", "does", "how"]);
@@ -38,7 +44,7 @@ const ROW = 72;
 const VIEW = 600;
 const MARGIN = 8;
 
-export function PassagesView({ passages, query, focus, onRelevance }: PassagesProps) {
+export function PassagesView({ passages, query, focus, onRelevance, preview }: PassagesProps) {
   const scoreKeys = useMemo(() => [...new Set(passages.flatMap((p) => Object.keys(p.scores ?? {})))], [passages]);
   const [sort, setSort] = useState<SortKey>({ key: "rank", desc: false });
   const re = useMemo(() => terms(query), [query]);
@@ -68,7 +74,8 @@ export function PassagesView({ passages, query, focus, onRelevance }: PassagesPr
   );
   const scroller = useRef<HTMLDivElement>(null);
   const [top, setTop] = useState(0);
-  // A focused passage (a clicked citation) is scrolled into the window first.
+  const [open, setOpen] = useState<string | undefined>(focus);
+  // A focused passage (a clicked citation) is scrolled into the window first, and shown whole.
   useEffect(() => {
     const i = rows.findIndex((r) => r.p.id === focus);
     if (i >= 0 && scroller.current) {
@@ -76,6 +83,11 @@ export function PassagesView({ passages, query, focus, onRelevance }: PassagesPr
       setTop(scroller.current.scrollTop);
     }
   }, [focus, rows]);
+  useEffect(() => {
+    setOpen(focus);
+  }, [focus]);
+  const detail = open === undefined ? undefined : rows.find((r) => r.p.id === open);
+  const toggle = (id: string) => setOpen((o) => (o === id ? undefined : id));
   const first = Math.max(0, Math.floor(top / ROW) - MARGIN);
   const last = Math.min(rows.length, Math.ceil((top + VIEW) / ROW) + MARGIN);
   const cols = 3 + scoreKeys.length + (onRelevance ? 1 : 0);
@@ -100,11 +112,15 @@ export function PassagesView({ passages, query, focus, onRelevance }: PassagesPr
               </tr>
             )}
             {rows.slice(first, last).map(({ p, rank }) => (
-              <tr key={p.id} data-passage={p.id} style={{ height: ROW }} className={p.id === focus ? "cf-focus" : undefined}>
+              <tr key={p.id} data-passage={p.id} style={{ height: ROW }} className={p.id === focus ? "cf-focus" : p.id === open ? "cf-open" : undefined}>
                 <td>{rank}</td>
-                <td className="cf-passage-text">
+                <td className="cf-passage-text" onClick={() => toggle(p.id)}>
                   <div>
-                    <b>{highlight(p.title, re)}</b> {highlight(previewText(p.text), re)}
+                    {/* Inline, so the text flows after the title (a <button> would take the cell's width). */}
+                    <b className="cf-passage-title" role="button" tabIndex={0} aria-expanded={p.id === open} title={trans.__("Show the whole passage")} onKeyDown={(e) => (e.key === "Enter" || e.key === " ") && (e.preventDefault(), toggle(p.id))}>
+                      {highlight(p.title, re)}
+                    </b>{" "}
+                    {highlight(previewText(p.text), re)}
                   </div>
                 </td>
                 <td className="cf-mono">{p.id}</td>
@@ -133,6 +149,7 @@ export function PassagesView({ passages, query, focus, onRelevance }: PassagesPr
           </tbody>
         </table>
       </div>
+      {detail && <PassageDetail passage={detail.p} rank={detail.rank} mark={(text) => highlight(text, re)} preview={preview} onClose={() => setOpen(undefined)} />}
     </div>
   );
 }

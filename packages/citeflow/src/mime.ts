@@ -1,4 +1,4 @@
-import { Answer, Claim, Passage, previewPassage, Verdict, type GraphDoc } from "@citeflow/core";
+import { Answer, Claim, Passage, PREVIEW_CHARS, previewPassage, Verdict, type GraphDoc } from "@citeflow/core";
 import type { MimeBundle } from "./display.js";
 import { clip, esc, fmtScore, htmlTable } from "./html.js";
 
@@ -32,6 +32,8 @@ export interface RunView {
   nodes: RunNodeView[];
   /** Output values by node and port, for the nodes that finished (left out past a size limit). */
   outputs?: Record<string, Record<string, unknown>>;
+  /** Passage texts in this view are cut to this many characters (set by `previewView`). */
+  preview?: number;
 }
 
 export interface PassagesView {
@@ -39,6 +41,7 @@ export interface PassagesView {
   kind: "passages";
   query?: string;
   passages: Passage[];
+  preview?: number;
 }
 
 export interface AnswerView {
@@ -46,6 +49,7 @@ export interface AnswerView {
   kind: "answer";
   answer: Answer;
   passages?: Passage[];
+  preview?: number;
 }
 
 export interface VerdictsView {
@@ -84,13 +88,14 @@ export function bundleFor(value: unknown): MimeBundle | undefined {
  * (`previewText`), in the passages and answer kinds and in every passage list among a run's outputs.
  */
 export function previewView<V extends CiteflowView>(view: V): V {
+  const preview = PREVIEW_CHARS;
   switch (view.kind) {
     case "passages":
-      return { ...view, passages: view.passages.map(previewPassage) };
+      return { ...view, passages: view.passages.map(previewPassage), preview };
     case "answer":
-      return view.passages ? { ...view, passages: view.passages.map(previewPassage) } : view;
+      return view.passages ? { ...view, passages: view.passages.map(previewPassage), preview } : view;
     case "run":
-      return view.outputs ? { ...view, outputs: Object.fromEntries(Object.entries(view.outputs).map(([node, ports]) => [node, previewOutputs(ports)])) } : view;
+      return view.outputs ? { ...view, outputs: Object.fromEntries(Object.entries(view.outputs).map(([node, ports]) => [node, previewOutputs(ports)])), preview } : view;
     default:
       return view;
   }
