@@ -73,7 +73,7 @@ function Toolbar({ state }: { state: EditorState }) {
         {trans.__("Stop")}
       </button>
       <span className="cf-sep" />
-      <button className="cf-button" data-action="layout" onClick={() => state.layout()} title={trans.__("Arrange the nodes left to right")}>
+      <button className="cf-button" data-action="layout" disabled={!!state.unreadable} onClick={() => state.layout()} title={trans.__("Arrange the nodes left to right")}>
         {trans.__("Auto-layout")}
       </button>
       <span className="cf-run-status" role="status" data-status={run?.status ?? "idle"} data-run={run?.runId ?? ""}>
@@ -108,34 +108,54 @@ export function Editor({ state }: { state: EditorState }) {
           {state.error}
         </div>
       )}
-      <div className="cf-body">
-        <Palette nodes={state.catalogue?.nodes ?? NO_NODES} onAdd={addAtCentre} />
-        {state.loaded ? <Canvas state={state} /> : <div className="cf-canvas cf-muted">{trans.__("Starting the Citeflow kernel…")}</div>}
-        <aside className="cf-side">
-          <div className="cf-tabs" role="tablist">
-            <button role="tab" aria-selected={tab === "node"} onClick={() => setTab("node")}>
-              {trans.__("Node")}
-            </button>
-            <button role="tab" aria-selected={tab === "runs"} onClick={() => setTab("runs")}>
-              {trans.__("Runs")}
-            </button>
-          </div>
-          {tab === "runs" ? (
-            <RunsPanel state={state} />
-          ) : state.selected ? (
-            <>
-              {state.selection.size > 1 && (
-                <p className="cf-muted cf-selection-count" data-count={state.selection.size}>
-                  {trans.__("%1 nodes selected; showing %2", state.selection.size, state.selected)}
-                </p>
-              )}
-              <NodeInspector key={state.selected} state={state} nodeId={state.selected} />
-            </>
-          ) : (
-            <p className="cf-muted">{trans.__("Select a node to see its params and outputs.")}</p>
-          )}
-        </aside>
-      </div>
+      {state.unreadable ? (
+        <Unreadable why={state.unreadable} openAsText={state.openAsText} />
+      ) : (
+        <div className="cf-body">
+          <Palette nodes={state.catalogue?.nodes ?? NO_NODES} onAdd={addAtCentre} />
+          {state.loaded ? <Canvas state={state} /> : <div className="cf-canvas cf-muted">{trans.__("Starting the Citeflow kernel…")}</div>}
+          <aside className="cf-side">
+            <div className="cf-tabs" role="tablist">
+              <button role="tab" aria-selected={tab === "node"} onClick={() => setTab("node")}>
+                {trans.__("Node")}
+              </button>
+              <button role="tab" aria-selected={tab === "runs"} onClick={() => setTab("runs")}>
+                {trans.__("Runs")}
+              </button>
+            </div>
+            {tab === "runs" ? (
+              <RunsPanel state={state} />
+            ) : state.selected ? (
+              <>
+                {state.selection.size > 1 && (
+                  <p className="cf-muted cf-selection-count" data-count={state.selection.size}>
+                    {trans.__("%1 nodes selected; showing %2", state.selection.size, state.selected)}
+                  </p>
+                )}
+                <NodeInspector key={state.selected} state={state} nodeId={state.selected} />
+              </>
+            ) : (
+              <p className="cf-muted">{trans.__("Select a node to see its params and outputs.")}</p>
+            )}
+          </aside>
+        </div>
+      )}
+    </div>
+  );
+}
+
+/** In place of the canvas while the file does not read: what is wrong and where, and a way to fix it. */
+function Unreadable({ why, openAsText }: { why: string; openAsText: (() => void) | undefined }) {
+  return (
+    <div className="cf-unreadable" role="alert">
+      <h3>{trans.__("This file does not read as a Citeflow pipeline")}</h3>
+      <pre className="cf-error">{why}</pre>
+      <p className="cf-muted">{trans.__("The editor draws it again as soon as the file reads; until then it neither runs it nor writes to it.")}</p>
+      {openAsText && (
+        <button className="cf-button cf-primary" onClick={openAsText}>
+          {trans.__("Open in the text editor")}
+        </button>
+      )}
     </div>
   );
 }

@@ -89,6 +89,7 @@ const plugin: JupyterFrontEndPlugin<void> = {
     app.docRegistry.addWidgetFactory(factory);
     const tracker = new WidgetTracker<Editor>({ namespace: "citeflow" });
     factory.widgetCreated.connect((_, w) => {
+      w.content.state.openAsText = () => void app.commands.execute("docmanager:open", { path: w.context.path, factory: "Editor" });
       w.context.pathChanged.connect(() => void tracker.save(w));
       void tracker.add(w);
     });

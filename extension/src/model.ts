@@ -7,21 +7,6 @@ import { canConnect, saveGraph, substitute, type Bindings, type Catalogue, type 
 
 export { saveGraph };
 
-/** Parses a `*.citeflow.json` file; the error names what is wrong and where. */
-export function parseGraph(text: string, path: string): GraphDoc {
-  let raw: unknown;
-  try {
-    raw = JSON.parse(text);
-  } catch (e) {
-    throw new Error(`${path}: not JSON (${(e as Error).message})`);
-  }
-  const doc = raw as Partial<GraphDoc>;
-  if (typeof raw !== "object" || raw === null || doc.citeflow !== 1) throw new Error(`${path}: not a Citeflow graph (no "citeflow": 1)`);
-  if (!Array.isArray(doc.nodes)) throw new Error(`${path}: "nodes" must be a list`);
-  if (!Array.isArray(doc.edges)) throw new Error(`${path}: "edges" must be a list`);
-  return { citeflow: 1, name: doc.name ?? "untitled", ...(doc.description !== undefined ? { description: doc.description } : {}), inputs: doc.inputs ?? {}, nodes: doc.nodes, edges: doc.edges };
-}
-
 export function emptyGraph(name: string): GraphDoc {
   return {
     citeflow: 1,

@@ -52,6 +52,13 @@ export class EditorState {
   /** Why the last attempted connection was refused (shown as a tooltip on the canvas). */
   refusal: string | undefined;
   error: string | undefined;
+  /**
+   * Why the file does not read as a graph (it names each problem and where), while it does not:
+   * nothing is drawn, run or written over until the file reads again.
+   */
+  unreadable: string | undefined;
+  /** Opens this file in JupyterLab's text editor (set by the plugin), to fix an unreadable file. */
+  openAsText: (() => void) | undefined;
   /** The file and the catalogue have arrived: the canvas can lay out and fit the view. */
   loaded = false;
   readonly client: CiteflowClient;
@@ -96,7 +103,7 @@ export class EditorState {
 
   /** An edit: recorded for undo, written to the file. */
   edit(next: GraphDoc): void {
-    if (next === this.doc) return;
+    if (next === this.doc || this.unreadable) return;
     this.#past.push(this.doc);
     if (this.#past.length > HISTORY) this.#past.shift();
     this.#future = [];
@@ -110,14 +117,15 @@ export class EditorState {
   }
 
   get canUndo(): boolean {
-    return this.#past.length > 0;
+    return !this.unreadable && this.#past.length > 0;
   }
 
   get canRedo(): boolean {
-    return this.#future.length > 0;
+    return !this.unreadable && this.#future.length > 0;
   }
 
   undo(): void {
+    if (this.unreadable) return;
     const prev = this.#past.pop();
     if (!prev) return;
     this.#future.push(this.doc);
@@ -125,6 +133,7 @@ export class EditorState {
   }
 
   redo(): void {
+    if (this.unreadable) return;
     const next = this.#future.pop();
     if (!next) return;
     this.#past.push(this.doc);
@@ -241,7 +250,7 @@ export class EditorState {
    * "only" re-run the selected node against a run already shown.
    */
   canStart(kind: "all" | "to" | "from" | "only"): boolean {
-    if (this.active) return false;
+    if (this.active || this.unreadable) return false;
     if (kind === "all") return !!this.question.trim();
     if (!this.selected) return false;
     return kind === "to" ? !!this.question.trim() : !!this.run;
@@ -254,6 +263,7 @@ export class EditorState {
 
   /** Starts a run of the document as it is now (unsaved edits included). */
   async start(options: RunOptions = {}): Promise<string | undefined> {
+    if (this.unreadable) return undefined;
     const inputs: Record<string, unknown> = {};
     for (const [name, spec] of Object.entries(this.doc.inputs)) {
       if (spec.type === "Question") inputs[name] = { id: "q1", text: this.question.trim() };

@@ -4,7 +4,8 @@ import { ABCWidgetFactory, DocumentWidget, type DocumentRegistry, type IDocument
 import { createElement } from "react";
 import { CiteflowClient } from "./client";
 import { Editor } from "./editor";
-import { emptyGraph, parseGraph, saveGraph } from "./model";
+import { emptyGraph, saveGraph } from "./model";
+import { parseGraph } from "./parse";
 import { EditorState } from "./state";
 import { changedSpan } from "./textedit";
 
@@ -42,10 +43,11 @@ export class CiteflowPanel extends ReactWidget {
     const text = this.#context.model.sharedModel.getSource();
     if (text === this.#written) return;
     try {
-      this.state.reload(parseGraph(text, this.#context.path));
-      this.state.error = undefined;
+      const doc = parseGraph(text, this.#context.path);
+      this.state.unreadable = undefined;
+      this.state.reload(doc);
     } catch (e) {
-      this.state.error = (e as Error).message;
+      this.state.unreadable = (e as Error).message;
     }
     this.#written = text;
     this.state.emit();

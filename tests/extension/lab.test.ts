@@ -651,6 +651,40 @@ describe("Citeflow in JupyterLab (Chromium)", () => {
     expect(readFileSync(path, "utf8")).toBe(JSON.stringify(graph, null, 2) + "\n");
   }, 120_000);
 
+  it("refuses a broken file with each problem and where, writes nothing, and draws it once fixed", async () => {
+    await closeAll();
+    const path = join(work, "root", "broken.citeflow.json");
+    const broken = JSON.stringify({ citeflow: 1, name: "broken", inputs: {}, nodes: [{ id: "a", type: "list.select", ui: { x: 0, y: 0 } }, { id: "a", type: "list.select" }], edges: [{ from: "a.items", to: "ghost.items" }] }, null, 2);
+    writeFileSync(path, broken);
+    await page.evaluate(() => (window as any).jupyterapp.commands.execute("docmanager:open", { path: "broken.citeflow.json" }));
+    const panel = page.locator(".jp-Document:not(.lm-mod-hidden) .cf-unreadable");
+    await panel.waitFor({ timeout: 60_000 });
+    expect((await panel.locator("pre").textContent())!.split("\n")).toEqual(["broken.citeflow.json: 2 problems", 'nodes[1].id: "a" is also the id of nodes[0]', 'edges[0].to: no node "ghost" in this graph']);
+    expect(await page.locator(".jp-Document:not(.lm-mod-hidden) .react-flow").count()).toBe(0);
+    expect(await page.locator('[data-action="run"]').isDisabled()).toBe(true);
+    await shot("17-unreadable");
+    // Nothing the editor does reaches the file: auto-layout (disabled), layout, undo, save.
+    expect(await page.locator('[data-action="layout"]').isDisabled()).toBe(true);
+    for (const command of ["citeflow:auto-layout", "citeflow:undo", "citeflow:select-all", "citeflow:paste"]) await page.evaluate((c) => (window as any).jupyterapp.commands.execute(c), command);
+    await page.keyboard.press("Control+s");
+    await page.waitForTimeout(500);
+    expect(readFileSync(path, "utf8")).toBe(broken);
+    // "Open in the text editor" opens the same file as text.
+    await panel.locator("button", { hasText: "Open in the text editor" }).click();
+    await page.locator(".jp-Document:not(.lm-mod-hidden) .jp-FileEditor").waitFor();
+    // Fixed in the text editor (its model is the file's, shared with the pipeline editor): the
+    // pipeline editor draws it at once; saved, it is on disk.
+    const fixed = JSON.parse(broken);
+    fixed.nodes[1].id = "b";
+    fixed.edges[0].to = "b.items";
+    const text = JSON.stringify(fixed, null, 2);
+    await page.evaluate((t) => (window as any).jupyterapp.shell.currentWidget.context.model.sharedModel.setSource(t), text);
+    await expect.poll(() => saveAnd(() => readFileSync(path, "utf8"))).toBe(text);
+    await page.evaluate(() => (window as any).jupyterapp.commands.execute("docmanager:open", { path: "broken.citeflow.json", factory: "Citeflow Pipeline Editor" }));
+    await node("b").waitFor({ timeout: 30_000 });
+    expect(await panel.count()).toBe(0);
+  }, 120_000);
+
   it("logged no console errors", () => {
     expect(problems, Object.values(stacks).join("\n\n")).toEqual([]);
   });
