@@ -31,8 +31,9 @@ export function parseGraph(text: string, path: string): GraphDoc {
   if (raw.inputs !== undefined && !isObject(raw.inputs)) bad("inputs", "must be an object");
   if (!Array.isArray(raw.nodes)) bad("nodes", "must be a list");
   if (!Array.isArray(raw.edges)) bad("edges", "must be a list");
-  const nodes = Array.isArray(raw.nodes) ? raw.nodes : [];
-  const edges = Array.isArray(raw.edges) ? raw.edges : [];
+  const nodeList = Array.isArray(raw.nodes);
+  const nodes = nodeList ? (raw.nodes as unknown[]) : [];
+  const edges = Array.isArray(raw.edges) ? (raw.edges as unknown[]) : [];
   const seen = new Map<string, number>();
   nodes.forEach((n: unknown, i) => {
     const at = `nodes[${i}]`;
@@ -51,7 +52,7 @@ export function parseGraph(text: string, path: string): GraphDoc {
     for (const end of ["from", "to"] as const) {
       const ref = e[end];
       if (!isRef(ref)) bad(`${at}.${end}`, `must be "node.port", not ${JSON.stringify(ref)}`);
-      else if (Array.isArray(raw.nodes) && !seen.has(nodeOf(ref))) bad(`${at}.${end}`, `no node "${nodeOf(ref)}" in this graph`);
+      else if (nodeList && !seen.has(nodeOf(ref))) bad(`${at}.${end}`, `no node "${nodeOf(ref)}" in this graph`);
     }
   });
   if (problems.length) {
@@ -63,7 +64,7 @@ export function parseGraph(text: string, path: string): GraphDoc {
     name: typeof raw.name === "string" ? raw.name : "untitled",
     ...(typeof raw.description === "string" ? { description: raw.description } : {}),
     inputs: (raw.inputs ?? {}) as GraphDoc["inputs"],
-    nodes: nodes.map((n: Record<string, unknown>) => ({ version: 1, params: {}, ...n }) as GraphNode),
+    nodes: nodes.map((n) => ({ version: 1, params: {}, ...(n as object) }) as GraphNode),
     edges: edges as GraphEdge[],
   };
 }

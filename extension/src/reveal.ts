@@ -6,13 +6,11 @@
  * which took the editor's whole React tree down.
  */
 export function reveal(el: HTMLElement | null, block: "start" | "nearest" = "nearest"): void {
-  for (let box = el?.parentElement; el && box; box = box.parentElement) {
-    const overflow = getComputedStyle(box).overflowY;
-    if (overflow !== "auto" && overflow !== "scroll") continue;
-    const r = el.getBoundingClientRect();
-    const b = box.getBoundingClientRect();
-    if (block === "start" || r.top < b.top) box.scrollTop += r.top - b.top;
-    else if (r.bottom > b.bottom) box.scrollTop += Math.min(r.bottom - b.bottom, r.top - b.top);
-    return;
-  }
+  let box = el?.parentElement;
+  while (el && box && !/^(auto|scroll)$/.test(getComputedStyle(box).overflowY)) box = box.parentElement;
+  if (!el || !box) return;
+  const r = el.getBoundingClientRect();
+  const b = box.getBoundingClientRect();
+  if (block === "start" || r.top < b.top) box.scrollTop += r.top - b.top;
+  else if (r.bottom > b.bottom) box.scrollTop += Math.min(r.bottom - b.bottom, r.top - b.top);
 }
