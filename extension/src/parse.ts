@@ -29,13 +29,13 @@ export function parseGraph(text: string, path: string): GraphDoc {
   const bad = (where: string, what: string) => problems.push(`${where}: ${what}`);
   if (raw.name !== undefined && typeof raw.name !== "string") bad("name", "must be a string");
   if (raw.inputs !== undefined && !isObject(raw.inputs)) bad("inputs", "must be an object");
-  if (!Array.isArray(raw.nodes)) bad("nodes", "must be a list");
-  if (!Array.isArray(raw.edges)) bad("edges", "must be a list");
   const nodeList = Array.isArray(raw.nodes);
+  if (!nodeList) bad("nodes", "must be a list");
+  if (!Array.isArray(raw.edges)) bad("edges", "must be a list");
   const nodes = nodeList ? (raw.nodes as unknown[]) : [];
   const edges = Array.isArray(raw.edges) ? (raw.edges as unknown[]) : [];
   const seen = new Map<string, number>();
-  nodes.forEach((n: unknown, i) => {
+  nodes.forEach((n, i) => {
     const at = `nodes[${i}]`;
     if (!isObject(n)) return void bad(at, "must be an object");
     if (typeof n.id !== "string" || !n.id) bad(`${at}.id`, "must be a non-empty string");
@@ -46,7 +46,7 @@ export function parseGraph(text: string, path: string): GraphDoc {
     if (n.params !== undefined && !isObject(n.params)) bad(`${at}.params`, "must be an object");
     if (n.ui !== undefined && !(isObject(n.ui) && Number.isFinite(n.ui.x) && Number.isFinite(n.ui.y))) bad(`${at}.ui`, "must be { x: number, y: number }");
   });
-  edges.forEach((e: unknown, i) => {
+  edges.forEach((e, i) => {
     const at = `edges[${i}]`;
     if (!isObject(e)) return void bad(at, "must be an object");
     for (const end of ["from", "to"] as const) {
