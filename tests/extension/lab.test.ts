@@ -525,7 +525,16 @@ describe("Citeflow in JupyterLab (Chromium)", () => {
     expect(stored.at(-1)).toMatchObject({ kind: "verdict", nodeId: "verify", label });
 
     await node("retrieve").locator('.cf-port-label[data-port="passages"]').click();
-    await page.locator('.cf-inspector[data-node="retrieve"] .cf-output.cf-port-focus[data-port="passages"]').waitFor();
+    const port = page.locator('.cf-inspector[data-node="retrieve"] .cf-output.cf-port-focus[data-port="passages"]');
+    await port.waitFor();
+    // A passage read whole, then judged: the relevance correction is stored beside the run.
+    const second = port.locator(".cf-passages tbody tr[data-passage]").nth(1);
+    const passageId = await second.getAttribute("data-passage");
+    await second.locator(".cf-passage-text").click();
+    await port.locator(`.cf-passage-detail[data-passage="${passageId}"] button[data-relevant="false"]`).click();
+    await expect.poll(() => readFileSync(join(work, "runs", "corrections", `${runId}.jsonl`), "utf8").trim().split("\n").length).toBe(stored.length + 1);
+    const judged = JSON.parse(readFileSync(join(work, "runs", "corrections", `${runId}.jsonl`), "utf8").trim().split("\n").at(-1)!);
+    expect(judged).toMatchObject({ kind: "relevance", nodeId: "retrieve", passageId, relevant: false });
 
     // A theme change shows JupyterLab's splash and removes it 200 ms after the theme loads. A second
     // change inside that window makes JupyterLab remove the splash twice, a page error

@@ -11,6 +11,8 @@ export interface PassageDetailProps {
   mark: (text: string) => ReactNode;
   /** Texts in this view are cut to this many characters (a notebook output), if set. */
   preview?: number | undefined;
+  /** Records a relevance correction for this passage (the editor, after a run). */
+  onRelevance?: ((relevant: boolean) => void) | undefined;
   onClose: () => void;
 }
 
@@ -26,7 +28,7 @@ function metaValue(key: string, v: unknown): ReactNode {
   return <span className="cf-mono">{json.length > 200 ? json.slice(0, 200) + "…" : json}</span>;
 }
 
-export function PassageDetail({ passage: p, rank, mark, preview, onClose }: PassageDetailProps) {
+export function PassageDetail({ passage: p, rank, mark, preview, onRelevance, onClose }: PassageDetailProps) {
   const meta = Object.entries(p.metadata ?? {}).filter(([, v]) => v !== undefined);
   const scores = Object.entries(p.scores ?? {});
   // It opens below the table: brought into view, as it was asked for (a click or a citation).
@@ -57,6 +59,17 @@ export function PassageDetail({ passage: p, rank, mark, preview, onClose }: Pass
         </div>
       )}
       <p className="cf-passage-full">{mark(p.text)}</p>
+      {onRelevance && (
+        <p className="cf-relevance">
+          {trans.__("Relevant to the question?")}{" "}
+          <button className="cf-button" data-relevant="true" onClick={() => onRelevance(true)}>
+            {trans.__("Relevant")}
+          </button>{" "}
+          <button className="cf-button" data-relevant="false" onClick={() => onRelevance(false)}>
+            {trans.__("Not relevant")}
+          </button>
+        </p>
+      )}
       {preview !== undefined && p.text.length > preview && (
         <p className="cf-muted cf-preview-note">{trans.__("This output carries the first %1 characters of each passage; the kernel's values and the run store keep the whole text.", String(preview))}</p>
       )}

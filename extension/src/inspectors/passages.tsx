@@ -114,7 +114,8 @@ export function PassagesView({ passages, query, focus, onRelevance, preview }: P
             {rows.slice(first, last).map(({ p, rank }) => (
               <tr key={p.id} data-passage={p.id} style={{ height: ROW }} className={p.id === focus ? "cf-focus" : p.id === open ? "cf-open" : undefined}>
                 <td>{rank}</td>
-                <td className="cf-passage-text" onClick={() => toggle(p.id)}>
+                {/* A click opens the passage; a drag that selects text in it does not. */}
+                <td className="cf-passage-text" onClick={() => window.getSelection()?.isCollapsed !== false && toggle(p.id)}>
                   <div>
                     {/* Inline, so the text flows after the title (a <button> would take the cell's width). */}
                     <b className="cf-passage-title" role="button" tabIndex={0} aria-expanded={p.id === open} title={trans.__("Show the whole passage")} onKeyDown={(e) => (e.key === "Enter" || e.key === " ") && (e.preventDefault(), toggle(p.id))}>
@@ -149,7 +150,16 @@ export function PassagesView({ passages, query, focus, onRelevance, preview }: P
           </tbody>
         </table>
       </div>
-      {detail && <PassageDetail passage={detail.p} rank={detail.rank} mark={(text) => highlight(text, re)} preview={preview} onClose={() => setOpen(undefined)} />}
+      {detail && (
+        <PassageDetail
+          passage={detail.p}
+          rank={detail.rank}
+          mark={(text) => highlight(text, re)}
+          preview={preview}
+          onRelevance={onRelevance && ((relevant) => onRelevance(detail.p.id, relevant))}
+          onClose={() => setOpen(undefined)}
+        />
+      )}
     </div>
   );
 }
