@@ -4,14 +4,13 @@
  * runs. A file that does not read is never drawn or written over.
  */
 import type { GraphDoc, GraphEdge, GraphNode } from "@citeflow/core/browser";
+import { splitRef } from "./model";
 
 /** At most this many problems are listed; the rest are counted. */
 const SHOWN = 8;
 
 const isObject = (v: unknown): v is Record<string, unknown> => typeof v === "object" && v !== null && !Array.isArray(v);
 const isRef = (v: unknown): v is string => typeof v === "string" && v.lastIndexOf(".") > 0 && !v.endsWith(".");
-/** The node of a `node.port` reference (as `splitRef` reads it). */
-const nodeOf = (ref: string) => ref.slice(0, ref.lastIndexOf("."));
 
 /**
  * Parses and checks a graph file. Throws an Error whose message starts with the path and lists
@@ -52,7 +51,7 @@ export function parseGraph(text: string, path: string): GraphDoc {
     for (const end of ["from", "to"] as const) {
       const ref = e[end];
       if (!isRef(ref)) bad(`${at}.${end}`, `must be "node.port", not ${JSON.stringify(ref)}`);
-      else if (nodeList && !seen.has(nodeOf(ref))) bad(`${at}.${end}`, `no node "${nodeOf(ref)}" in this graph`);
+      else if (nodeList && !seen.has(splitRef(ref).node)) bad(`${at}.${end}`, `no node "${splitRef(ref).node}" in this graph`);
     }
   });
   if (problems.length) {

@@ -125,17 +125,15 @@ export class EditorState {
   }
 
   undo(): void {
-    if (this.unreadable) return;
-    const prev = this.#past.pop();
-    if (!prev) return;
+    if (!this.canUndo) return;
+    const prev = this.#past.pop()!;
     this.#future.push(this.doc);
     this.#apply(prev);
   }
 
   redo(): void {
-    if (this.unreadable) return;
-    const next = this.#future.pop();
-    if (!next) return;
+    if (!this.canRedo) return;
+    const next = this.#future.pop()!;
     this.#past.push(this.doc);
     this.#apply(next);
   }
@@ -225,7 +223,7 @@ export class EditorState {
     if (id === undefined) return;
     if (this.breakpoints.has(id)) this.breakpoints.delete(id);
     else this.breakpoints.add(id);
-    if (this.run?.status === "running" || this.run?.status === "paused") void this.client.request("breakpoints", { runId: this.run.runId, nodes: [...this.breakpoints] });
+    if (this.active) void this.client.request("breakpoints", { runId: this.run!.runId, nodes: [...this.breakpoints] });
     this.emit();
   }
 

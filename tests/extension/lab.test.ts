@@ -521,7 +521,8 @@ describe("Citeflow in JupyterLab (Chromium)", () => {
     const label = await correct.locator("option").nth(1).getAttribute("value");
     await correct.selectOption(label!);
     await expect.poll(() => page.locator(".cf-inspector .cf-notice").textContent()).toContain("Correction recorded");
-    const stored = readFileSync(join(work, "runs", "corrections", `${runId}.jsonl`), "utf8").trim().split("\n").map((l) => JSON.parse(l));
+    const corrections = () => readFileSync(join(work, "runs", "corrections", `${runId}.jsonl`), "utf8").trim().split("\n").map((l) => JSON.parse(l));
+    const stored = corrections();
     expect(stored.at(-1)).toMatchObject({ kind: "verdict", nodeId: "verify", label });
 
     await node("retrieve").locator('.cf-port-label[data-port="passages"]').click();
@@ -532,9 +533,8 @@ describe("Citeflow in JupyterLab (Chromium)", () => {
     const passageId = await second.getAttribute("data-passage");
     await second.locator(".cf-passage-text").click();
     await port.locator(`.cf-passage-detail[data-passage="${passageId}"] button[data-relevant="false"]`).click();
-    await expect.poll(() => readFileSync(join(work, "runs", "corrections", `${runId}.jsonl`), "utf8").trim().split("\n").length).toBe(stored.length + 1);
-    const judged = JSON.parse(readFileSync(join(work, "runs", "corrections", `${runId}.jsonl`), "utf8").trim().split("\n").at(-1)!);
-    expect(judged).toMatchObject({ kind: "relevance", nodeId: "retrieve", passageId, relevant: false });
+    await expect.poll(() => corrections().length).toBe(stored.length + 1);
+    expect(corrections().at(-1)).toMatchObject({ kind: "relevance", nodeId: "retrieve", passageId, relevant: false });
 
     // A theme change shows JupyterLab's splash and removes it 200 ms after the theme loads. A second
     // change inside that window makes JupyterLab remove the splash twice, a page error

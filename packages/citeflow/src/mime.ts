@@ -89,6 +89,8 @@ export function bundleFor(value: unknown): MimeBundle | undefined {
  */
 export function previewView<V extends CiteflowView>(view: V): V {
   const preview = PREVIEW_CHARS;
+  // Already cut (a run's view cuts its outputs before weighing them against the size budget).
+  if ("preview" in view && view.preview === preview) return view;
   switch (view.kind) {
     case "passages":
       return { ...view, passages: view.passages.map(previewPassage), preview };

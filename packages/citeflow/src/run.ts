@@ -1,6 +1,6 @@
 import { randomBytes } from "node:crypto";
 import { existsSync, readFileSync } from "node:fs";
-import { loadGraph, questionFromText, startRun, type CompiledGraph, type GraphDoc, type RunEvent, type RunHandle, type RunOptions } from "@citeflow/core";
+import { loadGraph, PREVIEW_CHARS, questionFromText, startRun, type CompiledGraph, type GraphDoc, type RunEvent, type RunHandle, type RunOptions } from "@citeflow/core";
 import { createRegistry, templateNames, templatePath } from "@citeflow/nodes";
 import { RunStore, type Correction, type NodeRecord, type RunRecord, type StoredCorrection } from "@citeflow/runstore";
 import { showBundle, type MimeBundle } from "./display.js";
@@ -257,6 +257,7 @@ export class Run {
       runStore: this.store.dir,
       nodes,
       outputs,
+      preview: PREVIEW_CHARS,
       ...(r.ms !== undefined ? { ms: r.ms } : {}),
       ...(r.error ? { error: r.error.message } : {}),
       ...(question ? { question } : {}),
