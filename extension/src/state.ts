@@ -6,7 +6,7 @@
 import type { Catalogue, GraphDoc, GraphEdge, GraphNode } from "@citeflow/core/browser";
 import { Signal, type ISignal } from "@lumino/signaling";
 import type { CiteflowClient, RunEvent } from "./client";
-import { autoLayout, moveNodes, pasteNodes, removeNodes, splitRef } from "./model";
+import { autoLayout, moveNodes, pasteNodes, removeNodes, saveGraph, splitRef } from "./model";
 
 export type NodeStatus = "queued" | "running" | "paused" | "cached" | "done" | "error" | "skipped" | "aborted";
 
@@ -104,16 +104,29 @@ export class EditorState {
   /** An edit: recorded for undo, written to the file. */
   edit(next: GraphDoc): void {
     if (next === this.doc || this.unreadable) return;
+    this.#record();
+    this.#apply(next, true);
+  }
+
+  /**
+   * The file changed underneath (the text editor, revert, reload from disk): the canvas shows it
+   * and nothing is written back. It is an undo entry like an edit, so undo returns to what the
+   * canvas showed before it (after a spell of not reading, the last version that read), never to
+   * an older version over it. The file's first read (`first`) is not an entry, nor is a change
+   * that leaves the graph as it was (spacing, key order).
+   */
+  reload(doc: GraphDoc, first = false): void {
+    if (!first) {
+      if (saveGraph(doc) === saveGraph(this.doc)) return;
+      this.#record();
+    }
+    this.#apply(doc, false);
+  }
+
+  #record(): void {
     this.#past.push(this.doc);
     if (this.#past.length > HISTORY) this.#past.shift();
     this.#future = [];
-    this.#apply(next);
-  }
-
-  /** The file changed underneath (revert, reload): no undo entry. */
-  reload(doc: GraphDoc): void {
-    this.doc = doc;
-    this.emit();
   }
 
   get canUndo(): boolean {
@@ -128,23 +141,24 @@ export class EditorState {
     if (!this.canUndo) return;
     const prev = this.#past.pop()!;
     this.#future.push(this.doc);
-    this.#apply(prev);
+    this.#apply(prev, true);
   }
 
   redo(): void {
     if (!this.canRedo) return;
     const next = this.#future.pop()!;
     this.#past.push(this.doc);
-    this.#apply(next);
+    this.#apply(next, true);
   }
 
-  #apply(doc: GraphDoc): void {
+  /** Shows `doc` (and writes it to the file when `write`): a selected node it no longer has is no longer selected. */
+  #apply(doc: GraphDoc, write: boolean): void {
     this.doc = doc;
     const ids = new Set(doc.nodes.map((n) => n.id));
     const live = [...this.selection].filter((id) => ids.has(id));
     if (live.length !== this.selection.size) this.selection = new Set(live);
     if (this.selected && !ids.has(this.selected)) this.selected = undefined;
-    this.#docChanged.emit(doc);
+    if (write) this.#docChanged.emit(doc);
     this.emit();
   }
 

@@ -16,6 +16,8 @@ export class CiteflowPanel extends ReactWidget {
   readonly state: EditorState;
   readonly #context: DocumentRegistry.IContext<DocumentRegistry.ICodeModel>;
   #written = "";
+  /** The file has read as a graph once: later reads are changes underneath, undoable. */
+  #read = false;
 
   constructor(context: DocumentRegistry.IContext<DocumentRegistry.ICodeModel>, defaultQuestion: string) {
     super();
@@ -45,7 +47,8 @@ export class CiteflowPanel extends ReactWidget {
     try {
       const doc = parseGraph(text, this.#context.path);
       this.state.unreadable = undefined;
-      this.state.reload(doc);
+      this.state.reload(doc, !this.#read);
+      this.#read = true;
     } catch (e) {
       this.state.unreadable = (e as Error).message;
     }

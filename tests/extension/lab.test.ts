@@ -692,6 +692,17 @@ describe("Citeflow in JupyterLab (Chromium)", () => {
     await page.evaluate(() => (window as any).jupyterapp.commands.execute("docmanager:open", { path: "broken.citeflow.json", factory: "Citeflow Pipeline Editor" }));
     await node("b").waitFor({ timeout: 30_000 });
     expect(await panel.count()).toBe(0);
+    // The fix was the file's first read: nothing to undo. A later change underneath is one undo
+    // entry: undo returns to the graph shown before it.
+    await undo();
+    await page.waitForTimeout(300);
+    expect(await node("b").count()).toBe(1);
+    const setText = (t: string) => page.evaluate((t) => (window as any).jupyterapp.shell.currentWidget.context.model.sharedModel.setSource(t), t);
+    await setText(JSON.stringify({ ...fixed, nodes: [...fixed.nodes, { id: "c", type: "list.select", ui: { x: 300, y: 0 } }] }, null, 2));
+    await node("c").waitFor({ timeout: 30_000 });
+    await undo();
+    await node("c").waitFor({ state: "detached", timeout: 30_000 });
+    expect(await node("b").count()).toBe(1);
   }, 120_000);
 
   it("logged no console errors", () => {
