@@ -13,10 +13,10 @@ import { IMainMenu } from "@jupyterlab/mainmenu";
 import { IRenderMimeRegistry } from "@jupyterlab/rendermime";
 import { ISettingRegistry } from "@jupyterlab/settingregistry";
 import { ITranslator, nullTranslator } from "@jupyterlab/translation";
-import type { GraphDoc } from "@citeflow/core/browser";
+import { CITEFLOW_MIME, type GraphDoc } from "@citeflow/core/browser";
 import { setTranslationBundle, trans } from "./i18n";
 import { emptyGraph, saveGraph, slug } from "./model";
-import { RUN_MIME, RunRenderer, type OpenInEditor } from "./render";
+import { RunRenderer, type OpenInEditor } from "./render";
 import { TEMPLATES } from "./templates";
 import { CiteflowFactory, FACTORY, FILE_TYPE, type CiteflowPanel } from "./widget";
 
@@ -184,7 +184,7 @@ const plugin: JupyterFrontEndPlugin<void> = {
         editor.content.state.emit();
       });
     };
-    rendermime.addFactory({ safe: true, mimeTypes: [RUN_MIME], defaultRank: 10, createRenderer: () => new RunRenderer(openInEditor) }, 10);
+    rendermime.addFactory({ safe: true, mimeTypes: [CITEFLOW_MIME], defaultRank: 10, createRenderer: () => new RunRenderer(openInEditor) }, 10);
   },
 };
 

@@ -1,31 +1,19 @@
-/** The notebook renderer for `application/vnd.citeflow.run+json`: the editor's inspectors in an output. */
-import type { Answer, Claim, GraphDoc, Passage, Verdict } from "@citeflow/core/browser";
+/**
+ * The notebook renderer for `application/vnd.citeflow.run+json` (CITEFLOW_MIME): the editor's
+ * inspectors in an output. The payload's types are the kernel's own, from `@citeflow/core`.
+ */
+import { CITEFLOW_MIME, type Answer, type CiteflowView, type Passage } from "@citeflow/core/browser";
 import { ReactWidget } from "@jupyterlab/apputils";
 import type { IRenderMime } from "@jupyterlab/rendermime-interfaces";
 import { useState } from "react";
 import { trans } from "./i18n";
 import { AnswerView, PassagesView, ValueView, VerdictsView } from "./inspectors";
 
-export const RUN_MIME = "application/vnd.citeflow.run+json";
+type Run = Extract<CiteflowView, { kind: "run" }>;
 
-interface RunNode {
-  id: string;
-  type: string;
-  status: string;
-  cache?: string;
-  ms?: number;
-  error?: string;
-}
+export type OpenInEditor = (bundle: Run) => Promise<void>;
 
-export type RunBundle =
-  | { version: 1; kind: "run"; runId: string; status: string; graph: GraphDoc; question?: string; ms?: number; error?: string; runStore?: string; nodes: RunNode[]; outputs?: Record<string, Record<string, unknown>>; preview?: number }
-  | { version: 1; kind: "passages"; query?: string; passages: Passage[]; preview?: number }
-  | { version: 1; kind: "answer"; answer: Answer; passages?: Passage[]; preview?: number }
-  | { version: 1; kind: "verdicts"; claims: Claim[]; verdicts: Verdict[] };
-
-export type OpenInEditor = (bundle: Extract<RunBundle, { kind: "run" }>) => Promise<void>;
-
-function RunView({ bundle, onOpen }: { bundle: Extract<RunBundle, { kind: "run" }>; onOpen: OpenInEditor | undefined }) {
+function RunView({ bundle, onOpen }: { bundle: Run; onOpen: OpenInEditor | undefined }) {
   const [node, setNode] = useState<string>();
   const [error, setError] = useState<string>();
   const outputs = node ? bundle.outputs?.[node] : undefined;
@@ -83,7 +71,7 @@ function RunView({ bundle, onOpen }: { bundle: Extract<RunBundle, { kind: "run" 
   );
 }
 
-export function BundleView({ bundle, onOpen }: { bundle: RunBundle; onOpen?: OpenInEditor }) {
+export function BundleView({ bundle, onOpen }: { bundle: CiteflowView; onOpen?: OpenInEditor }) {
   if (bundle?.version !== 1) return <p className="cf-error">{trans.__("Unknown Citeflow view version %1", String((bundle as { version?: unknown })?.version))}</p>;
   switch (bundle.kind) {
     case "run":
@@ -110,7 +98,7 @@ function AnswerWithSources({ answer, passages, preview }: { answer: Answer; pass
 }
 
 export class RunRenderer extends ReactWidget implements IRenderMime.IRenderer {
-  #bundle: RunBundle | undefined;
+  #bundle: CiteflowView | undefined;
 
   constructor(private readonly onOpen: OpenInEditor | undefined) {
     super();
@@ -118,7 +106,7 @@ export class RunRenderer extends ReactWidget implements IRenderMime.IRenderer {
   }
 
   async renderModel(model: IRenderMime.IMimeModel): Promise<void> {
-    this.#bundle = model.data[RUN_MIME] as unknown as RunBundle;
+    this.#bundle = model.data[CITEFLOW_MIME] as unknown as CiteflowView;
     this.update();
   }
 

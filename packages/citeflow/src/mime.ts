@@ -1,65 +1,9 @@
-import { Answer, Claim, Passage, PREVIEW_CHARS, previewPassage, Verdict, type GraphDoc } from "@citeflow/core";
+import { Answer, CITEFLOW_MIME, Claim, Passage, PREVIEW_CHARS, previewPassage, Verdict, VIEW_VERSION, type AnswerView, type CiteflowView, type GraphDoc, type NodeState, type PassagesView, type RunNodeView, type RunView, type VerdictsView } from "@citeflow/core";
 import type { MimeBundle } from "./display.js";
 import { clip, esc, fmtScore, htmlTable } from "./html.js";
 
-/** The MIME type of every Citeflow display; `kind` says which view it holds. */
-export const CITEFLOW_MIME = "application/vnd.citeflow.run+json";
-/** Version of the payload schema (kernel/README.md documents it). */
-export const VIEW_VERSION = 1;
-
-export type NodeState = "queued" | "running" | "paused" | "done" | "error" | "skipped" | "aborted";
-
-export interface RunNodeView {
-  id: string;
-  type: string;
-  status: NodeState;
-  cache?: "hit" | "miss";
-  ms?: number;
-  error?: string;
-}
-
-export interface RunView {
-  version: 1;
-  kind: "run";
-  runId: string;
-  status: "running" | "paused" | "ok" | "error" | "aborted" | "incomplete";
-  graph: GraphDoc;
-  question?: string;
-  ms?: number;
-  error?: string;
-  /** Where the run is stored, for "open in pipeline editor". */
-  runStore: string;
-  nodes: RunNodeView[];
-  /** Output values by node and port, for the nodes that finished (left out past a size limit). */
-  outputs?: Record<string, Record<string, unknown>>;
-  /** Passage texts in this view are cut to this many characters (set by `previewView`). */
-  preview?: number;
-}
-
-export interface PassagesView {
-  version: 1;
-  kind: "passages";
-  query?: string;
-  passages: Passage[];
-  preview?: number;
-}
-
-export interface AnswerView {
-  version: 1;
-  kind: "answer";
-  answer: Answer;
-  passages?: Passage[];
-  preview?: number;
-}
-
-export interface VerdictsView {
-  version: 1;
-  kind: "verdicts";
-  claims: Claim[];
-  verdicts: Verdict[];
-}
-
-export type CiteflowView = RunView | PassagesView | AnswerView | VerdictsView;
+// The view types live in core (types only), shared with the notebook renderer in the browser.
+export { CITEFLOW_MIME, VIEW_VERSION, type AnswerView, type CiteflowView, type NodeState, type PassagesView, type RunNodeView, type RunView, type VerdictsView };
 
 export const VERDICT_COLOURS = { SUPPORT: "#2e7d32", CONTRADICT: "#c62828", NO_EVIDENCE: "#ef6c00", NO_REFERENCE: "#757575" } as const;
 

@@ -15,3 +15,4 @@ export * from "./events.js";
 export * from "./eventlog.js";
 export * from "./cache.js";
 export * from "./executor.js";
+export * from "./views.js";
