@@ -94,6 +94,39 @@ const portState = (ref: string, type: "source" | "target") => {
     .evaluate((e) => ["connectingfrom", "connectingto", "valid", "connectionindicator"].filter((c) => e.classList.contains(c)));
 };
 
+/**
+ * Text on Citeflow's coloured backgrounds meets WCAG AA (4.5:1) in the current theme: the query
+ * terms marked in the passages on the page, and a probe of every run badge, diff mark and verdict
+ * label (added to the editor for the measurement, then removed).
+ */
+async function expectReadable() {
+  const contrasts = await page.locator(".jp-Document:not(.lm-mod-hidden) .cf-editor").evaluate((root) => {
+    const probe = document.createElement("div");
+    probe.innerHTML = `${["running", "paused", "done", "cached", "error"].map((s) => `<span class="cf-badge cf-badge-${s}">${s}</span>`).join("")}
+      <div class="cf-diff-text"><ins>added</ins><del>removed</del></div>
+      <table><tr class="cf-diff-changed"><td>changed</td></tr><tr class="cf-diff-added"><td>added</td></tr></table>
+      ${["SUPPORT", "CONTRADICT", "NO_EVIDENCE", "NO_REFERENCE"].map((l) => `<div class="cf-label-${l}"><span class="cf-label">${l}</span></div>`).join("")}`;
+    root.append(probe);
+    const rgb = (c: string) => c.match(/[\d.]+/g)!.slice(0, 3).map(Number);
+    const lum = (c: string) => {
+      const [r, g, b] = rgb(c).map((v) => (v / 255 <= 0.03928 ? v / 255 / 12.92 : ((v / 255 + 0.055) / 1.055) ** 2.4));
+      return 0.2126 * r! + 0.7152 * g! + 0.0722 * b!;
+    };
+    const out = [...root.querySelectorAll(".cf-passages mark"), ...probe.querySelectorAll(".cf-badge, ins, del, td, .cf-label")].map((el) => {
+      const s = getComputedStyle(el);
+      const [a, b] = [lum(s.color), lum(s.backgroundColor)];
+      return { what: `${el.tagName} ${el.className || el.parentElement!.className}`, ratio: (Math.max(a, b) + 0.05) / (Math.min(a, b) + 0.05) };
+    });
+    probe.remove();
+    return out;
+  });
+  expect(contrasts.some((c) => c.what.startsWith("MARK"))).toBe(true);
+  // The lowest ratio of each kind of element that falls short.
+  const short = new Map<string, number>();
+  for (const { what, ratio } of contrasts) if (ratio < 4.5) short.set(what, Math.min(ratio, short.get(what) ?? Infinity));
+  expect(Object.fromEntries(short)).toEqual({});
+}
+
 describe("Citeflow in JupyterLab (Chromium)", () => {
   beforeAll(async () => {
     mkdirSync(shots, { recursive: true });
@@ -547,10 +580,12 @@ describe("Citeflow in JupyterLab (Chromium)", () => {
     const [r, g, b] = bg.match(/\d+/g)!.map(Number);
     expect(r! + g! + b!).toBeLessThan(3 * 100);
     await expect.poll(async () => (await minimapDim())[0]).toBeLessThan(128);
+    await expectReadable();
     await shot("10-dark-theme");
     await page.evaluate(() => (window as any).jupyterapp.commands.execute("apputils:change-theme", { theme: "JupyterLab Light" }));
     await expect.poll(() => page.locator("body").getAttribute("data-jp-theme-light")).toBe("true");
     await splashGone();
+    await expectReadable();
   }, 60_000);
 
   it("shows a Citeflow run in a notebook output with the inspector", async () => {

@@ -6,6 +6,8 @@ import { clip, esc, fmtScore, htmlTable } from "./html.js";
 export { CITEFLOW_MIME, VIEW_VERSION, type AnswerView, type CiteflowView, type NodeState, type PassagesView, type RunNodeView, type RunView, type VerdictsView };
 
 export const VERDICT_COLOURS = { SUPPORT: "#2e7d32", CONTRADICT: "#c62828", NO_EVIDENCE: "#ef6c00", NO_REFERENCE: "#757575" } as const;
+/** The text on each verdict colour: white reads at under 4.5:1 on the orange, so it is dark there. */
+const VERDICT_INK = { SUPPORT: "#fff", CONTRADICT: "#fff", NO_EVIDENCE: "#212121", NO_REFERENCE: "#fff" } as const;
 
 export function isPassageList(v: unknown): v is Passage[] {
   return Array.isArray(v) && v.length > 0 && v.every((p) => Passage.safeParse(p).success);
@@ -139,7 +141,7 @@ function claimText(claims: Claim[], id: string): string {
 function verdictsHtml(claims: Claim[], verdicts: Verdict[]): string {
   const rows = verdicts.map((v) => [
     esc(claimText(claims, v.claimId)),
-    `<span style="color:#fff;background:${VERDICT_COLOURS[v.label]};padding:1px 6px;border-radius:3px">${v.label}</span>`,
+    `<span style="color:${VERDICT_INK[v.label]};background:${VERDICT_COLOURS[v.label]};padding:1px 6px;border-radius:3px">${v.label}</span>`,
     v.passageId ? `<code>${esc(v.passageId)}</code>` : "",
     v.evidence ? esc(clip(v.evidence.sentence, 200)) : "",
   ]);
