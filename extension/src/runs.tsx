@@ -2,6 +2,7 @@
 import { useEffect, useState, type ReactNode } from "react";
 import { trans } from "./i18n";
 import { slug } from "./model";
+import { DiffView, type RunDiff } from "./rundiff";
 import type { EditorState } from "./state";
 
 interface Listing {
@@ -11,17 +12,6 @@ interface Listing {
   startedAt: number;
   ms?: number;
   question?: string;
-}
-
-interface NodeDiff {
-  id: string;
-  change: string;
-  params: Array<{ path: string; a?: unknown; b?: unknown }>;
-  inputs: string[];
-  outputs: string[];
-  a?: { status: string; ms?: number };
-  b?: { status: string; ms?: number };
-  msDelta?: number;
 }
 
 /** A labelled form row with optional help text. */
@@ -95,7 +85,7 @@ export function RunsPanel({ state }: { state: EditorState }) {
           ))}
         </tbody>
       </table>
-      {diff && <DiffView diff={diff} />}
+      {diff && <DiffView diff={diff} state={state} />}
       <ExportForm state={state} runIds={runs.map((r) => r.runId)} />
     </div>
   );
@@ -169,80 +159,5 @@ function ExportForm({ state, runIds }: { state: EditorState; runIds: string[] })
         </p>
       )}
     </details>
-  );
-}
-
-interface RunDiff {
-  a: string;
-  b: string;
-  sameGraph: boolean;
-  inputs: string[];
-  nodes: NodeDiff[];
-  metrics?: Array<{ name: string; a?: number; b?: number }>;
-}
-
-const num = (v: number | undefined) => (v === undefined ? "—" : Number.isInteger(v) ? String(v) : v.toFixed(3));
-
-function DiffView({ diff }: { diff: RunDiff }) {
-  const fmt = (v: unknown) => (v === undefined ? "—" : JSON.stringify(v));
-  return (
-    <div className="cf-diff">
-      <h4>
-        {diff.a} ⟷ {diff.b}
-      </h4>
-      <p className="cf-muted">
-        {diff.sameGraph ? trans.__("Same graph.") : trans.__("The graphs differ.")} {diff.inputs.length ? trans.__("Inputs differ: %1", diff.inputs.join(", ")) : trans.__("Same inputs.")}
-      </p>
-      {!!diff.metrics?.length && (
-        <table className="cf-table cf-metrics">
-          <thead>
-            <tr>
-              <th>{trans.__("metric")}</th>
-              <th>A</th>
-              <th>B</th>
-            </tr>
-          </thead>
-          <tbody>
-            {diff.metrics.map((m) => (
-              <tr key={m.name} data-metric={m.name} className={m.a !== m.b ? "cf-diff-changed" : undefined}>
-                <td className="cf-mono">{m.name}</td>
-                <td className="cf-num">{num(m.a)}</td>
-                <td className="cf-num">{num(m.b)}</td>
-              </tr>
-            ))}
-          </tbody>
-        </table>
-      )}
-      <table className="cf-table">
-        <thead>
-          <tr>
-            <th>{trans.__("node")}</th>
-            <th>{trans.__("change")}</th>
-            <th>{trans.__("params")}</th>
-            <th>{trans.__("outputs differ")}</th>
-            <th>{trans.__("A ms")}</th>
-            <th>{trans.__("B ms")}</th>
-          </tr>
-        </thead>
-        <tbody>
-          {diff.nodes.map((n) => (
-            <tr key={n.id} data-diff-node={n.id} className={`cf-diff-${n.change}`}>
-              <td className="cf-mono">{n.id}</td>
-              <td>{n.change}</td>
-              <td>
-                {n.params.map((p) => (
-                  <div key={p.path} className="cf-mono">
-                    {p.path}: {fmt(p.a)} → {fmt(p.b)}
-                  </div>
-                ))}
-              </td>
-              <td>{n.outputs.join(", ")}</td>
-              <td className="cf-num">{n.a?.ms !== undefined ? Math.round(n.a.ms) : ""}</td>
-              <td className="cf-num">{n.b?.ms !== undefined ? Math.round(n.b.ms) : ""}</td>
-            </tr>
-          ))}
-        </tbody>
-      </table>
-    </div>
   );
 }

@@ -105,6 +105,7 @@ async function expectReadable() {
     probe.innerHTML = `${["running", "paused", "done", "cached", "error"].map((s) => `<span class="cf-badge cf-badge-${s}">${s}</span>`).join("")}
       <div class="cf-diff-text"><ins>added</ins><del>removed</del></div>
       <table><tr class="cf-diff-changed"><td>changed</td></tr><tr class="cf-diff-added"><td>added</td></tr></table>
+      <span class="cf-diff-mark">differs</span>
       ${["SUPPORT", "CONTRADICT", "NO_EVIDENCE", "NO_REFERENCE"].map((l) => `<div class="cf-label-${l}"><span class="cf-label">${l}</span></div>`).join("")}`;
     root.append(probe);
     const rgb = (c: string) => c.match(/[\d.]+/g)!.slice(0, 3).map(Number);
@@ -112,7 +113,7 @@ async function expectReadable() {
       const [r, g, b] = rgb(c).map((v) => (v / 255 <= 0.03928 ? v / 255 / 12.92 : ((v / 255 + 0.055) / 1.055) ** 2.4));
       return 0.2126 * r! + 0.7152 * g! + 0.0722 * b!;
     };
-    const out = [...root.querySelectorAll(".cf-passages mark"), ...probe.querySelectorAll(".cf-badge, ins, del, td, .cf-label")].map((el) => {
+    const out = [...root.querySelectorAll(".cf-passages mark"), ...probe.querySelectorAll(".cf-badge, ins, del, td, .cf-label, .cf-diff-mark")].map((el) => {
       const s = getComputedStyle(el);
       const [a, b] = [lum(s.color), lum(s.backgroundColor)];
       return { what: `${el.tagName} ${el.className || el.parentElement!.className}`, ratio: (Math.max(a, b) + 0.05) / (Math.min(a, b) + 0.05) };
@@ -491,6 +492,18 @@ describe("Citeflow in JupyterLab (Chromium)", () => {
     await page.locator('.cf-diff tr[data-diff-node="top"]').waitFor();
     expect(await page.locator(".cf-diff tr.cf-diff-changed").count()).toBeGreaterThan(0);
     await page.locator('.cf-metrics tr[data-metric="citations.f1"]').waitFor();
+    // A node opened from the diff shows its outputs from both runs side by side, through the
+    // inspector for their type; the port that differs comes first and says so.
+    const answerRow = page.locator('.cf-diff tr[data-diff-node="answer"]');
+    expect(await answerRow.locator("td").nth(3).textContent()).toContain("answer");
+    await answerRow.locator("button").click();
+    const sides = page.locator('.cf-side-by-side[data-node="answer"] .cf-side-port').first();
+    await sides.locator('.cf-side[data-side="b"] .cf-answer').waitFor();
+    expect(await sides.getAttribute("data-port")).toBe("answer");
+    expect(await sides.getAttribute("data-differs")).toBe("true");
+    const [a, b] = await Promise.all(["a", "b"].map((side) => sides.locator(`.cf-side[data-side="${side}"] .cf-answer-text`).textContent()));
+    expect(a).toBeTruthy();
+    expect(a).not.toBe(b);
     await shot("08-diff");
     // Export this graph's runs as NLI pairs: files and card written where the form says.
     await page.locator(".cf-export summary").click();
