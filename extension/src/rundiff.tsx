@@ -5,7 +5,7 @@
  */
 import { useEffect, useRef, useState } from "react";
 import { trans } from "./i18n";
-import { ValueView } from "./inspectors";
+import { isAnswer, ValueView, WordDiff } from "./inspectors";
 import { reveal } from "./reveal";
 import type { EditorState } from "./state";
 
@@ -121,6 +121,11 @@ function SideBySide({ state, diff, node }: { state: EditorState; diff: RunDiff; 
   }, [state, diff, node.id]);
   const ports = [...new Set(sides.flatMap((s) => (s && !(s instanceof Error) ? Object.keys(s) : [])))];
   ports.sort((p, q) => Number(node.outputs.includes(q)) - Number(node.outputs.includes(p)));
+  // A text that differs (an answer's, or a string) is also shown as one word diff, A → B.
+  const text = (side: Side, port: string) => {
+    const v = side && !(side instanceof Error) ? side[port] : undefined;
+    return typeof v === "string" ? v : isAnswer(v) ? v.text : undefined;
+  };
   const cell = (side: Side, port: string) => {
     if (side === undefined) return <p className="cf-muted">{trans.__("Loading…")}</p>;
     if (side instanceof Error) return <p className="cf-muted">{side.message}</p>;
@@ -132,11 +137,13 @@ function SideBySide({ state, diff, node }: { state: EditorState; diff: RunDiff; 
       {sides.every((s) => s instanceof Error) && <p className="cf-muted">{(sides[0] as Error).message}</p>}
       {ports.map((port) => {
         const differs = node.outputs.includes(port);
+        const [a, b] = sides.map((side) => text(side, port));
         return (
           <section key={port} className="cf-side-port" data-port={port} data-differs={differs}>
             <h5 className="cf-mono">
               {port} <span className={differs ? "cf-diff-mark" : "cf-muted"}>{differs ? trans.__("differs") : trans.__("same")}</span>
             </h5>
+            {differs && a !== undefined && b !== undefined && <WordDiff a={a} b={b} />}
             <div className="cf-side-cols">
               {sides.map((side, i) => (
                 <div key={i} className="cf-side" data-side={i ? "b" : "a"}>

@@ -504,6 +504,8 @@ describe("Citeflow in JupyterLab (Chromium)", () => {
     const [a, b] = await Promise.all(["a", "b"].map((side) => sides.locator(`.cf-side[data-side="${side}"] .cf-answer-text`).textContent()));
     expect(a).toBeTruthy();
     expect(a).not.toBe(b);
+    // and the two texts as one word diff, A → B.
+    expect(await sides.locator(".cf-diff-text").locator("ins, del").count()).toBeGreaterThan(0);
     await shot("08-diff");
     // Export this graph's runs as NLI pairs: files and card written where the form says.
     await page.locator(".cf-export summary").click();

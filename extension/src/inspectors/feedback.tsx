@@ -1,6 +1,7 @@
 /** The self-feedback iteration tree: feedback item → retrieval → edit, with a before/after diff. */
-import { wordDiff, type FeedbackIteration } from "../feedback";
+import type { FeedbackIteration } from "../feedback";
 import { trans } from "../i18n";
+import { WordDiff } from "./worddiff";
 
 export function FeedbackTree({ iterations }: { iterations: FeedbackIteration[] }) {
   if (!iterations.length) return <p className="cf-muted">{trans.__("No feedback items (the loop was skipped or the model asked for nothing).")}</p>;
@@ -23,11 +24,7 @@ export function FeedbackTree({ iterations }: { iterations: FeedbackIteration[] }
               <li className={`cf-feedback-edit ${it.edit.kept ? "cf-kept" : "cf-discarded"}`} data-kept={String(it.edit.kept)}>
                 {trans.__("Edit")}: {it.edit.kept ? trans.__("kept") : trans.__("discarded")}
                 {it.edit.lengthRatio !== undefined && ` (${trans.__("length ratio %1", it.edit.lengthRatio.toFixed(2))})`}
-                {it.edit.before !== undefined && it.edit.after !== undefined && (
-                  <div className="cf-diff-text">
-                    {wordDiff(it.edit.before, it.edit.after).map((p, i) => (p.op === "same" ? <span key={i}>{p.text}</span> : p.op === "ins" ? <ins key={i}>{p.text}</ins> : <del key={i}>{p.text}</del>))}
-                  </div>
-                )}
+                {it.edit.before !== undefined && it.edit.after !== undefined && <WordDiff a={it.edit.before} b={it.edit.after} />}
               </li>
             )}
           </ul>

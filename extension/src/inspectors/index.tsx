@@ -6,8 +6,9 @@ import { AnswerView } from "./answer";
 import { JsonView } from "./json";
 import { PassagesView } from "./passages";
 import { VerdictsView } from "./verdicts";
+import { WordDiff } from "./worddiff";
 
-export { AnswerView, JsonView, PassagesView, VerdictsView };
+export { AnswerView, JsonView, PassagesView, VerdictsView, WordDiff };
 
 const obj = (v: unknown): v is Record<string, unknown> => typeof v === "object" && v !== null && !Array.isArray(v);
 export const isPassage = (v: unknown): v is Passage => obj(v) && typeof v.id === "string" && typeof v.text === "string" && typeof v.title === "string";
