@@ -119,29 +119,32 @@ function SideBySide({ state, diff, node }: { state: EditorState; diff: RunDiff; 
     void Promise.all([get(diff.a), get(diff.b)]).then((got) => live && setSides(got));
     return () => void (live = false);
   }, [state, diff, node.id]);
-  const ports = [...new Set(sides.flatMap((s) => (s && !(s instanceof Error) ? Object.keys(s) : [])))];
+  const values = (side: Side) => (side instanceof Error ? undefined : side);
+  const ports = [...new Set(sides.flatMap((s) => Object.keys(values(s) ?? {})))];
   ports.sort((p, q) => Number(node.outputs.includes(q)) - Number(node.outputs.includes(p)));
   // A text that differs (an answer's, or a string) is also shown as one word diff, A → B.
   const text = (side: Side, port: string) => {
-    const v = side && !(side instanceof Error) ? side[port] : undefined;
+    const v = values(side)?.[port];
     return typeof v === "string" ? v : isAnswer(v) ? v.text : undefined;
   };
   const cell = (side: Side, port: string) => {
-    if (side === undefined) return <p className="cf-muted">{trans.__("Loading…")}</p>;
     if (side instanceof Error) return <p className="cf-muted">{side.message}</p>;
-    return port in side ? <ValueView value={side[port]} /> : <p className="cf-muted">—</p>;
+    return side && port in side ? <ValueView value={side[port]} /> : <p className="cf-muted">—</p>;
   };
   return (
     <div className="cf-side-by-side" data-node={node.id} ref={box}>
       <h4>{trans.__("%1: outputs of A and B", node.id)}</h4>
+      {!loaded && <p className="cf-muted">{trans.__("Loading…")}</p>}
       {sides.every((s) => s instanceof Error) && <p className="cf-muted">{(sides[0] as Error).message}</p>}
       {ports.map((port) => {
-        const differs = node.outputs.includes(port);
+        const [inA, inB] = sides.map((side) => port in (values(side) ?? {}));
+        const differs = node.outputs.includes(port) || inA !== inB;
+        const label = !inB ? trans.__("only in A") : !inA ? trans.__("only in B") : differs ? trans.__("differs") : trans.__("same");
         const [a, b] = sides.map((side) => text(side, port));
         return (
           <section key={port} className="cf-side-port" data-port={port} data-differs={differs}>
             <h5 className="cf-mono">
-              {port} <span className={differs ? "cf-diff-mark" : "cf-muted"}>{differs ? trans.__("differs") : trans.__("same")}</span>
+              {port} <span className={differs ? "cf-diff-mark" : "cf-muted"}>{label}</span>
             </h5>
             {differs && a !== undefined && b !== undefined && <WordDiff a={a} b={b} />}
             <div className="cf-side-cols">

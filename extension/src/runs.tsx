@@ -85,7 +85,7 @@ export function RunsPanel({ state }: { state: EditorState }) {
           ))}
         </tbody>
       </table>
-      {diff && <DiffView diff={diff} state={state} />}
+      {diff && <DiffView key={`${diff.a}/${diff.b}`} diff={diff} state={state} />}
       <ExportForm state={state} runIds={runs.map((r) => r.runId)} />
     </div>
   );

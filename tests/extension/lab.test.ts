@@ -507,6 +507,17 @@ describe("Citeflow in JupyterLab (Chromium)", () => {
     // and the two texts as one word diff, A → B.
     expect(await sides.locator(".cf-diff-text").locator("ins, del").count()).toBeGreaterThan(0);
     await shot("08-diff");
+    // Against the run that stopped at "papers" (the third newest), B has no answer and says why.
+    await rows.nth(1).locator("input[type=checkbox]").uncheck();
+    await rows.nth(2).locator("input[type=checkbox]").check();
+    await page.locator(".cf-runs button", { hasText: "Diff" }).click();
+    await expect.poll(() => page.locator(".cf-diff h4").first().textContent()).toContain((await rows.nth(2).getAttribute("data-run"))!);
+    await page.locator('.cf-diff tr[data-diff-node="answer"] button').click();
+    await sides.locator('.cf-side[data-side="a"] .cf-answer').waitFor();
+    expect(await sides.locator('.cf-side[data-side="b"]').textContent()).toMatch(/answer/);
+    expect(await sides.locator('.cf-side[data-side="b"] .cf-answer').count()).toBe(0);
+    expect(await sides.locator(".cf-diff-mark").textContent()).toBe("only in A");
+    await shot("08b-diff-missing-side");
     // Export this graph's runs as NLI pairs: files and card written where the form says.
     await page.locator(".cf-export summary").click();
     await page.locator('.cf-export select[name="format"]').selectOption("nli");
