@@ -50,8 +50,12 @@ export function parseGraph(text: string, path: string): GraphDoc {
     if (!isObject(e)) return void bad(at, "must be an object");
     for (const end of ["from", "to"] as const) {
       const ref = e[end];
-      if (!isRef(ref)) bad(`${at}.${end}`, `must be "node.port", not ${JSON.stringify(ref)}`);
-      else if (nodeList && !seen.has(splitRef(ref).node)) bad(`${at}.${end}`, `no node "${splitRef(ref).node}" in this graph`);
+      if (!isRef(ref)) {
+        bad(`${at}.${end}`, `must be "node.port", not ${JSON.stringify(ref)}`);
+        continue;
+      }
+      const { node } = splitRef(ref);
+      if (nodeList && !seen.has(node)) bad(`${at}.${end}`, `no node "${node}" in this graph`);
     }
   });
   if (problems.length) {

@@ -748,7 +748,9 @@ describe("Citeflow in JupyterLab (Chromium)", () => {
     fixed.nodes[1].id = "b";
     fixed.edges[0].to = "b.items";
     const text = JSON.stringify(fixed, null, 2);
-    await page.evaluate((t) => (window as any).jupyterapp.shell.currentWidget.context.model.sharedModel.setSource(t), text);
+    // The current widget's file model (the text editor's here, the pipeline editor's below).
+    const setText = (t: string) => page.evaluate((t) => (window as any).jupyterapp.shell.currentWidget.context.model.sharedModel.setSource(t), t);
+    await setText(text);
     await expect.poll(() => saveAnd(() => readFileSync(path, "utf8"))).toBe(text);
     await page.evaluate(() => (window as any).jupyterapp.commands.execute("docmanager:open", { path: "broken.citeflow.json", factory: "Citeflow Pipeline Editor" }));
     await node("b").waitFor({ timeout: 30_000 });
@@ -758,7 +760,6 @@ describe("Citeflow in JupyterLab (Chromium)", () => {
     await undo();
     await page.waitForTimeout(300);
     expect(await node("b").count()).toBe(1);
-    const setText = (t: string) => page.evaluate((t) => (window as any).jupyterapp.shell.currentWidget.context.model.sharedModel.setSource(t), t);
     await setText(JSON.stringify({ ...fixed, nodes: [...fixed.nodes, { id: "c", type: "list.select", ui: { x: 300, y: 0 } }] }, null, 2));
     await node("c").waitFor({ timeout: 30_000 });
     await undo();
