@@ -14,6 +14,7 @@ import { memo, useCallback, useEffect, useState, type DragEvent } from "react";
 import { trans } from "./i18n";
 import { toEdges, toFlow, type FlowNode } from "./flow";
 import { EdgeLayer } from "./edges";
+import { useEdgeAutopan } from "./autopan";
 import { Minimap } from "./minimap";
 import { ConnectingState, Port } from "./port";
 import { addNode, checkConnection, connect, nodeSpec, portColor, removeEdges } from "./model";
@@ -83,6 +84,7 @@ function Flow({ state }: { state: EditorState }) {
   const [edges, setEdges] = useState(() => toEdges(state));
   const [selectedEdges, setSelectedEdges] = useState(NONE);
   const [refusal, setRefusal] = useState<string | undefined>();
+  const autopan = useEdgeAutopan();
   useEffect(() => {
     // Edges depend only on the document and the catalogue: a selection or a run's badges skip them.
     let edgesFrom: [EditorState["doc"], EditorState["catalogue"]] | undefined;
@@ -196,6 +198,8 @@ function Flow({ state }: { state: EditorState }) {
           onNodesDelete={onNodesDelete}
           onNodeContextMenu={onNodeContextMenu}
           onPaneClick={onPaneClick}
+          autoPanOnNodeDrag={false}
+          {...autopan}
           deleteKeyCode={["Delete", "Backspace"]}
           fitView
           minZoom={0.1}
