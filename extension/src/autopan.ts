@@ -27,10 +27,14 @@ export function edgePan(p: number, size: number, max: number, zone = EDGE_ZONE):
 }
 
 type Store = ReturnType<typeof useStoreApi>;
+type DragStart = MouseEvent | TouchEvent | ReactMouseEvent;
+type Start = (e: DragStart) => void;
 
 class EdgeAutopan {
   #bounds: DOMRect | undefined;
   #last: MouseEvent | undefined;
+  /** A move held back that no frame has handed on yet. */
+  #held = false;
   #frame = 0;
   #handing = false;
   #touch = false;
@@ -40,7 +44,7 @@ class EdgeAutopan {
   /** Listens on the window in the capture phase, registered before any drag: ahead of React Flow's. */
   listen(): () => void {
     const move = (e: MouseEvent) => this.#move(e);
-    const up = () => this.stop();
+    const up = () => this.#drop();
     window.addEventListener("mousemove", move, true);
     window.addEventListener("mouseup", up, true);
     return () => {
@@ -67,6 +71,7 @@ class EdgeAutopan {
   stop = (): void => {
     cancelAnimationFrame(this.#frame);
     this.#bounds = this.#last = undefined;
+    this.#held = false;
     if (this.#touch) this.store.setState({ autoPanOnNodeDrag: false });
     this.#touch = false;
   };
@@ -83,7 +88,23 @@ class EdgeAutopan {
     this.#last = e;
     const [x, y] = this.#pan(e);
     // In the edge zone the next frame's pan hands this move on, after panning.
-    if (x || y) e.stopImmediatePropagation();
+    if (x || y) (e.stopImmediatePropagation(), (this.#held = true));
+  }
+
+  /** The button is released: a move still held back reaches the drag first, so the drop is where the pointer is. */
+  #drop(): void {
+    if (this.#held) this.#hand(this.#last!);
+    this.stop();
+  }
+
+  #hand(e: MouseEvent): void {
+    this.#held = false;
+    this.#handing = true;
+    try {
+      window.dispatchEvent(new MouseEvent("mousemove", e));
+    } finally {
+      this.#handing = false;
+    }
   }
 
   #tick = (): void => {
@@ -94,17 +115,9 @@ class EdgeAutopan {
     // The pan sets the store's transform synchronously; the move handed on below then reads it and
     // moves the nodes. No microtask runs between the two, so React renders them in one commit.
     void this.store.getState().panBy({ x, y });
-    this.#handing = true;
-    try {
-      window.dispatchEvent(new MouseEvent("mousemove", e));
-    } finally {
-      this.#handing = false;
-    }
+    this.#hand(e);
   };
 }
-
-type DragStart = MouseEvent | TouchEvent | ReactMouseEvent;
-type Start = (e: DragStart) => void;
 
 /** The drag handlers to give `<ReactFlow>` (with `autoPanOnNodeDrag={false}`). */
 export function useEdgeAutopan(): { onNodeDragStart: Start; onNodeDragStop: () => void; onSelectionDragStart: Start; onSelectionDragStop: () => void } {

@@ -277,7 +277,16 @@ describe("Citeflow in JupyterLab (Chromium)", () => {
       return Math.max(Math.abs(x - gx), Math.abs(y - gy));
     };
     await expect.poll(under).toBeLessThan(1);
+    // A move and the release in one task, before any frame: the held-back move still reaches the
+    // drag, so the node lands where the pointer was released.
+    const drop = { x: pane.x - 20, y: grip.y + 70 };
+    await page.evaluate(({ x, y }) => {
+      const at = { clientX: x, clientY: y, bubbles: true, cancelable: true, view: window };
+      window.dispatchEvent(new MouseEvent("mousemove", { ...at, buttons: 1 }));
+      window.dispatchEvent(new MouseEvent("mouseup", at));
+    }, drop);
     await page.mouse.up();
+    expect(Math.abs((await gap(drop.x, drop.y))[1] - gy)).toBeLessThan(1);
     const panned = await viewX();
     await page.waitForTimeout(200);
     expect(await viewX()).toBe(panned);
