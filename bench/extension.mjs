@@ -3,8 +3,8 @@
 //  1. dragging a node on a 100-node graph: frame intervals (requestAnimationFrame) while the mouse
 //     moves, against the same drag on a 10-node graph and the same mouse path with no drag (the
 //     floor of this machine). Two paths: inside the pane (the node goes 240 px right and down, then
-//     back), and past the pane's left edge, where React Flow pans the view under the node every
-//     frame (autopan); CITEFLOW_BENCH_DRAGS drags each (default 5). Also the main thread's busy time
+//     back), and past the pane's left edge, where the editor pans the view under the node every
+//     frame (autopan, extension/src/autopan.ts); CITEFLOW_BENCH_DRAGS drags each (default 5). Also the main thread's busy time
 //     per frame (Chromium's TaskDuration), the headroom left in the 16.7 ms frame budget, and the CPU
 //     time of all Chromium's processes per frame (raster workers, compositor, display compositor and
 //     browser included): on a 2-core machine a frame is lost when they and the main thread together

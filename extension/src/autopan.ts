@@ -1,14 +1,13 @@
 /**
- * Autopan while nodes are dragged past the pane's edge, with one redraw a frame.
+ * Autopan while nodes are dragged past the pane's edge, with one React commit a frame.
  *
- * React Flow's own autopan pans in an animation frame and then, after the pan's promise settles,
- * moves the dragged nodes: two store updates and two React commits a frame, and a third when a mouse
- * move reaches the page in the same frame (its drag handler moves the nodes too). Those frames were
- * the ones lost on a 100-node graph. Here, while the pointer is in the edge zone, its moves are held
- * back from React Flow's drag handler; once a frame the view pans and the latest move is handed to
- * that handler, which puts the nodes under the pointer in the panned view. Both updates land in one
- * task, so React commits once. Inside the pane, moves pass through untouched. Touch drags keep
- * React Flow's autopan.
+ * React Flow's own autopan pans the view and moves the dragged nodes once an animation frame, and
+ * its drag handler moves them again on every mouse move: a frame that a mouse move reaches renders
+ * twice (1.4 commits a frame over a drag past the edge), and those frames were the ones lost on a
+ * 100-node graph. Here, while the pointer is in the edge zone, its moves are held back from React
+ * Flow's drag handler; once a frame the view pans and the latest move is handed to that handler,
+ * which puts the nodes under the pointer in the panned view. Both updates land in one task, so React
+ * commits once. Inside the pane, moves pass through untouched. Touch drags keep React Flow's autopan.
  */
 import { useStoreApi } from "@xyflow/react";
 import { useEffect, useMemo, type MouseEvent as ReactMouseEvent } from "react";
