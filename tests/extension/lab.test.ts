@@ -808,6 +808,46 @@ describe("Citeflow in JupyterLab (Chromium)", () => {
     expect(await node("b").count()).toBe(1);
   }, 120_000);
 
+  it("pans under a node dragged past the pane's edge by touch, and stops when the touch ends", async () => {
+    // A touch screen needs a browser started with touch: React Flow takes touch drags only there.
+    const touch = await chromium.launch({ headless: true, executablePath: process.env.CITEFLOW_CHROMIUM ?? "/usr/bin/chromium", args: ["--no-sandbox", "--disable-gpu"] });
+    try {
+      const tab = await (await touch.newContext({ hasTouch: true, viewport: { width: 1600, height: 1000 } })).newPage();
+      tab.on("console", (m) => m.type() === "error" && problems.push(`console (touch): ${m.text()}`));
+      tab.on("pageerror", (e) => problems.push(`page error (touch): ${e.message}`));
+      const nodes = [0, 1, 2].map((i) => ({ id: `t${i}`, type: "list.select", version: 1, params: { limit: 5 }, ui: { x: i * 260, y: 0 } }));
+      writeFileSync(join(work, "root", "touch.citeflow.json"), JSON.stringify({ citeflow: 1, name: "touch", inputs: {}, nodes, edges: [] }, null, 2) + "\n");
+      await tab.goto(lab.url);
+      // The workspace opens what the other page left open: wait for JupyterLab to have restored it.
+      await tab.waitForFunction(() => (window as any).jupyterapp, undefined, { timeout: 60_000 });
+      await tab.evaluate(() => (window as any).jupyterapp.restored);
+      await tab.evaluate(() => void (window as any).jupyterapp.commands.execute("docmanager:open", { path: "touch.citeflow.json" }));
+      const editor = tab.locator(".jp-Document:not(.lm-mod-hidden) .cf-editor");
+      const head = editor.locator('.react-flow__node[data-id="t0"] .cf-node-head');
+      await head.waitFor({ timeout: 60_000 });
+      const pane = (await editor.locator(".react-flow").boundingBox())!;
+      const start = (await head.boundingBox())!;
+      const viewX = () => editor.locator(".react-flow__viewport").evaluate((el) => new DOMMatrix(getComputedStyle(el).transform).e);
+      const x0 = await viewX();
+      const cdp = await tab.context().newCDPSession(tab);
+      const at = (type: string, x = 0, y = 0) => cdp.send("Input.dispatchTouchEvent", { type, touchPoints: type === "touchEnd" ? [] : [{ x, y }] });
+      const from = { x: start.x + 10, y: start.y + 5 };
+      await at("touchStart", from.x, from.y);
+      for (let i = 1; i <= 12; i++) await at("touchMove", from.x + ((pane.x - 20 - from.x) * i) / 12, from.y);
+      await expect.poll(viewX).toBeGreaterThan(x0 + 150);
+      await at("touchEnd");
+      const ended = await viewX();
+      await tab.waitForTimeout(300);
+      // A frame or two may still pan before the touch's end arrives, then nothing.
+      const settled = await viewX();
+      expect(settled - ended).toBeLessThan(60);
+      await tab.waitForTimeout(300);
+      expect(await viewX()).toBe(settled);
+    } finally {
+      await touch.close();
+    }
+  }, 120_000);
+
   it("logged no console errors", () => {
     expect(problems, Object.values(stacks).join("\n\n")).toEqual([]);
   });
