@@ -10,7 +10,7 @@
  * commits once. Inside the pane, moves pass through untouched. Touch drags keep React Flow's autopan.
  */
 import { useStoreApi } from "@xyflow/react";
-import { useEffect, useMemo, type MouseEvent as ReactMouseEvent } from "react";
+import { useEffect, useMemo, useState, type MouseEvent as ReactMouseEvent } from "react";
 
 /** How far from the pane's edge (px) the pan starts; at the edge and beyond it runs at full speed. */
 export const EDGE_ZONE = 40;
@@ -62,7 +62,9 @@ class EdgeAutopan {
       this.store.setState({ autoPanOnNodeDrag: true });
       return;
     }
-    this.#bounds = this.store.getState().domNode?.getBoundingClientRect();
+    const pane = this.store.getState().domNode;
+    if (!pane) return;
+    this.#bounds = pane.getBoundingClientRect();
     this.#last = e;
     this.#frame = requestAnimationFrame(this.#tick);
   };
@@ -121,7 +123,7 @@ class EdgeAutopan {
 /** The drag handlers to give `<ReactFlow>` (with `autoPanOnNodeDrag={false}`). */
 export function useEdgeAutopan(): { onNodeDragStart: Start; onNodeDragStop: () => void; onSelectionDragStart: Start; onSelectionDragStop: () => void } {
   const store = useStoreApi();
-  const autopan = useMemo(() => new EdgeAutopan(store), [store]);
+  const [autopan] = useState(() => new EdgeAutopan(store));
   useEffect(() => autopan.listen(), [autopan]);
   return useMemo(() => ({ onNodeDragStart: autopan.start, onNodeDragStop: autopan.stop, onSelectionDragStart: autopan.start, onSelectionDragStop: autopan.stop }), [autopan]);
 }
