@@ -10,7 +10,7 @@
  * commits once. Inside the pane, moves pass through untouched. Touch drags keep React Flow's autopan.
  */
 import { useStoreApi } from "@xyflow/react";
-import { useEffect, useMemo, useState, type MouseEvent as ReactMouseEvent } from "react";
+import { useEffect, useState, type MouseEvent as ReactMouseEvent } from "react";
 
 /** How far from the pane's edge (px) the pan starts; at the edge and beyond it runs at full speed. */
 export const EDGE_ZONE = 40;
@@ -77,6 +77,14 @@ class EdgeAutopan {
     this.#touch = false;
   };
 
+  /** The drag handlers to give `<ReactFlow>` (with `autoPanOnNodeDrag={false}`). */
+  readonly handlers: { onNodeDragStart: Start; onNodeDragStop: () => void; onSelectionDragStart: Start; onSelectionDragStop: () => void } = {
+    onNodeDragStart: this.start,
+    onNodeDragStop: this.stop,
+    onSelectionDragStart: this.start,
+    onSelectionDragStop: this.stop,
+  };
+
   #pan(e: MouseEvent): [number, number] {
     const b = this.#bounds!;
     const speed = this.store.getState().autoPanSpeed;
@@ -120,10 +128,10 @@ class EdgeAutopan {
   };
 }
 
-/** The drag handlers to give `<ReactFlow>` (with `autoPanOnNodeDrag={false}`). */
-export function useEdgeAutopan(): { onNodeDragStart: Start; onNodeDragStop: () => void; onSelectionDragStart: Start; onSelectionDragStop: () => void } {
+/** The drag handlers to give `<ReactFlow>` (with `autoPanOnNodeDrag={false}`), the same on every render. */
+export function useEdgeAutopan(): EdgeAutopan["handlers"] {
   const store = useStoreApi();
   const [autopan] = useState(() => new EdgeAutopan(store));
   useEffect(() => autopan.listen(), [autopan]);
-  return useMemo(() => ({ onNodeDragStart: autopan.start, onNodeDragStop: autopan.stop, onSelectionDragStart: autopan.start, onSelectionDragStop: autopan.stop }), [autopan]);
+  return autopan.handlers;
 }

@@ -6,7 +6,7 @@
 import { mkdirSync, mkdtempSync, readFileSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join, resolve } from "node:path";
-import { chromium, type BrowserContext, type Page } from "playwright-core";
+import { chromium, type BrowserContext, type Locator, type Page } from "playwright-core";
 import { afterAll, afterEach, beforeAll, describe, expect, it } from "vitest";
 import { completion, json, loopback, type Loopback } from "../models/loopback.js";
 import { MODELS, smallSciFactStore } from "../scifact.js";
@@ -28,6 +28,16 @@ let llm: Loopback | undefined;
 const problems: string[] = [];
 /** Where each page error happened: the test running and the stack. */
 const stacks: Record<string, string> = {};
+
+/** Debian's Chromium, headless, as every browser of this suite starts. */
+const CHROMIUM = {
+  headless: true,
+  executablePath: process.env.CITEFLOW_CHROMIUM ?? "/usr/bin/chromium",
+  args: ["--no-sandbox", "--disable-gpu", "--disable-background-networking", "--disable-component-update", "--disable-sync", "--no-first-run"],
+};
+
+/** The x translation of an editor's canvas view (it grows as the view pans right). */
+const viewX = (editor: Locator) => editor.locator(".react-flow__viewport").evaluate((el) => new DOMMatrix(getComputedStyle(el).transform).e);
 
 async function shot(name: string) {
   await page.screenshot({ path: join(shots, `${name}.png`) });
@@ -141,12 +151,7 @@ describe("Citeflow in JupyterLab (Chromium)", () => {
       quiet: true,
       env: { CITEFLOW_STORE: store, CITEFLOW_RUNS: join(work, "runs"), CITEFLOW_MODELS: MODELS, CITEFLOW_NLI_MODEL: "pair-nli-scifact", CITEFLOW_RERANK_MODEL: "pair-rerank-scifact" },
     });
-    ctx = await chromium.launchPersistentContext(join(work, "chromium"), {
-      headless: true,
-      executablePath: process.env.CITEFLOW_CHROMIUM ?? "/usr/bin/chromium",
-      args: ["--no-sandbox", "--disable-gpu", "--disable-background-networking", "--disable-component-update", "--disable-sync", "--no-first-run"],
-      viewport: { width: 1600, height: 1000 },
-    });
+    ctx = await chromium.launchPersistentContext(join(work, "chromium"), { ...CHROMIUM, viewport: { width: 1600, height: 1000 } });
     page = ctx.pages()[0] ?? (await ctx.newPage());
     page.on("console", (m) => m.type() === "error" && problems.push(`console: ${m.text()}`));
     page.on("pageerror", (e) => (problems.push(`page error: ${e.message}`), (stacks[e.message] = `${expect.getState().currentTestName}\n${e.stack}`)));
@@ -255,9 +260,9 @@ describe("Citeflow in JupyterLab (Chromium)", () => {
 
     // Past the pane's left edge the view pans under the node, which stays under the pointer, also
     // when the pointer moves along the edge; the drop lands far left in the file, one undo step.
-    const pane = (await page.locator(".cf-editor .react-flow").boundingBox())!;
-    const viewX = () => page.locator(".cf-editor .react-flow__viewport").evaluate((el) => new DOMMatrix(getComputedStyle(el).transform).e);
-    const x0 = await viewX();
+    const editor = page.locator(".cf-editor");
+    const pane = (await editor.locator(".react-flow").boundingBox())!;
+    const x0 = await viewX(editor);
     const grip = { x: head.x + 10, y: head.y + 5 };
     const gap = async (x: number, y: number) => {
       const b = (await node("top").locator(".cf-node-head").boundingBox())!;
@@ -270,7 +275,7 @@ describe("Citeflow in JupyterLab (Chromium)", () => {
     await page.mouse.move(grip.x - 4, grip.y);
     const [gx, gy] = await gap(grip.x - 4, grip.y);
     for (let i = 1; i <= 10; i++) await page.mouse.move(grip.x - 4 + ((pane.x - 16 - grip.x) * i) / 10, grip.y);
-    await expect.poll(viewX).toBeGreaterThan(x0 + 150);
+    await expect.poll(() => viewX(editor)).toBeGreaterThan(x0 + 150);
     await page.mouse.move(pane.x - 20, grip.y + 30);
     const under = async () => {
       const [x, y] = await gap(pane.x - 20, grip.y + 30);
@@ -287,9 +292,9 @@ describe("Citeflow in JupyterLab (Chromium)", () => {
     }, drop);
     await page.mouse.up();
     expect(Math.abs((await gap(drop.x, drop.y))[1] - gy)).toBeLessThan(1);
-    const panned = await viewX();
+    const panned = await viewX(editor);
     await page.waitForTimeout(200);
-    expect(await viewX()).toBe(panned);
+    expect(await viewX(editor)).toBe(panned);
     await expect.poll(() => saveAnd(() => uiOf("top").x)).toBeLessThan(before.x - 150);
     await undo();
     await expect.poll(() => saveAnd(() => uiOf("top"))).toEqual(before);
@@ -810,7 +815,7 @@ describe("Citeflow in JupyterLab (Chromium)", () => {
 
   it("pans under a node dragged past the pane's edge by touch, and stops when the touch ends", async () => {
     // A touch screen needs a browser started with touch: React Flow takes touch drags only there.
-    const touch = await chromium.launch({ headless: true, executablePath: process.env.CITEFLOW_CHROMIUM ?? "/usr/bin/chromium", args: ["--no-sandbox", "--disable-gpu"] });
+    const touch = await chromium.launch(CHROMIUM);
     try {
       const tab = await (await touch.newContext({ hasTouch: true, viewport: { width: 1600, height: 1000 } })).newPage();
       tab.on("console", (m) => m.type() === "error" && problems.push(`console (touch): ${m.text()}`));
@@ -827,22 +832,21 @@ describe("Citeflow in JupyterLab (Chromium)", () => {
       await head.waitFor({ timeout: 60_000 });
       const pane = (await editor.locator(".react-flow").boundingBox())!;
       const start = (await head.boundingBox())!;
-      const viewX = () => editor.locator(".react-flow__viewport").evaluate((el) => new DOMMatrix(getComputedStyle(el).transform).e);
-      const x0 = await viewX();
+      const x0 = await viewX(editor);
       const cdp = await tab.context().newCDPSession(tab);
       const at = (type: string, x = 0, y = 0) => cdp.send("Input.dispatchTouchEvent", { type, touchPoints: type === "touchEnd" ? [] : [{ x, y }] });
       const from = { x: start.x + 10, y: start.y + 5 };
       await at("touchStart", from.x, from.y);
       for (let i = 1; i <= 12; i++) await at("touchMove", from.x + ((pane.x - 20 - from.x) * i) / 12, from.y);
-      await expect.poll(viewX).toBeGreaterThan(x0 + 150);
+      await expect.poll(() => viewX(editor)).toBeGreaterThan(x0 + 150);
       await at("touchEnd");
-      const ended = await viewX();
+      const ended = await viewX(editor);
       await tab.waitForTimeout(300);
       // A frame or two may still pan before the touch's end arrives, then nothing.
-      const settled = await viewX();
+      const settled = await viewX(editor);
       expect(settled - ended).toBeLessThan(60);
       await tab.waitForTimeout(300);
-      expect(await viewX()).toBe(settled);
+      expect(await viewX(editor)).toBe(settled);
     } finally {
       await touch.close();
     }
