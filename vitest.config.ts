@@ -1,4 +1,10 @@
+import { mkdtempSync } from "node:fs";
+import { homedir, tmpdir } from "node:os";
+import { join } from "node:path";
 import { defineConfig } from "vitest/config";
+
+// Where `npm run models` installed the pretrained models (Gemma 3 270M GGUF, all-MiniLM-L6-v2).
+const installed = process.env.CITEFLOW_MODELS_HOME || join(process.env.XDG_CACHE_HOME || join(homedir(), ".cache"), "citeflow", "models");
 
 export default defineConfig({
   test: {
@@ -6,5 +12,11 @@ export default defineConfig({
     // Tests import the built packages (dist), exactly what the CLI and other packages run.
     testTimeout: 30_000,
     hookTimeout: 30_000,
+    env: {
+      // Suites see an empty models home, so that no model is found that they did not ask for (the
+      // extractive baseline stays the baseline); the local-model suites ask for the installed ones.
+      CITEFLOW_MODELS_HOME: mkdtempSync(join(tmpdir(), "citeflow-models-home-")),
+      CITEFLOW_INSTALLED_MODELS: installed,
+    },
   },
 });

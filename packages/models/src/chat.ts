@@ -9,12 +9,18 @@ export interface ChatUsage {
   promptTokens: number;
   completionTokens: number;
   totalTokens: number;
+  /** Milliseconds from the call to the first generated token (in-process models). */
+  timeToFirstTokenMs?: number;
+  /** Generated tokens per second after the first (in-process models). */
+  tokensPerSecond?: number;
 }
 
 export interface ChatResult {
   text: string;
   /** The model the server says answered. */
   model: string;
+  /** The parsed JSON, when the call gave `jsonSchema` and the model was held to it by a grammar. */
+  structured?: unknown;
   usage?: ChatUsage;
   finishReason?: string;
 }
@@ -24,13 +30,21 @@ export interface ChatOptions {
   maxTokens?: number;
   seed?: number;
   signal?: AbortSignal;
+  /** Called with each piece of text as it is generated (in-process models stream; servers do not here). */
+  onText?: (chunk: string, soFar: string) => void;
+  /** A JSON schema the answer must follow. In-process models are held to it by a grammar and return `structured`; servers ignore it. */
+  jsonSchema?: Record<string, unknown>;
+  /** Citation markers allowed: only [base]…[base+count-1]. In-process models are held to it by a grammar; servers ignore it. */
+  citations?: { count: number; base: 0 | 1 };
 }
 
 /** Messages in, text and usage out. */
 export interface ChatModel {
   readonly id: string;
-  /** Server address, without any key: safe to record. */
+  /** Server address, without any key, or "in-process" for a local model: safe to record. */
   readonly baseURL: string;
+  /** Whether `jsonSchema` and `citations` are enforced by a grammar (in-process models). */
+  readonly constrains: boolean;
   chat(messages: ChatMessage[], options?: ChatOptions): Promise<ChatResult>;
 }
 
@@ -54,6 +68,7 @@ export function openAIChat(o: OpenAIChatOptions): ChatModel {
   return {
     id: o.model,
     baseURL: client.baseURL,
+    constrains: false,
     async chat(messages, opts = {}) {
       let res: OpenAI.Chat.Completions.ChatCompletion;
       try {

@@ -1,4 +1,5 @@
 import { existsSync } from "node:fs";
+import { homedir } from "node:os";
 import { delimiter, join, resolve } from "node:path";
 
 export interface ModelLocation {
@@ -27,13 +28,25 @@ export class ModelNotFoundError extends Error {
       `model "${modelId}" not found. Looked in:\n` +
         looked.map((l) => `  - ${l}`).join("\n") +
         `\nTo fix: put the model in the Hugging Face ONNX layout (${modelId}/config.json, tokenizer files, onnx/model.onnx) ` +
-        `under a folder named in $CITEFLOW_MODELS (or the node's modelsDir param), or allow downloads with CITEFLOW_ALLOW_DOWNLOADS=1 when online.`,
+        `under a folder named in $CITEFLOW_MODELS (or the node's modelsDir param), run \`npm run models\` for the pretrained models Citeflow installs offline, or allow downloads with CITEFLOW_ALLOW_DOWNLOADS=1 when online.`,
     );
   }
 }
 
+/**
+ * Where `npm run models` lays out the pretrained weights it installs: $CITEFLOW_MODELS_HOME, else
+ * $XDG_CACHE_HOME/citeflow/models, else ~/.cache/citeflow/models.
+ */
+export function modelsHome(env: NodeJS.ProcessEnv = process.env): string {
+  if (env.CITEFLOW_MODELS_HOME) return resolve(env.CITEFLOW_MODELS_HOME);
+  return join(env.XDG_CACHE_HOME || join(homedir(), ".cache"), "citeflow", "models");
+}
+
+/** The local models folders, in search order: each of $CITEFLOW_MODELS (a path list), then the models home. */
 export function modelsDirsFromEnv(env: NodeJS.ProcessEnv = process.env): string[] {
-  return (env.CITEFLOW_MODELS ?? "").split(delimiter).filter((d) => d.trim() !== "");
+  const dirs = (env.CITEFLOW_MODELS ?? "").split(delimiter).filter((d) => d.trim() !== "");
+  const home = modelsHome(env);
+  return dirs.some((d) => resolve(d) === home) ? dirs : [...dirs, home];
 }
 
 /**
@@ -50,7 +63,6 @@ export function resolveModel(id: string, options: ResolveOptions = {}): ModelLoc
     if (existsSync(path)) return { localDir: dir, remote: false };
     looked.push(path);
   }
-  if (dirs.length === 0) looked.push("no local models folder is set ($CITEFLOW_MODELS is empty)");
   if (options.cacheDir) {
     const path = join(options.cacheDir, id, "config.json");
     if (existsSync(path)) return { remote: true };

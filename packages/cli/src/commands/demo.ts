@@ -1,23 +1,26 @@
-import { join } from "node:path";
+import { basename, join } from "node:path";
 import type { Answer, Claim, NodeRegistry, Passage, Verdict } from "@citeflow/core";
-import { templatePath } from "@citeflow/nodes";
+import { DEFAULT_MODELS, resolveModel } from "@citeflow/models";
+import { chooseChat, templatePath } from "@citeflow/nodes";
 import { RunStore } from "@citeflow/runstore";
 import { FailureError } from "../errors.js";
 import { ingestCommand } from "./ingest.js";
 import { runWithSummaries } from "./run.js";
 import { sciFactFolder } from "../scifact-data.js";
-import { runsShow } from "./runs.js";
+import { modelCalls, runsShow } from "./runs.js";
 
 const CLAIMS = 3;
 
 /**
- * The demo: index SciFact's 5,183 abstracts (BM25 + the offline static embedder; resumed or
- * skipped when already there), run the Verif.ai template on SciFact claims and show each run
- * (answer, citation scores, verdicts, passages), then run them again from the cache. SciFact comes
+ * The demo: index SciFact's 5,183 abstracts (BM25 + all-MiniLM-L6-v2 when `npm run models` has
+ * installed it, else the offline static embedder; resumed or skipped when already there), run the
+ * Verif.ai template on SciFact claims with the chat model the configuration selects (in-process
+ * Gemma 3 270M after `npm run models`) and show each run (which model wrote the answer and how
+ * fast, citation scores, verdicts, passages), then run them again from the cache. SciFact comes
  * from --data / $CITEFLOW_DATA, else from a download when CITEFLOW_ALLOW_DOWNLOADS=1.
  */
 export async function demoCommand(runs: string, registry: NodeRegistry, o: { data?: string } = {}): Promise<number> {
-  if (!process.env.CITEFLOW_MODELS) throw new FailureError("the demo embeds and reranks with the offline models in $CITEFLOW_MODELS (static-use-en, pair-rerank-scifact): set it to that folder");
+  if (!process.env.CITEFLOW_MODELS) throw new FailureError("the demo verifies with the offline NLI model in $CITEFLOW_MODELS (pair-nli-scifact): set it to that folder");
   const say = (s: string) => process.stdout.write(s);
   const data = o.data ?? (process.env.CITEFLOW_DATA || undefined);
   const scifact = await sciFactFolder({
@@ -29,15 +32,23 @@ export async function demoCommand(runs: string, registry: NodeRegistry, o: { dat
   });
   const corpus = join(scifact, "corpus.jsonl");
   const claims = join(scifact, "claims_train.jsonl");
-  const store = join(runs, "stores", "scifact-static-use-en");
+  const embedder = pretrainedEmbedder();
+  const store = join(runs, "stores", `scifact-${basename(embedder)}`);
   const graph = templatePath("verifai");
   // Offline, verification uses the SciFact pair model unless another NLI model is configured.
   process.env.CITEFLOW_NLI_MODEL ||= "pair-nli-scifact";
   const nli = process.env.CITEFLOW_NLI_MODEL;
-  const generator = process.env.CITEFLOW_CHAT_MODEL ? `chat model ${process.env.CITEFLOW_CHAT_MODEL}` : "the extractive baseline (no LLM configured)";
+  const chat = chooseChat({ model: "", baseUrl: "" });
+  const generator =
+    chat.kind === "local"
+      ? `${basename(chat.path)}, running in this process (llama.cpp, CPU)`
+      : chat.kind === "http"
+        ? `chat model ${chat.model} at ${chat.baseUrl || "the OpenAI API"}`
+        : `the extractive baseline, which is not a language model: ${chat.reason}`;
+  const embedderNote = embedder === "static-use-en" ? "static-use-en (offline, weak: run `npm run models` for all-MiniLM-L6-v2)" : embedder;
 
-  say(`Citeflow demo: the Verif.ai template on SciFact (offline models: static-use-en embedder, ${nli} NLI — weak, see the README)\n\n— index SciFact (${corpus}) into ${store} —\n`);
-  await ingestCommand({ corpus, store, format: "scifact", chunker: "openscholar", embedder: "static-use-en", batch: 512 });
+  say(`Citeflow demo: the Verif.ai template on SciFact\n  answers: ${generator}\n  embedder: ${embedderNote}\n  NLI: ${nli}${nli === "pair-nli-scifact" ? " (offline, weak — see docs/models.md)" : ""}\n\n— index SciFact (${corpus}) into ${store} —\n`);
+  await ingestCommand({ corpus, store, format: "scifact", chunker: "openscholar", embedder, batch: embedder === "static-use-en" ? 512 : 64 });
   process.env.CITEFLOW_STORE = store;
 
   say(`\n— run ${graph}\n  on the first ${CLAIMS} SciFact training claims; answers from ${generator} —\n`);
@@ -60,12 +71,24 @@ export async function demoCommand(runs: string, registry: NodeRegistry, o: { dat
   return 0;
 }
 
+/** all-MiniLM-L6-v2 when it is installed (npm run models) or may be downloaded; else the offline static-use-en. */
+function pretrainedEmbedder(): string {
+  try {
+    resolveModel(DEFAULT_MODELS.embedder);
+    return DEFAULT_MODELS.embedder;
+  } catch {
+    return "static-use-en";
+  }
+}
+
 /** One run of the Verif.ai template: the question, the answer with citations, its scores, the verdicts and the passages. */
 function showRun(runStore: RunStore, runId: string, nli: string, say: (s: string) => void): void {
   const top = runStore.nodeOutput(runId, "top", "items") as Passage[];
   const answer = runStore.nodeOutput(runId, "answer", "answer") as Answer;
   say(`\n━━ Question: ${(runStore.runInput(runId, "question") as { text: string }).text}\n`);
-  say(`Answer:\n  ${answer.text}\n`);
+  const call = modelCalls(runStore, runStore.readRun(runId)).find((c) => c.node === "answer");
+  const writer = call ? `${call.model}${call.baseURL === "in-process" ? " (in-process)" : ` at ${call.baseURL}`}${call.usage?.tokensPerSecond ? `, ${call.usage.completionTokens} tokens at ${call.usage.tokensPerSecond} tokens/s` : ""}` : "the extractive baseline (not a language model)";
+  say(`Answer (${writer}):\n  ${answer.text}\n`);
   const metrics = runStore.nodeOutput(runId, "citations", "metrics") as { precision: number; recall: number; f1: number };
   say(`citation precision ${metrics.precision.toFixed(3)} · recall ${metrics.recall.toFixed(3)} · F1 ${metrics.f1.toFixed(3)} (judge: ${nli})\n`);
   say(`hallucinated citations: ${answer.invalidCitations.length}${answer.invalidCitations.length ? ` (${answer.invalidCitations.map((c) => `[${c.marker}]`).join(" ")})` : ""}\n`);

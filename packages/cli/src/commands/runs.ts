@@ -1,4 +1,4 @@
-import { RunStore } from "@citeflow/runstore";
+import { RunStore, type RunRecord, type SpanRecord } from "@citeflow/runstore";
 import { FailureError } from "../errors.js";
 import { fmtMs } from "../progress.js";
 import { preview, table } from "../table.js";
@@ -23,6 +23,26 @@ export function runsList(runs: string, json: boolean): number {
       ),
     );
   return 0;
+}
+
+export interface ModelCall {
+  node: string;
+  span: string;
+  model: string;
+  baseURL: string;
+  usage?: { promptTokens: number; completionTokens: number; timeToFirstTokenMs?: number; tokensPerSecond?: number };
+}
+
+/** Every chat-model call a run made, from its spans (a node served from the cache made none). */
+export function modelCalls(store: RunStore, r: RunRecord): ModelCall[] {
+  const out: ModelCall[] = [];
+  const walk = (node: string, s: SpanRecord) => {
+    const d = store.spanData(s) as (Partial<ModelCall> & { servedBy?: string }) | undefined;
+    if (d && typeof d.baseURL === "string" && typeof d.model === "string") out.push({ node, span: s.name, model: d.servedBy ?? d.model, baseURL: d.baseURL, ...(d.usage ? { usage: d.usage } : {}) });
+    s.children.forEach((c) => walk(node, c));
+  };
+  for (const n of r.nodes) n.spans.forEach((s) => walk(n.id, s));
+  return out;
 }
 
 export function runsShow(runs: string, runId: string, json: boolean): number {
@@ -53,6 +73,17 @@ export function runsShow(runs: string, runId: string, json: boolean): number {
     ),
   );
   const spans = r.nodes.flatMap((n) => n.spans.map((s) => ({ n, s })));
+  const calls = modelCalls(store, r);
+  if (calls.length) {
+    out("\n");
+    const n = (v: number | undefined) => (v === undefined ? "" : String(v));
+    out(
+      table(
+        ["node", "call", "model", "where", "prompt tok", "answer tok", "first token", "tok/s"],
+        calls.map((c) => [c.node, c.span, c.model, c.baseURL, n(c.usage?.promptTokens), n(c.usage?.completionTokens), c.usage?.timeToFirstTokenMs !== undefined ? fmtMs(c.usage.timeToFirstTokenMs) : "", n(c.usage?.tokensPerSecond)]),
+      ),
+    );
+  }
   if (spans.length) out(`\n${spans.length} span(s) recorded; see them with --json\n`);
   for (const c of corrections) {
     const what = c.kind === "verdict" ? `claim ${c.claimId}${c.passageId ? ` × ${c.passageId}` : ""} → ${c.label}` : c.kind === "answer" ? `answer → ${preview(c.text, 60)}` : `${c.passageId} ${c.relevant ? "relevant" : "not relevant"}`;

@@ -19,7 +19,7 @@ export const answerCompose = defineNode({
     const passages = inputs.passages as Passage[];
     const cite = (c: Claim) => c.passageIds.map((id) => `[${passages.findIndex((x) => x.id === id) + 1}]`).filter((m) => m !== "[0]").join("");
     const claims = (inputs.claims as Claim[]).map((c) => ({ ...c, cite: cite(c) }));
-    const chat = configuredChat(p);
+    const chat = await configuredChat(p);
     if (!chat) {
       const text = await ctx.span("extractive", async (s) => {
         s.set("model", EXTRACTIVE_ID);

@@ -4,6 +4,7 @@ import { loadPrompt, promptFingerprint, promptParam } from "../prompts.js";
 import { openStore, storeParam } from "../resources.js";
 import { parseClaimLines } from "./claims-extract.js";
 import { callChat, configuredChat, llmFingerprint, llmParams } from "./llm.js";
+import { claimsSchema, readClaims, readSufficiency, sufficiencySchema } from "./structured.js";
 
 /** The last "Answer: …" line: "No." means enough; anything else is the next search query. */
 export function parseSufficiency(text: string): { sufficient: boolean; query?: string } {
@@ -15,7 +16,7 @@ export function parseSufficiency(text: string): { sufficient: boolean; query?: s
 
 export const checkSufficiency = defineNode({
   type: "check.sufficiency",
-  version: 1,
+  version: 2,
   title: "Enough? (second hop)",
   family: "generate",
   description:
@@ -38,13 +39,13 @@ export const checkSufficiency = defineNode({
     const question = inputs.question as Question;
     const claims = inputs.claims as Claim[];
     const passages = inputs.passages as Passage[];
-    const chat = configuredChat(p);
+    const chat = await configuredChat(p);
     if (!chat) {
       ctx.log("warn", "sufficiency check skipped: no LLM configured");
       return { claims, passages, decision: "skipped: no LLM configured" };
     }
-    const check = await callChat(ctx, chat, [{ role: "user", content: compileTemplate(loadPrompt(p.prompt)).render({ question, claims }) }], p, "check");
-    const verdict = parseSufficiency(check.text);
+    const check = await callChat(ctx, chat, [{ role: "user", content: compileTemplate(loadPrompt(p.prompt)).render({ question, claims }) }], p, "check", { jsonSchema: sufficiencySchema });
+    const verdict = check.structured !== undefined ? readSufficiency(check.structured) : parseSufficiency(check.text);
     if (verdict.sufficient) return { claims, passages, decision: "sufficient" };
     return ctx.span("second hop", async (s) => {
       s.set("query", verdict.query);
@@ -53,8 +54,8 @@ export const checkSufficiency = defineNode({
       s.set("added", found.map((x) => x.id));
       const all = [...passages, ...found];
       // Claims are numbered against the new passages only, then re-pointed into the merged list.
-      const r = await callChat(ctx, chat, [{ role: "user", content: compileTemplate(loadPrompt(p.claimsPrompt)).render({ question, passages: found }) }], p, "claims");
-      const more = found.length ? parseClaimLines(r.text, found, claims.length + 1) : [];
+      const r = await callChat(ctx, chat, [{ role: "user", content: compileTemplate(loadPrompt(p.claimsPrompt)).render({ question, passages: found }) }], p, "claims", { jsonSchema: claimsSchema(found.length) });
+      const more = !found.length ? [] : r.structured !== undefined ? readClaims(r.structured, found, claims.length + 1) : parseClaimLines(r.text, found, claims.length + 1);
       return { claims: [...claims, ...more], passages: all, decision: `second hop: ${verdict.query}` };
     });
   },

@@ -2,6 +2,7 @@ import { bm25Scores, compileTemplate, defineNode, splitSentences, type Claim, ty
 import { z } from "zod";
 import { loadPrompt, promptFingerprint, promptParam } from "../prompts.js";
 import { callChat, configuredChat, llmFingerprint, llmParams } from "./llm.js";
+import { claimsSchema, readClaims } from "./structured.js";
 
 /** "[2] claim text" lines → claims citing passage 2 (1-based); other lines are ignored. */
 export function parseClaimLines(text: string, passages: Passage[], startId = 1): Claim[] {
@@ -28,7 +29,7 @@ export function extractiveClaims(question: string, passages: Passage[], startId 
 
 export const claimsExtract = defineNode({
   type: "claims.extract",
-  version: 1,
+  version: 2,
   title: "Extract claims",
   family: "generate",
   description: "arXivBot: the claims in the passages that bear on the question, each citing its passage. Without an LLM: the most question-like sentence of each passage (extractive baseline).",
@@ -39,12 +40,12 @@ export const claimsExtract = defineNode({
   async run(inputs, p, ctx) {
     const question = inputs.question as Question;
     const passages = inputs.passages as Passage[];
-    const chat = configuredChat(p);
+    const chat = await configuredChat(p);
     if (!chat) {
       ctx.log("warn", "no LLM configured: claims are extracted by the extractive baseline");
       return { claims: extractiveClaims(question.text, passages) };
     }
-    const r = await callChat(ctx, chat, [{ role: "user", content: compileTemplate(loadPrompt(p.prompt)).render({ question, passages }) }], p);
-    return { claims: parseClaimLines(r.text, passages) };
+    const r = await callChat(ctx, chat, [{ role: "user", content: compileTemplate(loadPrompt(p.prompt)).render({ question, passages }) }], p, "model", { jsonSchema: claimsSchema(passages.length) });
+    return { claims: r.structured !== undefined ? readClaims(r.structured, passages) : parseClaimLines(r.text, passages) };
   },
 });

@@ -20,7 +20,7 @@ export const feedbackSelf = defineNode({
   }),
   fingerprint: (p) => ({ llm: llmFingerprint(p), prompt: promptFingerprint(p.feedbackPrompt) }),
   async run(inputs, p, ctx) {
-    const chat = configuredChat(p);
+    const chat = await configuredChat(p);
     if (!chat) {
       ctx.log("warn", "self-feedback skipped: no LLM configured");
       return { feedback: [] };

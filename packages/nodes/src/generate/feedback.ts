@@ -2,6 +2,7 @@ import { compileTemplate, toAnswer, type Answer, type Feedback, type NodeContext
 import type { ChatModel } from "@citeflow/models";
 import { loadPrompt } from "../prompts.js";
 import { callChat, type LlmParams as LlmSettings } from "./llm.js";
+import { feedbackSchema, readFeedback } from "./structured.js";
 
 /**
  * Reads OpenScholar-style feedback: items "Feedback: … Question: …" (the question optional, or
@@ -33,8 +34,8 @@ export async function requestFeedback(
   answer: Answer,
   passages: Passage[],
 ): Promise<Feedback[]> {
-  const r = await callChat(ctx, chat, [{ role: "user", content: render(p.feedbackPrompt, p.citationBase, { question, answer, passages, maxItems: p.maxItems }) }], p, "feedback");
-  return parseFeedback(r.text, p.maxItems);
+  const r = await callChat(ctx, chat, [{ role: "user", content: render(p.feedbackPrompt, p.citationBase, { question, answer, passages, maxItems: p.maxItems }) }], p, "feedback", { jsonSchema: feedbackSchema(p.maxItems) });
+  return r.structured !== undefined ? readFeedback(r.structured, p.maxItems) : parseFeedback(r.text, p.maxItems);
 }
 
 /**

@@ -2,42 +2,45 @@ import { compileTemplate, defineNode, toAnswer, type Passage, type Question } fr
 import { EXTRACTIVE_ID, extractiveAnswer, type ChatMessage } from "@citeflow/models";
 import { z } from "zod";
 import { loadPrompt, promptFingerprint, promptParam } from "../prompts.js";
-import { callChat, configuredChat, llmFingerprint, llmParams } from "./llm.js";
+import { callChat, configuredChat, llmFingerprint, llmParams, noChatReason } from "./llm.js";
 
 export const generateAnswer = defineNode({
   type: "generate.answer",
-  version: 1,
+  version: 2,
   title: "Answer with citations",
   family: "generate",
-  description: "Writes an answer citing the given passages: with an LLM (any OpenAI-compatible server), or offline with the extractive baseline.",
+  description: "Writes an answer citing the given passages: with a chat model (in-process GGUF or any OpenAI-compatible server), or with the extractive baseline when chosen or when no model can be found.",
   inputs: { question: { type: "Question" }, passages: { type: "Passage[]", description: "The passages it may cite, in prompt order" } },
   outputs: { answer: { type: "Answer", description: "Text, citation map and any citations outside the given passages" } },
   params: z.object({
     generator: z
       .enum(["auto", "extractive", "llm"])
       .default("auto")
-      .describe("auto: the chat model when one is configured ($CITEFLOW_CHAT_MODEL or the model param), else the extractive baseline; extractive: the offline baseline (picks and cites passage sentences); llm: a chat model"),
+      .describe("auto: the chat model (the model param, $CITEFLOW_CHAT_MODEL, else the first .gguf in the models folders), else the extractive baseline; extractive: the baseline (picks and cites passage sentences, not a language model); llm: a chat model, an error without one"),
     ...llmParams,
     prompt: promptParam("core-gpt.answer.v1", "Prompt over question and passages; {{@number}} is the citation number"),
     system: z.string().default("You are a careful scientific assistant. You only state what the given papers support, and you cite them.").describe("System message"),
     citationBase: z.union([z.literal(0), z.literal(1)]).default(1).describe("1: [1] is the first passage; 0: [0] is (OpenScholar)"),
     sentences: z.number().int().positive().default(3).describe("extractive: sentences in the answer"),
+    constrainCitations: z.boolean().default(true).describe("In-process model: a grammar allows only the markers of the given passages ([1]…[k]), so none is hallucinated. A server's model is not constrained."),
   }),
   // Which generator "auto" picks depends on the environment, and the prompt on its file: both are part of the cache key.
   fingerprint: (p) => ({ llm: p.generator === "extractive" ? null : llmFingerprint(p), prompt: promptFingerprint(p.prompt) }),
   async run(inputs, p, ctx) {
     const question = inputs.question as Question;
     const passages = inputs.passages as Passage[];
-    const chat = p.generator === "extractive" ? undefined : configuredChat(p);
-    if (p.generator === "llm" && !chat) throw new Error(`generate.answer: no chat model: set the "model" param or $CITEFLOW_CHAT_MODEL (or use generator "extractive" offline)`);
+    const chat = p.generator === "extractive" ? undefined : await configuredChat(p);
+    if (p.generator === "llm" && !chat) throw new Error(`generate.answer: no chat model: ${noChatReason(p)} (or use generator "extractive")`);
     if (!chat) {
+      if (p.generator === "auto") ctx.log("warn", `no language model: the answer is the extractive baseline (sentences picked from the passages), because ${noChatReason(p)}`);
       const text = await ctx.span("extractive", async (s) => {
         s.set("model", EXTRACTIVE_ID);
         return extractiveAnswer(question.text, passages, { sentences: p.sentences, base: p.citationBase });
       });
       return { answer: toAnswer(text, passages, { base: p.citationBase }) };
     }
-    const r = await callChat(ctx, chat, answerMessages(question, passages, p), p);
+    const constraint = p.constrainCitations && passages.length > 0 ? { citations: { count: passages.length, base: p.citationBase } } : {};
+    const r = await callChat(ctx, chat, answerMessages(question, passages, p), p, "model", constraint);
     return { answer: toAnswer(r.text.trim(), passages, { base: p.citationBase }) };
   },
 });

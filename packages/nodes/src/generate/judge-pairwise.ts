@@ -2,6 +2,7 @@ import { compileTemplate, defineNode, type Answer, type Passage, type Question }
 import { z } from "zod";
 import { loadPrompt, promptFingerprint, promptParam } from "../prompts.js";
 import { callChat, configuredChat, llmFingerprint, llmParams } from "./llm.js";
+import { pairwiseSchema, readPairwise } from "./structured.js";
 
 /** The last "Better: A|B" line. */
 export function parsePairwise(text: string): "a" | "b" {
@@ -12,7 +13,7 @@ export function parsePairwise(text: string): "a" | "b" {
 
 export const judgePairwise = defineNode({
   type: "judge.pairwise",
-  version: 1,
+  version: 2,
   title: "Pairwise judge (LLM)",
   family: "eval",
   description:
@@ -28,13 +29,14 @@ export const judgePairwise = defineNode({
   async run(inputs, p, ctx) {
     const [a, b] = [inputs.a as Answer, inputs.b as Answer];
     if (a.text.trim() === b.text.trim()) return { preferred: b, rejected: a, decision: "same" };
-    const chat = configuredChat(p);
+    const chat = await configuredChat(p);
     if (!chat) {
       ctx.log("warn", "pairwise judgement skipped: no LLM configured");
       return { preferred: b, rejected: a, decision: "skipped: no LLM configured" };
     }
     const user = compileTemplate(loadPrompt(p.prompt)).render({ question: inputs.question as Question, passages: inputs.passages as Passage[], a, b });
-    const better = parsePairwise((await callChat(ctx, chat, [{ role: "user", content: user }], p, "judge")).text);
+    const r = await callChat(ctx, chat, [{ role: "user", content: user }], p, "judge", { jsonSchema: pairwiseSchema });
+    const better = r.structured !== undefined ? readPairwise(r.structured) : parsePairwise(r.text);
     return better === "a" ? { preferred: a, rejected: b, decision: "a" } : { preferred: b, rejected: a, decision: "b" };
   },
 });

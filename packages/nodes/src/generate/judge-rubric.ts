@@ -2,6 +2,7 @@ import { compileTemplate, defineNode, type Answer, type Passage, type Question }
 import { z } from "zod";
 import { loadPrompt, promptFingerprint, promptParam } from "../prompts.js";
 import { callChat, configuredChat, llmFingerprint, llmParams } from "./llm.js";
+import { readRubric, rubricSchema } from "./structured.js";
 
 /** The last "Organisation: n" and "Factuality: n" lines (1–5). */
 export function parseRubric(text: string): { organisation: number; factuality: number } {
@@ -14,7 +15,7 @@ export function parseRubric(text: string): { organisation: number; factuality: n
 
 export const judgeRubric = defineNode({
   type: "judge.rubric",
-  version: 1,
+  version: 2,
   title: "Rubric judge (LLM)",
   family: "eval",
   description:
@@ -24,12 +25,13 @@ export const judgeRubric = defineNode({
   params: z.object({ ...llmParams, maxTokens: z.number().int().positive().default(256), prompt: promptParam("openscholar.rubric.v1", "Prompt over question, passages and answer") }),
   fingerprint: (p) => ({ llm: llmFingerprint(p), prompt: promptFingerprint(p.prompt) }),
   async run(inputs, p, ctx) {
-    const chat = configuredChat(p);
+    const chat = await configuredChat(p);
     if (!chat) {
       ctx.log("warn", "rubric judgement skipped: no LLM configured");
       return { scores: null };
     }
     const user = compileTemplate(loadPrompt(p.prompt)).render({ question: inputs.question as Question, passages: inputs.passages as Passage[], answer: inputs.answer as Answer });
-    return { scores: parseRubric((await callChat(ctx, chat, [{ role: "user", content: user }], p, "judge")).text) };
+    const r = await callChat(ctx, chat, [{ role: "user", content: user }], p, "judge", { jsonSchema: rubricSchema });
+    return { scores: r.structured !== undefined ? readRubric(r.structured) : parseRubric(r.text) };
   },
 });

@@ -1,10 +1,12 @@
 import type { NodeContext } from "@citeflow/core";
-import { openAIChat, type ChatMessage, type ChatModel, type ChatResult } from "@citeflow/models";
+import { statSync } from "node:fs";
+import { basename } from "node:path";
+import { findGguf, firstGguf, loadLocalChat, modelsDirsFromEnv, openAIChat, type ChatMessage, type ChatModel, type ChatOptions, type ChatResult, type LocalChatOptions } from "@citeflow/models";
 import { z } from "zod";
 
 /** Params every node that calls a chat model shares. */
 export const llmParams = {
-  model: z.string().default("").describe("Chat model id; empty: $CITEFLOW_CHAT_MODEL"),
+  model: z.string().default("").describe("Chat model: a .gguf file (path, or name in the models folders) runs in-process; another name is a server's model; \"none\": no model; empty: $CITEFLOW_CHAT_MODEL, else the first .gguf in the models folders"),
   baseUrl: z.string().default("").describe("OpenAI-compatible server; empty: $OPENAI_BASE_URL"),
   apiKeyEnv: z.string().default("OPENAI_API_KEY").describe("Environment variable holding the API key (the key itself never goes in a graph)"),
   temperature: z.number().min(0).max(2).default(0),
@@ -18,36 +20,103 @@ export type LlmParams = { model: string; baseUrl: string; apiKeyEnv: string; tem
 
 const chats = new Map<string, ChatModel>();
 
-/** The configured chat model, or undefined when none is (no model param, no $CITEFLOW_CHAT_MODEL). */
-export function configuredChat(p: LlmParams): ChatModel | undefined {
-  const model = p.model || process.env.CITEFLOW_CHAT_MODEL;
-  if (!model) return undefined;
-  const baseUrl = p.baseUrl || process.env.OPENAI_BASE_URL || "";
-  const key = JSON.stringify([model, baseUrl, p.apiKeyEnv, p.timeoutMs, p.retries]);
+/** Which chat model a node's params and the environment select, before anything is loaded. */
+export type ChatChoice =
+  | { kind: "local"; path: string }
+  | { kind: "http"; model: string; baseUrl: string }
+  | { kind: "none"; reason: string };
+
+/**
+ * The one rule for choosing a chat model. The model param, else $CITEFLOW_CHAT_MODEL: "none" →
+ * no model; a .gguf path, or the name of a .gguf file in the models folders → in-process;
+ * any other name → that model on the OpenAI-compatible server ($OPENAI_BASE_URL or baseUrl).
+ * Nothing named → the first .gguf in the models folders; none there → no model.
+ */
+export function chooseChat(p: Pick<LlmParams, "model" | "baseUrl">): ChatChoice {
+  const name = (p.model || process.env.CITEFLOW_CHAT_MODEL || "").trim();
+  if (name === "none") return { kind: "none", reason: `the chat model is set to "none"` };
+  if (name) {
+    const path = findGguf(name, modelsDirsFromEnv(), /\.gguf$/i.test(name) || name.includes("/"));
+    if (path) return { kind: "local", path };
+    return { kind: "http", model: name, baseUrl: p.baseUrl || process.env.OPENAI_BASE_URL || "" };
+  }
+  const first = firstGguf();
+  if (first) return { kind: "local", path: first };
+  return { kind: "none", reason: `no chat model is configured ($CITEFLOW_CHAT_MODEL) and no .gguf file is in the models folders (${modelsDirsFromEnv().join(", ")}): run \`npm run models\`` };
+}
+
+/** The configured chat model, or undefined when the choice is none. Loaded once per process. */
+export async function configuredChat(p: LlmParams): Promise<ChatModel | undefined> {
+  const c = chooseChat(p);
+  if (c.kind === "none") return undefined;
+  if (c.kind === "local") return loadLocalChat(c.path, localChatOptions());
+  const key = JSON.stringify([c.model, c.baseUrl, p.apiKeyEnv, p.timeoutMs, p.retries]);
   let m = chats.get(key);
   if (!m) {
     const apiKey = process.env[p.apiKeyEnv];
-    m = openAIChat({ model, ...(baseUrl ? { baseURL: baseUrl } : {}), ...(apiKey ? { apiKey } : {}), timeoutMs: p.timeoutMs, maxRetries: p.retries });
+    m = openAIChat({ model: c.model, ...(c.baseUrl ? { baseURL: c.baseUrl } : {}), ...(apiKey ? { apiKey } : {}), timeoutMs: p.timeoutMs, maxRetries: p.retries });
     chats.set(key, m);
   }
   return m;
 }
 
-/** Whether a chat model is configured is part of a node's cache key: configuring one re-runs it. */
-export function llmFingerprint(p: LlmParams): unknown {
-  return { model: p.model || process.env.CITEFLOW_CHAT_MODEL || null, baseUrl: p.baseUrl || process.env.OPENAI_BASE_URL || null };
+/** In-process model settings from the environment: $CITEFLOW_LLM_SEQUENCES, $CITEFLOW_LLM_CONTEXT. */
+function localChatOptions(): LocalChatOptions {
+  const n = (v: string | undefined) => (v && /^\d+$/.test(v) ? Number(v) : undefined);
+  const sequences = n(process.env.CITEFLOW_LLM_SEQUENCES);
+  const contextSize = n(process.env.CITEFLOW_LLM_CONTEXT);
+  return { ...(sequences ? { sequences } : {}), ...(contextSize ? { contextSize } : {}) };
 }
 
-/** One chat call, traced as a `model` span: messages, response, usage, model and server (never the key). */
-export function callChat(ctx: NodeContext, chat: ChatModel, messages: ChatMessage[], p: LlmParams, name = "model"): Promise<ChatResult> {
+/** Which chat model a node would use is part of its cache key: a local model by file name and size. */
+export function llmFingerprint(p: LlmParams): unknown {
+  const c = chooseChat(p);
+  if (c.kind === "none") return null;
+  if (c.kind === "local") return { local: basename(c.path), bytes: statSync(c.path).size };
+  return { model: c.model, baseUrl: c.baseUrl || null };
+}
+
+/** Why a node runs without a chat model, in words for its log and the demo. */
+export function noChatReason(p: LlmParams): string {
+  const c = chooseChat(p);
+  return c.kind === "none" ? c.reason : "";
+}
+
+/** What a call asks beyond the messages: a JSON schema, or citation markers limited to the passages. */
+export type ChatConstraint = Pick<ChatOptions, "jsonSchema" | "citations">;
+
+/**
+ * One chat call, traced as a `model` span: messages, response, usage, model and server (never
+ * the key). Text streams into the node's progress (tokens so far, the text so far), at most four
+ * times a second.
+ */
+export function callChat(ctx: NodeContext, chat: ChatModel, messages: ChatMessage[], p: LlmParams, name = "model", constraint: ChatConstraint = {}): Promise<ChatResult> {
   return ctx.span(name, async (s) => {
     s.set("model", chat.id);
     s.set("baseURL", chat.baseURL);
     s.set("messages", messages);
-    const r = await chat.chat(messages, { temperature: p.temperature, maxTokens: p.maxTokens, ...(p.seed !== undefined ? { seed: p.seed } : {}), signal: ctx.signal });
+    if (chat.constrains && constraint.jsonSchema) s.set("jsonSchema", constraint.jsonSchema);
+    if (chat.constrains && constraint.citations) s.set("citations", `only [${constraint.citations.base}]…[${constraint.citations.base + constraint.citations.count - 1}]`);
+    let last = 0;
+    let chunks = 0;
+    const r = await chat.chat(messages, {
+      temperature: p.temperature,
+      maxTokens: p.maxTokens,
+      ...(p.seed !== undefined ? { seed: p.seed } : {}),
+      signal: ctx.signal,
+      ...constraint,
+      onText: (_chunk, soFar) => {
+        chunks++;
+        const now = Date.now();
+        if (now - last < 250) return;
+        last = now;
+        ctx.progress(chunks, p.maxTokens, soFar);
+      },
+    });
     s.set("response", r.text);
     if (r.usage) s.set("usage", r.usage);
     s.set("servedBy", r.model);
+    if (r.finishReason) s.set("finishReason", r.finishReason);
     return r;
   });
 }

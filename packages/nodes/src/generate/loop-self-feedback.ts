@@ -34,7 +34,7 @@ export const loopSelfFeedback = defineNode({
     const question = inputs.question as Question;
     let answer = inputs.answer as Answer;
     let passages = [...(inputs.passages as Passage[])];
-    const chat = configuredChat(p);
+    const chat = await configuredChat(p);
     if (!chat) {
       ctx.log("warn", "self-feedback loop skipped: no LLM configured");
       return { answer, passages, feedback: [] };

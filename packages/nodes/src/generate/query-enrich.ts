@@ -15,7 +15,7 @@ export const queryEnrich = defineNode({
   fingerprint: (p) => ({ llm: llmFingerprint(p), prompt: promptFingerprint(p.prompt) }),
   async run(inputs, p, ctx) {
     const question = inputs.question as Question;
-    const chat = configuredChat(p);
+    const chat = await configuredChat(p);
     if (!chat) {
       ctx.log("warn", "no LLM configured: the question text is used as the query");
       return { query: { text: question.text, questionId: question.id, origin: "question" } };

@@ -2,6 +2,7 @@ import { compileTemplate, defineNode, type Passage, type Question } from "@citef
 import { z } from "zod";
 import { loadPrompt, promptFingerprint, promptParam } from "../prompts.js";
 import { callChat, configuredChat, llmFingerprint, llmParams } from "./llm.js";
+import { ratingSchema, readRating } from "./structured.js";
 
 /** The last "Rating: n" line (1–5). */
 export function parseRating(text: string): number {
@@ -12,7 +13,7 @@ export function parseRating(text: string): number {
 
 export const rateRelevance = defineNode({
   type: "rate.relevance",
-  version: 1,
+  version: 2,
   title: "Rate relevance (LLM, 1–5)",
   family: "rerank",
   description:
@@ -24,7 +25,7 @@ export const rateRelevance = defineNode({
   async run(inputs, p, ctx) {
     const question = inputs.question as Question;
     const passages = inputs.passages as Passage[];
-    const chat = configuredChat(p);
+    const chat = await configuredChat(p);
     if (!chat) {
       ctx.log("warn", "relevance rating skipped: no LLM configured");
       return { passages };
@@ -32,8 +33,8 @@ export const rateRelevance = defineNode({
     const template = compileTemplate(loadPrompt(p.prompt));
     const rated: Passage[] = [];
     for (const [i, passage] of passages.entries()) {
-      const r = await callChat(ctx, chat, [{ role: "user", content: template.render({ question, passage }) }], p, "rate");
-      rated.push({ ...passage, scores: { ...passage.scores, relevance: parseRating(r.text) } });
+      const r = await callChat(ctx, chat, [{ role: "user", content: template.render({ question, passage }) }], p, "rate", { jsonSchema: ratingSchema });
+      rated.push({ ...passage, scores: { ...passage.scores, relevance: r.structured !== undefined ? readRating(r.structured) : parseRating(r.text) } });
       ctx.progress(i + 1, passages.length);
     }
     return { passages: rated };

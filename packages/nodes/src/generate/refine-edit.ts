@@ -23,7 +23,7 @@ export const refineEdit = defineNode({
   async run(inputs, p, ctx) {
     let answer = inputs.answer as Answer;
     const items = inputs.feedback as Feedback[];
-    const chat = configuredChat(p);
+    const chat = await configuredChat(p);
     if (!chat) {
       if (items.length) ctx.log("warn", "edits skipped: no LLM configured");
       return { answer };

