@@ -34,6 +34,9 @@ if (mtime(join(host, "build", "templates", "index.html")) < Math.max(newest(join
   run("npm", ["run", "build", "--silent", "-w", "@citeflow/lab-host"]);
 }
 
+// The pretrained models (Gemma 3 270M GGUF, all-MiniLM-L6-v2 ONNX): a no-op when installed.
+run(process.execPath, [join(root, "scripts", "models.mjs")]);
+
 // The benchmarks' peers (LangChain.js) live in bench/, installed apart from the product.
 if (process.argv.includes("--bench")) {
   const bench = join(root, "bench");

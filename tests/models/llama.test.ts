@@ -1,12 +1,9 @@
-import { join } from "node:path";
 import { describe, expect, it } from "vitest";
 import { toAnswer, type Passage } from "@citeflow/core";
 import { citationGrammar, findGguf, GgufNotFoundError, jsonTokenBound, loadLocalChat, type ChatMessage } from "@citeflow/models";
 import { firstSciFactDocs } from "../scifact.js";
+import { GEMMA, INSTALLED } from "./local.js";
 
-/** The GGUF `npm run models` installed: Gemma 3 270M, a base (not instruction-tuned) model. */
-export const INSTALLED = process.env.CITEFLOW_INSTALLED_MODELS!;
-export const GEMMA = join(INSTALLED, "gemma-3-270m-q4_k_m.gguf");
 
 const ask = (passages: Passage[], question: string): ChatMessage[] => [
   { role: "system", content: "You are a careful scientific assistant." },

@@ -1,0 +1,97 @@
+import { readFileSync } from "node:fs";
+import { describe, expect, it } from "vitest";
+import { MemoryCache, loadGraph, startRun, type Answer, type RunEvent } from "@citeflow/core";
+import { createRegistry, templatePath } from "@citeflow/nodes";
+import { GEMMA } from "../models/local.js";
+import { templateSuite } from "../scifact.js";
+
+/**
+ * Every template on the in-process Gemma 3 270M (a base model, so the answers are weak): each runs
+ * end to end, its chat nodes' outputs parse, its progress events carry the text as it grows, a
+ * second run is all cache hits, and a run aborted mid-generation resumes from its cache.
+ */
+const suite = templateSuite(60);
+const registry = createRegistry();
+const template = (name: string) => JSON.parse(readFileSync(templatePath(name), "utf8"));
+
+/** The template with every chat node's maxTokens cut short, to keep the suite's time reasonable. */
+function short(name: string, maxTokens = 48) {
+  const doc = template(name);
+  for (const n of doc.nodes) {
+    const def = registry.get(n.type);
+    if (def && "maxTokens" in (def.params.shape as object)) n.params = { ...n.params, maxTokens };
+  }
+  return doc;
+}
+
+async function runIt(doc: unknown, question: string, o: { cache?: MemoryCache; abortOn?: (e: RunEvent) => boolean } = {}) {
+  const handle = startRun(loadGraph(doc, registry), { inputs: { question: { id: "q", text: question } }, ...(o.cache ? { cache: o.cache } : {}) });
+  const events: RunEvent[] = [];
+  for await (const e of handle.events) {
+    events.push(e);
+    if (o.abortOn?.(e)) handle.abort();
+  }
+  const result = await handle.result;
+  return { result, events, byId: Object.fromEntries(result.nodes.map((n) => [n.id, n])) };
+}
+
+const modelSpans = (events: RunEvent[]) => events.filter((e) => e.type === "span-end" && (e as { data?: { baseURL?: string } }).data?.baseURL === "in-process");
+
+describe("templates on the in-process LLM (Gemma 3 270M GGUF)", { timeout: 300_000 }, () => {
+  const setup = () => {
+    process.env.CITEFLOW_STORE = suite.store;
+    process.env.CITEFLOW_CHAT_MODEL = GEMMA;
+    process.env.CITEFLOW_RERANK_MODEL = "pair-rerank-scifact";
+  };
+
+  for (const [name, answerNode, chatNodes] of [
+    ["verifai", "answer", ["answer"]],
+    ["core-gpt", "answer", ["enrich", "answer"]],
+    ["arxivbot", "answer", ["query", "claims", "enough", "answer"]],
+    ["openscholar", "cite", ["draft", "feedback"]],
+    ["synth-openscholar", "cite", ["draft", "feedback", "pairwise", "rubric"]],
+  ] as const) {
+    it(`${name}: runs end to end, every chat node on the local model, citations resolve or are counted`, async () => {
+      setup();
+      const r = await runIt(short(name), suite.docs[3]!.title);
+      expect(r.result.status, JSON.stringify(r.result.nodes.find((n) => n.error)?.error)).toBe("ok");
+      const answer = r.byId[answerNode]!.outputs!.answer as Answer;
+      expect(answer.text.trim().length).toBeGreaterThan(0);
+      const given = new Set(Object.values(answer.citations));
+      expect(given.size).toBeLessThanOrEqual(Object.keys(answer.citations).length);
+      const hallucinated = (r.byId.citations!.outputs!.metrics as { hallucinated: number }).hallucinated;
+      expect(hallucinated).toBe(answer.invalidCitations.length);
+      const spans = modelSpans(r.events);
+      const called = new Set(spans.map((e) => (e as { nodeId: string }).nodeId));
+      for (const node of chatNodes) expect(called, `node ${node} made no in-process model call`).toContain(node);
+      for (const s of spans) expect((s as { data: { usage: { completionTokens: number } } }).data.usage.completionTokens).toBeGreaterThan(0);
+    });
+  }
+
+  it("progress events carry the answer as it grows; a second run is all cache hits", async () => {
+    setup();
+    const cache = new MemoryCache();
+    const first = await runIt(short("verifai", 64), suite.docs[8]!.title, { cache });
+    expect(first.result.status).toBe("ok");
+    const progress = first.events.filter((e): e is Extract<RunEvent, { type: "node-progress" }> => e.type === "node-progress" && e.nodeId === "answer");
+    expect(progress.length).toBeGreaterThan(0);
+    const final = (first.byId.answer!.outputs!.answer as Answer).text;
+    for (const p of progress) expect(final.startsWith(p.message!.trim().slice(0, 20)) || final.includes(p.message!.trim().slice(0, 20))).toBe(true);
+    const again = await runIt(short("verifai", 64), suite.docs[8]!.title, { cache });
+    expect(again.result.nodes.map((n) => n.cache)).toEqual(again.result.nodes.map(() => "hit"));
+  });
+
+  it("a run aborted mid-generation resumes: what finished comes from the cache, the answer is generated", async () => {
+    setup();
+    const cache = new MemoryCache();
+    const doc = short("core-gpt", 200);
+    const aborted = await runIt(doc, suite.docs[11]!.title, { cache, abortOn: (e) => e.type === "node-progress" && e.nodeId === "answer" });
+    expect(aborted.result.status).toBe("aborted");
+    expect(aborted.byId.answer!.status).toBe("aborted");
+    const resumed = await runIt(doc, suite.docs[11]!.title, { cache });
+    expect(resumed.result.status).toBe("ok");
+    expect(resumed.byId.retrieve!.cache).toBe("hit");
+    expect(resumed.byId.answer!.cache).toBe("miss");
+    expect((resumed.byId.answer!.outputs!.answer as Answer).text.length).toBeGreaterThan(0);
+  });
+});
