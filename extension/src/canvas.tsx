@@ -18,6 +18,7 @@ import { useEdgeAutopan } from "./autopan";
 import { Minimap } from "./minimap";
 import { ConnectingState, Port } from "./port";
 import { addNode, checkConnection, connect, nodeSpec, portColor, removeEdges } from "./model";
+import { tail } from "./render";
 import type { EditorState, NodeBadge } from "./state";
 
 export const DRAG_MIME = "application/x-citeflow-node-type";
@@ -46,6 +47,7 @@ const CiteflowNode = memo(function CiteflowNode({ data, selected }: NodeProps<Fl
           {badge.error ? `: ${badge.error.slice(0, 80)}` : ""}
         </div>
       )}
+      {badge?.status === "running" && badge.progress && <div className="cf-progress-text">{tail(badge.progress, 120)}</div>}
       <div className="cf-ports" style={{ height: rows * 20 }}>
         {inputs.map(([port, p], i) => (
           <div key={port} className="cf-port-label cf-in" style={{ top: i * 20 }}>

@@ -13,6 +13,9 @@ type Run = Extract<CiteflowView, { kind: "run" }>;
 
 export type OpenInEditor = (bundle: Run) => Promise<void>;
 
+/** The end of a text that is still growing, as much as a table cell or a node card shows. */
+export const tail = (text: string, n = 160) => (text.length > n ? `…${text.slice(-n)}` : text);
+
 function RunView({ bundle, onOpen }: { bundle: Run; onOpen: OpenInEditor | undefined }) {
   const [node, setNode] = useState<string>();
   const [error, setError] = useState<string>();
@@ -52,6 +55,7 @@ function RunView({ bundle, onOpen }: { bundle: Run; onOpen: OpenInEditor | undef
               <td>
                 <span className={`cf-badge cf-badge-${n.cache === "hit" ? "cached" : n.status}`}>{n.cache === "hit" ? trans.__("cached") : n.status}</span>
                 {n.error ? ` ${n.error}` : ""}
+                {n.status === "running" && n.progress ? <div className="cf-progress-text">{tail(n.progress)}</div> : null}
               </td>
               <td className="cf-num">{n.ms !== undefined ? Math.round(n.ms) : ""}</td>
             </tr>

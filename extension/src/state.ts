@@ -14,6 +14,8 @@ export interface NodeBadge {
   status: NodeStatus;
   ms?: number;
   error?: string;
+  /** While it runs: what it has produced so far (a chat model's text as it streams). */
+  progress?: string;
 }
 
 export interface RunState {
@@ -355,6 +357,10 @@ export class EditorState {
     switch (e.type) {
       case "node-start":
         set({ status: "running" });
+        break;
+      case "node-progress":
+        if (typeof e.message !== "string") return;
+        set({ status: "running", progress: e.message });
         break;
       case "node-paused":
         set({ status: "paused" });

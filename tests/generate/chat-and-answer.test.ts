@@ -129,7 +129,7 @@ describe("generate.answer", () => {
     delete process.env.CITEFLOW_CHAT_MODEL;
     try {
       const r = await run(graph({ generator: "llm" }), { inputs: question });
-      expect(r.byId.g!.error!.message).toMatch(/no chat model: set the "model" param or \$CITEFLOW_CHAT_MODEL/);
+      expect(r.byId.g!.error!.message).toMatch(/no chat model is configured \(\$CITEFLOW_CHAT_MODEL\) and no \.gguf file is in the models folders[\s\S]*npm run models/);
     } finally {
       if (saved !== undefined) process.env.CITEFLOW_CHAT_MODEL = saved;
     }

@@ -133,7 +133,8 @@ export class LiveRun {
     if (e.type === "node-start" && n) n.status = "running";
     else if (e.type === "node-paused" && n) (n.status = "paused"), (this.#status = "paused");
     else if (e.type === "node-resumed" && n) (n.status = "running"), (this.#status = "running");
-    else if (e.type === "node-end" && n) Object.assign(n, { status: "done", cache: e.cache, ms: e.ms });
+    else if (e.type === "node-progress" && n && e.message !== undefined) n.progress = e.message;
+    else if (e.type === "node-end" && n) (Object.assign(n, { status: "done", cache: e.cache, ms: e.ms }), delete n.progress);
     else if (e.type === "node-error" && n) Object.assign(n, { status: "error", ms: e.ms, error: e.error.message });
     else if (e.type === "node-skipped" && n) n.status = e.reason === "aborted" ? "aborted" : "skipped";
     else if (e.type === "run-end") this.#status = e.status;

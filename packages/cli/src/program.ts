@@ -107,6 +107,7 @@ export function buildProgram(registry: NodeRegistry, setCode: (code: number) => 
     .option("--graph <file>", "a graph with a Question input and a Verdict[] output (default: hybrid top-k → NLI)")
     .option("-k <n>", "passages retrieved per claim by the default graph (default 3)", intArg("-k"))
     .option("--binary", "claims with evidence only: SUPPORT = true, else false (OpenScholar's setting)", false)
+    .addOption(new Option("--judge <judge>", "nli: the NLI model against each passage (Verif.ai); llm: the chat model reads the passages and answers true/false (OpenScholar's protocol)").choices(["nli", "llm"]).default("nli"))
     .option("--limit <n>", "only the first N claims", intArg("--limit"))
     .option("--models-dir <dir>", "local models folder (default $CITEFLOW_MODELS)")
     .option("--json", 'print { "accuracy", "macro_f1", "confusion", "claims" }', false)

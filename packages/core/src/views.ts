@@ -20,6 +20,8 @@ export interface RunNodeView {
   cache?: "hit" | "miss";
   ms?: number;
   error?: string;
+  /** While it runs: what it has produced so far (a chat model's text as it streams). */
+  progress?: string;
 }
 
 export interface RunView {

@@ -16,6 +16,7 @@ import { answerCompose } from "./generate/answer-compose.js";
 import { evalCitations } from "./eval/eval-citations.js";
 import { claimsSplit } from "./verify/claims-split.js";
 import { verifyNli } from "./verify/verify-nli.js";
+import { verifyLlm } from "./verify/verify-llm.js";
 import { claimsFromQuestion } from "./verify/claims-from-question.js";
 import { inputQuestion } from "./generic/input-question.js";
 import { inputQuestions } from "./generic/input-questions.js";
@@ -32,7 +33,7 @@ import { searchCore } from "./search/search-core.js";
 import { searchPubmed } from "./search/search-pubmed.js";
 import { searchSemanticScholar } from "./search/search-semantic-scholar.js";
 
-export { inputQuestion, inputQuestions, listMerge, listSelect, textTemplate, retrieveLexical, retrieveDense, retrieveHybrid, rerankCrossEncoder, filterPerPaper, searchSemanticScholar, searchCore, searchPubmed, searchArxiv, queryEnrich, rateRelevance, judgePairwise, judgeRubric, generateAnswer, feedbackSelf, refineEdit, loopSelfFeedback, citePosthoc, claimsExtract, checkSufficiency, answerCompose, claimsSplit, claimsFromQuestion, verifyNli, evalCitations };
+export { inputQuestion, inputQuestions, listMerge, listSelect, textTemplate, retrieveLexical, retrieveDense, retrieveHybrid, rerankCrossEncoder, filterPerPaper, searchSemanticScholar, searchCore, searchPubmed, searchArxiv, queryEnrich, rateRelevance, judgePairwise, judgeRubric, generateAnswer, feedbackSelf, refineEdit, loopSelfFeedback, citePosthoc, claimsExtract, checkSufficiency, answerCompose, claimsSplit, claimsFromQuestion, verifyNli, verifyLlm, evalCitations };
 
 /** Every node type this package ships. */
 export const builtinNodes: AnyNodeDefinition[] = [
@@ -65,6 +66,7 @@ export const builtinNodes: AnyNodeDefinition[] = [
   claimsSplit,
   claimsFromQuestion,
   verifyNli,
+  verifyLlm,
   evalCitations,
 ] as AnyNodeDefinition[];
 

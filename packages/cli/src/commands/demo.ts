@@ -71,11 +71,11 @@ export async function demoCommand(runs: string, registry: NodeRegistry, o: { dat
   return 0;
 }
 
-/** all-MiniLM-L6-v2 when it is installed (npm run models) or may be downloaded; else the offline static-use-en. */
+/** $CITEFLOW_EMBEDDER, else all-MiniLM-L6-v2 when it is installed (npm run models), else the offline static-use-en. */
 function pretrainedEmbedder(): string {
+  if (process.env.CITEFLOW_EMBEDDER) return process.env.CITEFLOW_EMBEDDER;
   try {
-    resolveModel(DEFAULT_MODELS.embedder);
-    return DEFAULT_MODELS.embedder;
+    return resolveModel(DEFAULT_MODELS.embedder, { allowDownloads: false }).localDir ? DEFAULT_MODELS.embedder : "static-use-en";
   } catch {
     return "static-use-en";
   }

@@ -50,6 +50,8 @@ export interface EvalScifactOptions {
   binary?: boolean;
   limit?: number;
   modelsDir?: string;
+  /** nli: the NLI model checks the claim against each passage (Verif.ai); llm: the chat model reads the passages and answers true/false (OpenScholar). */
+  judge?: "nli" | "llm";
   json?: boolean;
 }
 
@@ -102,7 +104,7 @@ export async function evalScifactCommand(o: EvalScifactOptions, registry: NodeRe
           { id: "question", type: "input.question", version: 1, params: {} },
           { id: "retrieve", type: "retrieve.hybrid", version: 1, params: { k: o.k ?? 3, ...modelsDir } },
           { id: "claim", type: "claims.from-question", version: 1, params: {} },
-          { id: "verify", type: "verify.nli", version: 1, params: { ...modelsDir } },
+          o.judge === "llm" ? { id: "verify", type: "verify.llm", version: 1, params: {} } : { id: "verify", type: "verify.nli", version: 1, params: { ...modelsDir } },
         ],
         edges: [
           { from: "question.question", to: "retrieve.question" },
@@ -129,7 +131,7 @@ export async function evalScifactCommand(o: EvalScifactOptions, registry: NodeRe
   const scores = scoreClassification(pairs, o.binary ? ["true", "false"] : ["SUPPORT", "CONTRADICT", "NO_EVIDENCE"]);
   if (o.json) process.stdout.write(JSON.stringify(scores) + "\n");
   else {
-    process.stdout.write(`SciFact ${o.binary ? "binary (claims with evidence)" : "3-way"} on ${scores.claims} claims: accuracy ${scores.accuracy.toFixed(3)} · macro-F1 ${scores.macro_f1.toFixed(3)}\n`);
+    process.stdout.write(`SciFact ${o.binary ? "binary (claims with evidence)" : "3-way"}, judge ${o.judge ?? "nli"}, on ${scores.claims} claims: accuracy ${scores.accuracy.toFixed(3)} · macro-F1 ${scores.macro_f1.toFixed(3)}\n`);
     const labels = Object.keys(scores.confusion);
     process.stdout.write(table(["gold \\ predicted", ...labels], labels.map((g) => [g, ...labels.map((p) => String(scores.confusion[g]![p]))])));
   }

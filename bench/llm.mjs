@@ -1,0 +1,220 @@
+// The in-process LLM (Gemma 3 270M Q4_K_M on llama.cpp, CPU) and the pretrained embedder, measured:
+//   - prompt and generation tokens/s, beside the physical limit for generation: every token reads
+//     the weights once, so tokens/s ≤ memory bandwidth / model bytes (bandwidth measured here, now);
+//   - questions per minute with 1, 2 and 4 sequences against one at a time;
+//   - seconds per question for each template, end to end;
+//   - quality on held-out SciFact training claims (every 5th judged claim, claims with evidence):
+//     citation precision/recall/F1 (ALCE, NLI judge) and hallucinated markers per answer, with the
+//     citation grammar and without, against the extractive baseline; claim verification as
+//     OpenScholar measures it (the LM reads the retrieved passages, true/false) against the NLI model;
+//   - retrieval nDCG@10 with all-MiniLM-L6-v2 against the offline static-use-en.
+// Needs $CITEFLOW_DATA, $CITEFLOW_MODELS and `npm run models`. $CITEFLOW_BENCH_STORE may name a
+// SciFact store built with all-MiniLM-L6-v2 (the demo's); else one is built here.
+// Run: npm run bench   (CITEFLOW_BENCH_CLAIMS=n sets how many held-out claims, default 30)
+import { execFileSync } from "node:child_process";
+import { existsSync, mkdtempSync, readFileSync } from "node:fs";
+import { homedir, tmpdir } from "node:os";
+import { join } from "node:path";
+import { loadGraph, startRun } from "@citeflow/core";
+import { docsInOrder, readQrels, scoreClassification, scoreRetrieval } from "@citeflow/eval";
+import { loadEmbedder, loadLocalChat } from "@citeflow/models";
+import { createRegistry, templatePath } from "@citeflow/nodes";
+import { LanceStore, hybridSearch, openScholarChunker, readBeirCorpus } from "@citeflow/retrieval";
+
+const DATA = process.env.CITEFLOW_DATA;
+const MODELS = process.env.CITEFLOW_MODELS;
+if (!DATA || !MODELS) throw new Error("bench/llm needs $CITEFLOW_DATA and $CITEFLOW_MODELS");
+const home = process.env.CITEFLOW_MODELS_HOME || join(process.env.XDG_CACHE_HOME || join(homedir(), ".cache"), "citeflow", "models");
+const GGUF = join(home, "gemma-3-270m-q4_k_m.gguf");
+const EMBEDDER = "Xenova/all-MiniLM-L6-v2";
+if (!existsSync(GGUF)) throw new Error(`bench/llm needs ${GGUF}: run npm run models`);
+const N_CLAIMS = Number(process.env.CITEFLOW_BENCH_CLAIMS || 30);
+const scifact = join(DATA, "scifact");
+
+const median = (xs) => [...xs].sort((a, b) => a - b)[Math.floor(xs.length / 2)];
+const fmt = (x, d = 1) => x.toFixed(d);
+const rows = (header, body) => {
+  const all = [header, ...body];
+  const w = header.map((_, i) => Math.max(...all.map((r) => String(r[i]).length)));
+  for (const r of all) console.log(r.map((c, i) => String(c).padEnd(w[i])).join("  "));
+};
+
+// ── Memory bandwidth: the best of five 512 MiB copies (read + write each byte once). ──
+const a = Buffer.alloc(512 * 1024 * 1024, 1);
+const b = Buffer.alloc(a.length);
+let best = 0;
+for (let i = 0; i < 5; i++) {
+  const t = performance.now();
+  a.copy(b);
+  best = Math.max(best, a.length / ((performance.now() - t) / 1000));
+}
+const modelBytes = readFileSync(GGUF).length;
+const limit = best / modelBytes;
+
+// ── Data: held-out claims, the corpus, a store. ──
+const qrels = readQrels(join(scifact, "qrels_train.tsv"));
+const claims = readFileSync(join(scifact, "claims_train.jsonl"), "utf8").trim().split("\n").map((l) => JSON.parse(l));
+const judged = claims.filter((c) => qrels.has(String(c.id)));
+const gold = (c) => {
+  for (const es of Object.values(c.evidence ?? {})) for (const e of es) if (e.label) return e.label;
+  return "NO_EVIDENCE";
+};
+const heldOut = claims.filter((c, i) => i % 5 === 0 && gold(c) !== "NO_EVIDENCE").slice(0, N_CLAIMS);
+const docs = [];
+for await (const d of readBeirCorpus(join(scifact, "corpus.jsonl"))) docs.push(d);
+
+async function buildStore(embedderId, dir) {
+  const embedder = await loadEmbedder(embedderId, { modelsDirs: [MODELS, home] });
+  const t = performance.now();
+  await (await LanceStore.open(dir)).ingest(docs, { chunker: openScholarChunker(), chunkerName: "openscholar-256", embedder, batchSize: 64 });
+  return (performance.now() - t) / 1000;
+}
+let store = process.env.CITEFLOW_BENCH_STORE;
+let ingestS;
+if (!store || !existsSync(store)) {
+  store = mkdtempSync(join(tmpdir(), "citeflow-bench-minilm-"));
+  ingestS = await buildStore(EMBEDDER, store);
+}
+const staticStore = mkdtempSync(join(tmpdir(), "citeflow-bench-static-"));
+const staticIngestS = await buildStore("static-use-en", staticStore);
+
+// ── Retrieval quality: every judged training claim (neither embedder was trained on SciFact). ──
+async function retrievalScores(dir, embedderId) {
+  const s = await LanceStore.open(dir);
+  const embedder = await loadEmbedder(embedderId, { modelsDirs: [MODELS, home] });
+  const out = {};
+  for (const mode of ["dense", "hybrid"]) {
+    const runs = new Map();
+    for (const c of judged) {
+      const [v] = await embedder.embed([c.claim]);
+      const hits = mode === "dense" ? await s.dense(v, 100) : await hybridSearch(s, c.claim, v, { k: 100, candidates: 100, fusion: "verifai" });
+      runs.set(String(c.id), docsInOrder(hits.map((p) => p.id)));
+    }
+    out[mode] = scoreRetrieval(runs, qrels)["ndcg@10"];
+  }
+  return out;
+}
+const minilmScores = await retrievalScores(store, EMBEDDER);
+const staticScores = await retrievalScores(staticStore, "static-use-en");
+
+// ── Speed: prompt and generation tokens/s, one sequence. ──
+const registry = createRegistry();
+process.env.CITEFLOW_STORE = store;
+process.env.CITEFLOW_CHAT_MODEL = GGUF;
+process.env.CITEFLOW_NLI_MODEL ||= "pair-nli-scifact";
+process.env.CITEFLOW_RERANK_MODEL ||= "pair-rerank-scifact";
+const chat1 = await loadLocalChat(GGUF, { sequences: 1 });
+const passagesText = (ds) => ds.map((d, i) => `[${i + 1}] ${d.title}\n${d.text}`).join("\n\n");
+const speed = [];
+for (let i = 0; i < 6; i++) {
+  // A different first line each time: nothing of the prompt is reused from the last call.
+  const r = await chat1.chat([{ role: "user", content: `Request ${i}. Summarise the papers below.\n\n${passagesText(docs.slice(i * 5, i * 5 + 5))}\n\nSummary:` }], { maxTokens: 96 });
+  speed.push(r.usage);
+}
+const promptTps = median(speed.map((u) => u.promptTokens / (u.timeToFirstTokenMs / 1000)));
+const genTps = median(speed.filter((u) => u.completionTokens > 8).map((u) => u.tokensPerSecond));
+
+// ── Concurrency: 8 questions on 1, 2 and 4 sequences, against one at a time. ──
+const questions = heldOut.slice(0, 8).map((c, i) => [{ role: "user", content: `${passagesText(docs.slice(100 + i * 3, 103 + i * 3))}\n\nQuestion: ${c.claim}\nAnswer:` }]);
+const qpm = {};
+for (const n of [1, 2, 4]) {
+  const m = await loadLocalChat(GGUF, { sequences: n });
+  await m.chat(questions[0], { maxTokens: 4 }); // warm
+  const t = performance.now();
+  await Promise.all(questions.map((q) => m.chat(q, { maxTokens: 64 })));
+  qpm[n] = questions.length / ((performance.now() - t) / 60000);
+}
+
+// ── Templates end to end, three held-out claims each. ──
+async function runTemplate(doc, text) {
+  const t = performance.now();
+  const result = await startRun(loadGraph(doc, registry), { inputs: { question: { id: "q", text } } }).result;
+  if (result.status !== "ok") throw new Error(`${doc.name}: ${JSON.stringify(result.nodes.find((n) => n.error)?.error)}`);
+  return { s: (performance.now() - t) / 1000, byId: Object.fromEntries(result.nodes.map((n) => [n.id, n])) };
+}
+const template = (name) => JSON.parse(readFileSync(templatePath(name), "utf8"));
+const perTemplate = [];
+for (const name of ["verifai", "core-gpt", "arxivbot", "openscholar", "synth-openscholar"]) {
+  const secs = [];
+  for (const c of heldOut.slice(0, 3)) secs.push((await runTemplate(template(name), c.claim)).s);
+  perTemplate.push([name, fmt(median(secs)), secs.map((s) => fmt(s)).join(" / ")]);
+}
+
+// ── Quality: Verif.ai's answers three ways; claim verification two ways. ──
+function verifai(answerParams) {
+  const doc = template("verifai");
+  doc.nodes.find((n) => n.id === "answer").params = { ...doc.nodes.find((n) => n.id === "answer").params, ...answerParams };
+  return doc;
+}
+const ways = [
+  ["Gemma 3 270M, citation grammar", verifai({ generator: "llm", constrainCitations: true })],
+  ["Gemma 3 270M, free", verifai({ generator: "llm", constrainCitations: false })],
+  ["extractive baseline", verifai({ generator: "extractive" })],
+];
+const quality = [];
+for (const [label, doc] of ways) {
+  const m = { precision: [], recall: [], f1: [], hallucinated: 0, cited: 0 };
+  for (const c of heldOut) {
+    const r = await runTemplate(doc, c.claim);
+    const metrics = r.byId.citations.outputs.metrics;
+    for (const k of ["precision", "recall", "f1"]) m[k].push(metrics[k]);
+    m.hallucinated += r.byId.answer.outputs.answer.invalidCitations.length;
+    m.cited += Object.keys(r.byId.answer.outputs.answer.citations).length > 0 ? 1 : 0;
+  }
+  const mean = (xs) => xs.reduce((s, x) => s + x, 0) / xs.length;
+  quality.push([label, fmt(mean(m.precision), 3), fmt(mean(m.recall), 3), fmt(mean(m.f1), 3), fmt(m.hallucinated / heldOut.length, 2), `${m.cited}/${heldOut.length}`]);
+}
+const verification = [];
+for (const judge of ["llm", "nli"]) {
+  const pairs = [];
+  for (const c of heldOut) {
+    const doc = {
+      citeflow: 1,
+      name: `SciFact ${judge}`,
+      inputs: { question: { type: "Question" } },
+      nodes: [
+        { id: "question", type: "input.question", version: 1, params: {} },
+        { id: "retrieve", type: "retrieve.hybrid", version: 1, params: { k: 3 } },
+        { id: "claim", type: "claims.from-question", version: 1, params: {} },
+        { id: "verify", type: judge === "llm" ? "verify.llm" : "verify.nli", version: 1, params: {} },
+      ],
+      edges: [
+        { from: "question.question", to: "retrieve.question" },
+        { from: "question.question", to: "claim.question" },
+        { from: "retrieve.passages", to: "claim.passages" },
+        { from: "claim.claims", to: "verify.claims" },
+        { from: "retrieve.passages", to: "verify.passages" },
+      ],
+    };
+    const r = await runTemplate(doc, c.claim);
+    const verdicts = r.byId.verify.outputs.verdicts;
+    const top = verdicts.filter((v) => v.label === "SUPPORT" || v.label === "CONTRADICT").sort((x, y) => (y.probabilities[y.label] ?? 0) - (x.probabilities[x.label] ?? 0))[0];
+    pairs.push({ gold: gold(c) === "SUPPORT" ? "true" : "false", predicted: top?.label === "SUPPORT" ? "true" : "false" });
+  }
+  const s = scoreClassification(pairs, ["true", "false"]);
+  const t = pairs.filter((p) => p.predicted === "true").length;
+  verification.push([judge === "llm" ? "Gemma 3 270M reads the passages (OpenScholar)" : "pair-nli-scifact (NLI, trained on all SciFact train claims)", fmt(s.accuracy, 3), fmt(s.macro_f1, 3), `${t}/${pairs.length}`]);
+}
+const alwaysTrue = heldOut.filter((c) => gold(c) === "SUPPORT").length / heldOut.length;
+
+// ── Report. ──
+console.log(`\nIn-process LLM: ${GGUF} (${(modelBytes / 1e6).toFixed(0)} MB), llama.cpp CPU, ${chat1.contextSize}-token context per sequence`);
+console.log(`memory bandwidth (best 512 MiB copy): ${(best / 1e9).toFixed(1)} GB/s → generation limit ${fmt(limit)} tokens/s (bandwidth / model bytes)`);
+console.log(`prompt: ${fmt(promptTps, 0)} tokens/s (median of 6 prompts of ~${median(speed.map((u) => u.promptTokens))} tokens)`);
+console.log(`generation: ${fmt(genTps)} tokens/s = ${fmt(genTps / limit, 2)}× the bandwidth limit`);
+console.log(`questions per minute (8 questions, 64 tokens each): ${[1, 2, 4].map((n) => `${n} sequence${n > 1 ? "s" : ""} ${fmt(qpm[n])}`).join(" · ")} (${fmt(qpm[2] / qpm[1], 2)}× and ${fmt(qpm[4] / qpm[1], 2)}× one at a time)`);
+console.log(`\nseconds per question, end to end (3 held-out claims, default maxTokens):`);
+rows(["template", "median s", "each"], perTemplate);
+console.log(`\nVerif.ai answers on ${heldOut.length} held-out claims with evidence (ALCE citation scores, NLI judge pair-nli-scifact):`);
+rows(["answers from", "precision", "recall", "F1", "hallucinated / answer", "answers citing"], quality);
+console.log(`\nSciFact binary verification on the same ${heldOut.length} claims, top 3 hybrid passages (always "true" scores ${fmt(alwaysTrue, 3)}):`);
+rows(["judge", "accuracy", "macro-F1", "said true"], verification);
+console.log(`\nretrieval on ${judged.length} judged training claims, nDCG@10 (published bge-small 0.72 and all-MiniLM-L6-v2 0.65 are on SciFact test):`);
+rows(
+  ["embedder", "dense", "hybrid (0.7 BM25 + 0.3 dense)", "ingest 6,237 passages"],
+  [
+    [EMBEDDER, fmt(minilmScores.dense, 3), fmt(minilmScores.hybrid, 3), ingestS !== undefined ? `${fmt(ingestS)} s` : "(the demo's store)"],
+    ["static-use-en (offline)", fmt(staticScores.dense, 3), fmt(staticScores.hybrid, 3), `${fmt(staticIngestS)} s`],
+  ],
+);
+execFileSync("rm", ["-rf", staticStore]);

@@ -1,0 +1,49 @@
+import { copyFileSync, writeFileSync } from "node:fs";
+import { join } from "node:path";
+import { afterEach, describe, expect, it } from "vitest";
+import { chooseChat } from "@citeflow/nodes";
+import { tempDir } from "../helpers.js";
+
+/** The one rule that picks a chat model from a node's params and the environment. */
+describe("chooseChat", () => {
+  const saved = { ...process.env };
+  afterEach(() => {
+    for (const k of ["CITEFLOW_CHAT_MODEL", "CITEFLOW_MODELS", "CITEFLOW_MODELS_HOME", "OPENAI_BASE_URL"]) saved[k] === undefined ? delete process.env[k] : (process.env[k] = saved[k]);
+  });
+  const none = { model: "", baseUrl: "" };
+
+  it("nothing named and no .gguf in the models folders: none, saying where it looked and what to run", () => {
+    process.env.CITEFLOW_MODELS = tempDir();
+    process.env.CITEFLOW_MODELS_HOME = tempDir();
+    delete process.env.CITEFLOW_CHAT_MODEL;
+    const c = chooseChat(none);
+    expect(c.kind).toBe("none");
+    expect(c.kind === "none" && c.reason).toMatch(new RegExp(`${process.env.CITEFLOW_MODELS}[\\s\\S]*npm run models`));
+  });
+
+  it("nothing named: the first .gguf in the models folders, in order; a named one by file name or path; 'none' is none", () => {
+    const a = tempDir();
+    const b = tempDir();
+    writeFileSync(join(b, "z.gguf"), "x");
+    writeFileSync(join(b, "m.gguf"), "x");
+    copyFileSync(join(b, "m.gguf"), join(a, "readme.txt"));
+    process.env.CITEFLOW_MODELS = `${a}:${b}`;
+    process.env.CITEFLOW_MODELS_HOME = tempDir();
+    delete process.env.CITEFLOW_CHAT_MODEL;
+    expect(chooseChat(none)).toEqual({ kind: "local", path: join(b, "m.gguf") });
+    process.env.CITEFLOW_CHAT_MODEL = "z";
+    expect(chooseChat(none)).toEqual({ kind: "local", path: join(b, "z.gguf") });
+    expect(chooseChat({ model: join(b, "z.gguf"), baseUrl: "" })).toEqual({ kind: "local", path: join(b, "z.gguf") });
+    process.env.CITEFLOW_CHAT_MODEL = "none";
+    expect(chooseChat(none).kind).toBe("none");
+  });
+
+  it("a name that is no local file is a server's model; a .gguf that is missing is an error naming where it looked", () => {
+    process.env.CITEFLOW_MODELS = tempDir();
+    process.env.CITEFLOW_MODELS_HOME = tempDir();
+    process.env.OPENAI_BASE_URL = "http://127.0.0.1:9/v1";
+    process.env.CITEFLOW_CHAT_MODEL = "llama3.1";
+    expect(chooseChat(none)).toEqual({ kind: "http", model: "llama3.1", baseUrl: "http://127.0.0.1:9/v1" });
+    expect(() => chooseChat({ model: "missing.gguf", baseUrl: "" })).toThrow(new RegExp(`${process.env.CITEFLOW_MODELS}/missing\\.gguf`));
+  });
+});
