@@ -134,10 +134,12 @@ async function runTemplate(doc, text) {
 }
 const template = (name) => JSON.parse(readFileSync(templatePath(name), "utf8"));
 const perTemplate = [];
+const step = (s) => process.stderr.write(`bench/llm: ${s}\n`);
 for (const name of ["verifai", "core-gpt", "arxivbot", "openscholar", "synth-openscholar"]) {
+  step(`template ${name}`);
   const secs = [];
-  for (const c of heldOut.slice(0, 3)) secs.push((await runTemplate(template(name), c.claim)).s);
-  perTemplate.push([name, fmt(median(secs)), secs.map((s) => fmt(s)).join(" / ")]);
+  for (const c of heldOut.slice(0, 2)) secs.push((await runTemplate(template(name), c.claim)).s);
+  perTemplate.push([name, fmt(secs.reduce((x, y) => x + y, 0) / secs.length), secs.map((s) => fmt(s)).join(" / ")]);
 }
 
 // ── Quality: Verif.ai's answers three ways; claim verification two ways. ──
@@ -153,6 +155,7 @@ const ways = [
 ];
 const quality = [];
 for (const [label, doc] of ways) {
+  step(`quality: ${label}`);
   const m = { precision: [], recall: [], f1: [], hallucinated: 0, cited: 0 };
   for (const c of heldOut) {
     const r = await runTemplate(doc, c.claim);
@@ -166,6 +169,7 @@ for (const [label, doc] of ways) {
 }
 const verification = [];
 for (const judge of ["llm", "nli"]) {
+  step(`verification: ${judge}`);
   const pairs = [];
   for (const c of heldOut) {
     const doc = {
@@ -203,8 +207,8 @@ console.log(`memory bandwidth (best 512 MiB copy): ${(best / 1e9).toFixed(1)} GB
 console.log(`prompt: ${fmt(promptTps, 0)} tokens/s (median of 6 prompts of ~${median(speed.map((u) => u.promptTokens))} tokens)`);
 console.log(`generation: ${fmt(genTps)} tokens/s = ${fmt(genTps / limit, 2)}× the bandwidth limit`);
 console.log(`questions per minute (8 questions, 64 tokens each): ${[1, 2, 4].map((n) => `${n} sequence${n > 1 ? "s" : ""} ${fmt(qpm[n])}`).join(" · ")} (${fmt(qpm[2] / qpm[1], 2)}× and ${fmt(qpm[4] / qpm[1], 2)}× one at a time)`);
-console.log(`\nseconds per question, end to end (3 held-out claims, default maxTokens):`);
-rows(["template", "median s", "each"], perTemplate);
+console.log(`\nseconds per question, end to end (2 held-out claims, default maxTokens):`);
+rows(["template", "mean s", "each"], perTemplate);
 console.log(`\nVerif.ai answers on ${heldOut.length} held-out claims with evidence (ALCE citation scores, NLI judge pair-nli-scifact):`);
 rows(["answers from", "precision", "recall", "F1", "hallucinated / answer", "answers citing"], quality);
 console.log(`\nSciFact binary verification on the same ${heldOut.length} claims, top 3 hybrid passages (always "true" scores ${fmt(alwaysTrue, 3)}):`);

@@ -9,10 +9,12 @@ import { nodeSpec, setParam, splitRef } from "./model";
 import { ParamsForm } from "./params";
 import { reveal } from "./reveal";
 import type { EditorState } from "./state";
+import { modelCalls, type ModelCall } from "./calls";
+import { ModelCalls } from "./usage";
 
 /** Resolves the node's outputs and what its inputs received (for context: sources, claims). */
 function useNodeValues(state: EditorState, nodeId: string) {
-  const [values, setValues] = useState<{ outputs?: Record<string, unknown>; passages?: Passage[]; claims?: Claim[]; iterations?: FeedbackIteration[]; error?: string }>({});
+  const [values, setValues] = useState<{ outputs?: Record<string, unknown>; passages?: Passage[]; claims?: Claim[]; iterations?: FeedbackIteration[]; calls?: ModelCall[]; error?: string }>({});
   const badge = state.run?.badges[nodeId];
   useEffect(() => {
     let live = true;
@@ -22,11 +24,14 @@ function useNodeValues(state: EditorState, nodeId: string) {
     void (async () => {
       try {
         const outputs = await p;
-        const ctx: { passages?: Passage[]; claims?: Claim[]; iterations?: FeedbackIteration[] } = {};
+        const ctx: { passages?: Passage[]; claims?: Claim[]; iterations?: FeedbackIteration[]; calls?: ModelCall[] } = {};
         // The node's trace: a self-feedback loop's items, retrievals and edits.
         const record = await state.client.request<{ nodes: Array<{ id: string; spans: SpanLike[] }> }>("record", { runId: state.run!.runId });
-        const iterations = feedbackIterations(record.nodes.find((n) => n.id === nodeId)?.spans ?? []);
+        const spans = record.nodes.find((n) => n.id === nodeId)?.spans ?? [];
+        const iterations = feedbackIterations(spans);
         if (iterations.length) ctx.iterations = iterations;
+        const calls = modelCalls(spans);
+        if (calls.length) ctx.calls = calls;
         for (const e of state.doc.edges.filter((e) => splitRef(e.to).node === nodeId)) {
           const from = splitRef(e.from);
           const up = await state.outputs(from.node)?.catch(() => undefined);
@@ -91,6 +96,18 @@ export function NodeInspector({ state, nodeId }: { state: EditorState; nodeId: s
         </p>
       )}
       {values.error && <p className="cf-error">{values.error}</p>}
+      {badge?.status === "running" && badge.progress && (
+        <section className="cf-output" data-view="generating">
+          <h4>{trans.__("Generating…")}</h4>
+          <p className="cf-progress-live">{badge.progress}</p>
+        </section>
+      )}
+      {values.calls && (
+        <section className="cf-output" data-view="model-calls">
+          <h4>{trans.__("Language model calls")}</h4>
+          <ModelCalls calls={values.calls} />
+        </section>
+      )}
       {values.iterations && (
         <section className="cf-output" data-view="feedback">
           <h4>{trans.__("Self-feedback iterations")}</h4>

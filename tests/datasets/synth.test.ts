@@ -94,7 +94,7 @@ describe("citeflow synth (scripted LLM on loopback)", () => {
     const out = mkdtempSync(join(tmpdir(), "citeflow-synth-"));
     const noLlm = await cli(["synth", "--store", suite.store, "--n", "2", "--out", out], { ...env, CITEFLOW_CHAT_MODEL: undefined });
     expect(noLlm.code).toBe(2);
-    expect(noLlm.stderr).toContain("synth needs an LLM: set $CITEFLOW_CHAT_MODEL");
+    expect(noLlm.stderr).toContain("synth needs a language model: no chat model is configured ($CITEFLOW_CHAT_MODEL) and no .gguf file is in the models folders");
     const none = await cli(["synth", "--store", suite.store, "--n", "2", "--out", out, "--min-year", "2100"], env);
     expect(none.code).toBe(1);
     expect(none.stderr).toContain("passes the filters (year 2100–any");

@@ -1,6 +1,6 @@
 import { existsSync } from "node:fs";
-import { join } from "node:path";
-import { loadEmbedder } from "@citeflow/models";
+import { basename, join } from "node:path";
+import { defaultEmbedder, loadEmbedder, OFFLINE_EMBEDDER } from "@citeflow/models";
 import { LanceStore, openScholarChunker, readBeirCorpus } from "@citeflow/retrieval";
 import { defaultRunsDir } from "./run.js";
 
@@ -22,8 +22,8 @@ export function useOfflineModels(): Record<string, string> {
 }
 
 /**
- * A store of SciFact's 5,183 abstracts (OpenScholar chunking, the offline static-use-en embedder),
- * the same one `citeflow demo` builds, made on first use from `$CITEFLOW_DATA/scifact/corpus.jsonl`
+ * A store of SciFact's 5,183 abstracts (OpenScholar chunking; all-MiniLM-L6-v2 when `npm run models`
+ * installed it, else the offline static-use-en: see `defaultEmbedder`), the same one `citeflow demo` builds, made on first use from `$CITEFLOW_DATA/scifact/corpus.jsonl`
  * (resumed if an earlier build was cut short) and set as `$CITEFLOW_STORE`. Returns its folder.
  */
 export async function sciFactStore(options: { runs?: string; onProgress?: (documents: number) => void } = {}): Promise<string> {
@@ -31,14 +31,15 @@ export async function sciFactStore(options: { runs?: string; onProgress?: (docum
   if (!data) throw new Error("sciFactStore reads $CITEFLOW_DATA/scifact/corpus.jsonl: set CITEFLOW_DATA to the data folder");
   const corpus = join(data, "scifact", "corpus.jsonl");
   if (!existsSync(corpus)) throw new Error(`no ${corpus} (from $CITEFLOW_DATA)`);
-  const dir = join(options.runs ?? defaultRunsDir(), "stores", "scifact-static-use-en");
+  const embedderId = defaultEmbedder();
+  const dir = join(options.runs ?? defaultRunsDir(), "stores", `scifact-${basename(embedderId)}`);
   const store = await LanceStore.open(dir);
-  const embedder = await loadEmbedder("static-use-en");
+  const embedder = await loadEmbedder(embedderId);
   await store.ingest(readBeirCorpus(corpus), {
     chunker: openScholarChunker(),
     chunkerName: "openscholar-256",
     embedder,
-    batchSize: 512,
+    batchSize: embedderId === OFFLINE_EMBEDDER ? 512 : 64,
     ...(options.onProgress ? { onProgress: (p: { documents: number }) => options.onProgress!(p.documents) } : {}),
   });
   process.env.CITEFLOW_STORE = dir;

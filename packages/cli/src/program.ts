@@ -204,7 +204,7 @@ export function buildProgram(registry: NodeRegistry, setCode: (code: number) => 
 
   program
     .command("synth")
-    .description("OpenScholar-style synthetic training data: sample abstracts, LLM-written questions, the synth-openscholar pipeline, pairwise and rubric filters, exports (needs $CITEFLOW_CHAT_MODEL)")
+    .description("OpenScholar-style synthetic training data: sample abstracts, LLM-written questions, the synth-openscholar pipeline, pairwise and rubric filters, exports (needs a language model: see docs/models.md)")
     .requiredOption("--store <dir>", "store to sample abstracts from (also the pipeline's retrieval store)")
     .requiredOption("--n <N>", "abstracts to sample")
     .requiredOption("--out <dir>", "output folder: questions.jsonl, done.jsonl, runs/, one folder per format")
@@ -226,10 +226,11 @@ export function buildProgram(registry: NodeRegistry, setCode: (code: number) => 
       };
       const n = num("n", opts.n)!;
       if (!Number.isInteger(n) || n < 1) throw new UsageError(`--n ${opts.n}: give a positive integer`);
-      const model = process.env.CITEFLOW_CHAT_MODEL;
-      if (!model) throw new UsageError("synth needs an LLM: set $CITEFLOW_CHAT_MODEL (and $OPENAI_BASE_URL, $OPENAI_API_KEY for your server)");
+      const { configuredChat, noChatReason } = await import("@citeflow/nodes");
+      const settings = { model: "", baseUrl: "", apiKeyEnv: "OPENAI_API_KEY", temperature: 0, maxTokens: 512, timeoutMs: 120_000, retries: 3 };
+      const chat = await configuredChat(settings);
+      if (!chat) throw new UsageError(`synth needs a language model: ${noChatReason(settings)}`);
       const { synthesize, FORMATS } = await import("@citeflow/datasets");
-      const { openAIChat } = await import("@citeflow/models");
       const formats = String(opts.formats).split(",").map((f) => f.trim());
       for (const f of formats) if (!(FORMATS as readonly string[]).includes(f)) throw new UsageError(`--formats: "${f}" is not one of ${FORMATS.join(", ")}`);
       process.env.CITEFLOW_STORE ||= opts.store;
@@ -239,7 +240,7 @@ export function buildProgram(registry: NodeRegistry, setCode: (code: number) => 
         store: opts.store,
         n,
         out: opts.out,
-        chat: openAIChat({ model }),
+        chat,
         registry,
         seed: num("seed", opts.seed)!,
         ...(opts.minYear !== undefined ? { minYear: num("min-year", opts.minYear)! } : {}),

@@ -27,3 +27,6 @@ export const DEFAULT_MODELS = {
   reranker: "Xenova/ms-marco-MiniLM-L-6-v2",
   nli: "Xenova/nli-deberta-v3-xsmall",
 } as const;
+
+/** The offline embedder when nothing better is installed: static token vectors, weak (see docs/models.md). */
+export const OFFLINE_EMBEDDER = "static-use-en";

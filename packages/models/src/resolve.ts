@@ -1,6 +1,7 @@
 import { existsSync } from "node:fs";
 import { homedir } from "node:os";
 import { delimiter, join, resolve } from "node:path";
+import { DEFAULT_MODELS, OFFLINE_EMBEDDER } from "./interfaces.js";
 
 export interface ModelLocation {
   /** Folder whose `<id>/config.json` exists, or undefined when it will come from the hub or its cache. */
@@ -72,4 +73,17 @@ export function resolveModel(id: string, options: ResolveOptions = {}): ModelLoc
   if (allow) return { remote: true };
   looked.push("the model hub: downloads are off (CITEFLOW_ALLOW_DOWNLOADS is not 1)");
   throw new ModelNotFoundError(id, looked);
+}
+
+/**
+ * The embedder new stores are built with: $CITEFLOW_EMBEDDER, else all-MiniLM-L6-v2 when it is in a
+ * local models folder (`npm run models` puts it there), else the offline static-use-en.
+ */
+export function defaultEmbedder(env: NodeJS.ProcessEnv = process.env): string {
+  if (env.CITEFLOW_EMBEDDER) return env.CITEFLOW_EMBEDDER;
+  try {
+    return resolveModel(DEFAULT_MODELS.embedder, { modelsDirs: modelsDirsFromEnv(env), allowDownloads: false }).localDir ? DEFAULT_MODELS.embedder : OFFLINE_EMBEDDER;
+  } catch {
+    return OFFLINE_EMBEDDER;
+  }
 }

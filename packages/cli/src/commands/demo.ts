@@ -1,6 +1,6 @@
 import { basename, join } from "node:path";
 import type { Answer, Claim, NodeRegistry, Passage, Verdict } from "@citeflow/core";
-import { DEFAULT_MODELS, resolveModel } from "@citeflow/models";
+import { defaultEmbedder, OFFLINE_EMBEDDER } from "@citeflow/models";
 import { chooseChat, templatePath } from "@citeflow/nodes";
 import { RunStore } from "@citeflow/runstore";
 import { FailureError } from "../errors.js";
@@ -32,7 +32,7 @@ export async function demoCommand(runs: string, registry: NodeRegistry, o: { dat
   });
   const corpus = join(scifact, "corpus.jsonl");
   const claims = join(scifact, "claims_train.jsonl");
-  const embedder = pretrainedEmbedder();
+  const embedder = defaultEmbedder();
   const store = join(runs, "stores", `scifact-${basename(embedder)}`);
   const graph = templatePath("verifai");
   // Offline, verification uses the SciFact pair model unless another NLI model is configured.
@@ -45,10 +45,10 @@ export async function demoCommand(runs: string, registry: NodeRegistry, o: { dat
       : chat.kind === "http"
         ? `chat model ${chat.model} at ${chat.baseUrl || "the OpenAI API"}`
         : `the extractive baseline, which is not a language model: ${chat.reason}`;
-  const embedderNote = embedder === "static-use-en" ? "static-use-en (offline, weak: run `npm run models` for all-MiniLM-L6-v2)" : embedder;
+  const embedderNote = embedder === OFFLINE_EMBEDDER ? "static-use-en (offline, weak: run `npm run models` for all-MiniLM-L6-v2)" : embedder;
 
   say(`Citeflow demo: the Verif.ai template on SciFact\n  answers: ${generator}\n  embedder: ${embedderNote}\n  NLI: ${nli}${nli === "pair-nli-scifact" ? " (offline, weak — see docs/models.md)" : ""}\n\n— index SciFact (${corpus}) into ${store} —\n`);
-  await ingestCommand({ corpus, store, format: "scifact", chunker: "openscholar", embedder, batch: embedder === "static-use-en" ? 512 : 64 });
+  await ingestCommand({ corpus, store, format: "scifact", chunker: "openscholar", embedder, batch: embedder === OFFLINE_EMBEDDER ? 512 : 64 });
   process.env.CITEFLOW_STORE = store;
 
   say(`\n— run ${graph}\n  on the first ${CLAIMS} SciFact training claims; answers from ${generator} —\n`);
@@ -69,16 +69,6 @@ export async function demoCommand(runs: string, registry: NodeRegistry, o: { dat
   runsShow(runs, last, false);
   say(`\nNext: citeflow runs list --runs ${runs} · citeflow runs diff <a> <b> --runs ${runs} · citeflow search "<query>" --store ${store} · citeflow catalogue\n`);
   return 0;
-}
-
-/** $CITEFLOW_EMBEDDER, else all-MiniLM-L6-v2 when it is installed (npm run models), else the offline static-use-en. */
-function pretrainedEmbedder(): string {
-  if (process.env.CITEFLOW_EMBEDDER) return process.env.CITEFLOW_EMBEDDER;
-  try {
-    return resolveModel(DEFAULT_MODELS.embedder, { allowDownloads: false }).localDir ? DEFAULT_MODELS.embedder : "static-use-en";
-  } catch {
-    return "static-use-en";
-  }
 }
 
 /** One run of the Verif.ai template: the question, the answer with citations, its scores, the verdicts and the passages. */
