@@ -36,6 +36,8 @@ describe("chooseChat", () => {
     expect(chooseChat({ model: join(b, "z.gguf"), baseUrl: "" })).toEqual({ kind: "local", path: join(b, "z.gguf") });
     process.env.CITEFLOW_CHAT_MODEL = "none";
     expect(chooseChat(none).kind).toBe("none");
+    process.env.CITEFLOW_CHAT_MODEL = "hf:acme/repo/model.gguf";
+    expect(chooseChat(none)).toEqual({ kind: "hub", uri: "hf:acme/repo/model.gguf" });
   });
 
   it("a name that is no local file is a server's model; a .gguf that is missing is an error naming where it looked", () => {

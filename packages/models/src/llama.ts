@@ -3,7 +3,7 @@ import { availableParallelism } from "node:os";
 import { basename, isAbsolute, join, resolve } from "node:path";
 import type { Llama, LlamaContext, LlamaContextSequence, LlamaGrammar, LlamaModel, Token } from "node-llama-cpp";
 import type { ChatMessage, ChatModel, ChatOptions, ChatResult } from "./chat.js";
-import { modelsDirsFromEnv } from "./resolve.js";
+import { modelsDirsFromEnv, modelsHome } from "./resolve.js";
 
 export class GgufNotFoundError extends Error {
   override name = "GgufNotFoundError";
@@ -43,6 +43,21 @@ export function findGguf(name: string, dirs: string[] = modelsDirsFromEnv(), req
   }
   if (required) throw new GgufNotFoundError(name, looked);
   return undefined;
+}
+
+/**
+ * A GGUF named by a hub URI (`hf:<user>/<repo>/<file>.gguf`), in the models home: downloaded there
+ * by node-llama-cpp when `download` is true ($HF_ENDPOINT overrides the hub's address), else it
+ * must have been downloaded before.
+ */
+export async function hubGguf(uri: string, download: boolean): Promise<string> {
+  const { resolveModelFile } = await import("node-llama-cpp");
+  try {
+    return await resolveModelFile(uri, { directory: modelsHome(), download: download ? "auto" : false, cli: false });
+  } catch (e) {
+    if (download) throw new Error(`downloading chat model ${uri} into ${modelsHome()} failed: ${(e as Error).message}`, { cause: e });
+    throw new GgufNotFoundError(uri, [`${modelsHome()} (not downloaded yet; downloads are off: set CITEFLOW_ALLOW_DOWNLOADS=1 to fetch it from the hub)`]);
+  }
 }
 
 /** The first .gguf file in the models folders (by name), for when the user named no chat model. */

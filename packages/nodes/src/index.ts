@@ -77,7 +77,7 @@ export function createRegistry(extra: AnyNodeDefinition[] = []): NodeRegistry {
 
 export { loadPrompt, promptPath } from "./prompts.js";
 export { answerMessages } from "./generate/generate-answer.js";
-export { chooseChat, configuredChat, noChatReason, type ChatChoice } from "./generate/llm.js";
+export { chooseChat, configuredChat, describeChat, noChatReason, type ChatChoice } from "./generate/llm.js";
 
 /** Path of a graph file shipped with this package (in graphs/). */
 export function shippedGraph(file: string): string {

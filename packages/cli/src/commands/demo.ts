@@ -1,7 +1,7 @@
 import { basename, join } from "node:path";
 import type { Answer, Claim, NodeRegistry, Passage, Verdict } from "@citeflow/core";
 import { defaultEmbedder, OFFLINE_EMBEDDER } from "@citeflow/models";
-import { chooseChat, templatePath } from "@citeflow/nodes";
+import { chooseChat, describeChat, templatePath } from "@citeflow/nodes";
 import { RunStore } from "@citeflow/runstore";
 import { FailureError } from "../errors.js";
 import { ingestCommand } from "./ingest.js";
@@ -38,13 +38,7 @@ export async function demoCommand(runs: string, registry: NodeRegistry, o: { dat
   // Offline, verification uses the SciFact pair model unless another NLI model is configured.
   process.env.CITEFLOW_NLI_MODEL ||= "pair-nli-scifact";
   const nli = process.env.CITEFLOW_NLI_MODEL;
-  const chat = chooseChat({ model: "", baseUrl: "" });
-  const generator =
-    chat.kind === "local"
-      ? `${basename(chat.path)}, running in this process (llama.cpp, CPU)`
-      : chat.kind === "http"
-        ? `chat model ${chat.model} at ${chat.baseUrl || "the OpenAI API"}`
-        : `the extractive baseline, which is not a language model: ${chat.reason}`;
+  const generator = describeChat(chooseChat({ model: "", baseUrl: "" }));
   const embedderNote = embedder === OFFLINE_EMBEDDER ? "static-use-en (offline, weak: run `npm run models` for all-MiniLM-L6-v2)" : embedder;
 
   say(`Citeflow demo: the Verif.ai template on SciFact\n  answers: ${generator}\n  embedder: ${embedderNote}\n  NLI: ${nli}${nli === "pair-nli-scifact" ? " (offline, weak — see docs/models.md)" : ""}\n\n— index SciFact (${corpus}) into ${store} —\n`);

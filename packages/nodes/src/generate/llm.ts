@@ -1,7 +1,7 @@
 import type { NodeContext } from "@citeflow/core";
 import { statSync } from "node:fs";
 import { basename } from "node:path";
-import { findGguf, firstGguf, loadLocalChat, modelsDirsFromEnv, openAIChat, type ChatMessage, type ChatModel, type ChatOptions, type ChatResult, type LocalChatOptions } from "@citeflow/models";
+import { findGguf, firstGguf, hubGguf, loadLocalChat, modelsDirsFromEnv, openAIChat, type ChatMessage, type ChatModel, type ChatOptions, type ChatResult, type LocalChatOptions } from "@citeflow/models";
 import { z } from "zod";
 
 /** Params every node that calls a chat model shares. */
@@ -23,12 +23,14 @@ const chats = new Map<string, ChatModel>();
 /** Which chat model a node's params and the environment select, before anything is loaded. */
 export type ChatChoice =
   | { kind: "local"; path: string }
+  | { kind: "hub"; uri: string }
   | { kind: "http"; model: string; baseUrl: string }
   | { kind: "none"; reason: string };
 
 /**
  * The one rule for choosing a chat model. The model param, else $CITEFLOW_CHAT_MODEL: "none" →
  * no model; a .gguf path, or the name of a .gguf file in the models folders → in-process;
+ * `hf:<user>/<repo>/<file>.gguf` → in-process, from the Hugging Face hub into the models home;
  * any other name → that model on the OpenAI-compatible server ($OPENAI_BASE_URL or baseUrl).
  * Nothing named → the first .gguf in the models folders; none there → no model.
  */
@@ -36,6 +38,7 @@ export function chooseChat(p: Pick<LlmParams, "model" | "baseUrl">): ChatChoice 
   const name = (p.model || process.env.CITEFLOW_CHAT_MODEL || "").trim();
   if (name === "none") return { kind: "none", reason: `the chat model is set to "none"` };
   if (name) {
+    if (/^(hf|huggingface):/.test(name)) return { kind: "hub", uri: name };
     const path = findGguf(name, modelsDirsFromEnv(), /\.gguf$/i.test(name) || name.includes("/"));
     if (path) return { kind: "local", path };
     return { kind: "http", model: name, baseUrl: p.baseUrl || process.env.OPENAI_BASE_URL || "" };
@@ -50,6 +53,7 @@ export async function configuredChat(p: LlmParams): Promise<ChatModel | undefine
   const c = chooseChat(p);
   if (c.kind === "none") return undefined;
   if (c.kind === "local") return loadLocalChat(c.path, localChatOptions());
+  if (c.kind === "hub") return loadLocalChat(await hubGguf(c.uri, process.env.CITEFLOW_ALLOW_DOWNLOADS === "1"), localChatOptions());
   const key = JSON.stringify([c.model, c.baseUrl, p.apiKeyEnv, p.timeoutMs, p.retries]);
   let m = chats.get(key);
   if (!m) {
@@ -73,7 +77,22 @@ export function llmFingerprint(p: LlmParams): unknown {
   const c = chooseChat(p);
   if (c.kind === "none") return null;
   if (c.kind === "local") return { local: basename(c.path), bytes: statSync(c.path).size };
+  if (c.kind === "hub") return { hub: c.uri };
   return { model: c.model, baseUrl: c.baseUrl || null };
+}
+
+/** A choice in words, for the demo and logs. */
+export function describeChat(c: ChatChoice): string {
+  switch (c.kind) {
+    case "local":
+      return `${basename(c.path)}, running in this process (llama.cpp, CPU)`;
+    case "hub":
+      return `${c.uri} from the Hugging Face hub, running in this process (llama.cpp, CPU)`;
+    case "http":
+      return `chat model ${c.model} at ${c.baseUrl || "the OpenAI API"}`;
+    case "none":
+      return `the extractive baseline, which is not a language model: ${c.reason}`;
+  }
 }
 
 /** Why a node runs without a chat model, in words for its log and the demo. */
