@@ -76,7 +76,7 @@ describe("notebooks against an LLM server (loopback, OpenAI protocol)", () => {
       expect(llm.requests.length).toBeGreaterThan(before);
       expect(llm.requests.at(-1)!.headers.authorization).toBe(`Bearer ${SECRET}`);
       const text = readFileSync(join(ARTEFACTS, "llm", nb), "utf8");
-      expect(text).toContain("LLM loopback-model");
+      expect(text).toContain("chat model loopback-model at ");
       expect(text).not.toContain(SECRET);
     }, 900_000);
 });

@@ -1,6 +1,7 @@
 import { existsSync } from "node:fs";
 import { basename, join } from "node:path";
 import { defaultEmbedder, loadEmbedder, OFFLINE_EMBEDDER } from "@citeflow/models";
+import { chooseChat, describeChat } from "@citeflow/nodes";
 import { LanceStore, openScholarChunker, readBeirCorpus } from "@citeflow/retrieval";
 import { defaultRunsDir } from "./run.js";
 
@@ -44,4 +45,12 @@ export async function sciFactStore(options: { runs?: string; onProgress?: (docum
   });
   process.env.CITEFLOW_STORE = dir;
   return dir;
+}
+
+/**
+ * Which language model the templates' chat nodes use here, in words: an in-process GGUF (after
+ * `npm run models`: Gemma 3 270M), a server's model, or the extractive baseline and why.
+ */
+export function languageModel(): string {
+  return describeChat(chooseChat({ model: "", baseUrl: "" }));
 }
