@@ -124,10 +124,14 @@ function graphInputSets(graph: CompiledGraph, opts: RunCommandOptions): Array<{ 
   }));
 }
 
-/** `--override node.port=<JSON>` or `node.port=@file.json`. */
-function parseOverrides(specs: string[]): Record<string, Record<string, unknown>> | undefined {
+/**
+ * `--override node.port=<JSON>` or `node.port=@file.json`. The maps have no prototype, so a name
+ * such as `__proto__` or `constructor` is only a key (the run then says there is no such node),
+ * never a way to write into every object.
+ */
+export function parseOverrides(specs: string[]): Record<string, Record<string, unknown>> | undefined {
   if (specs.length === 0) return undefined;
-  const out: Record<string, Record<string, unknown>> = {};
+  const out: Record<string, Record<string, unknown>> = Object.create(null);
   for (const spec of specs) {
     const m = /^([^.=]+)\.([^=]+)=(.*)$/s.exec(spec);
     if (!m) throw new UsageError(`--override "${spec}": expected node.port=<JSON> or node.port=@file.json`);
@@ -141,7 +145,7 @@ function parseOverrides(specs: string[]): Record<string, Record<string, unknown>
       }
     }
     try {
-      (out[node] ??= {})[port] = JSON.parse(text);
+      (out[node] ??= Object.create(null) as Record<string, unknown>)[port] = JSON.parse(text);
     } catch (e) {
       throw new UsageError(`--override ${node}.${port}: not valid JSON: ${(e as Error).message}`);
     }
