@@ -227,7 +227,7 @@ export function buildProgram(registry: NodeRegistry, setCode: (code: number) => 
       const n = num("n", opts.n)!;
       if (!Number.isInteger(n) || n < 1) throw new UsageError(`--n ${opts.n}: give a positive integer`);
       const { configuredChat, noChatReason } = await import("@citeflow/nodes");
-      const settings = { model: "", baseUrl: "", apiKeyEnv: "OPENAI_API_KEY", temperature: 0, maxTokens: 512, timeoutMs: 120_000, retries: 3 };
+      const settings = { model: "", baseUrl: "", apiKeyEnv: "OPENAI_API_KEY", temperature: 0, maxTokens: 512, repeatPenalty: 1.1, timeoutMs: 120_000, retries: 3 };
       const chat = await configuredChat(settings);
       if (!chat) throw new UsageError(`synth needs a language model: ${noChatReason(settings)}`);
       const { synthesize, FORMATS } = await import("@citeflow/datasets");

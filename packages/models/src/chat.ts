@@ -34,6 +34,8 @@ export interface ChatOptions {
   onText?: (chunk: string, soFar: string) => void;
   /** A JSON schema the answer must follow. In-process models are held to it by a grammar and return `structured`; servers ignore it. */
   jsonSchema?: Record<string, unknown>;
+  /** In-process models: penalty on tokens repeated in the last 64 (llama.cpp's repeat penalty; default 1.1, 1 = off). Servers ignore it. */
+  repeatPenalty?: number;
   /** Citation markers allowed: only [base]…[base+count-1]. In-process models are held to it by a grammar; servers ignore it. */
   citations?: { count: number; base: 0 | 1 };
 }

@@ -186,6 +186,9 @@ class LocalChat implements ChatModel {
       ...(o.seed !== undefined ? { seed: o.seed } : {}),
       ...(o.signal ? { signal: o.signal } : {}),
       ...(grammar ? { grammar } : {}),
+      // Greedy decoding loops on small models ("X is a cause of Y. X is a cause of Y. …"): free text
+      // gets a repeat penalty; JSON does not (its grammar repeats quotes and keys by design).
+      ...(!schema && (o.repeatPenalty ?? 1.1) > 1 ? { repeatPenalty: { penalty: o.repeatPenalty ?? 1.1, lastTokens: 64 } } : {}),
       onToken: (tokens: Token[]) => {
         first ??= performance.now();
         generated += tokens.length;

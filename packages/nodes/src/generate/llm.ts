@@ -12,11 +12,12 @@ export const llmParams = {
   temperature: z.number().min(0).max(2).default(0),
   maxTokens: z.number().int().positive().default(512),
   seed: z.number().int().optional().describe("Sampling seed, where the server supports it"),
+  repeatPenalty: z.number().min(1).max(2).default(1.1).describe("In-process models: penalty on tokens repeated in the last 64, against greedy loops (1 = off); servers ignore it"),
   timeoutMs: z.number().int().positive().default(120_000),
   retries: z.number().int().nonnegative().default(3),
 };
 
-export type LlmParams = { model: string; baseUrl: string; apiKeyEnv: string; temperature: number; maxTokens: number; seed?: number | undefined; timeoutMs: number; retries: number };
+export type LlmParams = { model: string; baseUrl: string; apiKeyEnv: string; temperature: number; maxTokens: number; seed?: number | undefined; repeatPenalty: number; timeoutMs: number; retries: number };
 
 const chats = new Map<string, ChatModel>();
 
@@ -122,6 +123,7 @@ export function callChat(ctx: NodeContext, chat: ChatModel, messages: ChatMessag
       temperature: p.temperature,
       maxTokens: p.maxTokens,
       ...(p.seed !== undefined ? { seed: p.seed } : {}),
+      repeatPenalty: p.repeatPenalty,
       signal: ctx.signal,
       ...constraint,
       onText: (_chunk, soFar) => {
