@@ -19,6 +19,7 @@ import { loadGraph, startRun } from "@citeflow/core";
 import { docsInOrder, readQrels, scoreClassification, scoreRetrieval } from "@citeflow/eval";
 import { loadEmbedder, loadLocalChat } from "@citeflow/models";
 import { createRegistry, templatePath } from "@citeflow/nodes";
+import { aggregateVerdicts, sciFactVerificationGraph } from "@citeflow/cli";
 import { LanceStore, hybridSearch, openScholarChunker, readBeirCorpus } from "@citeflow/retrieval";
 
 const DATA = process.env.CITEFLOW_DATA;
@@ -172,28 +173,10 @@ for (const judge of ["llm", "nli"]) {
   step(`verification: ${judge}`);
   const pairs = [];
   for (const c of heldOut) {
-    const doc = {
-      citeflow: 1,
-      name: `SciFact ${judge}`,
-      inputs: { question: { type: "Question" } },
-      nodes: [
-        { id: "question", type: "input.question", version: 1, params: {} },
-        { id: "retrieve", type: "retrieve.hybrid", version: 1, params: { k: 3 } },
-        { id: "claim", type: "claims.from-question", version: 1, params: {} },
-        { id: "verify", type: judge === "llm" ? "verify.llm" : "verify.nli", version: 1, params: {} },
-      ],
-      edges: [
-        { from: "question.question", to: "retrieve.question" },
-        { from: "question.question", to: "claim.question" },
-        { from: "retrieve.passages", to: "claim.passages" },
-        { from: "claim.claims", to: "verify.claims" },
-        { from: "retrieve.passages", to: "verify.passages" },
-      ],
-    };
+    const doc = sciFactVerificationGraph({ k: 3, judge });
     const r = await runTemplate(doc, c.claim);
-    const verdicts = r.byId.verify.outputs.verdicts;
-    const top = verdicts.filter((v) => v.label === "SUPPORT" || v.label === "CONTRADICT").sort((x, y) => (y.probabilities[y.label] ?? 0) - (x.probabilities[x.label] ?? 0))[0];
-    pairs.push({ gold: gold(c) === "SUPPORT" ? "true" : "false", predicted: top?.label === "SUPPORT" ? "true" : "false" });
+    const predicted = aggregateVerdicts(r.byId.verify.outputs.verdicts);
+    pairs.push({ gold: gold(c) === "SUPPORT" ? "true" : "false", predicted: predicted === "SUPPORT" ? "true" : "false" });
   }
   const s = scoreClassification(pairs, ["true", "false"]);
   const t = pairs.filter((p) => p.predicted === "true").length;

@@ -77,6 +77,33 @@ export function aggregateVerdicts(verdicts: Verdict[]): Label {
 }
 
 /**
+ * The built-in SciFact verification graph: hybrid top-k for the claim, the claim as one claim citing
+ * what was retrieved, then the judge: the NLI model against each passage, or the chat model reading
+ * them (true/false, OpenScholar's protocol).
+ */
+export function sciFactVerificationGraph(o: { k: number; judge: "nli" | "llm"; modelsDir?: string }) {
+  const modelsDir = o.modelsDir ? { modelsDir: o.modelsDir } : {};
+  return {
+    citeflow: 1,
+    name: "SciFact open-retrieval verification",
+    inputs: { question: { type: "Question" } },
+    nodes: [
+      { id: "question", type: "input.question", version: 1, params: {} },
+      { id: "retrieve", type: "retrieve.hybrid", version: 1, params: { k: o.k, ...modelsDir } },
+      { id: "claim", type: "claims.from-question", version: 1, params: {} },
+      o.judge === "llm" ? { id: "verify", type: "verify.llm", version: 1, params: {} } : { id: "verify", type: "verify.nli", version: 1, params: { ...modelsDir } },
+    ],
+    edges: [
+      { from: "question.question", to: "retrieve.question" },
+      { from: "question.question", to: "claim.question" },
+      { from: "retrieve.passages", to: "claim.passages" },
+      { from: "claim.claims", to: "verify.claims" },
+      { from: "retrieve.passages", to: "verify.passages" },
+    ],
+  };
+}
+
+/**
  * Open-retrieval claim verification on SciFact: retrieve for each claim, verify it against what
  * was retrieved (NLI), aggregate to SUPPORT / CONTRADICT / NO_EVIDENCE, and score.
  * `--binary`: only claims with evidence, SUPPORT = true vs everything else = false (OpenScholar's setting).
@@ -94,26 +121,7 @@ export async function evalScifactCommand(o: EvalScifactOptions, registry: NodeRe
   if (o.binary) claims = claims.filter((c) => c.gold !== "NO_EVIDENCE");
   if (o.limit !== undefined) claims = claims.slice(0, o.limit);
   const modelsDir = o.modelsDir ? { modelsDir: o.modelsDir } : {};
-  const doc = o.graph
-    ? JSON.parse(readFileSync(o.graph, "utf8"))
-    : {
-        citeflow: 1,
-        name: "SciFact open-retrieval verification",
-        inputs: { question: { type: "Question" } },
-        nodes: [
-          { id: "question", type: "input.question", version: 1, params: {} },
-          { id: "retrieve", type: "retrieve.hybrid", version: 1, params: { k: o.k ?? 3, ...modelsDir } },
-          { id: "claim", type: "claims.from-question", version: 1, params: {} },
-          o.judge === "llm" ? { id: "verify", type: "verify.llm", version: 1, params: {} } : { id: "verify", type: "verify.nli", version: 1, params: { ...modelsDir } },
-        ],
-        edges: [
-          { from: "question.question", to: "retrieve.question" },
-          { from: "question.question", to: "claim.question" },
-          { from: "retrieve.passages", to: "claim.passages" },
-          { from: "claim.claims", to: "verify.claims" },
-          { from: "retrieve.passages", to: "verify.passages" },
-        ],
-      };
+  const doc = o.graph ? JSON.parse(readFileSync(o.graph, "utf8")) : sciFactVerificationGraph({ k: o.k ?? 3, judge: o.judge ?? "nli", ...modelsDir });
   const graph = loadGraph(doc, registry, { source: o.graph ?? "built-in SciFact graph" });
   const verifier = [...graph.order].reverse().find((id) => Object.values(graph.nodes.get(id)!.outputTypes).includes("Verdict[]"));
   if (!verifier) throw new FailureError(`graph ${o.graph}: no node outputs Verdict[]`);
