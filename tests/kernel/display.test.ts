@@ -62,3 +62,34 @@ describe("display payloads carry passages as the inspectors show them", () => {
     expect(out.note!.text).toBe(long); // not a passage list: left whole
   });
 });
+
+describe("a live run's display shows a node's text while it streams", () => {
+  it("carries the node's progress message while it runs, and drops it when the node is done", async () => {
+    const { defineNode, loadGraph, start } = await import("citeflow");
+    const { NodeRegistry } = await import("@citeflow/core");
+    const { z } = await import("zod");
+    const { mkdtempSync } = await import("node:fs");
+    const { tmpdir } = await import("node:os");
+    const { join } = await import("node:path");
+    let release!: () => void;
+    const gate = new Promise<void>((r) => (release = r));
+    const stream = defineNode({
+      type: "test.stream", version: 1, title: "Streams", family: "test", description: "Reports text so far, then finishes",
+      inputs: {}, outputs: { out: { type: "Text" } }, params: z.object({}),
+      async run(_i, _p, ctx) {
+        ctx.progress(3, 10, "The answer so");
+        await gate;
+        return { out: "The answer so far." };
+      },
+    });
+    const graph = loadGraph({ citeflow: 1, name: "stream", inputs: {}, nodes: [{ id: "gen", type: "test.stream", version: 1, params: {} }], edges: [] }, new NodeRegistry([stream]));
+    const live = start(graph, {}, { display: false, runs: mkdtempSync(join(tmpdir(), "citeflow-live-")) });
+    const node = () => live.view().nodes.find((n) => n.id === "gen")!;
+    for (let i = 0; i < 200 && node().progress === undefined; i++) await new Promise((r) => setTimeout(r, 5));
+    expect(node()).toMatchObject({ status: "running", progress: "The answer so" });
+    release();
+    await live.done;
+    expect(node().status).toBe("done");
+    expect(node().progress).toBeUndefined();
+  });
+});
