@@ -1,4 +1,5 @@
 import { Command, CommanderError, Option } from "commander";
+import { existsSync, statSync } from "node:fs";
 import type { NodeRegistry } from "@citeflow/core";
 import { catalogueCommand } from "./commands/catalogue.js";
 import { demoCommand } from "./commands/demo.js";
@@ -27,13 +28,37 @@ function intArg(name: string) {
   };
 }
 
+/** Folder options: a path that is a file is a usage error; these commands read a folder that must exist. */
+const FOLDERS = { store: ["search", "scifact", "retrieval", "run", "synth"], runs: ["export", "list", "show", "output", "diff", "correct"], out: [] as string[] };
+/** File options that must name an existing file. */
+const FILES = ["questions", "claims", "queries", "qrels"];
+
+/** Paths the user gave, checked before a command runs, with the fix in the user's terms. */
+function checkPaths(cmd: Command): void {
+  const o = cmd.opts() as Record<string, unknown>;
+  for (const [flag, mustExist] of Object.entries(FOLDERS)) {
+    const v = o[flag];
+    if (typeof v !== "string" || v === "" || v.startsWith("qdrant:")) continue;
+    if (existsSync(v) && !statSync(v).isDirectory()) throw new UsageError(`--${flag} ${v}: that is a file; give a folder${mustExist.includes(cmd.name()) ? "" : " (it is created when missing)"}`);
+    if (!existsSync(v) && mustExist.includes(cmd.name()))
+      throw new FailureError(`--${flag} ${v}: no such folder${flag === "runs" ? " (runs are stored where citeflow run --runs or $CITEFLOW_RUNS put them)" : " (build a store with citeflow ingest --store)"}`);
+  }
+  for (const flag of FILES) {
+    const v = o[flag];
+    if (typeof v !== "string") continue;
+    if (!existsSync(v)) throw new FailureError(`--${flag} ${v}: no such file`);
+    if (statSync(v).isDirectory()) throw new UsageError(`--${flag} ${v}: that is a folder; give a file`);
+  }
+}
+
 /** Build the CLI. `setCode` receives the exit code of the command that ran. */
 export function buildProgram(registry: NodeRegistry, setCode: (code: number) => void): Command {
   const program = new Command("citeflow")
     .description("Grounded, cited, verified scientific QA pipelines as inspectable graphs")
     .version("0.1.0")
     .exitOverride()
-    .showHelpAfterError();
+    .showHelpAfterError()
+    .hook("preAction", (_program, cmd) => checkPaths(cmd));
 
   program
     .command("validate")
