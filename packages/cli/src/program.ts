@@ -45,7 +45,8 @@ function checkPaths(cmd: Command): void {
   }
   for (const flag of FILES) {
     const v = o[flag];
-    if (typeof v !== "string") continue;
+    // --question with --questions is a usage error the command itself reports ("not both").
+    if (typeof v !== "string" || (flag === "questions" && o.question !== undefined)) continue;
     if (!existsSync(v)) throw new FailureError(`--${flag} ${v}: no such file`);
     if (statSync(v).isDirectory()) throw new UsageError(`--${flag} ${v}: that is a folder; give a file`);
   }
