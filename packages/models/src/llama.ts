@@ -137,6 +137,9 @@ export function jsonTokenBound(schema: unknown): number {
   }
 }
 
+/** Bumped when how the in-process model is prompted or decoded changes (stops, penalties, formats): part of cache keys. */
+export const LOCAL_CHAT_VERSION = 1;
+
 /** Where a plain-text answer ends: Citeflow's prompts end on "Question: …\nAnswer:" (or Query:, Claims:). */
 export const PLAIN_STOPS = ["\n\n", "\nQuestion:", "\nAnswer:"];
 

@@ -1,7 +1,7 @@
 import type { NodeContext } from "@citeflow/core";
 import { statSync } from "node:fs";
 import { basename } from "node:path";
-import { findGguf, firstGguf, hubGguf, loadLocalChat, modelsDirsFromEnv, openAIChat, type ChatMessage, type ChatModel, type ChatOptions, type ChatResult, type LocalChatOptions } from "@citeflow/models";
+import { findGguf, firstGguf, hubGguf, loadLocalChat, LOCAL_CHAT_VERSION, modelsDirsFromEnv, openAIChat, type ChatMessage, type ChatModel, type ChatOptions, type ChatResult, type LocalChatOptions } from "@citeflow/models";
 import { z } from "zod";
 
 /** Params every node that calls a chat model shares. */
@@ -77,8 +77,8 @@ function localChatOptions(): LocalChatOptions {
 export function llmFingerprint(p: LlmParams): unknown {
   const c = chooseChat(p);
   if (c.kind === "none") return null;
-  if (c.kind === "local") return { local: basename(c.path), bytes: statSync(c.path).size };
-  if (c.kind === "hub") return { hub: c.uri };
+  if (c.kind === "local") return { local: basename(c.path), bytes: statSync(c.path).size, format: LOCAL_CHAT_VERSION };
+  if (c.kind === "hub") return { hub: c.uri, format: LOCAL_CHAT_VERSION };
   return { model: c.model, baseUrl: c.baseUrl || null };
 }
 
@@ -107,7 +107,7 @@ export type ChatConstraint = Pick<ChatOptions, "jsonSchema" | "citations">;
 
 /**
  * One chat call, traced as a `model` span: messages, response, usage, model and server (never
- * the key). Text streams into the node's progress (tokens so far, the text so far), at most four
+ * the key). Text streams into the node's progress (pieces so far, the text so far), at most four
  * times a second.
  */
 export function callChat(ctx: NodeContext, chat: ChatModel, messages: ChatMessage[], p: LlmParams, name = "model", constraint: ChatConstraint = {}): Promise<ChatResult> {
