@@ -50,7 +50,7 @@ export async function demoCommand(runs: string, registry: NodeRegistry, o: { dat
   const first = await runWithSummaries(graph, opts, registry);
   if (first.code !== 0) return first.code;
   const runStore = new RunStore(runs);
-  for (const s of first.summaries) showRun(runStore, s.runId, nli, say);
+  for (const s of first.summaries) showRun(runStore, s.runId, nli, generator, say);
 
   say(`\n— the same runs again: every node comes from the cache —\n`);
   const again = await runWithSummaries(graph, opts, registry);
@@ -58,20 +58,28 @@ export async function demoCommand(runs: string, registry: NodeRegistry, o: { dat
   const hits = again.summaries.map((s) => `${s.nodes.filter((n) => n.cache === "hit").length}/${s.nodes.length}`);
   say(`cached nodes per run: ${hits.join(", ")}\n`);
 
-  const last = again.summaries.at(-1)!.runId;
-  say(`\n— the stored run ${last} —\n`);
+  // The first run of the last claim: the one in which the models ran, so its calls and their usage are listed.
+  const last = first.summaries.at(-1)!.runId;
+  say(`\n— the stored run ${last}, from the first time (the models ran) —\n`);
   runsShow(runs, last, false);
   say(`\nNext: citeflow runs list --runs ${runs} · citeflow runs diff <a> <b> --runs ${runs} · citeflow search "<query>" --store ${store} · citeflow catalogue\n`);
   return 0;
 }
 
 /** One run of the Verif.ai template: the question, the answer with citations, its scores, the verdicts and the passages. */
-function showRun(runStore: RunStore, runId: string, nli: string, say: (s: string) => void): void {
+function showRun(runStore: RunStore, runId: string, nli: string, generator: string, say: (s: string) => void): void {
   const top = runStore.nodeOutput(runId, "top", "items") as Passage[];
   const answer = runStore.nodeOutput(runId, "answer", "answer") as Answer;
   say(`\n━━ Question: ${(runStore.runInput(runId, "question") as { text: string }).text}\n`);
-  const call = modelCalls(runStore, runStore.readRun(runId)).find((c) => c.node === "answer");
-  const writer = call ? `${call.model}${call.baseURL === "in-process" ? " (in-process)" : ` at ${call.baseURL}`}${call.usage?.tokensPerSecond ? `, ${call.usage.completionTokens} tokens at ${call.usage.tokensPerSecond} tokens/s` : ""}` : "the extractive baseline (not a language model)";
+  const record = runStore.readRun(runId);
+  const call = modelCalls(runStore, record).find((c) => c.node === "answer");
+  // A cached answer was written by the model the configuration chooses now: it is part of the cache key.
+  const cached = record.nodes.find((n) => n.id === "answer")?.cache === "hit";
+  const writer = call
+    ? `${call.model}${call.baseURL === "in-process" ? " (in-process)" : ` at ${call.baseURL}`}${call.usage?.tokensPerSecond ? `, ${call.usage.completionTokens} tokens at ${call.usage.tokensPerSecond} tokens/s` : ""}`
+    : cached
+      ? `${generator}; from the cache`
+      : "the extractive baseline (not a language model)";
   say(`Answer (${writer}):\n  ${answer.text}\n`);
   const metrics = runStore.nodeOutput(runId, "citations", "metrics") as { precision: number; recall: number; f1: number };
   say(`citation precision ${metrics.precision.toFixed(3)} · recall ${metrics.recall.toFixed(3)} · F1 ${metrics.f1.toFixed(3)} (judge: ${nli})\n`);
