@@ -60,7 +60,7 @@ export async function demoCommand(runs: string, registry: NodeRegistry, o: { dat
 
   // The first run of the last claim: the one in which the models ran, so its calls and their usage are listed.
   const last = first.summaries.at(-1)!.runId;
-  say(`\n— the stored run ${last}, from the first time (the models ran) —\n`);
+  say(`\n— the stored run ${last} (first pass) —\n`);
   runsShow(runs, last, false);
   say(`\nNext: citeflow runs list --runs ${runs} · citeflow runs diff <a> <b> --runs ${runs} · citeflow search "<query>" --store ${store} · citeflow catalogue\n`);
   return 0;
