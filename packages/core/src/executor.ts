@@ -1,82 +1,15 @@
 import { AsyncLocalStorage } from "node:async_hooks";
-import type { z } from "zod";
-import type { CacheStore } from "./cache.js";
-import { errorInfo, type CacheStatus, type ErrorInfo, type NodeSummary, type RunEvent, type RunStatus } from "./events.js";
+import { errorInfo, type CacheStatus, type NodeSummary, type RunEvent, type RunStatus } from "./events.js";
 import { EventLog } from "./eventlog.js";
 import { ancestors, descendants, type CompiledGraph, type CompiledNode } from "./graph.js";
 import { hashValue } from "./hash.js";
 import type { NodeContext, SpanHandle } from "./node.js";
 import { schemaFor } from "./ports.js";
+import { checkInputs, checkOutputs, describeIssues } from "./checks.js";
+import { AbortError, newRunId, RunRequestError, type NodeResult, type RunOptions, type RunResult } from "./run-types.js";
 
-export interface RunOptions {
-  /** Values for the graph's declared inputs, by name. */
-  inputs?: Record<string, unknown>;
-  runId?: string;
-  /** Where results are reused from and written to. Without one nothing is reused. */
-  cache?: CacheStore;
-  /** Receives every event in order, before the run moves on (the run store). */
-  recorder?: { record(event: RunEvent): void | Promise<void> };
-  /** Services handed to nodes as `ctx.services` (model adapters, stores). */
-  services?: Record<string, unknown>;
-  /** How many nodes may run at once (default 4). */
-  concurrency?: number;
-  /** Run only this node and what it needs. */
-  to?: string;
-  /** Re-run this node and everything downstream of it; upstream comes from cache where possible. */
-  from?: string;
-  /** Re-run just this node; its inputs come from cache where possible. */
-  only?: string;
-  /** Ignore the cache for every node (results are still written). */
-  force?: boolean;
-  /** Replace output values: nodeId → port → value. Downstream sees the new value. */
-  overrides?: Record<string, Record<string, unknown>>;
-  /** Pause before these nodes. */
-  breakpoints?: string[];
-  /** Pause before every node. */
-  step?: boolean;
-  signal?: AbortSignal;
-}
-
-export interface NodeResult {
-  id: string;
-  status: NodeSummary["status"];
-  cache?: CacheStatus;
-  ms?: number;
-  cacheKey?: string;
-  outputs?: Record<string, unknown>;
-  outputHashes?: Record<string, string>;
-  overridden?: string[];
-  error?: ErrorInfo;
-  upstream?: string;
-}
-
-export interface RunResult {
-  runId: string;
-  status: RunStatus;
-  ms: number;
-  /** Results of the selected nodes, in topological order. */
-  nodes: NodeResult[];
-  error?: ErrorInfo;
-}
-
-/** A problem with the run request itself (unknown node, missing input): nothing was run. */
-export class RunRequestError extends Error {
-  override name = "RunRequestError";
-}
-
-/** A node returned something its output ports do not allow. */
-export class NodeOutputError extends Error {
-  override name = "NodeOutputError";
-}
-
-export class AbortError extends Error {
-  override name = "AbortError";
-}
-
-export function newRunId(now = new Date()): string {
-  const stamp = now.toISOString().replace(/[-:]/g, "").replace(/\.\d+Z$/, "Z");
-  return `${stamp}-${Math.random().toString(16).slice(2, 8).padEnd(6, "0")}`;
-}
+export * from "./run-types.js";
+export { describeIssues } from "./checks.js";
 
 export async function runGraph(graph: CompiledGraph, options: RunOptions = {}): Promise<RunResult> {
   return startRun(graph, options).result;
@@ -363,10 +296,10 @@ export class RunHandle {
         hashes = hit.hashes;
         cache = "hit";
       } else {
-        this.#checkInputs(node, inputs);
+        checkInputs(this.graph, node, inputs);
         const ctx = this.#context(node, graphInput);
         const produced = await raceAbort(spanScope.run({ id: "", nodeId: id }, () => def.run(inputs, node.params, ctx)), signal);
-        outputs = this.#checkOutputs(node, produced);
+        outputs = checkOutputs(node, produced);
         hashes = Object.fromEntries(Object.entries(outputs).map(([k, v]) => [k, hashValue(v)]));
         if (cacheable) await o.cache!.set(cacheKey, { nodeType: def.type, version: def.version, outputs, hashes });
       }
@@ -438,57 +371,10 @@ export class RunHandle {
       },
     };
   }
-
-  /** Values that arrived through `Any` or an unbound variable are checked against the port they enter. */
-  #checkInputs(node: CompiledNode, inputs: Record<string, unknown>) {
-    for (const [port, spec] of Object.entries(node.def.inputs)) {
-      const value = inputs[port];
-      if (value === undefined) continue;
-      const schema = schemaFor(node.inputTypes[port]!);
-      if (!schema) continue;
-      const refs = node.incoming[port] ?? [];
-      const values = spec.many ? (value as unknown[]) : [value];
-      values.forEach((v, i) => {
-        const src = refs[i]!;
-        const srcType = this.graph.nodes.get(src.node)!.outputTypes[src.port];
-        if (srcType === node.inputTypes[port]) return;
-        const r = schema.safeParse(v);
-        if (!r.success) throw new NodeOutputError(`input "${port}" of node "${node.id}" (from ${src.node}.${src.port}) is not ${node.inputTypes[port]}: ${describeIssues(r.error)}`);
-      });
-    }
-  }
-
-  #checkOutputs(node: CompiledNode, produced: unknown): Record<string, unknown> {
-    const where = `node "${node.id}" (${node.def.type})`;
-    if (typeof produced !== "object" || produced === null || Array.isArray(produced))
-      throw new NodeOutputError(`${where} returned ${Array.isArray(produced) ? "an array" : String(produced)}, not an object of output ports`);
-    const out = produced as Record<string, unknown>;
-    for (const key of Object.keys(out))
-      if (!Object.hasOwn(node.def.outputs, key)) throw new NodeOutputError(`${where} returned "${key}", which is not one of its outputs (${Object.keys(node.def.outputs).join(", ")})`);
-    const checked: Record<string, unknown> = {};
-    for (const port of Object.keys(node.def.outputs)) {
-      if (out[port] === undefined) throw new NodeOutputError(`${where} returned no value for output "${port}"`);
-      const schema = schemaFor(node.outputTypes[port]!);
-      if (!schema) {
-        checked[port] = out[port];
-        continue;
-      }
-      const r = schema.safeParse(out[port]);
-      if (!r.success) throw new NodeOutputError(`${where} output "${port}" is not ${node.outputTypes[port]}: ${describeIssues(r.error)}`);
-      checked[port] = r.data;
-    }
-    return checked;
-  }
 }
 
 function summary(r: NodeResult): NodeSummary {
   return { id: r.id, status: r.status, ...(r.cache ? { cache: r.cache } : {}), ...(r.ms !== undefined ? { ms: r.ms } : {}) };
-}
-
-export function describeIssues(error: z.ZodError): string {
-  const shown = error.issues.slice(0, 3).map((i) => `${i.path.length ? i.path.join(".") + ": " : ""}${i.message}`);
-  const more = error.issues.length > 3 ? ` (+${error.issues.length - 3} more)` : "";
-  return shown.join("; ") + more;
 }
 
 function raceAbort<T>(p: Promise<T>, signal: AbortSignal): Promise<T> {
