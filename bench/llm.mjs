@@ -13,11 +13,11 @@
 // Run: npm run bench   (CITEFLOW_BENCH_CLAIMS=n sets how many held-out claims, default 30)
 import { execFileSync } from "node:child_process";
 import { existsSync, mkdtempSync, readFileSync } from "node:fs";
-import { homedir, tmpdir } from "node:os";
+import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { loadGraph, startRun } from "@citeflow/core";
 import { docsInOrder, readQrels, scoreClassification, scoreRetrieval } from "@citeflow/eval";
-import { loadEmbedder, loadLocalChat } from "@citeflow/models";
+import { loadEmbedder, loadLocalChat, modelsHome } from "@citeflow/models";
 import { createRegistry, templatePath } from "@citeflow/nodes";
 import { aggregateVerdicts, sciFactVerificationGraph } from "@citeflow/cli";
 import { LanceStore, hybridSearch, openScholarChunker, readBeirCorpus } from "@citeflow/retrieval";
@@ -25,7 +25,7 @@ import { LanceStore, hybridSearch, openScholarChunker, readBeirCorpus } from "@c
 const DATA = process.env.CITEFLOW_DATA;
 const MODELS = process.env.CITEFLOW_MODELS;
 if (!DATA || !MODELS) throw new Error("bench/llm needs $CITEFLOW_DATA and $CITEFLOW_MODELS");
-const home = process.env.CITEFLOW_MODELS_HOME || join(process.env.XDG_CACHE_HOME || join(homedir(), ".cache"), "citeflow", "models");
+const home = modelsHome();
 const GGUF = join(home, "gemma-3-270m-q4_k_m.gguf");
 const EMBEDDER = "Xenova/all-MiniLM-L6-v2";
 if (!existsSync(GGUF)) throw new Error(`bench/llm needs ${GGUF}: run npm run models`);

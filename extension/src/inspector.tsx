@@ -1,5 +1,5 @@
 /** The selected node: its params, its badge, and every output port through the matching inspector. */
-import type { Claim, Passage } from "@citeflow/core/browser";
+import { modelCalls, type Claim, type ModelCall, type Passage } from "@citeflow/core/browser";
 import { useEffect, useState } from "react";
 import { trans } from "./i18n";
 import { feedbackIterations, type FeedbackIteration, type SpanLike } from "./feedback";
@@ -9,7 +9,6 @@ import { nodeSpec, setParam, splitRef } from "./model";
 import { ParamsForm } from "./params";
 import { reveal } from "./reveal";
 import type { EditorState } from "./state";
-import { modelCalls, type ModelCall } from "./calls";
 import { ModelCalls } from "./usage";
 
 /** Resolves the node's outputs and what its inputs received (for context: sources, claims). */

@@ -1,5 +1,5 @@
 /** A node's language-model calls as a table: which model, where, and the usage of each call. */
-import type { ModelCall } from "./calls";
+import type { ModelCall } from "@citeflow/core/browser";
 import { trans } from "./i18n";
 
 const n = (v: number | undefined) => (v === undefined ? "" : String(v));

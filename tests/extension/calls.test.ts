@@ -1,6 +1,6 @@
-/** The inspector's list of a node's language-model calls, read from its trace. */
+/** A node's language-model calls, read from its trace (the inspector and `citeflow runs show` list them). */
 import { describe, expect, it } from "vitest";
-import { modelCalls } from "../../extension/lib/calls.js";
+import { modelCalls } from "@citeflow/core";
 
 describe("model calls from a node's spans", () => {
   it("finds every call at any depth, with the model that served it and its usage; other spans are skipped", () => {

@@ -16,3 +16,4 @@ export * from "./eventlog.js";
 export * from "./cache.js";
 export * from "./executor.js";
 export * from "./views.js";
+export * from "./calls.js";

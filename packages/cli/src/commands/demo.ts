@@ -7,7 +7,7 @@ import { FailureError } from "../errors.js";
 import { ingestCommand } from "./ingest.js";
 import { runWithSummaries } from "./run.js";
 import { sciFactFolder } from "../scifact-data.js";
-import { modelCalls, runsShow } from "./runs.js";
+import { runModelCalls, runsShow } from "./runs.js";
 
 const CLAIMS = 3;
 
@@ -72,11 +72,11 @@ function showRun(runStore: RunStore, runId: string, nli: string, generator: stri
   const answer = runStore.nodeOutput(runId, "answer", "answer") as Answer;
   say(`\n━━ Question: ${(runStore.runInput(runId, "question") as { text: string }).text}\n`);
   const record = runStore.readRun(runId);
-  const call = modelCalls(runStore, record).find((c) => c.node === "answer");
+  const call = runModelCalls(runStore, record).find((c) => c.node === "answer");
   // A cached answer was written by the model the configuration chooses now: it is part of the cache key.
   const cached = record.nodes.find((n) => n.id === "answer")?.cache === "hit";
   const writer = call
-    ? `${call.model}${call.baseURL === "in-process" ? " (in-process)" : ` at ${call.baseURL}`}${call.usage?.tokensPerSecond ? `, ${call.usage.completionTokens} tokens at ${call.usage.tokensPerSecond} tokens/s` : ""}`
+    ? `${call.model}${call.where === "in-process" ? " (in-process)" : ` at ${call.where}`}${call.tokensPerSecond ? `, ${call.completionTokens} tokens at ${call.tokensPerSecond} tokens/s` : ""}`
     : cached
       ? `${generator}; from the cache`
       : "the extractive baseline (not a language model)";

@@ -1,4 +1,5 @@
-import { RunStore, type RunRecord, type SpanRecord } from "@citeflow/runstore";
+import { modelCalls, type ModelCall } from "@citeflow/core";
+import { RunStore, type RunRecord } from "@citeflow/runstore";
 import { FailureError } from "../errors.js";
 import { fmtMs } from "../progress.js";
 import { preview, table } from "../table.js";
@@ -25,24 +26,9 @@ export function runsList(runs: string, json: boolean): number {
   return 0;
 }
 
-export interface ModelCall {
-  node: string;
-  span: string;
-  model: string;
-  baseURL: string;
-  usage?: { promptTokens: number; completionTokens: number; timeToFirstTokenMs?: number; tokensPerSecond?: number };
-}
-
-/** Every chat-model call a run made, from its spans (a node served from the cache made none). */
-export function modelCalls(store: RunStore, r: RunRecord): ModelCall[] {
-  const out: ModelCall[] = [];
-  const walk = (node: string, s: SpanRecord) => {
-    const d = store.spanData(s) as (Partial<ModelCall> & { servedBy?: string }) | undefined;
-    if (d && typeof d.baseURL === "string" && typeof d.model === "string") out.push({ node, span: s.name, model: d.servedBy ?? d.model, baseURL: d.baseURL, ...(d.usage ? { usage: d.usage } : {}) });
-    s.children.forEach((c) => walk(node, c));
-  };
-  for (const n of r.nodes) n.spans.forEach((s) => walk(n.id, s));
-  return out;
+/** Every language-model call a run made, by node (a node served from the cache made none). */
+export function runModelCalls(store: RunStore, r: RunRecord): Array<ModelCall & { node: string }> {
+  return r.nodes.flatMap((n) => modelCalls(n.spans, (s) => store.spanData(s)).map((c) => ({ node: n.id, ...c })));
 }
 
 export function runsShow(runs: string, runId: string, json: boolean): number {
@@ -73,14 +59,14 @@ export function runsShow(runs: string, runId: string, json: boolean): number {
     ),
   );
   const spans = r.nodes.flatMap((n) => n.spans.map((s) => ({ n, s })));
-  const calls = modelCalls(store, r);
+  const calls = runModelCalls(store, r);
   if (calls.length) {
     out("\n");
     const n = (v: number | undefined) => (v === undefined ? "" : String(v));
     out(
       table(
         ["node", "call", "model", "where", "prompt tok", "answer tok", "first token", "tok/s"],
-        calls.map((c) => [c.node, c.span, c.model, c.baseURL, n(c.usage?.promptTokens), n(c.usage?.completionTokens), c.usage?.timeToFirstTokenMs !== undefined ? fmtMs(c.usage.timeToFirstTokenMs) : "", n(c.usage?.tokensPerSecond)]),
+        calls.map((c) => [c.node, c.span, c.model, c.where, n(c.promptTokens), n(c.completionTokens), c.timeToFirstTokenMs !== undefined ? fmtMs(c.timeToFirstTokenMs) : "", n(c.tokensPerSecond)]),
       ),
     );
   }

@@ -1,0 +1,35 @@
+/** A node's language-model calls, read from its trace (browser-safe: the editor and the CLI share it). */
+
+export interface ModelCall {
+  span: string;
+  model: string;
+  where: string;
+  promptTokens?: number;
+  completionTokens?: number;
+  timeToFirstTokenMs?: number;
+  tokensPerSecond?: number;
+}
+
+/** The part of a trace span this reads. */
+export interface CallSpan {
+  name: string;
+  data?: unknown;
+  children: CallSpan[];
+}
+
+type CallData = { model?: unknown; baseURL?: unknown; servedBy?: unknown; usage?: Partial<Record<"promptTokens" | "completionTokens" | "timeToFirstTokenMs" | "tokensPerSecond", number>> };
+
+/**
+ * Every span (at any depth) whose data names a model and where it ran, with the model that served
+ * it and its usage. `dataOf` reads a span's data (a run store resolves data kept in blobs).
+ */
+export function modelCalls<S extends CallSpan>(spans: S[], dataOf: (s: S) => unknown = (s) => s.data): ModelCall[] {
+  const out: ModelCall[] = [];
+  const walk = (s: S) => {
+    const d = dataOf(s) as CallData | undefined;
+    if (d && typeof d.model === "string" && typeof d.baseURL === "string") out.push({ span: s.name, model: typeof d.servedBy === "string" ? d.servedBy : d.model, where: d.baseURL, ...(d.usage ?? {}) });
+    (s.children as S[]).forEach(walk);
+  };
+  spans.forEach(walk);
+  return out;
+}
