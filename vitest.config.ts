@@ -6,9 +6,16 @@ import { defineConfig } from "vitest/config";
 // Where `npm run models` installed the pretrained models (Gemma 3 270M GGUF, all-MiniLM-L6-v2).
 const installed = process.env.CITEFLOW_MODELS_HOME || join(process.env.XDG_CACHE_HOME || join(homedir(), ".cache"), "citeflow", "models");
 
+const LLM_SUITES = ["tests/models/llama*.test.ts", "tests/nodes/local-llm.test.ts"];
+
 export default defineConfig({
   test: {
-    include: ["tests/**/*.test.ts"],
+    // The in-process LLM suites keep both cores busy (llama.cpp): they run as a group after the
+    // rest, so the browser suite's drags never share the machine with them.
+    projects: [
+      { extends: true, test: { name: "suites", include: ["tests/**/*.test.ts"], exclude: [...LLM_SUITES], sequence: { groupOrder: 0 } } },
+      { extends: true, test: { name: "local-llm", include: LLM_SUITES, sequence: { groupOrder: 1 } } },
+    ],
     // Tests import the built packages (dist), exactly what the CLI and other packages run.
     testTimeout: 30_000,
     hookTimeout: 30_000,
