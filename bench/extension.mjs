@@ -24,7 +24,7 @@ import { createInterface } from "node:readline";
 import { chromium } from "playwright-core";
 
 const root = resolve(import.meta.dirname, "..");
-const { startLab } = await import(join(root, "extension", "host", "lab.mjs"));
+const { startLab } = await import(join(root, "scripts", "lab.mjs"));
 const { passagesBundle, passagesHtml } = await import(join(root, "packages", "citeflow", "dist", "index.js"));
 const DATA = process.env.CITEFLOW_DATA;
 if (!DATA) throw new Error("bench/extension.mjs reads SciFact from $CITEFLOW_DATA: set it to the data folder");
@@ -159,7 +159,7 @@ async function closeAll(page) {
 const work = mkdtempSync(join(tmpdir(), "citeflow-bench-lab-"));
 mkdirSync(join(work, "root"));
 for (const n of [10, 100]) writeFileSync(join(work, "root", `grid-${n}.citeflow.json`), JSON.stringify(grid(n), null, 2));
-const lab = await startLab({ state: join(work, "state"), root: join(work, "root"), quiet: true, env: { CITEFLOW_RUNS: join(work, "runs") } });
+const lab = await startLab({ state: join(work, "state"), root: join(work, "root"), quiet: true, exposeApp: true, env: { CITEFLOW_RUNS: join(work, "runs") } });
 const profile = join(work, "chromium");
 const ctx = await chromium.launchPersistentContext(profile, {
   headless: true,

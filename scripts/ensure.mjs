@@ -16,7 +16,8 @@ if (!existsSync(marker) || mtime(join(root, "package-lock.json")) > mtime(marker
 // tsc -b is incremental: a no-op when nothing changed.
 run(process.execPath, [join(root, "node_modules", "typescript", "bin", "tsc"), "-b"]);
 
-// The JupyterLab extension (prebuilt, federated) and the dev host that serves it, when stale.
+// The JupyterLab extension (prebuilt, federated), when stale. Its build federates with the pinned
+// JupyterLab, which scripts/lab-env.mjs installs from pip into .citeflow/venvs/ the first time.
 const newest = (dir) => {
   let t = 0;
   for (const e of readdirSync(dir, { withFileTypes: true, recursive: true })) if (e.isFile()) t = Math.max(t, mtime(join(e.parentPath ?? e.path, e.name)));
@@ -28,12 +29,6 @@ if (mtime(join(ext, "labextension", "package.json")) < extInputs) {
   console.error("citeflow: building the JupyterLab extension…");
   run("npm", ["run", "build", "--silent", "-w", "@citeflow/jupyterlab"]);
 }
-const host = join(ext, "host");
-if (mtime(join(host, "build", "templates", "index.html")) < Math.max(newest(join(host, "src")), mtime(join(host, "package.json")), mtime(join(host, "webpack.config.js")), mtime(join(host, "templates", "page.html")))) {
-  console.error("citeflow: building the JupyterLab front end (extension/host)…");
-  run("npm", ["run", "build", "--silent", "-w", "@citeflow/lab-host"]);
-}
-
 // The pretrained models (Gemma 3 270M GGUF, all-MiniLM-L6-v2 ONNX): a no-op when installed.
 run(process.execPath, [join(root, "scripts", "models.mjs")]);
 

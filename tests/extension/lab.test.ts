@@ -1,6 +1,6 @@
 /**
- * End to end: real JupyterLab 4.5 (npm packages, served by Debian's jupyter_server), the prebuilt
- * Citeflow extension loaded through module federation, the Citeflow kernel, real Chromium.
+ * End to end: the real JupyterLab (pip, pinned, `npm run lab`'s venv) with the citeflow-jupyterlab
+ * wheel installed into it (the prebuilt extension and the kernelspec), the Citeflow kernel, real Chromium.
  * Screenshots go to test-results/extension/ (ignored by git).
  */
 import { mkdirSync, mkdtempSync, readFileSync, writeFileSync } from "node:fs";
@@ -143,12 +143,13 @@ describe("Citeflow in JupyterLab (Chromium)", () => {
     mkdirSync(shots, { recursive: true });
     work = mkdtempSync(join(tmpdir(), "citeflow-lab-"));
     const { store } = await smallSciFactStore(300);
-    const { startLab } = await import(join(root, "extension", "host", "lab.mjs"));
+    const { startLab } = await import(join(root, "scripts", "lab.mjs"));
     mkdirSync(join(work, "root"));
     lab = await startLab({
       state: join(work, "state"),
       root: join(work, "root"),
       quiet: true,
+      exposeApp: true,
       env: { CITEFLOW_STORE: store, CITEFLOW_RUNS: join(work, "runs"), CITEFLOW_MODELS: MODELS, CITEFLOW_NLI_MODEL: "pair-nli-scifact", CITEFLOW_RERANK_MODEL: "pair-rerank-scifact" },
     });
     ctx = await chromium.launchPersistentContext(join(work, "chromium"), { ...CHROMIUM, viewport: { width: 1600, height: 1000 } });

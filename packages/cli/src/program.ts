@@ -360,6 +360,14 @@ export function buildProgram(registry: NodeRegistry, setCode: (code: number) => 
 `);
       setCode(0);
     });
+  kernel
+    .command("start")
+    .description("run the kernel on a Jupyter connection file (what the kernelspec's argv calls; Jupyter starts it, not you)")
+    .requiredOption("-f, --connection-file <file>", "the connection file Jupyter writes ({connection_file})")
+    .action(async (opts) => {
+      const { main } = await import("@citeflow/kernel");
+      await main(["--connection-file", opts.connectionFile]);
+    });
   specOptions(kernel.command("uninstall").description("remove the kernelspec")).action(async (opts) => {
     const { uninstallKernelspec } = await import("@citeflow/kernel");
     const dir = uninstallKernelspec({ name: opts.name, ...(opts.prefix ? { prefix: opts.prefix } : {}) });

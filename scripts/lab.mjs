@@ -1,18 +1,17 @@
 #!/usr/bin/env node
-// `npm run lab`: JupyterLab 4.5 (built from npm packages in ./build) served by Debian's
-// jupyter_server on 127.0.0.1 with a token, the Citeflow kernel registered, the prebuilt Citeflow
-// extension installed the way pip installs it (a labextensions folder on $JUPYTER_PATH), the
-// notebooks folder open, and the SciFact store ready when $CITEFLOW_DATA is set.
+// `npm run lab`: the real JupyterLab (pip, pinned, in .citeflow/venvs/) with the citeflow-jupyterlab
+// wheel installed into it, served on 127.0.0.1 with a token. The wheel brings the prebuilt
+// extension and the kernelspec; the kernel it starts is this checkout's CLI. The notebooks folder
+// is open, and the SciFact store is ready when $CITEFLOW_DATA is set.
+//
+//   npm run lab -- [--port N] [--token T] [--root DIR] [--state DIR] [--jupyterlab VERSION]
 import { spawn } from "node:child_process";
 import { randomBytes } from "node:crypto";
-import { mkdirSync, rmSync, symlinkSync, writeFileSync } from "node:fs";
+import { mkdirSync, writeFileSync } from "node:fs";
 import { createServer } from "node:net";
-import { dirname, join, resolve } from "node:path";
+import { join, resolve } from "node:path";
 import { fileURLToPath } from "node:url";
-
-const here = dirname(fileURLToPath(import.meta.url));
-const root = resolve(here, "..", "..");
-const python = process.env.CITEFLOW_PYTHON || "/usr/bin/python3";
+import { bin, JUPYTERLAB, labEnv, root } from "./lab-env.mjs";
 
 function freePort() {
   return new Promise((ok, fail) => {
@@ -25,64 +24,64 @@ function freePort() {
   });
 }
 
-/** Jupyter folders for this lab: the kernelspec and the prebuilt extension, as an install would place them. */
-async function prepare(state) {
-  const share = join(state, "share", "jupyter");
-  const { installKernelspec } = await import(join(root, "kernel", "dist", "kernelspec.js"));
-  installKernelspec({ prefix: state });
-  const ext = join(share, "labextensions", "@citeflow", "jupyterlab");
-  mkdirSync(dirname(ext), { recursive: true });
-  rmSync(ext, { recursive: true, force: true });
-  symlinkSync(join(root, "extension", "labextension"), ext, "dir");
-  for (const d of ["config", "data", "runtime", "app-settings"]) mkdirSync(join(state, d), { recursive: true });
-  // No news or update checks: this machine, like many lab machines, has no route to the internet.
-  const overrides = { "@jupyterlab/apputils-extension:notification": { fetchNews: "false", checkForUpdates: false } };
-  writeFileSync(join(state, "app-settings", "overrides.json"), JSON.stringify(overrides, null, 2));
-  return share;
+/** User settings of this lab's state folder: no news or update checks (lab machines often have no route out). */
+function userSettings(state) {
+  const dir = join(state, "user-settings");
+  const notification = join(dir, "@jupyterlab", "apputils-extension");
+  mkdirSync(notification, { recursive: true });
+  writeFileSync(join(notification, "notification.jupyterlab-settings"), JSON.stringify({ fetchNews: "false", checkForUpdates: false }, null, 2));
+  return dir;
 }
 
 /**
- * Starts the server; resolves once it answers. `stop()` shuts its kernels down first (kernels do
- * not die with their server), then the server.
+ * Starts `jupyter lab` from the venv of `options.jupyterlab` (default: the pinned version) and
+ * resolves once it answers. `stop()` shuts its kernels down first (kernels do not die with their
+ * server), then the server. `options.exposeApp` puts `window.jupyterapp` on the page, for tests.
  */
 export async function startLab(options = {}) {
+  const venv = labEnv(options.jupyterlab ?? JUPYTERLAB);
   const state = resolve(options.state ?? join(root, ".citeflow", "lab"));
   const port = options.port || (await freePort());
   const token = options.token ?? randomBytes(24).toString("hex");
   const notebookDir = resolve(options.root ?? join(root, "notebooks"));
-  const share = await prepare(state);
+  for (const d of ["config", "data", "runtime", "workspaces"]) mkdirSync(join(state, d), { recursive: true });
   const env = {
     ...process.env,
+    // The wheel's kernelspec runs `citeflow kernel start`: this checkout's CLI, on this Node.
+    CITEFLOW_CLI: join(root, "packages", "cli", "bin", "citeflow.js"),
+    CITEFLOW_NODE: process.execPath,
     ...options.env,
-    JUPYTER_PATH: share,
     JUPYTER_CONFIG_DIR: join(state, "config"),
     JUPYTER_DATA_DIR: join(state, "data"),
     JUPYTER_RUNTIME_DIR: join(state, "runtime"),
-    CITEFLOW_LAB_STATE: state,
+    JUPYTERLAB_SETTINGS_DIR: userSettings(state),
+    JUPYTERLAB_WORKSPACES_DIR: join(state, "workspaces"),
   };
   const args = [
-    join(here, "citeflow_lab.py"),
+    "lab",
     "--ServerApp.ip=127.0.0.1",
     `--ServerApp.port=${port}`,
     "--ServerApp.port_retries=0",
-    `--ServerApp.token=${token}`,
+    `--IdentityProvider.token=${token}`,
     `--ServerApp.root_dir=${notebookDir}`,
     "--ServerApp.open_browser=False",
     "--MappingKernelManager.default_kernel_name=citeflow",
+    ...(options.exposeApp ? ["--LabApp.expose_app_in_browser=True"] : []),
     ...(process.getuid?.() === 0 ? ["--allow-root"] : []),
   ];
-  const server = spawn(python, args, { env, stdio: ["ignore", options.quiet ? "ignore" : "inherit", options.log ?? (options.quiet ? "ignore" : "inherit")] });
+  const quiet = options.quiet ? "ignore" : "inherit";
+  const server = spawn(bin(venv, "jupyter"), args, { env, stdio: ["ignore", quiet, options.log ?? quiet] });
   const base = `http://127.0.0.1:${port}`;
   const exited = new Promise((ok) => server.once("exit", (code, signal) => ok({ code, signal })));
   const api = (path, init = {}) => fetch(`${base}${path}`, { ...init, headers: { Authorization: `token ${token}`, ...init.headers } });
   for (let i = 0; ; i++) {
-    if (server.exitCode !== null) throw new Error(`the Jupyter server exited (code ${server.exitCode}); is python3-jupyterlab-server installed? (${python})`);
+    if (server.exitCode !== null) throw new Error(`jupyter lab exited (code ${server.exitCode}) before answering (${venv})`);
     try {
       if ((await api("/api/status")).ok) break;
     } catch {
       // not listening yet
     }
-    if (i > 300) throw new Error(`the Jupyter server did not answer on ${base} within 60 s`);
+    if (i > 600) throw new Error(`jupyter lab did not answer on ${base} within 120 s`);
     await new Promise((r) => setTimeout(r, 200));
   }
   const stop = async () => {
@@ -98,7 +97,7 @@ export async function startLab(options = {}) {
     await exited;
     clearTimeout(t);
   };
-  return { url: `${base}/lab?token=${token}`, base, token, port, state, api, stop, exited };
+  return { url: `${base}/lab?token=${token}`, base, token, port, state, venv, api, stop, exited };
 }
 
 /** Offline models and the SciFact store, when the data is there (as the notebooks do). */
@@ -107,7 +106,7 @@ async function sciFact(state) {
   citeflow.useOfflineModels();
   process.env.CITEFLOW_RUNS ||= join(state, "runs");
   if (!process.env.CITEFLOW_STORE && process.env.CITEFLOW_DATA) {
-    process.stderr.write("citeflow lab: preparing the SciFact store (first time: about 30 s)…\n");
+    process.stderr.write("citeflow lab: preparing the SciFact store (first time only)…\n");
     await citeflow.sciFactStore({ runs: process.env.CITEFLOW_RUNS });
   }
 }
@@ -119,8 +118,8 @@ if (process.argv[1] && resolve(process.argv[1]) === fileURLToPath(import.meta.ur
   };
   const state = resolve(arg("--state") ?? join(root, ".citeflow", "lab"));
   await sciFact(state);
-  const lab = await startLab({ state, port: Number(arg("--port") ?? 0), token: arg("--token"), root: arg("--root") });
-  console.log(`\n    Citeflow JupyterLab is running:\n\n    ${lab.url}\n\n    (Ctrl+C stops it and its kernels)\n`);
+  const lab = await startLab({ state, port: Number(arg("--port") ?? 0), token: arg("--token"), root: arg("--root"), jupyterlab: arg("--jupyterlab") });
+  console.log(`\n    Citeflow in JupyterLab (${lab.venv}):\n\n    ${lab.url}\n\n    (Ctrl+C stops it and its kernels)\n`);
   for (const sig of ["SIGINT", "SIGTERM"]) process.on(sig, () => void lab.stop().then(() => process.exit(0)));
   const { code } = await lab.exited;
   process.exit(code ?? 0);
