@@ -13,6 +13,8 @@ import { fileURLToPath } from "node:url";
 export const root = resolve(dirname(fileURLToPath(import.meta.url)), "..");
 /** The JupyterLab the extension is built against and `npm run lab` serves (its npm packages are 4.5.10 too). */
 export const JUPYTERLAB = "4.5.10";
+/** The newest JupyterLab 4 the registry had when last checked: the high end of the supported range, tested too. */
+export const JUPYTERLAB_NEWEST = "4.6.6";
 /** What the wheel's build needs, pinned, installed beside JupyterLab so builds run offline from the venv. */
 const BUILD_TOOLS = ["hatchling==1.28.0", "hatch-jupyter-builder==0.10.0"];
 const ext = join(root, "extension");

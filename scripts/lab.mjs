@@ -36,10 +36,11 @@ function userSettings(state) {
 /**
  * Starts `jupyter lab` from the venv of `options.jupyterlab` (default: the pinned version) and
  * resolves once it answers. `stop()` shuts its kernels down first (kernels do not die with their
- * server), then the server. `options.exposeApp` puts `window.jupyterapp` on the page, for tests.
+ * server), then the server. `options.venv` serves another venv's JupyterLab as it is (the wheel
+ * already installed); `options.exposeApp` puts `window.jupyterapp` on the page, for tests.
  */
 export async function startLab(options = {}) {
-  const venv = labEnv(options.jupyterlab ?? JUPYTERLAB);
+  const venv = options.venv ?? labEnv(options.jupyterlab ?? JUPYTERLAB);
   const state = resolve(options.state ?? join(root, ".citeflow", "lab"));
   const port = options.port || (await freePort());
   const token = options.token ?? randomBytes(24).toString("hex");

@@ -9,6 +9,7 @@ import { join, resolve } from "node:path";
 import { chromium, type BrowserContext, type Locator, type Page } from "playwright-core";
 import { afterAll, afterEach, beforeAll, describe, expect, it } from "vitest";
 import { completion, json, loopback, type Loopback } from "../models/loopback.js";
+import { CHROMIUM, openBrowser } from "./browser.js";
 import { MODELS, smallSciFactStore } from "../scifact.js";
 
 const root = resolve(import.meta.dirname, "..", "..");
@@ -25,16 +26,7 @@ let ctx: BrowserContext;
 let page: Page;
 let work: string;
 let llm: Loopback | undefined;
-const problems: string[] = [];
-/** Where each page error happened: the test running and the stack. */
-const stacks: Record<string, string> = {};
-
-/** Debian's Chromium, headless, as every browser of this suite starts. */
-const CHROMIUM = {
-  headless: true,
-  executablePath: process.env.CITEFLOW_CHROMIUM ?? "/usr/bin/chromium",
-  args: ["--no-sandbox", "--disable-gpu", "--disable-background-networking", "--disable-component-update", "--disable-sync", "--no-first-run"],
-};
+let problems: string[] = [];
 
 /** The x translation of an editor's canvas view (it grows as the view pans right). */
 const viewX = (editor: Locator) => editor.locator(".react-flow__viewport").evaluate((el) => new DOMMatrix(getComputedStyle(el).transform).e);
@@ -152,10 +144,7 @@ describe("Citeflow in JupyterLab (Chromium)", () => {
       exposeApp: true,
       env: { CITEFLOW_STORE: store, CITEFLOW_RUNS: join(work, "runs"), CITEFLOW_MODELS: MODELS, CITEFLOW_NLI_MODEL: "pair-nli-scifact", CITEFLOW_RERANK_MODEL: "pair-rerank-scifact" },
     });
-    ctx = await chromium.launchPersistentContext(join(work, "chromium"), { ...CHROMIUM, viewport: { width: 1600, height: 1000 } });
-    page = ctx.pages()[0] ?? (await ctx.newPage());
-    page.on("console", (m) => m.type() === "error" && problems.push(`console: ${m.text()}`));
-    page.on("pageerror", (e) => (problems.push(`page error: ${e.message}`), (stacks[e.message] = `${expect.getState().currentTestName}\n${e.stack}`)));
+    ({ ctx, page, problems } = await openBrowser(join(work, "chromium")));
     await page.goto(lab.url);
     await page.locator(".jp-LauncherCard").first().waitFor({ timeout: 60_000 });
   }, 240_000);
@@ -854,6 +843,6 @@ describe("Citeflow in JupyterLab (Chromium)", () => {
   }, 120_000);
 
   it("logged no console errors", () => {
-    expect(problems, Object.values(stacks).join("\n\n")).toEqual([]);
+    expect(problems).toEqual([]);
   });
 });
