@@ -3,6 +3,7 @@ import {
   Controls,
   ReactFlow,
   ReactFlowProvider,
+  useNodesInitialized,
   useReactFlow,
   type Connection,
   type Edge,
@@ -10,7 +11,8 @@ import {
   type NodeChange,
   type NodeProps,
 } from "@xyflow/react";
-import { memo, useCallback, useEffect, useState, type DragEvent } from "react";
+import { memo, useCallback, useEffect, useRef, useState, type DragEvent } from "react";
+import { openingView } from "./opening";
 import { trans } from "./i18n";
 import { toEdges, toFlow, type FlowNode } from "./flow";
 import { EdgeLayer } from "./edges";
@@ -48,6 +50,11 @@ const CiteflowNode = memo(function CiteflowNode({ data, selected }: NodeProps<Fl
         </div>
       )}
       {badge?.status === "running" && badge.progress && <div className="cf-progress-text">{tail(badge.progress, 120)}</div>}
+      {badge?.summary && (badge.status === "done" || badge.status === "cached") && (
+        <div className="cf-node-summary" title={badge.summary}>
+          {badge.summary}
+        </div>
+      )}
       <div className="cf-ports" style={{ height: rows * 20 }}>
         {inputs.map(([port, p], i) => (
           <div key={port} className="cf-port-label cf-in" style={{ top: i * 20 }}>
@@ -87,6 +94,16 @@ function Flow({ state }: { state: EditorState }) {
   const [selectedEdges, setSelectedEdges] = useState(NONE);
   const [refusal, setRefusal] = useState<string | undefined>();
   const autopan = useEdgeAutopan();
+  // Once every node of the opened file is measured: the opening view (readable, its start in view).
+  const pane = useRef<HTMLDivElement>(null);
+  const measured = useNodesInitialized();
+  const opened = useRef(initial.length === 0);
+  useEffect(() => {
+    if (!measured || opened.current || !pane.current) return;
+    opened.current = true;
+    const { clientWidth: width, clientHeight: height } = pane.current;
+    void flow.setViewport(openingView(flow.getNodesBounds(flow.getNodes()), { width, height }));
+  }, [measured, flow]);
   useEffect(() => {
     // Edges depend only on the document and the catalogue: a selection or a run's badges skip them.
     let edgesFrom: [EditorState["doc"], EditorState["catalogue"]] | undefined;
@@ -187,7 +204,7 @@ function Flow({ state }: { state: EditorState }) {
   const onDeleteEdges = useCallback((ids: ReadonlySet<string>) => (state.edit(removeEdges(state.doc, ids)), setSelectedEdges(NONE)), [state]);
 
   return (
-    <div className="cf-canvas" onDragOver={(e) => (e.preventDefault(), (e.dataTransfer.dropEffect = "copy"))} onDrop={onDrop}>
+    <div className="cf-canvas" ref={pane} onDragOver={(e) => (e.preventDefault(), (e.dataTransfer.dropEffect = "copy"))} onDrop={onDrop}>
       {/* No background grid: its pattern moves with the view, so every frame of a pan (or of autopan
           while a node is dragged past the edge) repainted the whole pane, nodes included. */}
       <ConnectingState>
@@ -203,7 +220,6 @@ function Flow({ state }: { state: EditorState }) {
           autoPanOnNodeDrag={false}
           {...autopan}
           deleteKeyCode={["Delete", "Backspace"]}
-          fitView
           minZoom={0.1}
           proOptions={{ hideAttribution: true }}
         >

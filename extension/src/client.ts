@@ -16,6 +16,8 @@ export interface RunEvent {
   ms?: number;
   error?: { name?: string; message: string };
   status?: string;
+  /** node-end: the outputs in one line. */
+  summary?: string;
   [key: string]: unknown;
 }
 

@@ -17,7 +17,24 @@ function useRedraw(state: EditorState) {
   }, [state]);
 }
 
-function Toolbar({ state }: { state: EditorState }) {
+/** The run's state in words: "Running 3 of 8 nodes…", "Paused before verify", "Done in 263 ms". */
+export function runStatusText(run: { status: string; pausedAt?: string; ms?: number; readOnly?: boolean }, done: number, total: number): string {
+  const took = run.ms !== undefined ? (run.ms < 1000 ? `${Math.round(run.ms)} ms` : `${(run.ms / 1000).toFixed(1)} s`) : "";
+  switch (run.status) {
+    case "running":
+      return total > 0 ? trans.__("Running: %1 of %2 nodes…", done, total) : trans.__("Running…");
+    case "paused":
+      return run.pausedAt ? trans.__("Paused before %1", run.pausedAt) : trans.__("Paused");
+    case "ok":
+      return took ? trans.__("Done in %1", took) : trans.__("Done");
+    case "error":
+      return took ? trans.__("Failed after %1", took) : trans.__("Failed");
+    default:
+      return trans.__("Stopped");
+  }
+}
+
+function Toolbar({ state, showRuns }: { state: EditorState; showRuns: () => void }) {
   const run = state.run;
   const active = state.active;
   const start = (o: RunOptions) => void state.start(o);
@@ -77,19 +94,34 @@ function Toolbar({ state }: { state: EditorState }) {
         {trans.__("Auto-layout")}
       </button>
       <span className="cf-run-status" role="status" data-status={run?.status ?? "idle"} data-run={run?.runId ?? ""}>
-        {run ? `${run.runId}: ${trans.__(run.status)}${run.pausedAt ? ` @ ${run.pausedAt}` : ""}` : ""}
-        {active && total > 0 && <progress max={total} value={done} aria-label={trans.__("Run progress")} />}
-        {run?.ms !== undefined && !active ? ` ${Math.round(run.ms)} ms` : ""}
+        {run && (
+          <>
+            {run.readOnly ? `${trans.__("Stored run")}: ` : ""}
+            {runStatusText(run, done, total)}
+            {active && total > 0 && <progress max={total} value={done} aria-label={trans.__("Run progress")} />}
+            {" · "}
+            <button className="cf-link" data-action="show-run" title={trans.__("Show run %1 in the Runs tab", run.runId)} onClick={showRuns}>
+              {trans.__("run %1", shortRunId(run.runId))}
+            </button>
+          </>
+        )}
       </span>
     </div>
   );
 }
+
+/** A run id's distinctive tail ("20261124T184635Z-39e992" → "39e992"); the whole id is in the tooltip. */
+export const shortRunId = (id: string) => /-([0-9a-f]{4,})$/.exec(id)?.[1] ?? id;
 
 const NO_NODES: never[] = [];
 
 export function Editor({ state }: { state: EditorState }) {
   useRedraw(state);
   const [tab, setTab] = useState<"node" | "runs">("node");
+  // Either side panel folds to a strip, leaving the canvas the room.
+  const [paletteOpen, setPaletteOpen] = useState(true);
+  const [sideOpen, setSideOpen] = useState(true);
+  const showRuns = useCallback(() => (setSideOpen(true), setTab("runs")), []);
   // Stable props: the palette and the canvas (both memoised) skip the redraw of every edit.
   const addAtCentre = useCallback(
     (spec: Parameters<typeof addNode>[1]) => {
@@ -102,7 +134,7 @@ export function Editor({ state }: { state: EditorState }) {
   );
   return (
     <div className="cf-editor">
-      <Toolbar state={state} />
+      <Toolbar state={state} showRuns={showRuns} />
       {state.error && (
         <div className="cf-error cf-banner" role="alert">
           {state.error}
@@ -112,10 +144,21 @@ export function Editor({ state }: { state: EditorState }) {
         <Unreadable why={state.unreadable} openAsText={state.openAsText} />
       ) : (
         <div className="cf-body">
-          <Palette nodes={state.catalogue?.nodes ?? NO_NODES} onAdd={addAtCentre} />
+          {paletteOpen ? (
+            <div className="cf-palette-panel">
+              <Fold side="left" label={trans.__("Hide the node palette")} onClick={() => setPaletteOpen(false)} />
+              <Palette nodes={state.catalogue?.nodes ?? NO_NODES} onAdd={addAtCentre} />
+            </div>
+          ) : (
+            <Folded side="left" label={trans.__("Nodes")} title={trans.__("Show the node palette")} onClick={() => setPaletteOpen(true)} />
+          )}
           {state.loaded ? <Canvas state={state} /> : <div className="cf-canvas cf-muted">{trans.__("Starting the Citeflow kernel…")}</div>}
+          {!sideOpen ? (
+            <Folded side="right" label={tab === "runs" ? trans.__("Runs") : trans.__("Node")} title={trans.__("Show the side panel")} onClick={() => setSideOpen(true)} />
+          ) : (
           <aside className="cf-side">
             <div className="cf-tabs" role="tablist">
+              <Fold side="right" label={trans.__("Hide the side panel")} onClick={() => setSideOpen(false)} />
               <button role="tab" aria-selected={tab === "node"} onClick={() => setTab("node")}>
                 {trans.__("Node")}
               </button>
@@ -138,9 +181,29 @@ export function Editor({ state }: { state: EditorState }) {
               <p className="cf-muted">{trans.__("Select a node to see its params and outputs.")}</p>
             )}
           </aside>
+          )}
         </div>
       )}
     </div>
+  );
+}
+
+/** The button that folds a side panel away. */
+function Fold({ side, label, onClick }: { side: "left" | "right"; label: string; onClick: () => void }) {
+  return (
+    <button className={`cf-fold cf-fold-${side}`} data-action={`fold-${side}`} aria-label={label} title={label} onClick={onClick}>
+      {side === "left" ? "«" : "»"}
+    </button>
+  );
+}
+
+/** A folded side panel: a narrow strip that opens it again. */
+function Folded({ side, label, title, onClick }: { side: "left" | "right"; label: string; title: string; onClick: () => void }) {
+  return (
+    <button className={`cf-folded cf-folded-${side}`} data-action={`unfold-${side}`} aria-label={title} title={title} onClick={onClick}>
+      <span>{side === "left" ? "»" : "«"}</span>
+      <span className="cf-folded-label">{label}</span>
+    </button>
   );
 }
 

@@ -43,8 +43,8 @@ const shown = (n: InternalNode<FlowNode>) => !n.hidden;
 // Mid-grey at half opacity reads on light and dark themes alike; the pane colour shows through.
 const FILL = { plain: "rgba(128, 128, 128, 0.55)", selected: "rgba(33, 150, 243, 0.9)", error: "rgba(211, 47, 47, 0.9)" };
 
-const WIDTH = 200;
-const HEIGHT = 150;
+const WIDTH = 150;
+const HEIGHT = 100;
 
 /** What the drawing depends on: when none of these changed identity, the store change was not ours. */
 const watched = (s: ReactFlowState<FlowNode>) => [s.nodes, s.transform, s.width, s.height] as const;

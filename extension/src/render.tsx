@@ -21,7 +21,7 @@ function RunView({ bundle, onOpen }: { bundle: Run; onOpen: OpenInEditor | undef
   const [error, setError] = useState<string>();
   const outputs = node ? bundle.outputs?.[node] : undefined;
   return (
-    <div className="cf-run-view" data-run={bundle.runId}>
+    <div className="cf-run-view" data-run={bundle.runId} data-status={bundle.status}>
       <div className="cf-run-head">
         <b>{bundle.graph?.name}</b> <span className="cf-mono">{bundle.runId}</span> <span className={`cf-run-${bundle.status}`}>{bundle.status}</span>
         {bundle.ms !== undefined && ` ${Math.round(bundle.ms)} ms`}
@@ -40,6 +40,7 @@ function RunView({ bundle, onOpen }: { bundle: Run; onOpen: OpenInEditor | undef
             <th>{trans.__("node")}</th>
             <th>{trans.__("type")}</th>
             <th>{trans.__("status")}</th>
+            <th>{trans.__("output")}</th>
             <th>ms</th>
           </tr>
         </thead>
@@ -57,6 +58,7 @@ function RunView({ bundle, onOpen }: { bundle: Run; onOpen: OpenInEditor | undef
                 {n.error ? ` ${n.error}` : ""}
                 {n.status === "running" && n.progress ? <div className="cf-progress-text">{tail(n.progress)}</div> : null}
               </td>
+              <td className="cf-node-summary">{n.summary ?? ""}</td>
               <td className="cf-num">{n.ms !== undefined ? Math.round(n.ms) : ""}</td>
             </tr>
           ))}

@@ -16,6 +16,8 @@ export interface NodeBadge {
   error?: string;
   /** While it runs: what it has produced so far (a chat model's text as it streams). */
   progress?: string;
+  /** Once done: its outputs in one line ("40 passages · top bm25 17.9"). */
+  summary?: string;
 }
 
 export interface RunState {
@@ -319,11 +321,11 @@ export class EditorState {
 
   /** Shows a stored run (read-only): its badges from the record. */
   async openRun(runId: string): Promise<void> {
-    const rec = await this.client.request<{ status: string; ms?: number; nodes: Array<{ id: string; status: string; cache?: string; ms?: number; error?: { message: string } }> }>("record", { runId });
+    const rec = await this.client.request<{ status: string; ms?: number; nodes: Array<{ id: string; status: string; cache?: string; ms?: number; summary?: string; error?: { message: string } }> }>("record", { runId });
     const badges: Record<string, NodeBadge> = {};
     for (const n of rec.nodes) {
       const status: NodeStatus = n.status === "done" ? (n.cache === "hit" ? "cached" : "done") : ((["error", "skipped", "aborted", "running"].includes(n.status) ? n.status : "skipped") as NodeStatus);
-      badges[n.id] = { status, ...(n.ms !== undefined ? { ms: n.ms } : {}), ...(n.error ? { error: n.error.message } : {}) };
+      badges[n.id] = { status, ...(n.ms !== undefined ? { ms: n.ms } : {}), ...(n.summary ? { summary: n.summary } : {}), ...(n.error ? { error: n.error.message } : {}) };
     }
     this.#outputs.clear();
     this.run = { runId, status: (rec.status === "incomplete" ? "aborted" : rec.status) as RunState["status"], selected: Object.keys(badges), badges, readOnly: true, ...(rec.ms !== undefined ? { ms: rec.ms } : {}) };
@@ -373,7 +375,7 @@ export class EditorState {
         delete run.pausedAt;
         break;
       case "node-end":
-        set({ status: e.cache === "hit" ? "cached" : "done", ...(e.ms !== undefined ? { ms: e.ms } : {}) });
+        set({ status: e.cache === "hit" ? "cached" : "done", ...(e.ms !== undefined ? { ms: e.ms } : {}), ...(e.summary ? { summary: e.summary } : {}) });
         break;
       case "node-error":
         set({ status: "error", error: e.error?.message ?? "failed", ...(e.ms !== undefined ? { ms: e.ms } : {}) });

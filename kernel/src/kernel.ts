@@ -1,5 +1,5 @@
 import { inspect } from "node:util";
-import { abortActiveRuns, richBundle, setDisplaySink, type MimeBundle } from "citeflow";
+import { abortActiveRuns, richBundle, setDisplaySink, SHOWN_IN, type MimeBundle } from "citeflow";
 import type * as zmq from "zeromq";
 import type { Channels } from "./channels.js";
 import { CommManager, type Comm } from "./comm.js";
@@ -44,6 +44,8 @@ export class Kernel {
   #busy = false;
   /** The request outputs belong to: the running execute_request (or the last one). */
   #parent: Message | undefined;
+  /** Display ids shown during the running execute_request. */
+  #displaysInCell = new Set<string>();
   #shutdown: ((restart: boolean) => void) | undefined;
   readonly stopped: Promise<boolean>;
 
@@ -58,6 +60,7 @@ export class Kernel {
     setDisplaySink({
       show: (bundle, opts) => {
         if (!this.#parent) return;
+        if (opts?.id) this.#displaysInCell.add(opts.id);
         const transient = opts?.id ? { display_id: opts.id } : {};
         this.#iopub(opts?.update ? "update_display_data" : "display_data", { data: bundle, metadata: {}, transient }, this.#parent);
       },
@@ -228,6 +231,7 @@ export class Kernel {
     if (storeHistory) this.#count++;
     const count = this.#count;
     this.#parent = m;
+    this.#displaysInCell.clear();
     if (!silent) this.#iopub("execute_input", { code, execution_count: count }, m);
     const entry = storeHistory ? this.history.add(count, code) : undefined;
     const help = /^([^\n?]+?)\?$/.exec(code.trim());
@@ -237,7 +241,9 @@ export class Kernel {
       if (outcome.hasValue && outcome.value !== undefined) {
         const data = resultBundle(outcome.value);
         if (entry) entry.output = String(data["text/plain"]);
-        if (!silent) this.#iopub("execute_result", { execution_count: count, data, metadata: {} }, m);
+        // `await run(…)` as the last line: the run's live display in this cell already shows it.
+        const shownAbove = this.#displaysInCell.has((outcome.value as { [SHOWN_IN]?: string } | null)?.[SHOWN_IN] ?? "");
+        if (!silent && !shownAbove) this.#iopub("execute_result", { execution_count: count, data, metadata: {} }, m);
       }
       return this.#reply(this.channels.shell, m, "execute_reply", { status: "ok", execution_count: count, user_expressions: {}, payload: [] });
     }

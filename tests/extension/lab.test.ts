@@ -166,6 +166,35 @@ describe("Citeflow in JupyterLab (Chromium)", () => {
     expect(await page.locator(".cf-editor .react-flow__node").count()).toBe(8);
     expect(readFileSync(join(work, "root", "verifai.citeflow.json"), "utf8")).toContain('"name": "Verif.ai"');
     await shot("01-verifai-open");
+
+    // It opens legible: every node title, type and port label in view renders at 9.5 px or more
+    // (font size × the view's zoom) in this 1600×1000 window, and the pipeline's start is in view.
+    const editor = page.locator(".cf-editor");
+    await expect.poll(() => editor.locator(".react-flow__viewport").evaluate((el) => new DOMMatrix(getComputedStyle(el).transform).a)).toBeGreaterThanOrEqual(0.9);
+    const sizes = await editor.evaluate((root) => {
+      const pane = root.querySelector(".react-flow")!.getBoundingClientRect();
+      const zoom = new DOMMatrix(getComputedStyle(root.querySelector(".react-flow__viewport")!).transform).a;
+      const inView = (r: DOMRect) => r.right > pane.left && r.left < pane.right && r.bottom > pane.top && r.top < pane.bottom;
+      return [...root.querySelectorAll(".cf-node-id, .cf-node-type, .cf-port-label")].filter((e) => inView(e.getBoundingClientRect())).map((e) => parseFloat(getComputedStyle(e).fontSize) * zoom);
+    });
+    expect(sizes.length).toBeGreaterThan(6);
+    expect(Math.min(...sizes)).toBeGreaterThanOrEqual(9.5);
+    const pane = (await editor.locator(".react-flow").boundingBox())!;
+    const first = (await node("question").boundingBox())!;
+    expect(first.x).toBeGreaterThanOrEqual(pane.x);
+    expect(first.x + first.width).toBeLessThanOrEqual(pane.x + pane.width);
+
+    // Both side panels fold to a strip, and the canvas takes the room.
+    await editor.locator('[data-action="fold-left"]').click();
+    await editor.locator('[data-action="fold-right"]').click();
+    expect((await editor.locator(".react-flow").boundingBox())!.width).toBeGreaterThan(pane.width + 500);
+    await shot("01-verifai-folded");
+    await editor.locator('[data-action="unfold-left"]').click();
+    await editor.locator('[data-action="unfold-right"]').click();
+    await page.locator('.cf-palette-item[data-type="retrieve.hybrid"]').waitFor();
+    // The rest of this suite works on the whole graph at once, as the fit-view control shows it.
+    await editor.locator(".react-flow__controls-fitview").click();
+    await expect.poll(() => editor.locator(".react-flow__viewport").evaluate((el) => new DOMMatrix(getComputedStyle(el).transform).a)).toBeLessThan(0.9);
   }, 120_000);
 
   it("drags a node from the palette, connects ports, and refuses an incompatible connection", async () => {
@@ -460,6 +489,18 @@ describe("Citeflow in JupyterLab (Chromium)", () => {
     expect(await runBy(() => page.locator('[data-action="run"]').click())).toBe("ok");
     for (const id of ["question", "retrieve", "papers", "top", "answer", "claims", "verify", "citations"]) await expect.poll(() => badge(id).getAttribute("data-status")).toMatch(/^(done|cached)$/);
     await shot("04-run-done");
+    // Each card says what its node produced, in one line.
+    const summary = (id: string) => node(id).locator(".cf-node-summary").textContent();
+    expect(await summary("retrieve")).toMatch(/^\d+ passages · top fused [\d.]+$/);
+    expect(await summary("top")).toMatch(/^\d+ passages · top /);
+    expect(await summary("answer")).toMatch(/^answer · \d+ citations? · 0 hallucinated$/);
+    expect(await summary("verify")).toMatch(/^(\d+ (SUPPORT|CONTRADICT|NO_EVIDENCE|NO_REFERENCE)( · )?)+$/);
+    // The status in words, the run's id a link to it in the Runs tab.
+    const status = page.locator(".cf-run-status");
+    expect(await status.textContent()).toMatch(/^Done in \d+(\.\d)? m?s · run [0-9a-f]+$/);
+    await status.locator('[data-action="show-run"]').click();
+    await expect.poll(() => page.locator('.cf-editor .cf-tabs [aria-selected="true"]').textContent()).toBe("Runs");
+    await page.locator(".cf-editor .cf-tabs button", { hasText: "Node" }).click();
 
     await select("retrieve");
     const table = page.locator('.cf-inspector .cf-output[data-port="passages"] table');
@@ -576,9 +617,9 @@ describe("Citeflow in JupyterLab (Chromium)", () => {
     await page.locator('[data-action="step"]').click();
     await expect.poll(async () => (await status.getAttribute("data-run")) !== before && (await status.getAttribute("data-status")) === "paused").toBe(true);
     const first = await status.textContent();
-    expect(first).toContain("@ question");
+    expect(first).toContain("Paused before question");
     await page.locator('[data-action="step"]').click();
-    await expect.poll(() => status.textContent()).toContain("@ retrieve");
+    await expect.poll(() => status.textContent()).toContain("Paused before retrieve");
     expect(await badge("question").getAttribute("data-status")).toMatch(/^(done|cached)$/);
     await shot("10-stepping");
     await page.locator('[data-action="continue"]').click();
@@ -589,7 +630,7 @@ describe("Citeflow in JupyterLab (Chromium)", () => {
     await node("answer").locator(".cf-breakpoint").waitFor();
     const run = await status.getAttribute("data-run");
     await page.locator('[data-action="run"]').click();
-    await expect.poll(async () => (await status.getAttribute("data-run")) !== run && (await status.textContent())?.includes("@ answer")).toBe(true);
+    await expect.poll(async () => (await status.getAttribute("data-run")) !== run && (await status.textContent())?.includes("Paused before answer")).toBe(true);
     expect(await badge("verify").getAttribute("data-status")).toBe("queued");
     await page.locator('[data-action="continue"]').click();
     await expect.poll(() => status.getAttribute("data-status")).toBe("ok");
@@ -659,9 +700,15 @@ describe("Citeflow in JupyterLab (Chromium)", () => {
     await cell.click();
     await page.keyboard.type(`import { run } from "citeflow";\nawait run("verifai", ${JSON.stringify(QUESTION)})`);
     await page.keyboard.press("Shift+Enter");
-    // The cell's result (the live display above it shows the run while it runs).
-    const view = page.locator(".jp-NotebookPanel .jp-OutputArea-executeResult .cf-run-view");
-    await view.waitFor({ timeout: 120_000 });
+    // One output for the run: its live display, which ends as the whole run view; the cell's value
+    // (the same run) adds no second copy.
+    const outputs = page.locator(".jp-NotebookPanel .jp-Cell").first().locator(".jp-OutputArea-child");
+    const view = outputs.locator(".cf-run-view");
+    await expect.poll(() => view.getAttribute("data-status"), { timeout: 120_000 }).toBe("ok");
+    await expect.poll(() => page.evaluate(() => (window as any).jupyterapp.shell.currentWidget?.sessionContext?.session?.kernel?.status)).toBe("idle");
+    expect(await outputs.count()).toBe(1);
+    // Each node's output in one line.
+    expect(await view.locator('tr[data-node="retrieve"] .cf-node-summary').textContent()).toMatch(/^\d+ passages · top \w+ [\d.]+$/);
     await view.locator('tr[data-node="retrieve"] button').click();
     await view.locator(".cf-passages table").waitFor();
     // The output carries each passage's text cut to 400 characters, and says so when it shows one.

@@ -14,6 +14,12 @@ export interface DisplaySink {
 
 const SINK = Symbol.for("citeflow.display-sink");
 
+/**
+ * The id of the display a value is already shown in (a run's live display). A cell whose last
+ * value is shown in a display of that same cell adds no second copy of it as its result.
+ */
+export const SHOWN_IN = Symbol.for("citeflow.shown-in");
+
 type WithSink = typeof globalThis & { [SINK]?: DisplaySink };
 
 export function setDisplaySink(sink: DisplaySink | undefined): void {

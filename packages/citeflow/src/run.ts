@@ -3,7 +3,7 @@ import { existsSync, readFileSync } from "node:fs";
 import { loadGraph, PREVIEW_CHARS, questionFromText, startRun, type CompiledGraph, type GraphDoc, type RunEvent, type RunHandle, type RunOptions } from "@citeflow/core";
 import { createRegistry, templateNames, templatePath } from "@citeflow/nodes";
 import { RunStore, type Correction, type NodeRecord, type RunRecord, type StoredCorrection } from "@citeflow/runstore";
-import { showBundle, type MimeBundle } from "./display.js";
+import { SHOWN_IN, showBundle, type MimeBundle } from "./display.js";
 import type { Claim, Verdict } from "@citeflow/core";
 import { bundleFor, previewOutputs, verdictsBundle, viewBundle, VIEW_VERSION, type NodeState, type RunNodeView, type RunView } from "./mime.js";
 
@@ -79,7 +79,10 @@ export class LiveRun {
       await watching;
       active.delete(this);
       const run = Run.open(this.handle.runId, this.store.dir);
-      if (this.#shown) this.#flush(run.bundle());
+      if (this.#shown) {
+        this.#flush(run.bundle());
+        run[SHOWN_IN] = this.#displayId;
+      }
       return run;
     });
     this.done.catch(() => active.delete(this));
@@ -134,7 +137,7 @@ export class LiveRun {
     else if (e.type === "node-paused" && n) (n.status = "paused"), (this.#status = "paused");
     else if (e.type === "node-resumed" && n) (n.status = "running"), (this.#status = "running");
     else if (e.type === "node-progress" && n && e.message !== undefined) n.progress = e.message;
-    else if (e.type === "node-end" && n) (Object.assign(n, { status: "done", cache: e.cache, ms: e.ms }), delete n.progress);
+    else if (e.type === "node-end" && n) (Object.assign(n, { status: "done", cache: e.cache, ms: e.ms, ...(e.summary ? { summary: e.summary } : {}) }), delete n.progress);
     else if (e.type === "node-error" && n) Object.assign(n, { status: "error", ms: e.ms, error: e.error.message });
     else if (e.type === "node-skipped" && n) n.status = e.reason === "aborted" ? "aborted" : "skipped";
     else if (e.type === "run-end") this.#status = e.status;
@@ -169,6 +172,9 @@ export async function run(g: CompiledGraph | string, inputs: RunInputs, options:
 
 /** A finished (or stored) run, read back from the run store. */
 export class Run {
+  /** The live display this run was shown in as it ran, if any. */
+  [SHOWN_IN]?: string;
+
   constructor(
     readonly record: RunRecord,
     readonly store: RunStore,
@@ -237,7 +243,7 @@ export class Run {
 
   view(): RunView {
     const r = this.record;
-    const nodes = r.nodes.map((n) => ({ id: n.id, type: n.type, status: n.status === "running" ? "aborted" : n.status, ...(n.cache ? { cache: n.cache } : {}), ...(n.ms !== undefined ? { ms: n.ms } : {}), ...(n.error ? { error: n.error.message } : {}) }) as RunNodeView);
+    const nodes = r.nodes.map((n) => ({ id: n.id, type: n.type, status: n.status === "running" ? "aborted" : n.status, ...(n.cache ? { cache: n.cache } : {}), ...(n.ms !== undefined ? { ms: n.ms } : {}), ...(n.summary ? { summary: n.summary } : {}), ...(n.error ? { error: n.error.message } : {}) }) as RunNodeView);
     const outputs: Record<string, Record<string, unknown>> = {};
     let budget = OUTPUT_BUDGET;
     for (const n of r.nodes) {

@@ -9,5 +9,6 @@ export * from "./citations.js";
 export * from "./preview.js";
 export * from "./views.js";
 export * from "./calls.js";
+export * from "./summary.js";
 export type { Passage, Answer, Claim, Verdict, Question } from "./values.js";
 export type { Catalogue, CatalogueNode } from "./registry.js";

@@ -93,6 +93,8 @@ export interface NodeEndEvent extends Base {
   outputHashes: Record<string, string>;
   /** Output ports whose value was replaced by an override. */
   overridden?: string[];
+  /** The outputs in one line (`summary.ts`), for node cards and run displays. */
+  summary?: string;
 }
 
 export interface NodeErrorEvent extends Base {

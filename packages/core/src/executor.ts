@@ -6,6 +6,7 @@ import { hashValue } from "./hash.js";
 import type { NodeContext, SpanHandle } from "./node.js";
 import { schemaFor } from "./ports.js";
 import { checkInputs, checkOutputs, describeIssues } from "./checks.js";
+import { summarizeOutputs } from "./summary.js";
 import { AbortError, newRunId, RunRequestError, type NodeResult, type RunOptions, type RunResult } from "./run-types.js";
 
 export * from "./run-types.js";
@@ -315,7 +316,7 @@ export class RunHandle {
         }
       }
       const ms = performance.now() - t0;
-      this.#emit({ type: "node-end", runId: this.runId, at: Date.now(), nodeId: id, cache, ms, outputs, outputHashes: hashes, ...(overridden ? { overridden } : {}) });
+      this.#emit({ type: "node-end", runId: this.runId, at: Date.now(), nodeId: id, cache, ms, outputs, outputHashes: hashes, summary: summarizeOutputs(outputs), ...(overridden ? { overridden } : {}) });
       return { id, status: "done", cache, ms, cacheKey, outputs, outputHashes: hashes, ...(overridden ? { overridden } : {}) };
     } catch (e) {
       const ms = performance.now() - t0;

@@ -17,3 +17,4 @@ export * from "./cache.js";
 export * from "./executor.js";
 export * from "./views.js";
 export * from "./calls.js";
+export * from "./summary.js";

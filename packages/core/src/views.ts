@@ -22,6 +22,8 @@ export interface RunNodeView {
   error?: string;
   /** While it runs: what it has produced so far (a chat model's text as it streams). */
   progress?: string;
+  /** Once done: its outputs in one line (`summary.ts`). */
+  summary?: string;
 }
 
 export interface RunView {

@@ -28,6 +28,8 @@ export interface NodeRecord {
   ms?: number;
   outputHashes?: Record<string, string>;
   overridden?: string[];
+  /** The outputs in one line, as the node-end event gave it. */
+  summary?: string;
   error?: ErrorInfo;
   skipReason?: string;
   spans: SpanRecord[];
@@ -105,7 +107,7 @@ export function readRunFile(path: string): RunRecord {
         if (!node) add(placeholder(e.nodeId, "paused"));
         break;
       case "node-end":
-        if (node) Object.assign(node, { status: "done", cache: e.cache, ms: e.ms, outputHashes: e.outputHashes, ...(e.overridden ? { overridden: e.overridden } : {}) });
+        if (node) Object.assign(node, { status: "done", cache: e.cache, ms: e.ms, outputHashes: e.outputHashes, ...(e.summary ? { summary: e.summary } : {}), ...(e.overridden ? { overridden: e.overridden } : {}) });
         break;
       case "node-error":
         // A node can fail before it starts (its fingerprint threw): it still gets a record.

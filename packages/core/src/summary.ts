@@ -1,0 +1,71 @@
+/**
+ * One line about a node's outputs, for its card on the canvas, the notebook's run display and the
+ * CLI: "40 passages · top fused 0.0328", "answer · 3 citations · 1 hallucinated",
+ * "3 SUPPORT · 1 CONTRADICT". Pure and browser-safe; computed once when the node ends.
+ */
+import type { Answer, Passage, Verdict } from "./values.js";
+
+const MAX = 80;
+
+const isObject = (v: unknown): v is Record<string, unknown> => typeof v === "object" && v !== null && !Array.isArray(v);
+const plural = (n: number, one: string, many = `${one}s`) => `${n} ${n === 1 ? one : many}`;
+const num = (x: number) => (Number.isInteger(x) ? String(x) : Math.abs(x) >= 100 ? x.toFixed(0) : Number(x.toPrecision(3)).toString());
+const cut = (s: string, n: number) => (s.length > n ? `${s.slice(0, n - 1)}…` : s);
+
+/** The score a ranked list is ordered by, most refined first. */
+const SCORE_ORDER = ["rerank", "fused", "dense", "bm25"];
+
+function topScore(p: Passage): string {
+  const keys = Object.keys(p.scores ?? {});
+  const key = SCORE_ORDER.find((k) => keys.includes(k)) ?? keys[0];
+  return key === undefined ? "" : ` · top ${key} ${num(p.scores[key]!)}`;
+}
+
+const looksLike = {
+  passage: (v: Record<string, unknown>) => typeof v.id === "string" && typeof v.text === "string" && isObject(v.scores),
+  verdict: (v: Record<string, unknown>) => typeof v.claimId === "string" && typeof v.label === "string",
+  claim: (v: Record<string, unknown>) => typeof v.text === "string" && Array.isArray(v.passageIds),
+  answer: (v: Record<string, unknown>) => typeof v.text === "string" && isObject(v.citations),
+  question: (v: Record<string, unknown>) => typeof v.id === "string" && typeof v.text === "string",
+};
+
+function list(items: unknown[]): string {
+  const first = items.find(isObject);
+  if (!first) return items.length === 0 ? "none" : plural(items.length, "item");
+  if (looksLike.passage(first)) return `${plural(items.length, "passage")}${topScore(first as Passage)}`;
+  if (looksLike.verdict(first)) {
+    const counts = new Map<string, number>();
+    for (const v of items as Verdict[]) counts.set(v.label, (counts.get(v.label) ?? 0) + 1);
+    return [...counts].map(([label, n]) => `${n} ${label}`).join(" · ");
+  }
+  if (looksLike.claim(first)) return plural(items.length, "claim");
+  if (looksLike.question(first)) return plural(items.length, "question");
+  return plural(items.length, "item");
+}
+
+/** One value: a list, an answer, a question, text, a number. */
+export function summarizeValue(value: unknown): string {
+  if (value === undefined || value === null) return "nothing";
+  if (Array.isArray(value)) return list(value);
+  if (typeof value === "string") return `“${cut(value.replace(/\s+/g, " ").trim(), 48)}”`;
+  if (typeof value === "number") return num(value);
+  if (typeof value === "boolean") return String(value);
+  if (isObject(value)) {
+    if (looksLike.answer(value)) {
+      const a = value as unknown as Answer;
+      const bad = a.invalidCitations?.length ?? 0;
+      return `answer · ${plural(Object.keys(a.citations).length, "citation")} · ${bad} hallucinated`;
+    }
+    if (looksLike.question(value)) return `“${cut(String(value.text), 48)}”`;
+    return plural(Object.keys(value).length, "field");
+  }
+  return typeof value;
+}
+
+/** The outputs of a node in one line: each port's summary, the first port's first. */
+export function summarizeOutputs(outputs: Record<string, unknown>): string {
+  const ports = Object.keys(outputs);
+  if (ports.length === 0) return "";
+  const parts = ports.length === 1 ? [summarizeValue(outputs[ports[0]!])] : ports.map((p) => `${p}: ${summarizeValue(outputs[p])}`);
+  return cut(parts.join(" · "), MAX);
+}
