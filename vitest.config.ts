@@ -7,14 +7,18 @@ import { defineConfig } from "vitest/config";
 const installed = process.env.CITEFLOW_MODELS_HOME || join(process.env.XDG_CACHE_HOME || join(homedir(), ".cache"), "citeflow", "models");
 
 const LLM_SUITES = ["tests/models/llama*.test.ts", "tests/nodes/local-llm.test.ts"];
+const BROWSER_SUITES = ["tests/extension/lab.test.ts", "tests/extension/install.test.ts"];
 
 export default defineConfig({
   test: {
-    // The in-process LLM suites keep both cores busy (llama.cpp): they run as a group after the
-    // rest, so the browser suite's drags never share the machine with them.
+    // Three groups, one after another. The browser suites (a real JupyterLab and Chromium each)
+    // run alone and one at a time: a drag is pointer events and frames, and on two cores shared
+    // with other suites it lost whole moves. The in-process LLM suites keep both cores busy
+    // (llama.cpp), so they run last, on their own as well.
     projects: [
-      { extends: true, test: { name: "suites", include: ["tests/**/*.test.ts"], exclude: [...LLM_SUITES], sequence: { groupOrder: 0 } } },
-      { extends: true, test: { name: "local-llm", include: LLM_SUITES, sequence: { groupOrder: 1 } } },
+      { extends: true, test: { name: "suites", include: ["tests/**/*.test.ts"], exclude: [...LLM_SUITES, ...BROWSER_SUITES], sequence: { groupOrder: 0 } } },
+      { extends: true, test: { name: "browser", include: BROWSER_SUITES, fileParallelism: false, sequence: { groupOrder: 1 } } },
+      { extends: true, test: { name: "local-llm", include: LLM_SUITES, sequence: { groupOrder: 2 } } },
     ],
     // Tests import the built packages (dist), exactly what the CLI and other packages run.
     testTimeout: 30_000,

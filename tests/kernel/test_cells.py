@@ -92,11 +92,18 @@ class CellTests(unittest.TestCase):
         final = updates[-1]["content"]["data"][MIME]
         self.assertEqual(final["status"], "ok")
         self.assertTrue(all(n["status"] == "done" for n in final["nodes"]))
+        # The live display ends as the whole run view; the cell's value, that same run, is not shown twice.
+        self.assertEqual(set(updates[-1]["content"]["data"]), {MIME, "text/html", "text/plain"})
+        self.assertEqual((final["version"], final["kind"], final["graph"]["name"], final["question"]), (1, "run", "Verif.ai", QUESTION))
+        self.assertIn("top", final["outputs"])
+        self.assertEqual(outputs_of(out, "execute_result"), [])
+        self.assertRegex(next(n for n in final["nodes"] if n["id"] == "retrieve")["summary"], r"^\d+ passages · top fused [\d.]+$")
+
+        # In a later cell the run renders as a Citeflow bundle.
+        reply, out = self.s.execute("r")
         result = outputs_of(out, "execute_result")[0]["content"]["data"]
         self.assertEqual(set(result), {MIME, "text/html", "text/plain"})
-        view = result[MIME]
-        self.assertEqual((view["version"], view["kind"], view["graph"]["name"], view["question"]), (1, "run", "Verif.ai", QUESTION))
-        self.assertIn("top", view["outputs"])
+        self.assertEqual(result[MIME]["runId"], final["runId"])
 
         reply, out = self.s.execute('r.output("top", "items")')
         data = outputs_of(out, "execute_result")[0]["content"]["data"]

@@ -1,0 +1,43 @@
+import { describe, expect, it } from "vitest";
+import { summarizeOutputs, summarizeValue } from "@citeflow/core";
+
+const passage = (id: string, scores: Record<string, number>) => ({ id, title: "t", text: "x", metadata: {}, scores });
+
+describe("summarizeOutputs: a node's outputs in one line", () => {
+  it("says how many passages and the top one's most refined score", () => {
+    expect(summarizeValue([passage("1#0", { bm25: 17.93, dense: 0.41 }), passage("2#0", { bm25: 3 })])).toBe("2 passages · top dense 0.41");
+    expect(summarizeValue([passage("1#0", { bm25: 17.956 })])).toBe("1 passage · top bm25 18");
+    expect(summarizeValue([passage("1#0", { bm25: 1.5, fused: 0.0328, rerank: 0.9 })])).toBe("1 passage · top rerank 0.9");
+    expect(summarizeValue([passage("1#0", {})])).toBe("1 passage");
+  });
+
+  it("counts verdicts by label, in the order they first appear", () => {
+    const v = (label: string) => ({ claimId: "c", label, probabilities: {} });
+    expect(summarizeValue([v("SUPPORT"), v("CONTRADICT"), v("SUPPORT"), v("NO_EVIDENCE")])).toBe("2 SUPPORT · 1 CONTRADICT · 1 NO_EVIDENCE");
+  });
+
+  it("counts an answer's citations and the hallucinated ones", () => {
+    const answer = { text: "A [1] B [2]", citations: { "[1]": "1#0", "[2]": "9#0" }, allowed: ["1#0"], invalidCitations: [{ marker: "[2]", target: "9#0" }] };
+    expect(summarizeOutputs({ answer })).toBe("answer · 2 citations · 1 hallucinated");
+    expect(summarizeValue({ ...answer, citations: {}, invalidCitations: [] })).toBe("answer · 0 citations · 0 hallucinated");
+  });
+
+  it("names claims, questions, text, numbers and empty lists", () => {
+    expect(summarizeValue([{ id: "c1", text: "a", passageIds: [] }])).toBe("1 claim");
+    expect(summarizeValue({ id: "q1", text: "Does vitamin D prevent fractures?" })).toBe("“Does vitamin D prevent fractures?”");
+    expect(summarizeValue("  a\n long   text ".repeat(10))).toMatch(/^“a long text a long text .*…”$/);
+    expect(summarizeValue(0.123456)).toBe("0.123");
+    expect(summarizeValue([])).toBe("none");
+    expect(summarizeValue([1, 2, 3])).toBe("3 items");
+    expect(summarizeValue(null)).toBe("nothing");
+    expect(summarizeValue({ precision: 1, recall: 0.6667, f1: 0.8, sentences: 3, citations: 3, hallucinated: 0 })).toBe("precision 1 · recall 0.667 · f1 0.8 · sentences 3");
+    expect(summarizeValue({ a: "x", b: [1] })).toBe("2 fields");
+  });
+
+  it("names each port when there are several, within 80 characters", () => {
+    const s = summarizeOutputs({ passages: [passage("1#0", { bm25: 2 })], query: "vitamin D and fractures in older adults, a long query that goes on and on" });
+    expect(s.startsWith("passages: 1 passage · top bm25 2 · query: “vitamin D")).toBe(true);
+    expect(s.length).toBeLessThanOrEqual(80);
+    expect(summarizeOutputs({})).toBe("");
+  });
+});
