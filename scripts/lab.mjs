@@ -101,15 +101,18 @@ export async function startLab(options = {}) {
   return { url: `${base}/lab?token=${token}`, base, token, port, state, venv, api, stop, exited };
 }
 
-/** Offline models and the SciFact store, when the data is there (as the notebooks do). */
+/**
+ * Offline models and the SciFact store, when the data is there (as the notebooks do). The store is
+ * the one `npm run demo` builds (.citeflow/stores/), so whichever runs first builds it for both.
+ */
 async function sciFact(state) {
   const citeflow = await import(join(root, "packages", "citeflow", "dist", "index.js"));
   citeflow.useOfflineModels();
-  process.env.CITEFLOW_RUNS ||= join(state, "runs");
   if (!process.env.CITEFLOW_STORE && process.env.CITEFLOW_DATA) {
-    process.stderr.write("citeflow lab: preparing the SciFact store (first time only)…\n");
-    await citeflow.sciFactStore({ runs: process.env.CITEFLOW_RUNS });
+    process.stderr.write("citeflow lab: preparing the SciFact store (the first time, about 5 minutes on 2 cores)…\n");
+    await citeflow.sciFactStore({ runs: process.env.CITEFLOW_RUNS || join(root, ".citeflow") });
   }
+  process.env.CITEFLOW_RUNS ||= join(state, "runs");
 }
 
 if (process.argv[1] && resolve(process.argv[1]) === fileURLToPath(import.meta.url)) {

@@ -33,6 +33,16 @@ describe("citeflow ingest", () => {
     expect(killed.signal).toBe("SIGKILL");
     const partial = await (await LanceStore.open(store)).count();
     expect(partial).toBeGreaterThanOrEqual(64);
+    // The store said what it is made of before its first batch, and that this ingest did not finish.
+    expect(await (await LanceStore.open(store)).meta()).toMatchObject({ embedder: "static-use-en", chunker: "openscholar-256", dimensions: 256, incomplete: true });
+    // Resumed with another embedder or chunker: refused with both named, and nothing written.
+    const other = await ingest(store, ["--embedder", "tiny-bert-random"]);
+    expect(other.code).toBe(1);
+    expect(other.stderr).toMatch(/was built with embedder "static-use-en" and chunker "openscholar-256"; ingesting with "tiny-bert-random" \/ "openscholar-256" would mix them: use another store, or resume with the embedder and chunker it was started with/);
+    const chunker = await ingest(store, ["--chunker", "verifai"]);
+    expect(chunker.code).toBe(1);
+    expect(chunker.stderr).toMatch(/ingesting with "static-use-en" \/ "verifai-512" would mix them/);
+    expect(await (await LanceStore.open(store)).count()).toBe(partial);
 
     const done = await ingest(store);
     expect(done.code).toBe(0);
@@ -44,6 +54,7 @@ describe("citeflow ingest", () => {
     const s = await LanceStore.open(store);
     expect(await s.count()).toBe(expected);
     expect(await s.meta()).toMatchObject({ embedder: "static-use-en", chunker: "openscholar-256", passages: expected, dimensions: 256 });
+    expect((await s.meta())!.incomplete).toBeUndefined();
   }, 120_000);
 
   it("reports bad lines with numbers and still ingests the rest", async () => {

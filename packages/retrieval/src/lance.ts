@@ -4,7 +4,7 @@ import * as lancedb from "@lancedb/lancedb";
 import { parsePassageId, type Passage } from "@citeflow/core";
 import { indexText } from "./chunkers.js";
 import type { CorpusDocument } from "./document.js";
-import { checkCompatible, checkDimensions, ingestBatches, sampleOf, type IngestOptions, type IngestResult, type PassageStore, type SampleOptions, type ScoredId, type StoreMeta, type VectorIndex } from "./store.js";
+import { checkCompatible, checkDimensions, checkExistingDimensions, ingestBatches, sampleOf, type IngestOptions, type IngestResult, type PassageStore, type SampleOptions, type ScoredId, type StoreMeta, type VectorIndex } from "./store.js";
 
 const TABLE = "passages";
 /** Below this many passages a flat scan is fast enough: no vector index (IngestOptions.vectorIndexMinRows). */
@@ -77,9 +77,17 @@ export class LanceStore implements PassageStore {
     await this.#fresh(true);
     if (this.table) for (const r of await this.table.query().select(["id"]).toArray()) existing.add(String(r.id));
 
+    // The store says what it is made of before its first row is written, so a killed ingest
+    // resumed with another embedder or chunker is refused, not mixed.
+    let announced = !!before;
     const { dimensions: embedded, ...result } = await ingestBatches(docs, o, {
       known: async () => existing,
       write: async (batch, vectors) => {
+        if (!announced) {
+          if (this.table) checkExistingDimensions(this.dir, await this.table.query().select(["vector"]).limit(1).toArray(), o.embedder.id, vectors[0]!.length);
+          this.#writeMeta({ citeflowStore: 1, embedder: o.embedder.id, dimensions: vectors[0]!.length, chunker: o.chunkerName, passages: this.table ? await this.table.countRows() : 0, incomplete: true, updatedAt: new Date().toISOString() });
+          announced = true;
+        }
         const rows: Row[] = batch.map((p, i) => ({
           id: p.id,
           doc_id: parsePassageId(p.id).docId,
@@ -98,7 +106,7 @@ export class LanceStore implements PassageStore {
     const dimensions = embedded || before?.dimensions || 0;
     if (!this.table) throw new Error(`no passages to ingest into ${this.dir}`);
     // Nothing new: leave the index and meta alone, so results cached against this store stay valid.
-    if (result.added === 0 && before) return result;
+    if (result.added === 0 && before && !before.incomplete) return result;
     const vectorIndex = await this.#index(o.vectorIndexMinRows ?? VECTOR_INDEX_MIN_ROWS);
     const meta: StoreMeta = {
       citeflowStore: 1,
@@ -109,9 +117,13 @@ export class LanceStore implements PassageStore {
       ...(vectorIndex ? { vectorIndex } : {}),
       updatedAt: new Date().toISOString(),
     };
+    this.#writeMeta(meta);
+    return result;
+  }
+
+  #writeMeta(meta: StoreMeta): void {
     writeFileSync(this.metaPath, JSON.stringify(meta, null, 2) + "\n");
     this.current = meta;
-    return result;
   }
 
   /**

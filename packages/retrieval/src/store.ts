@@ -13,6 +13,8 @@ export interface StoreMeta {
   passages: number;
   /** LanceDB: the vector index built at the last ingest, if any, and how many partitions a search probes. */
   vectorIndex?: VectorIndex;
+  /** Written before an ingest's first batch and dropped when it ends: the last ingest did not finish (re-run it to resume). */
+  incomplete?: true;
   updatedAt: string;
 }
 
@@ -84,8 +86,18 @@ export function checkCompatible(location: string, before: StoreMeta | undefined,
   if (before && (before.embedder !== o.embedder.id || before.chunker !== o.chunkerName))
     throw new Error(
       `store ${location} was built with embedder "${before.embedder}" and chunker "${before.chunker}"; ` +
-        `ingesting with "${o.embedder.id}" / "${o.chunkerName}" would mix them: use another store`,
+        `ingesting with "${o.embedder.id}" / "${o.chunkerName}" would mix them: use another store${before.incomplete ? ", or resume with the embedder and chunker it was started with" : ""}`,
     );
+}
+
+/**
+ * A store with rows but no meta (left by an ingest killed before stores wrote their meta first):
+ * its vectors must have the new embedder's dimensions.
+ */
+export function checkExistingDimensions(location: string, rows: Array<{ vector?: unknown }>, embedder: string, dimensions: number): void {
+  const v = rows[0]?.vector as { length?: number } | undefined;
+  if (v?.length !== undefined && v.length !== dimensions)
+    throw new Error(`store ${location} holds ${v.length}-dimensional vectors from an unfinished ingest; embedder "${embedder}" gives ${dimensions}: use another store, or the embedder it was started with`);
 }
 
 export function checkDimensions(location: string, meta: StoreMeta | undefined, vector: number[]): void {
