@@ -18,6 +18,7 @@ import { setTranslationBundle, trans } from "./i18n";
 import { emptyGraph, saveGraph, slug } from "./model";
 import { RunRenderer, type OpenInEditor } from "./render";
 import { TEMPLATES } from "./templates";
+import { confirmServers } from "./consent";
 import { CiteflowFactory, FACTORY, FILE_TYPE, type CiteflowPanel } from "./widget";
 
 const PLUGIN_ID = "@citeflow/jupyterlab:plugin";
@@ -90,6 +91,7 @@ const plugin: JupyterFrontEndPlugin<void> = {
     const tracker = new WidgetTracker<Editor>({ namespace: "citeflow" });
     factory.widgetCreated.connect((_, w) => {
       w.content.state.openAsText = () => void app.commands.execute("docmanager:open", { path: w.context.path, factory: "Editor" });
+      w.content.state.confirmServers = (servers) => confirmServers(w.context.path, servers);
       w.context.pathChanged.connect(() => void tracker.save(w));
       void tracker.add(w);
     });

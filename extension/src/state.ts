@@ -7,6 +7,7 @@ import type { Catalogue, GraphDoc, GraphEdge, GraphNode } from "@citeflow/core/b
 import { Signal, type ISignal } from "@lumino/signaling";
 import type { CiteflowClient, RunEvent } from "./client";
 import { autoLayout, moveNodes, pasteNodes, removeNodes, saveGraph, splitRef } from "./model";
+import { trans } from "./i18n";
 
 export type NodeStatus = "queued" | "running" | "paused" | "cached" | "done" | "error" | "skipped" | "aborted";
 
@@ -18,6 +19,13 @@ export interface NodeBadge {
   progress?: string;
   /** Once done: its outputs in one line ("40 passages · top bm25 17.9"). */
   summary?: string;
+}
+
+/** A server the graph names that the user has not configured (the kernel's "reach"). */
+export interface ServerReach {
+  node: string;
+  param: string;
+  target: string;
 }
 
 export interface RunState {
@@ -63,6 +71,11 @@ export class EditorState {
   unreadable: string | undefined;
   /** Opens this file in JupyterLab's text editor (set by the plugin), to fix an unreadable file. */
   openAsText: (() => void) | undefined;
+  /**
+   * Asks the user whether the graph may reach servers they have not configured (set by the
+   * plugin: a dialog); without it such a run does not start.
+   */
+  confirmServers: ((servers: ServerReach[]) => Promise<boolean>) | undefined;
   /** The file and the catalogue have arrived: the canvas can lay out and fit the view. */
   loaded = false;
   readonly client: CiteflowClient;
@@ -288,6 +301,7 @@ export class EditorState {
     }
     try {
       this.error = undefined;
+      if (!(await this.#consentToServers())) return undefined;
       const { runId, selected } = await this.client.request<{ runId: string; selected: string[] }>("run", {
         graph: this.doc,
         inputs,
@@ -307,6 +321,23 @@ export class EditorState {
       this.emit();
       return undefined;
     }
+  }
+
+  /**
+   * A graph file cannot choose where requests go: servers it names that the user has not
+   * configured run only after the user agrees (the dialog); the kernel then allows them for its life.
+   */
+  async #consentToServers(): Promise<boolean> {
+    const reach = await this.client.request<Array<ServerReach & { kind: string; allowed: boolean }>>("reach", { graph: this.doc });
+    const servers = reach.filter((r) => r.kind === "endpoint" && !r.allowed);
+    if (servers.length === 0) return true;
+    if (!(await this.confirmServers?.(servers))) {
+      this.error = trans.__("Not run: the pipeline names servers you have not allowed (%1).", [...new Set(servers.map((s) => s.target))].join(", "));
+      this.emit();
+      return false;
+    }
+    await this.client.request("allowEndpoints", { urls: servers.map((s) => s.target) });
+    return true;
   }
 
   async control(method: "step" | "continue" | "pause" | "abort"): Promise<void> {

@@ -1,5 +1,5 @@
 import { errorInfo, loadGraph, validateGraph, type CompiledGraph, type GraphDoc, type RunEvent } from "@citeflow/core";
-import { defaultRunsDir, graph as graphFrom, LiveRun, registry, RunStore, templateNames } from "citeflow";
+import { allowEndpoint, defaultRunsDir, graph as graphFrom, graphReach, LiveRun, registry, RunStore, templateNames } from "citeflow";
 import { exportDataset, FORMATS, type Format } from "@citeflow/datasets";
 import { resolve } from "node:path";
 import type { Comm, CommHandler } from "./comm.js";
@@ -58,6 +58,13 @@ export function citeflowTarget(comm: Comm, openData: unknown): CommHandler {
   const methods: Record<string, (req: Request) => unknown> = {
     hello: () => ({ version: COMM_VERSION, runStore: store.dir, templates: templateNames(), exportFormats: FORMATS }),
     catalogue: () => registry.catalogue(),
+    // What a graph would reach outside the process (servers, files), each allowed or not.
+    reach: (req) => graphReach(graphOf(req).doc.nodes),
+    // The user's consent, from the editor's dialog: these servers, for this kernel's life.
+    allowEndpoints: (req) => {
+      for (const url of need<unknown[]>(req, "urls", "object")) allowEndpoint(String(url));
+      return null;
+    },
     validate: (req) => validateGraph(JSON.stringify(need<GraphDoc>(req, "graph", "object")), registry, { source: "comm" }).problems,
     open: (req) => {
       current = graphOf(req);

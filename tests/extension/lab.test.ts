@@ -755,7 +755,20 @@ describe("Citeflow in JupyterLab (Chromium)", () => {
     await page.locator('.cf-inspector input[name="model"]').fill("loopback-model");
     await page.locator('.cf-inspector input[name="baseUrl"]').fill(llm.url);
     await page.locator(".cf-question").fill(QUESTION);
-    expect(await runBy(() => page.locator('[data-action="run"]').click())).toBe("ok");
+    // A server the pipeline names but the user never configured: the editor asks first. Declined,
+    // nothing runs and nothing is sent; allowed, the run goes.
+    const dialog = page.locator(".jp-Dialog");
+    await page.locator('[data-action="run"]').click();
+    await dialog.waitFor();
+    expect(await dialog.locator(".cf-consent li").allTextContents()).toEqual([`${llm.url} — node "feedback", baseUrl`]);
+    await shot("12-allow-servers");
+    await dialog.locator("button", { hasText: "Do not run" }).click();
+    await expect.poll(() => page.locator(".cf-editor .cf-banner").textContent()).toContain(`Not run: the pipeline names servers you have not allowed (${llm.url})`);
+    expect(llm.requests.length).toBe(0);
+    expect(await runBy(async () => {
+      await page.locator('[data-action="run"]').click();
+      await dialog.locator("button", { hasText: "Allow and run" }).click();
+    })).toBe("ok");
     await select("feedback");
     const tree = page.locator('.cf-inspector [data-view="feedback"] .cf-feedback-tree');
     await tree.waitFor({ timeout: 30_000 });

@@ -1,6 +1,6 @@
 import { readdirSync, readFileSync } from "node:fs";
 import { join } from "node:path";
-import { afterEach, describe, expect, it } from "vitest";
+import { afterEach, describe, expect, it, onTestFinished } from "vitest";
 import { extractiveAnswer, openAIChat } from "@citeflow/models";
 import { RunStore } from "@citeflow/runstore";
 import { completion, json, loopback, type Loopback } from "../models/loopback.js";
@@ -80,11 +80,13 @@ describe("generate.answer", () => {
 
   it("with an LLM: prompt with numbered passages, citations mapped, hallucinated ones flagged, the call traced without the key", async () => {
     server = await loopback((_req, res) => json(res, 200, completion("Aspirin lowers stroke risk [1][3], and cures everything [7].")));
-    process.env.CITEFLOW_TEST_CHAT_KEY = KEY;
+    const saved = { u: process.env.OPENAI_BASE_URL, k: process.env.OPENAI_API_KEY };
+    process.env.OPENAI_BASE_URL = server.url;
+    process.env.OPENAI_API_KEY = KEY;
     try {
       const dir = tempDir();
       const store = new RunStore(dir);
-      const r = await run(graph({ generator: "llm", model: "m", baseUrl: server.url, apiKeyEnv: "CITEFLOW_TEST_CHAT_KEY" }), { ...store.runOptions(), inputs: question });
+      const r = await run(graph({ generator: "llm", model: "m" }), { ...store.runOptions(), inputs: question });
       const answer = r.byId.g!.outputs!.answer as { citations: Record<string, string>; invalidCitations: unknown[] };
       expect(answer.citations).toEqual({ "1": "1#0", "3": "3#0" });
       expect(answer.invalidCitations).toEqual([{ marker: "7", target: "7" }]);
@@ -101,7 +103,27 @@ describe("generate.answer", () => {
       walk(dir);
       expect(all.join("\n")).not.toContain(KEY);
     } finally {
-      delete process.env.CITEFLOW_TEST_CHAT_KEY;
+      for (const [k, v] of [["OPENAI_BASE_URL", saved.u], ["OPENAI_API_KEY", saved.k]] as const) v === undefined ? delete process.env[k] : (process.env[k] = v);
+    }
+  });
+
+  it("a graph naming a server the user did not configure is refused before any request; allowed, it gets no key", async () => {
+    server = await loopback((_req, res) => json(res, 200, completion("Fine [1].")));
+    const saved = { u: process.env.OPENAI_BASE_URL, k: process.env.OPENAI_API_KEY, a: process.env.CITEFLOW_ALLOWED_ENDPOINTS };
+    process.env.OPENAI_API_KEY = KEY;
+    delete process.env.OPENAI_BASE_URL;
+    delete process.env.CITEFLOW_ALLOWED_ENDPOINTS;
+    try {
+      const refused = await run(graph({ generator: "llm", model: "m", baseUrl: `${server.url}/v1` }), { inputs: question });
+      expect(refused.byId.g!.status).toBe("error");
+      expect(refused.byId.g!.error!.message).toContain(`params.baseUrl names the server ${server.url}/v1, which you have not configured`);
+      expect(server.requests).toHaveLength(0);
+      process.env.CITEFLOW_ALLOWED_ENDPOINTS = server.url;
+      const allowed = await run(graph({ generator: "llm", model: "m", baseUrl: `${server.url}/v1`, timeoutMs: 5000 }), { inputs: question });
+      expect(allowed.byId.g!.status).toBe("done");
+      expect(server.requests[0]!.headers.authorization).toBe("Bearer no-key");
+    } finally {
+      for (const [k, v] of [["OPENAI_BASE_URL", saved.u], ["OPENAI_API_KEY", saved.k], ["CITEFLOW_ALLOWED_ENDPOINTS", saved.a]] as const) v === undefined ? delete process.env[k] : (process.env[k] = v);
     }
   });
 
@@ -140,7 +162,10 @@ describe("generate.answer", () => {
     server = await loopback((_req, res) => (healthy ? json(res, 200, completion("Fine [2].")) : json(res, 503, { error: { message: "down" } }, { "retry-after-ms": "1" })));
     const { MemoryCache } = await import("@citeflow/core");
     const cache = new MemoryCache();
-    const g = graph({ generator: "llm", model: "m", baseUrl: server.url, retries: 1 });
+    const g = graph({ generator: "llm", model: "m", retries: 1 });
+    const saved = process.env.OPENAI_BASE_URL;
+    process.env.OPENAI_BASE_URL = server.url;
+    onTestFinished(() => void (saved === undefined ? delete process.env.OPENAI_BASE_URL : (process.env.OPENAI_BASE_URL = saved)));
     const failed = await run(g, { cache, inputs: question });
     expect(failed.byId.g!.status).toBe("error");
     expect(failed.byId.g!.error!.message).toMatch(new RegExp(`chat model m at ${server.url}.* failed: 503`));

@@ -156,16 +156,24 @@ describe("search API clients against loopback servers speaking their formats", (
 describe("search nodes", () => {
   it("search.semantic-scholar runs in a graph; its key comes from the environment and is never stored", async () => {
     server = await loopback((_req, res) => json(res, 200, s2Body));
-    process.env.CITEFLOW_TEST_S2_KEY = "s2-secret-key-987654321";
+    const saved = { k: process.env.S2_API_KEY, a: process.env.CITEFLOW_ALLOWED_ENDPOINTS };
+    process.env.S2_API_KEY = "s2-secret-key-987654321";
+    delete process.env.CITEFLOW_ALLOWED_ENDPOINTS;
     try {
       const dir = tempDir();
       const store = new RunStore(dir);
       const d = doc(
-        { q: ["input.question"], s: ["search.semantic-scholar", { baseUrl: server.url, apiKeyEnv: "CITEFLOW_TEST_S2_KEY", limit: 2, minCitations: 5 }] },
+        { q: ["input.question"], s: ["search.semantic-scholar", { baseUrl: server.url, limit: 2, minCitations: 5 }] },
         ["q.question->s.question"],
         { question: { type: "Question" } },
       );
-      const r = await run(d, { ...store.runOptions(), inputs: { question: { id: "q", text: "aspirin" } } });
+      const inputs = { question: { id: "q", text: "aspirin" } };
+      // A mirror named by the graph alone is refused before any request.
+      const refused = await run(d, { inputs });
+      expect(refused.byId.s!.error!.message).toContain(`params.baseUrl names the server ${server.url}, which you have not configured`);
+      expect(server.requests).toHaveLength(0);
+      process.env.CITEFLOW_ALLOWED_ENDPOINTS = server.url;
+      const r = await run(d, { ...store.runOptions(), inputs });
       expect(r.byId.s!.status).toBe("done");
       expect((r.byId.s!.outputs!.passages as Array<{ id: string }>).map((p) => p.id)).toEqual(["s2:bbb#0"]);
       expect(server.requests[0]!.headers["x-api-key"]).toBe("s2-secret-key-987654321");
@@ -174,7 +182,7 @@ describe("search nodes", () => {
       walk(dir);
       expect(files.join("\n")).not.toContain("s2-secret-key-987654321");
     } finally {
-      delete process.env.CITEFLOW_TEST_S2_KEY;
+      for (const [k, v] of [["S2_API_KEY", saved.k], ["CITEFLOW_ALLOWED_ENDPOINTS", saved.a]] as const) v === undefined ? delete process.env[k] : (process.env[k] = v);
     }
   });
 });

@@ -10,7 +10,7 @@ export { bundleFor, viewBundle, previewView, passagesBundle, passagesHtml, FALLB
 export { scoreChart, Chart, VEGA_LITE_MIME } from "./vega.js";
 export { sciFactStore, useOfflineModels, languageModel } from "./setup.js";
 export { setDisplaySink, displaySink, showBundle, display, newDisplay, SHOWN_IN, type Display, type DisplaySink, type MimeBundle } from "./display.js";
-export { templateNames, templatePath, createRegistry, builtinNodes } from "@citeflow/nodes";
+export { templateNames, templatePath, createRegistry, builtinNodes, graphReach, allowEndpoint, type Reach } from "@citeflow/nodes";
 export { RunStore } from "@citeflow/runstore";
 export { questionFromText, loadGraph, saveGraph, defineNode, type Passage, type Answer, type Claim, type Verdict, type Question, type GraphDoc, type CompiledGraph } from "@citeflow/core";
 import { inspect } from "node:util";

@@ -1,6 +1,7 @@
 import { Command, CommanderError, Option } from "commander";
 import { existsSync, statSync } from "node:fs";
 import type { NodeRegistry } from "@citeflow/core";
+import { allowEndpoint } from "@citeflow/nodes";
 import { catalogueCommand } from "./commands/catalogue.js";
 import { demoCommand } from "./commands/demo.js";
 import { evalRetrievalCommand, evalScifactCommand } from "./commands/eval.js";
@@ -83,9 +84,17 @@ export function buildProgram(registry: NodeRegistry, setCode: (code: number) => 
     .option("--override <node.port=json>", "replace an output value (JSON, or @file.json); repeatable", (v: string, acc: string[]) => [...acc, v], [] as string[])
     .option("--concurrency <n>", "nodes run at once (default 4)", intArg("--concurrency"))
     .option("--store <dir>", "store folder for retrieval nodes that name none (sets $CITEFLOW_STORE)")
+    .option("--allow-endpoint <url>", "let the graph send requests to this server, which you have not configured (no key is sent to it); repeatable", (v: string, acc: string[]) => [...acc, v], [] as string[])
     .option("--json", "print one JSON summary instead of progress", false)
     .action(async (graph: string, opts) => {
       if (opts.store) process.env.CITEFLOW_STORE = opts.store;
+      for (const url of opts.allowEndpoint as string[]) {
+        try {
+          allowEndpoint(url);
+        } catch (e) {
+          throw new UsageError((e as Error).message);
+        }
+      }
       setCode(await runCommand(graphOrTemplate(graph), opts, registry));
     });
 

@@ -151,7 +151,9 @@ function compileNodes(rawNodes: unknown[], inputs: Record<string, GraphInputSpec
     const parsed = z.strictObject(def.params.shape).safeParse(rawParams);
     if (!parsed.success) {
       for (const issue of parsed.error.issues) {
-        if (issue.code === "unrecognized_keys") for (const k of issue.keys) p.error(`${path}.params.${k}`, `unknown param "${k}" for ${def.type}`, id, `params.${k}`);
+        if (issue.code === "unrecognized_keys")
+          for (const k of issue.keys)
+            p.error(`${path}.params.${k}`, k === "apiKeyEnv" ? `"apiKeyEnv" is not a param any more: a graph file cannot choose which secret is sent; keys come from your environment ($OPENAI_API_KEY for $OPENAI_BASE_URL)` : `unknown param "${k}" for ${def.type}`, id, `params.${k}`);
         else {
           const field = ["params", ...issue.path.map(String)].join(".");
           p.error(`${path}.${field}`, issue.message, id, field);

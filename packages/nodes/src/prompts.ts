@@ -1,5 +1,5 @@
-import { existsSync, readFileSync } from "node:fs";
-import { resolve } from "node:path";
+import { existsSync, readFileSync, realpathSync } from "node:fs";
+import { isAbsolute, relative, resolve } from "node:path";
 import { fileURLToPath } from "node:url";
 import { hashText } from "@citeflow/core";
 import { z } from "zod";
@@ -8,18 +8,44 @@ const PROMPTS_DIR = fileURLToPath(new URL("../prompts/", import.meta.url));
 
 /**
  * A prompt param holds either the template itself or `file:<name>`: a shipped, versioned prompt
- * (`file:core-gpt.answer.v1`, from packages/nodes/prompts/) or a path of your own
- * (`file:./prompts/my-answer.txt`, relative to the working directory).
+ * (`file:core-gpt.answer.v1`, from packages/nodes/prompts/) or a file of your own
+ * (`file:prompts/my-answer.txt`). A graph file is shared like a notebook, so a file it names is
+ * read only from the working folder (where `citeflow` runs; the editor's kernel runs in the
+ * graph's folder) or a folder in $CITEFLOW_PROMPTS, after resolving symlinks: never
+ * `file:/etc/passwd` or `file:../../.ssh/id_rsa`.
  */
 export function promptParam(defaultName: string, what: string) {
-  return z.string().min(1).default(`file:${defaultName}`).describe(`${what}: a template, or file:<shipped name or path>`);
+  return z.string().min(1).default(`file:${defaultName}`).describe(`${what}: a template, or file:<shipped name, or a path in the working folder or $CITEFLOW_PROMPTS>`);
 }
 
+/** The folders a prompt file may come from: the working folder and $CITEFLOW_PROMPTS (separated by the path delimiter). */
+export function promptRoots(env: NodeJS.ProcessEnv = process.env): string[] {
+  return [process.cwd(), ...(env.CITEFLOW_PROMPTS ?? "").split(/[:;]/).filter(Boolean).map((d) => resolve(d))];
+}
+
+const inside = (root: string, path: string) => {
+  const r = relative(root, path);
+  return r === "" || (!r.startsWith("..") && !isAbsolute(r));
+};
+
+const SHIPPED = /^[a-z0-9-]+(\.[a-z0-9-]+)*\.v\d+$/;
+
+/** Whether a prompt param names a prompt shipped with Citeflow (`file:core-gpt.answer.v1`). */
+export const isShippedPrompt = (ref: string) => ref.startsWith("file:") && SHIPPED.test(ref.slice(5).trim());
+
+/** Where a `file:` prompt is, or undefined for an inline template; throws for a file outside the prompt roots. */
 export function promptPath(ref: string): string | undefined {
   if (!ref.startsWith("file:")) return undefined;
   const name = ref.slice(5).trim();
-  if (/^[a-z0-9-]+(\.[a-z0-9-]+)*\.v\d+$/.test(name)) return resolve(PROMPTS_DIR, `${name}.txt`);
-  return resolve(name);
+  if (SHIPPED.test(name)) return resolve(PROMPTS_DIR, `${name}.txt`);
+  const roots = promptRoots();
+  // Relative names resolve in the working folder; then the real path (symlinks followed) must be in a root.
+  const path = resolve(name);
+  const real = existsSync(path) ? realpathSync(path) : path;
+  const realRoots = roots.map((r) => (existsSync(r) ? realpathSync(r) : r));
+  if (!realRoots.some((r) => inside(r, real)))
+    throw new Error(`prompt ${ref}: ${real} is outside the folders prompts are read from (${roots.join(", ")}); a graph file cannot read other files. Put the prompt there, or add its folder to $CITEFLOW_PROMPTS`);
+  return path;
 }
 
 export function loadPrompt(ref: string): string {

@@ -3,12 +3,12 @@ import { statSync } from "node:fs";
 import { basename } from "node:path";
 import { findGguf, firstGguf, hubGguf, loadLocalChat, LOCAL_CHAT_VERSION, modelsDirsFromEnv, openAIChat, type ChatMessage, type ChatModel, type ChatOptions, type ChatResult, type LocalChatOptions } from "@citeflow/models";
 import { z } from "zod";
+import { requireEndpoint, sameEndpoint } from "../endpoints.js";
 
 /** Params every node that calls a chat model shares. */
 export const llmParams = {
   model: z.string().default("").describe("Chat model: a .gguf file (path, or name in the models folders) runs in-process; another name is a server's model; \"none\": no model; empty: $CITEFLOW_CHAT_MODEL, else the first .gguf in the models folders"),
-  baseUrl: z.string().default("").describe("OpenAI-compatible server; empty: $OPENAI_BASE_URL"),
-  apiKeyEnv: z.string().default("OPENAI_API_KEY").describe("Environment variable holding the API key (the key itself never goes in a graph)"),
+  baseUrl: z.string().default("").describe("OpenAI-compatible server; empty: $OPENAI_BASE_URL. Another server runs only when you allowed it ($CITEFLOW_ALLOWED_ENDPOINTS, --allow-endpoint, the editor's dialog), and gets no key"),
   temperature: z.number().min(0).max(2).default(0),
   maxTokens: z.number().int().positive().default(512),
   seed: z.number().int().optional().describe("Sampling seed, where the server supports it"),
@@ -17,7 +17,7 @@ export const llmParams = {
   retries: z.number().int().nonnegative().default(3),
 };
 
-export type LlmParams = { model: string; baseUrl: string; apiKeyEnv: string; temperature: number; maxTokens: number; seed?: number | undefined; repeatPenalty: number; timeoutMs: number; retries: number };
+export type LlmParams = { model: string; baseUrl: string; temperature: number; maxTokens: number; seed?: number | undefined; repeatPenalty: number; timeoutMs: number; retries: number };
 
 const chats = new Map<string, ChatModel>();
 
@@ -55,11 +55,16 @@ export async function configuredChat(p: LlmParams): Promise<ChatModel | undefine
   if (c.kind === "none") return undefined;
   if (c.kind === "local") return loadLocalChat(c.path, localChatOptions());
   if (c.kind === "hub") return loadLocalChat(await hubGguf(c.uri, process.env.CITEFLOW_ALLOW_DOWNLOADS === "1"), localChatOptions());
-  const key = JSON.stringify([c.model, c.baseUrl, p.apiKeyEnv, p.timeoutMs, p.retries]);
+  // The key ($OPENAI_API_KEY) goes to the server the user configured ($OPENAI_BASE_URL, or the
+  // SDK's default when unset) and nowhere else; a server named by the graph needs consent.
+  const configured = process.env.OPENAI_BASE_URL ?? "";
+  const toConfigured = !p.baseUrl || (configured !== "" && sameEndpoint(p.baseUrl, configured));
+  if (!toConfigured) requireEndpoint(p.baseUrl, "params.baseUrl");
+  const key = JSON.stringify([c.model, c.baseUrl, toConfigured, p.timeoutMs, p.retries]);
   let m = chats.get(key);
   if (!m) {
-    const apiKey = process.env[p.apiKeyEnv];
-    m = openAIChat({ model: c.model, ...(c.baseUrl ? { baseURL: c.baseUrl } : {}), ...(apiKey ? { apiKey } : {}), timeoutMs: p.timeoutMs, maxRetries: p.retries });
+    const apiKey = toConfigured ? process.env.OPENAI_API_KEY : undefined;
+    m = openAIChat({ model: c.model, ...(c.baseUrl ? { baseURL: c.baseUrl } : {}), apiKey: apiKey || "no-key", timeoutMs: p.timeoutMs, maxRetries: p.retries });
     chats.set(key, m);
   }
   return m;

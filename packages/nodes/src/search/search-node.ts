@@ -1,23 +1,24 @@
 import { defineNode, type Passage } from "@citeflow/core";
 import type { HttpClientOptions } from "@citeflow/retrieval";
 import { z } from "zod";
+import { requireEndpoint } from "../endpoints.js";
 import { queryInputs, queryText } from "../retrieval/query.js";
 
 const common = {
   limit: z.number().int().positive().max(100).default(10).describe("How many papers"),
-  baseUrl: z.string().url().optional().describe("API base URL (default: the public service)"),
+  baseUrl: z.string().url().optional().describe("API base URL (default: the public service); another server runs only when you allowed it ($CITEFLOW_ALLOWED_ENDPOINTS, --allow-endpoint, the editor's dialog)"),
   requestsPerSecond: z.number().positive().optional().describe("Rate limit (default: the service's published limit)"),
   retries: z.number().int().nonnegative().default(3).describe("Retries on 429 / 5xx / network errors, with exponential backoff"),
   timeoutMs: z.number().int().positive().default(30_000).describe("Timeout per attempt"),
 };
 
-type Common = { limit: number; baseUrl?: string | undefined; requestsPerSecond?: number | undefined; retries: number; timeoutMs: number; apiKeyEnv?: string };
+type Common = { limit: number; baseUrl?: string | undefined; requestsPerSecond?: number | undefined; retries: number; timeoutMs: number };
 
 interface SearchNodeSpec<E extends z.ZodRawShape, C> {
   type: string;
   title: string;
   description: string;
-  /** Environment variable that holds the API key, if the service takes one (graphs never hold keys). */
+  /** Environment variable that holds the API key, if the service takes one (graphs never hold keys, nor name them). */
   keyEnv?: string;
   params: E;
   client: (o: Partial<HttpClientOptions> & { baseUrl?: string; apiKey?: string }) => C;
@@ -29,7 +30,6 @@ const clients = new Map<string, unknown>();
 
 /** A node that queries an external search API; each of the four lives in its own file. */
 export function searchNode<E extends z.ZodRawShape, C>(spec: SearchNodeSpec<E, C>) {
-  const keyParam = spec.keyEnv ? { apiKeyEnv: z.string().default(spec.keyEnv).describe("Name of the environment variable holding the API key (the key itself never goes in a graph)") } : {};
   return defineNode({
     type: spec.type,
     version: 1,
@@ -38,12 +38,13 @@ export function searchNode<E extends z.ZodRawShape, C>(spec: SearchNodeSpec<E, C
     description: spec.description,
     inputs: queryInputs,
     outputs: { passages: { type: "Passage[]", description: "One passage per paper (title + abstract); score `search` = 1 / the API's rank" } },
-    params: z.object({ ...common, ...keyParam, ...spec.params }),
+    params: z.object({ ...common, ...spec.params }),
     async run(inputs, params, ctx) {
       const p = params as unknown as z.infer<z.ZodObject<E>> & Common;
       const q = queryText(inputs, spec.type);
-      const apiKey = p.apiKeyEnv ? process.env[p.apiKeyEnv] : undefined;
-      const key = JSON.stringify([spec.type, p.baseUrl, p.requestsPerSecond, p.retries, p.timeoutMs, p.apiKeyEnv]);
+      if (p.baseUrl) requireEndpoint(p.baseUrl, "params.baseUrl");
+      const apiKey = spec.keyEnv ? process.env[spec.keyEnv] : undefined;
+      const key = JSON.stringify([spec.type, p.baseUrl, p.requestsPerSecond, p.retries, p.timeoutMs]);
       let client = clients.get(key) as C | undefined;
       if (!client) {
         client = spec.client({
