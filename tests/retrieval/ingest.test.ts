@@ -72,6 +72,49 @@ describe("citeflow ingest", () => {
     expect(err).toContain(`${corpus}:2: not valid JSON`);
   });
 
+  it("a document with an empty id, empty text or a repeated id is listed with its line and left out; the rest go in", async () => {
+    const { writeFileSync } = await import("node:fs");
+    const dir = tempDir();
+    const corpus = join(dir, "c.jsonl");
+    writeFileSync(
+      corpus,
+      [
+        '{"_id":"","title":"Nameless","text":"no id here"}',
+        '{"_id":"a","title":"A","text":"alpha beta"}',
+        '{"_id":"e","title":"Only a title","text":"   "}',
+        '{"_id":"a","title":"A again","text":"a second alpha"}',
+        '{"_id":"b","title":{"not":"text"},"text":["not", "a string"]}',
+        '{"_id":"c","title":"C","text":"gamma delta"}',
+      ].join("\n"),
+    );
+    const run = (args: string[]) =>
+      new Promise<{ code: number | null; out: string; err: string }>((resolve) => {
+        const child = spawn(process.execPath, [bin, "ingest", ...args, "--embedder", "static-use-en", "--models-dir", MODELS!, "--json"]);
+        let out = "";
+        let err = "";
+        child.stdout.on("data", (d) => (out += d));
+        child.stderr.on("data", (d) => (err += d));
+        child.on("exit", (code) => resolve({ code, out, err }));
+      });
+    const store = join(dir, "store");
+    const r = await run([corpus, "--format", "beir", "--store", store]);
+    expect(r.code, r.err).toBe(0);
+    expect(JSON.parse(r.out)).toMatchObject({ documents: 2, added: 2, total: 2, badLines: 4 });
+    expect(r.err).toContain(`${corpus}:1: empty document id`);
+    expect(r.err).toContain(`${corpus}:3: document e: empty text (a title alone is not indexed)`);
+    expect(r.err).toContain(`${corpus}:4: document a: the same id as line 2; the first is kept`);
+    expect(r.err).toContain(`${corpus}:5: document b: no "abstract" (list of sentences) or "text"`);
+    const s = await LanceStore.open(store);
+    expect((await s.passages([{ id: "a#0" }])).get("a#0")!.title).toBe("A");
+
+    // A --map that matches no line: every line listed, and why nothing went in.
+    const bad = await run([corpus, "--format", "jsonl", "--map", "id=pmid,text=abstract", "--store", join(dir, "store2")]);
+    expect(bad.code).toBe(1);
+    expect(bad.err).toContain(`${corpus}:1: no id field "pmid"`);
+    expect(bad.err).toContain(`${corpus}:6: no id field "pmid"`);
+    expect(bad.err).toContain(`no document of ${corpus} could be read: all 6 line(s) have a problem (listed above); check --map id=pmid,text=abstract`);
+  });
+
   it("refuses to mix embedders in one store", async () => {
     const store = tempDir();
     expect((await ingest(store, ["--limit", "5"])).code).toBe(0);

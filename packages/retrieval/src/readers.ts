@@ -18,11 +18,35 @@ export interface FieldMap {
 type Parse = (obj: Record<string, unknown>) => CorpusDocument | string;
 
 /**
+ * The checks every document of every reader passes before it is chunked: an id, some text, and
+ * not an id seen earlier in the file (the first is kept). A document that fails is reported with
+ * its line and left out; the rest go in.
+ */
+function accept(doc: CorpusDocument, line: number, report: ReadReport, seen: Map<string, number>): boolean {
+  const why =
+    doc.docId.trim() === ""
+      ? "empty document id"
+      : doc.text.trim() === ""
+        ? `document ${doc.docId}: empty text${doc.title.trim() ? " (a title alone is not indexed)" : ""}`
+        : seen.has(doc.docId)
+          ? `document ${doc.docId}: the same id as line ${seen.get(doc.docId)}; the first is kept`
+          : undefined;
+  if (why) {
+    report.problems.push({ line, message: why });
+    return false;
+  }
+  seen.set(doc.docId, line);
+  report.read++;
+  return true;
+}
+
+/**
  * Streams JSON Lines, one document a line. A bad line (not JSON, a missing field) is counted in
  * `report.problems` with its line number and skipped; the rest of the file is still read.
  */
 async function* jsonl(path: string, parse: Parse, report: ReadReport): AsyncGenerator<CorpusDocument> {
   const lines = createInterface({ input: createReadStream(path, "utf8"), crlfDelay: Infinity });
+  const seen = new Map<string, number>();
   let n = 0;
   for await (const line of lines) {
     n++;
@@ -40,10 +64,7 @@ async function* jsonl(path: string, parse: Parse, report: ReadReport): AsyncGene
     }
     const doc = parse(obj as Record<string, unknown>);
     if (typeof doc === "string") report.problems.push({ line: n, message: doc });
-    else {
-      report.read++;
-      yield doc;
-    }
+    else if (accept(doc, n, report, seen)) yield doc;
   }
 }
 
@@ -104,6 +125,7 @@ export function readJsonlCorpus(path: string, fields: FieldMap, report: ReadRepo
  */
 export async function* readPubMedQA(path: string, report: ReadReport = { read: 0, problems: [] }): AsyncGenerator<CorpusDocument> {
   const data = JSON.parse(readFileSync(path, "utf8")) as Record<string, Record<string, unknown>>;
+  const seen = new Map<string, number>();
   let n = 0;
   for (const [pmid, rec] of Object.entries(data)) {
     n++;
@@ -113,19 +135,20 @@ export async function* readPubMedQA(path: string, report: ReadReport = { read: 0
       continue;
     }
     const year = int(rec.YEAR);
-    report.read++;
-    yield {
+    const doc: CorpusDocument = {
       docId: pmid,
       title: typeof rec.QUESTION === "string" ? rec.QUESTION : "",
       text: (contexts as string[]).join(" "),
       metadata: { source: "pubmedqa", url: `https://pubmed.ncbi.nlm.nih.gov/${pmid}/`, ...(year !== undefined ? { year } : {}) },
     };
+    if (accept(doc, n, report, seen)) yield doc;
   }
 }
 
 /** A CSV corpus with a header row; `fields` names the columns to use. */
 export async function* readCsvCorpus(path: string, fields: FieldMap, report: ReadReport = { read: 0, problems: [] }, source = "csv"): AsyncGenerator<CorpusDocument> {
   let header: string[] | undefined;
+  const seen = new Map<string, number>();
   for await (const rec of csvRecords(createReadStream(path, "utf8"))) {
     if (rec.error) {
       report.problems.push({ line: rec.line, message: rec.error });
@@ -154,13 +177,13 @@ export async function* readCsvCorpus(path: string, fields: FieldMap, report: Rea
     const year = fields.year ? int(row[fields.year]?.trim()) : undefined;
     const citationCount = fields.citationCount ? int(row[fields.citationCount]?.trim()) : undefined;
     const url = fields.url ? row[fields.url]?.trim() || undefined : undefined;
-    report.read++;
-    yield {
+    const doc: CorpusDocument = {
       docId: id,
       title: (fields.title ? row[fields.title]?.trim() : undefined) ?? "",
       text,
       metadata: { source, ...(year !== undefined ? { year } : {}), ...(citationCount !== undefined ? { citationCount } : {}), ...(url ? { url } : {}) },
     };
+    if (accept(doc, rec.line, report, seen)) yield doc;
   }
 }
 
@@ -174,6 +197,7 @@ export async function* readPubMedXml(path: string, report: ReadReport = { read: 
   stream.setEncoding("utf8");
   let buffer = "";
   let line = 1; // line of buffer[0]
+  const seen = new Map<string, number>();
   const CLOSE = "</PubmedArticle>";
   for await (const chunk of stream as AsyncIterable<string>) {
     buffer += chunk;
@@ -197,8 +221,7 @@ export async function* readPubMedXml(path: string, report: ReadReport = { read: 
         report.problems.push({ line: articleLine, message: doc });
         continue;
       }
-      report.read++;
-      yield doc;
+      if (accept(doc, articleLine, report, seen)) yield doc;
     }
   }
 }

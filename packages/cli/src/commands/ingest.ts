@@ -1,6 +1,6 @@
 import { DEFAULT_MODELS, loadEmbedder } from "@citeflow/models";
 import { openPassageStore, openScholarChunker, readBeirCorpus, readCsvCorpus, readJsonlCorpus, readPubMedQA, readPubMedXml, verifaiChunker, type CorpusDocument, type FieldMap, type ReadReport } from "@citeflow/retrieval";
-import { UsageError } from "../errors.js";
+import { FailureError, UsageError } from "../errors.js";
 
 export interface IngestCommandOptions {
   corpus: string;
@@ -57,26 +57,39 @@ export async function ingestCommand(o: IngestCommandOptions): Promise<number> {
   const store = await openPassageStore(o.store);
   const t0 = performance.now();
   const tty = process.stderr.isTTY && !o.json;
-  const result = await store.ingest(limited(docs, o.limit), {
-    chunker,
-    chunkerName,
-    embedder,
-    batchSize: o.batch ?? 256,
-    onProgress: (p) => {
-      const line = `ingest: ${p.documents} documents read, ${p.added} passages added, ${p.skipped} already there`;
-      process.stderr.write(tty ? `\r\x1b[2K${line}` : `${line}\n`);
-    },
-  });
+  // Every line left out is listed with its number, also when nothing at all could be read.
+  const listProblems = () => {
+    for (const p of report.problems) process.stderr.write(`${o.corpus}:${p.line}: ${p.message}\n`);
+  };
+  let result;
+  try {
+    result = await store.ingest(limited(docs, o.limit), {
+      chunker,
+      chunkerName,
+      embedder,
+      batchSize: o.batch ?? 256,
+      onProgress: (p) => {
+        const line = `ingest: ${p.documents} documents read, ${p.added} passages added, ${p.skipped} already there`;
+        process.stderr.write(tty ? `\r\x1b[2K${line}` : `${line}\n`);
+      },
+    });
+  } catch (e) {
+    if (tty) process.stderr.write("\n");
+    listProblems();
+    if (report.read === 0 && report.problems.length > 0)
+      throw new FailureError(`no document of ${o.corpus} could be read: all ${report.problems.length} line(s) have a problem (listed above)${o.map ? `; check --map ${o.map}` : ""}`);
+    throw e;
+  }
   if (tty) process.stderr.write("\n");
   const seconds = (performance.now() - t0) / 1000;
   const summary = { store: store.location, ...result, total: await store.count(), badLines: report.problems.length, seconds: Math.round(seconds * 10) / 10 };
-  for (const p of report.problems) process.stderr.write(`${o.corpus}:${p.line}: ${p.message}\n`);
+  listProblems();
   if (o.json) process.stdout.write(JSON.stringify({ ...summary, problems: report.problems }) + "\n");
   else
     process.stdout.write(
       `ingested ${result.documents} documents → ${result.added} new passages (${result.skipped} already there) into ${store.location} in ${summary.seconds} s; ` +
         `${summary.total} passages in the store; embedder ${embedderId}, chunker ${chunkerName}` +
-        (report.problems.length ? `; ${report.problems.length} bad line(s) listed above` : "") +
+        (report.problems.length ? `; ${report.problems.length} line(s) left out, listed above` : "") +
         "\n",
     );
   return 0;
