@@ -1,5 +1,5 @@
 import { spawnSync } from "node:child_process";
-import { mkdtempSync, readdirSync, readFileSync, writeFileSync } from "node:fs";
+import { appendFileSync, cpSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { fileURLToPath } from "node:url";
@@ -216,6 +216,55 @@ describe("corrections", () => {
     expect(dpo.chosen[0].content).toBe(fixed.text);
     expect(dpo.rejected[0].content.startsWith(FINAL.slice(0, 50))).toBe(true);
     expect([readFileSync(store.runPath(vf)), readFileSync(store.runPath(os))]).toEqual(before);
+  });
+
+  it("a changed blob, a missing blob and broken corrections lines are each reported and left out; the rest exports", () => {
+    // A copy of the store, damaged three ways.
+    const dir = mkdtempSync(join(tmpdir(), "citeflow-damaged-"));
+    cpSync(runsDir, dir, { recursive: true });
+    const store = new RunStore(dir);
+    const runs = store.listRuns();
+    const [os1, os2] = runs.filter((r) => r.graph === "OpenScholar").map((r) => r.runId);
+    const vf = runs.find((r) => r.graph === "Verif.ai")!.runId;
+    const blobOf = (runId: string) => store.blobs.path(Object.values(store.readRun(runId).nodes.find((n) => n.type === "generate.answer")!.outputHashes!)[0]!);
+    const changed = blobOf(os1!);
+    writeFileSync(changed, readFileSync(changed, "utf8").replace(/"text":"/, '"text":"Tampered. '));
+    rmSync(blobOf(os2!));
+    const corrections = join(dir, "corrections", `${vf}.jsonl`);
+    appendFileSync(corrections, '{"kind":"answer","nodeId":"answer","text":42,"id":"x","runId":"r","at":1}\n{torn');
+    const lines = readFileSync(corrections, "utf8").split("\n").length;
+
+    const out = mkdtempSync(join(tmpdir(), "citeflow-export-damaged-"));
+    const r = exportDataset({ runs: dir, format: "nli", out, split: 1 });
+    expect(r.skippedRuns).toEqual(expect.arrayContaining([expect.stringContaining(`${os1} (blob ${changed} does not match its hash`), expect.stringContaining(`${os2} (blob `)]));
+    expect(r.skippedRuns.find((s) => s.startsWith(os2!))).toContain("is missing");
+    expect(r.correctionProblems).toEqual([
+      { file: corrections, line: lines - 1, message: "an answer correction needs non-empty text" },
+      { file: corrections, line: lines, message: expect.stringContaining("not valid JSON") },
+    ]);
+    // The valid verdict correction still wins; the Verif.ai runs still export.
+    const rows = read(out, "train.jsonl");
+    expect(rows.length).toBeGreaterThan(0);
+    expect(rows.some((x) => x.metadata.corrections)).toBe(true);
+    const card = readFileSync(join(out, "README.md"), "utf8");
+    expect(card).toContain("2 runs were left out");
+    expect(card).toContain(`2 corrections line(s) were left out: ${corrections}:${lines - 1} (an answer correction needs non-empty text)`);
+
+    // The CLI says the same on stderr, and exits 0 with the rest exported.
+    const cli = spawnSync(process.execPath, [BIN, "export", "--runs", dir, "--format", "nli", "--out", mkdtempSync(join(tmpdir(), "citeflow-export-cli-"))], { encoding: "utf8" });
+    expect(cli.status, cli.stderr).toBe(0);
+    expect(cli.stderr).toContain(`left out run ${os1} (blob ${changed} does not match its hash`);
+    expect(cli.stderr).toContain(`${corrections}:${lines}: left out: not valid JSON`);
+  });
+
+  it("a correction's text and note are redacted before they are stored", () => {
+    process.env.OPENAI_API_KEY = SECRET;
+    const store = new RunStore(runsDir);
+    const os = store.listRuns().find((r) => r.graph === "OpenScholar")!.runId;
+    const c = store.correct(os, { kind: "answer", nodeId: "cite", text: `Better answer [0]. ${SECRET}`, note: `pasted ${SECRET} by mistake` });
+    expect(JSON.stringify(c)).not.toContain(SECRET);
+    expect(readFileSync(join(runsDir, "corrections", `${os}.jsonl`), "utf8")).not.toContain(SECRET);
+    expect(c.note).toBe("pasted [redacted] by mistake");
   });
 });
 

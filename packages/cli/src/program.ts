@@ -229,10 +229,17 @@ export function buildProgram(registry: NodeRegistry, setCode: (code: number) => 
       if (!(ratio > 0 && ratio <= 1)) throw new UsageError(`--split ${opts.split}: give a fraction in (0, 1]`);
       if (!Number.isInteger(seed)) throw new UsageError(`--seed ${opts.seed}: give an integer`);
       const r = exportDataset({ runs: opts.runs, format: opts.format, out: opts.out, split: ratio, seed, metadata: opts.metadata, parquet: opts.parquet, ...(opts.qrels ? { qrels: opts.qrels } : {}) });
+      // What was left out is said on stderr whatever the output format: a skipped run or correction is never silent.
+      for (const s of r.skippedRuns) process.stderr.write(`left out run ${s}\n`);
+      for (const p of r.correctionProblems) process.stderr.write(`${p.file}:${p.line}: left out: ${p.message}\n`);
       if (opts.json) process.stdout.write(JSON.stringify(r) + "\n");
       else {
         for (const [f, n] of Object.entries(r.files)) process.stdout.write(`${f}: ${n} rows\n`);
-        process.stdout.write(`from ${r.runs} runs; removed ${r.removed.exact} exact and ${r.removed.near} near duplicates${r.skippedRuns.length ? `; left out ${r.skippedRuns.length} unfinished runs` : ""}\ncard: ${opts.out}/README.md\n`);
+        process.stdout.write(
+          `from ${r.runs} runs; removed ${r.removed.exact} exact and ${r.removed.near} near duplicates` +
+            (r.skippedRuns.length || r.correctionProblems.length ? `; left out ${r.skippedRuns.length} runs and ${r.correctionProblems.length} corrections lines (listed on stderr)` : "") +
+            `\ncard: ${opts.out}/README.md\n`,
+        );
       }
       setCode(0);
     });

@@ -19,6 +19,8 @@ export interface CardInput {
   loopsFromCache?: number;
   rubric?: { organisation: number; factuality: number; kept: number; dropped: number };
   skippedRuns: string[];
+  /** Corrections lines that are not corrections, left out. */
+  correctionProblems?: Array<{ file: string; line: number; message: string }>;
   removed: { exact: number; near: number };
   split: number;
   seed: number;
@@ -54,8 +56,11 @@ export function datasetCard(c: CardInput): string {
     `|---|---|${labels.map(() => "---|").join("")}`,
     ...splitRows,
     "",
-    `From ${c.runs} finished runs${c.skippedRuns.length ? `; ${c.skippedRuns.length} runs that did not finish were left out (${c.skippedRuns.slice(0, 5).join(", ")}${c.skippedRuns.length > 5 ? ", …" : ""})` : ""}.`,
+    `From ${c.runs} finished runs${c.skippedRuns.length ? `; ${c.skippedRuns.length} runs were left out (${c.skippedRuns.slice(0, 5).join(", ")}${c.skippedRuns.length > 5 ? ", …" : ""})` : ""}.`,
     "",
+    ...(c.correctionProblems?.length
+      ? [`${c.correctionProblems.length} corrections line(s) were left out: ${c.correctionProblems.slice(0, 5).map((p) => `${p.file}:${p.line} (${p.message})`).join("; ")}${c.correctionProblems.length > 5 ? "; …" : ""}.`, ""]
+      : []),
   ];
   if (c.format === "nli")
     lines.push("## Labels", "", "| label | label_id | MNLI |", "|---|---|---|", ...Object.entries(NLI_LABELS).map(([l, id]) => `| ${l} | ${id} | ${MNLI_MAPPING[l as keyof typeof MNLI_MAPPING]} |`), "", "Premise: the evidence sentence the NLI model judged closest (else the cited passage); hypothesis: the claim. Claims citing a passage that was never retrieved (NO_REFERENCE) are left out.", "");

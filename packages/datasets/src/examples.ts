@@ -1,7 +1,7 @@
 import type { Answer, Claim, Passage, Question, Verdict } from "@citeflow/core";
 import type { ChatMessage } from "@citeflow/models";
 import { answerMessages } from "@citeflow/nodes";
-import type { NodeRecord, RunRecord, RunStore, SpanRecord } from "@citeflow/runstore";
+import type { CorrectionProblem, NodeRecord, RunRecord, RunStore, SpanRecord, StoredCorrection } from "@citeflow/runstore";
 
 /** Where a row came from: enough to find the run, node and evidence again. */
 export interface Provenance {
@@ -135,119 +135,147 @@ function judgements(view: RunView, order: string[], byId: Map<string, NodeRecord
 const ANSWER_PORTS: Record<string, string> = { "generate.answer": "answer", "refine.edit": "answer", "loop.self-feedback": "answer", "cite.posthoc": "answer", "answer.compose": "answer" };
 
 /** Examples from every finished (status ok) run in the store, oldest first. */
-export function collectExamples(store: RunStore, runIds?: string[], qrels?: QrelsMap): { answers: AnswerExample[]; nli: NliExample[]; loop: LoopCallExample[]; relevance: RelevanceExample[]; loopsFromCache: number; runs: number; skipped: string[] } {
+export function collectExamples(
+  store: RunStore,
+  runIds?: string[],
+  qrels?: QrelsMap,
+): { answers: AnswerExample[]; nli: NliExample[]; loop: LoopCallExample[]; relevance: RelevanceExample[]; loopsFromCache: number; runs: number; skipped: string[]; correctionProblems: CorrectionProblem[] } {
   const relevance: RelevanceExample[] = [];
   const loop: LoopCallExample[] = [];
   let loopsFromCache = 0;
   const answers: AnswerExample[] = [];
   const nli: NliExample[] = [];
   const skipped: string[] = [];
+  const correctionProblems: CorrectionProblem[] = [];
   const ids = runIds ?? store.listRuns().map((r) => r.runId).reverse();
   let runs = 0;
   for (const id of ids) {
-    const record = store.readRun(id);
-    if (record.status !== "ok") {
-      skipped.push(`${id} (${record.status})`);
-      continue;
+    // One run that cannot be read (a missing, changed or garbled blob; a broken run file) is left
+    // out with the reason, and none of its rows stay; every other run still exports.
+    const before = [answers.length, nli.length, loop.length, relevance.length, loopsFromCache] as const;
+    try {
+      const record = store.readRun(id);
+      if (record.status !== "ok") {
+        skipped.push(`${id} (${record.status})`);
+        continue;
+      }
+      const read = store.readCorrections(id);
+      collectRun(store, record, read.corrections, qrels, { answers, nli, loop, relevance }, () => loopsFromCache++);
+      correctionProblems.push(...read.problems);
+      runs++;
+    } catch (e) {
+      [answers.length, nli.length, loop.length, relevance.length] = before;
+      loopsFromCache = before[4];
+      skipped.push(`${id} (${(e as Error).message})`);
     }
-    runs++;
-    const view = new RunView(store, record);
-    const order = record.graph.nodes.map((n) => n.id);
-    const byId = new Map(record.nodes.map((n) => [n.id, n]));
-    const answerNodes = order.filter((id) => ANSWER_PORTS[byId.get(id)?.type ?? ""] && byId.get(id)?.outputHashes);
-    const finalNodeId = answerNodes.at(-1);
-    const corrections = store.corrections(id);
-    // The latest answer correction on any answer node of the run is the corrected final answer.
-    const answerFix = corrections.filter((c) => c.kind === "answer").at(-1);
-    const judged = new Map<string, RelevanceExample>();
-    const judge = (e: RelevanceExample) => judged.set(`${e.provenance.nodeId}\0${e.passage.id}`, e);
-    let qrelsUsed = false;
-    for (const nodeId of order) {
-      const n = byId.get(nodeId);
-      if (!n || n.status !== "done") continue;
-      if (n.type === "rate.relevance") {
-        const q = view.input(nodeId, "question") as Question;
-        for (const p of (view.output(nodeId, "passages") as Passage[]) ?? []) {
-          const rating = p.scores.relevance;
-          // OpenScholar's reranker labels: 4–5 positive, 1–2 negative, 3 left out.
-          if (rating === undefined || rating === 3) continue;
-          judge({ query: q.text, passage: p, relevant: rating >= 4, rating, source: "llm", provenance: view.provenance(nodeId, [p], {}) });
-        }
-      }
-      if (qrels && !qrelsUsed && RETRIEVERS.has(n.type)) {
-        const q = (view.input(nodeId, "question") ?? view.input(nodeId, "query")) as { id?: string; questionId?: string; text: string } | undefined;
-        const rel = q && qrels.get(String(q.id ?? q.questionId));
-        if (q && rel) {
-          qrelsUsed = true; // the first retriever's list: its non-relevant passages are hard negatives
-          for (const p of (view.output(nodeId, "passages") as Passage[]) ?? []) {
-            const doc = p.id.slice(0, p.id.lastIndexOf("#"));
-            judge({ query: q.text, passage: p, relevant: (rel.get(doc) ?? 0) > 0, source: "qrels", provenance: view.provenance(nodeId, [p], {}) });
-          }
-        }
-      }
-      if (n.type === "generate.answer" && finalNodeId) {
-        const question = view.input(nodeId, "question") as Question;
-        const passages = view.input(nodeId, "passages") as Passage[];
-        const p = n.params as { prompt: string; system: string; citationBase: 0 | 1 };
-        const models: Record<string, string> = {};
-        const gen = view.modelOf(n);
-        if (gen) models.generator = gen;
-        answers.push({
-          question,
-          passages,
-          prompt: answerMessages(question, passages, p),
-          draft: view.output(nodeId, "answer") as Answer,
-          final: view.output(finalNodeId, ANSWER_PORTS[byId.get(finalNodeId)!.type]!) as Answer,
-          finalNodeId,
-          ...(answerFix?.kind === "answer" ? { corrected: answerFix.text } : {}),
-          ...judgements(view, order, byId),
-          provenance: { ...view.provenance(nodeId, passages, models), ...(answerFix ? { corrections: [answerFix.id] } : {}) },
-        });
-      }
-      if (n.type === "loop.self-feedback") {
-        if (n.cache === "hit") loopsFromCache++;
-        const question = (view.input(nodeId, "question") as Question | undefined)?.text ?? "";
-        const passages = (view.output(nodeId, "passages") as Passage[] | undefined) ?? [];
-        const call = (type: LoopCallExample["type"], span: SpanRecord | undefined) => {
-          const d = span && view.spanData(span);
-          if (!d || !Array.isArray(d.messages) || typeof d.response !== "string") return;
-          loop.push({ type, messages: d.messages as ChatMessage[], response: d.response, question, provenance: view.provenance(nodeId, passages, typeof d.model === "string" ? { generator: d.model } : {}) });
-        };
-        for (const s of n.spans) {
-          if (s.name === "feedback") call("feedback_generation", s);
-          // Only edits the loop kept (OpenScholar's length-ratio filter) teach incorporation.
-          else if (/^feedback \d+$/.test(s.name) && view.spanData(s)?.kept === true) call("feedback_incorporation", s.children.find((c) => c.name === "edit"));
-        }
-      }
-      if (n.type === "verify.nli") {
-        const verdicts = view.output(nodeId, "verdicts") as Verdict[];
-        const claims = (view.input(nodeId, "claims") as Claim[] | undefined) ?? [];
-        const passages = (view.input(nodeId, "passages") as Passage[] | undefined) ?? [];
-        const model = String((n.params as { model?: string }).model || view.modelOf(n) || "");
-        for (const original of verdicts) {
-          const fix = corrections.filter((c) => c.kind === "verdict" && c.nodeId === nodeId && c.claimId === original.claimId && (c.passageId === undefined || c.passageId === original.passageId)).at(-1);
-          const v = fix?.kind === "verdict" ? { ...original, label: fix.label } : original;
-          if (v.label === "NO_REFERENCE") continue; // nothing to pair the claim with
-          const claim = claims.find((c) => c.id === v.claimId);
-          const passage = passages.find((p) => p.id === v.passageId);
-          const premise = v.evidence?.sentence ?? passage?.text;
-          if (!claim || !premise) continue;
-          const prov = view.provenance(nodeId, passage ? [passage] : [], model ? { nli: model } : {});
-          nli.push({ premise, hypothesis: claim.text, label: v.label, ...(fix ? { originalLabel: original.label } : {}), provenance: fix ? { ...prov, corrections: [fix.id] } : prov });
-        }
-      }
-    }
-    // A user's relevance judgement wins over the LLM's and the qrels'.
-    for (const c of corrections) {
-      if (c.kind !== "relevance") continue;
-      const n = byId.get(c.nodeId);
-      const lists = n?.outputHashes ? Object.values(store.outputOf(n) as Record<string, unknown>).filter(Array.isArray) as Passage[][] : [];
-      const p = lists.flat().find((x) => x.id === c.passageId);
-      const q = (view.input(c.nodeId, "question") ?? view.input(c.nodeId, "query")) as { text: string } | undefined;
-      if (!p || !q) continue;
-      judge({ query: q.text, passage: p, relevant: c.relevant, source: "correction", provenance: { ...view.provenance(c.nodeId, [p], {}), corrections: [c.id] } });
-    }
-    relevance.push(...judged.values());
   }
-  return { answers, nli, loop, relevance, loopsFromCache, runs, skipped };
+  return { answers, nli, loop, relevance, loopsFromCache, runs, skipped, correctionProblems };
+}
+
+/** The rows of one finished run, added to `out`. */
+function collectRun(
+  store: RunStore,
+  record: RunRecord,
+  corrections: StoredCorrection[],
+  qrels: QrelsMap | undefined,
+  out: { answers: AnswerExample[]; nli: NliExample[]; loop: LoopCallExample[]; relevance: RelevanceExample[] },
+  fromCache: () => void,
+): void {
+  const { answers, nli, loop, relevance } = out;
+  const view = new RunView(store, record);
+  const order = record.graph.nodes.map((n) => n.id);
+  const byId = new Map(record.nodes.map((n) => [n.id, n]));
+  const answerNodes = order.filter((id) => ANSWER_PORTS[byId.get(id)?.type ?? ""] && byId.get(id)?.outputHashes);
+  const finalNodeId = answerNodes.at(-1);
+  // The latest answer correction on any answer node of the run is the corrected final answer.
+  const answerFix = corrections.filter((c) => c.kind === "answer").at(-1);
+  const judged = new Map<string, RelevanceExample>();
+  const judge = (e: RelevanceExample) => judged.set(`${e.provenance.nodeId}\0${e.passage.id}`, e);
+  let qrelsUsed = false;
+  for (const nodeId of order) {
+    const n = byId.get(nodeId);
+    if (!n || n.status !== "done") continue;
+    if (n.type === "rate.relevance") {
+      const q = view.input(nodeId, "question") as Question;
+      for (const p of (view.output(nodeId, "passages") as Passage[]) ?? []) {
+        const rating = p.scores.relevance;
+        // OpenScholar's reranker labels: 4–5 positive, 1–2 negative, 3 left out.
+        if (rating === undefined || rating === 3) continue;
+        judge({ query: q.text, passage: p, relevant: rating >= 4, rating, source: "llm", provenance: view.provenance(nodeId, [p], {}) });
+      }
+    }
+    if (qrels && !qrelsUsed && RETRIEVERS.has(n.type)) {
+      const q = (view.input(nodeId, "question") ?? view.input(nodeId, "query")) as { id?: string; questionId?: string; text: string } | undefined;
+      const rel = q && qrels.get(String(q.id ?? q.questionId));
+      if (q && rel) {
+        qrelsUsed = true; // the first retriever's list: its non-relevant passages are hard negatives
+        for (const p of (view.output(nodeId, "passages") as Passage[]) ?? []) {
+          const doc = p.id.slice(0, p.id.lastIndexOf("#"));
+          judge({ query: q.text, passage: p, relevant: (rel.get(doc) ?? 0) > 0, source: "qrels", provenance: view.provenance(nodeId, [p], {}) });
+        }
+      }
+    }
+    if (n.type === "generate.answer" && finalNodeId) {
+      const question = view.input(nodeId, "question") as Question;
+      const passages = view.input(nodeId, "passages") as Passage[];
+      const p = n.params as { prompt: string; system: string; citationBase: 0 | 1 };
+      const models: Record<string, string> = {};
+      const gen = view.modelOf(n);
+      if (gen) models.generator = gen;
+      answers.push({
+        question,
+        passages,
+        prompt: answerMessages(question, passages, p),
+        draft: view.output(nodeId, "answer") as Answer,
+        final: view.output(finalNodeId, ANSWER_PORTS[byId.get(finalNodeId)!.type]!) as Answer,
+        finalNodeId,
+        ...(answerFix?.kind === "answer" ? { corrected: answerFix.text } : {}),
+        ...judgements(view, order, byId),
+        provenance: { ...view.provenance(nodeId, passages, models), ...(answerFix ? { corrections: [answerFix.id] } : {}) },
+      });
+    }
+    if (n.type === "loop.self-feedback") {
+      if (n.cache === "hit") fromCache();
+      const question = (view.input(nodeId, "question") as Question | undefined)?.text ?? "";
+      const passages = (view.output(nodeId, "passages") as Passage[] | undefined) ?? [];
+      const call = (type: LoopCallExample["type"], span: SpanRecord | undefined) => {
+        const d = span && view.spanData(span);
+        if (!d || !Array.isArray(d.messages) || typeof d.response !== "string") return;
+        loop.push({ type, messages: d.messages as ChatMessage[], response: d.response, question, provenance: view.provenance(nodeId, passages, typeof d.model === "string" ? { generator: d.model } : {}) });
+      };
+      for (const s of n.spans) {
+        if (s.name === "feedback") call("feedback_generation", s);
+        // Only edits the loop kept (OpenScholar's length-ratio filter) teach incorporation.
+        else if (/^feedback \d+$/.test(s.name) && view.spanData(s)?.kept === true) call("feedback_incorporation", s.children.find((c) => c.name === "edit"));
+      }
+    }
+    if (n.type === "verify.nli") {
+      const verdicts = view.output(nodeId, "verdicts") as Verdict[];
+      const claims = (view.input(nodeId, "claims") as Claim[] | undefined) ?? [];
+      const passages = (view.input(nodeId, "passages") as Passage[] | undefined) ?? [];
+      const model = String((n.params as { model?: string }).model || view.modelOf(n) || "");
+      for (const original of verdicts) {
+        const fix = corrections.filter((c) => c.kind === "verdict" && c.nodeId === nodeId && c.claimId === original.claimId && (c.passageId === undefined || c.passageId === original.passageId)).at(-1);
+        const v = fix?.kind === "verdict" ? { ...original, label: fix.label } : original;
+        if (v.label === "NO_REFERENCE") continue; // nothing to pair the claim with
+        const claim = claims.find((c) => c.id === v.claimId);
+        const passage = passages.find((p) => p.id === v.passageId);
+        const premise = v.evidence?.sentence ?? passage?.text;
+        if (!claim || !premise) continue;
+        const prov = view.provenance(nodeId, passage ? [passage] : [], model ? { nli: model } : {});
+        nli.push({ premise, hypothesis: claim.text, label: v.label, ...(fix ? { originalLabel: original.label } : {}), provenance: fix ? { ...prov, corrections: [fix.id] } : prov });
+      }
+    }
+  }
+  // A user's relevance judgement wins over the LLM's and the qrels'.
+  for (const c of corrections) {
+    if (c.kind !== "relevance") continue;
+    const n = byId.get(c.nodeId);
+    const lists = n?.outputHashes ? Object.values(store.outputOf(n) as Record<string, unknown>).filter(Array.isArray) as Passage[][] : [];
+    const p = lists.flat().find((x) => x.id === c.passageId);
+    const q = (view.input(c.nodeId, "question") ?? view.input(c.nodeId, "query")) as { text: string } | undefined;
+    if (!p || !q) continue;
+    judge({ query: q.text, passage: p, relevant: c.relevant, source: "correction", provenance: { ...view.provenance(c.nodeId, [p], {}), corrections: [c.id] } });
+  }
+  relevance.push(...judged.values());
 }

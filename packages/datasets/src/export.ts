@@ -1,7 +1,7 @@
 import { mkdirSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { readQrels } from "@citeflow/eval";
-import { RunStore, secretsFromEnv } from "@citeflow/runstore";
+import { RunStore, secretsFromEnv, type CorrectionProblem } from "@citeflow/runstore";
 import { datasetCard } from "./card.js";
 import { toParquet } from "./parquet.js";
 import { collectExamples } from "./examples.js";
@@ -32,7 +32,10 @@ export interface ExportOptions {
 export interface ExportResult {
   files: Record<string, number>;
   runs: number;
+  /** Runs left out, each with why: unfinished, or unreadable (a missing, changed or garbled blob). */
   skippedRuns: string[];
+  /** Lines of corrections files that are not corrections, left out (file, line, why). */
+  correctionProblems: CorrectionProblem[];
   removed: { exact: number; near: number };
   /** Answers the rubric thresholds dropped. */
   rubricDropped?: number;
@@ -74,6 +77,6 @@ export function exportDataset(o: ExportOptions): ExportResult {
     }
   }
   const command = o.command ?? `citeflow export --runs ${o.runs} --format ${o.format} --out ${o.out} --split ${ratio} --seed ${seed}${o.qrels ? ` --qrels ${o.qrels}` : ""}${o.rubric ? ` --min-organisation ${o.rubric.organisation} --min-factuality ${o.rubric.factuality}` : ""}${metadata ? "" : " --no-metadata"}${o.parquet ? " --parquet" : ""}`;
-  writeFileSync(join(o.out, "README.md"), scrub(datasetCard({ format: o.format, splits, loopsFromCache: ex.loopsFromCache, ...(o.rubric ? { rubric: { ...o.rubric, dropped: rubricDropped, kept: answers.length } } : {}), runs: ex.runs, skippedRuns: ex.skipped, removed: { exact, near }, split: ratio, seed, metadata, command }), secrets));
-  return { files, runs: ex.runs, skippedRuns: ex.skipped, removed: { exact, near }, ...(o.rubric ? { rubricDropped } : {}) };
+  writeFileSync(join(o.out, "README.md"), scrub(datasetCard({ format: o.format, splits, loopsFromCache: ex.loopsFromCache, ...(o.rubric ? { rubric: { ...o.rubric, dropped: rubricDropped, kept: answers.length } } : {}), runs: ex.runs, skippedRuns: ex.skipped, correctionProblems: ex.correctionProblems, removed: { exact, near }, split: ratio, seed, metadata, command }), secrets));
+  return { files, runs: ex.runs, skippedRuns: ex.skipped, correctionProblems: ex.correctionProblems, removed: { exact, near }, ...(o.rubric ? { rubricDropped } : {}) };
 }

@@ -23,7 +23,13 @@ export class BlobStore {
     const text = canonicalJson(value);
     const h = hash ?? hashText(text);
     const path = this.path(h);
-    if (!existsSync(path)) writeFileAtomic(path, this.redactor ? this.redactor.redact(text) : text);
+    if (!existsSync(path)) {
+      const stored = this.redactor ? this.redactor.redact(text) : text;
+      // A redacted blob no longer hashes to its name: a marker beside it holds the hash of what
+      // was written, so reads still verify it.
+      if (stored !== text) writeFileAtomic(`${path}.redacted`, hashText(stored));
+      writeFileAtomic(path, stored);
+    }
     return h;
   }
 
@@ -31,9 +37,18 @@ export class BlobStore {
     return existsSync(this.path(hash));
   }
 
+  /** The value, verified against its hash: a missing, changed or garbled blob is an error naming its file. */
   get(hash: string): unknown {
     const path = this.path(hash);
     if (!existsSync(path)) throw new Error(`blob ${hash} is missing from ${this.dir}`);
-    return JSON.parse(readFileSync(path, "utf8"));
+    const text = readFileSync(path, "utf8");
+    const actual = hashText(text);
+    if (actual !== hash && !(existsSync(`${path}.redacted`) && readFileSync(`${path}.redacted`, "utf8").trim() === actual))
+      throw new Error(`blob ${path} does not match its hash: it was changed or corrupted after it was written`);
+    try {
+      return JSON.parse(text);
+    } catch (e) {
+      throw new Error(`blob ${path} is not valid JSON: ${(e as Error).message}`);
+    }
   }
 }

@@ -12,9 +12,32 @@ export type StoredCorrection = Correction & { id: string; runId: string; at: num
 
 export const CORRECTION_LABELS = ["SUPPORT", "CONTRADICT", "NO_EVIDENCE", "NO_REFERENCE"] as const;
 
+/** A corrections line that could not be used: where it is and why. */
+export interface CorrectionProblem {
+  file: string;
+  line: number;
+  message: string;
+}
+
+const str = (v: unknown) => typeof v === "string";
+
+/** Why a parsed line is not a stored correction, or undefined when it is one. */
+function invalid(c: Record<string, unknown>): string | undefined {
+  if (!str(c.id) || !str(c.runId) || !str(c.nodeId) || typeof c.at !== "number") return "needs id, runId, nodeId (strings) and at (a number)";
+  if (c.note !== undefined && !str(c.note)) return `"note" is not text`;
+  if (c.kind === "verdict") return str(c.claimId) && CORRECTION_LABELS.includes(c.label as never) && (c.passageId === undefined || str(c.passageId)) ? undefined : `a verdict correction needs claimId and a label (${CORRECTION_LABELS.join(", ")})`;
+  if (c.kind === "answer") return str(c.text) && (c.text as string).trim() ? undefined : "an answer correction needs non-empty text";
+  if (c.kind === "relevance") return str(c.passageId) && typeof c.relevant === "boolean" ? undefined : "a relevance correction needs passageId and relevant (true or false)";
+  return `unknown kind ${JSON.stringify(c.kind)}`;
+}
+
 /** corrections/<runId>.jsonl beside the runs: append-only, one correction a line, later ones win. */
 export class CorrectionLog {
-  constructor(readonly dir: string) {}
+  constructor(
+    readonly dir: string,
+    /** Applied to a correction's text and note before it is written (the run store's secrets). */
+    private readonly redact: (text: string) => string = (t) => t,
+  ) {}
 
   path(runId: string): string {
     return `${this.dir}/${runId}.jsonl`;
@@ -22,23 +45,36 @@ export class CorrectionLog {
 
   append(runId: string, c: Correction): StoredCorrection {
     ensureDir(this.dir);
-    const stored = { ...c, id: randomBytes(6).toString("hex"), runId, at: Date.now() } as StoredCorrection;
+    const stored = JSON.parse(this.redact(JSON.stringify({ ...c, id: randomBytes(6).toString("hex"), runId, at: Date.now() }))) as StoredCorrection;
     appendFileSync(this.path(runId), JSON.stringify(stored) + "\n");
     return stored;
   }
 
-  /** Every correction of a run, oldest first; a torn last line (a crash mid-write) is skipped. */
+  /** Every correction of a run, oldest first. */
   list(runId: string): StoredCorrection[] {
-    if (!existsSync(this.path(runId))) return [];
-    const out: StoredCorrection[] = [];
-    for (const line of readFileSync(this.path(runId), "utf8").split("\n")) {
-      if (!line.trim()) continue;
-      try {
-        out.push(JSON.parse(line) as StoredCorrection);
-      } catch {
-        /* torn line */
-      }
-    }
-    return out;
+    return this.read(runId).corrections;
+  }
+
+  /** The corrections of a run, and each line that is not one (a torn write, an edit gone wrong) with its file and line. */
+  read(runId: string): { corrections: StoredCorrection[]; problems: CorrectionProblem[] } {
+    const file = this.path(runId);
+    const corrections: StoredCorrection[] = [];
+    const problems: CorrectionProblem[] = [];
+    if (!existsSync(file)) return { corrections, problems };
+    readFileSync(file, "utf8")
+      .split("\n")
+      .forEach((text, i) => {
+        if (!text.trim()) return;
+        let c: unknown;
+        try {
+          c = JSON.parse(text);
+        } catch (e) {
+          return void problems.push({ file, line: i + 1, message: `not valid JSON: ${(e as Error).message}` });
+        }
+        const why = typeof c === "object" && c !== null && !Array.isArray(c) ? invalid(c as Record<string, unknown>) : "not a JSON object";
+        if (why) problems.push({ file, line: i + 1, message: why });
+        else corrections.push(c as StoredCorrection);
+      });
+    return { corrections, problems };
   }
 }

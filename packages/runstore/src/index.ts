@@ -8,9 +8,9 @@ import { ensureDir } from "./fsutil.js";
 import { readRunFile, type NodeRecord, type RunRecord, type SpanRecord, type StoredRunStatus } from "./reader.js";
 import { RunRecorder } from "./recorder.js";
 import { Redactor, secretsFromEnv } from "./redact.js";
-import { CORRECTION_LABELS, CorrectionLog, type Correction, type StoredCorrection } from "./corrections.js";
+import { CORRECTION_LABELS, CorrectionLog, type Correction, type StoredCorrection, type CorrectionProblem } from "./corrections.js";
 
-export { CORRECTION_LABELS, type Correction, type StoredCorrection };
+export { CORRECTION_LABELS, type Correction, type StoredCorrection, type CorrectionProblem };
 
 export { BlobStore, FileCache, RunRecorder, Redactor, secretsFromEnv, readRunFile, diffRuns };
 export type * from "./reader.js";
@@ -161,8 +161,13 @@ export class RunStore {
     return this.#corrections.list(runId);
   }
 
+  /** A run's corrections and the lines of its corrections file that are not corrections (file, line, why). */
+  readCorrections(runId: string): ReturnType<CorrectionLog["read"]> {
+    return this.#corrections.read(runId);
+  }
+
   get #corrections(): CorrectionLog {
-    return new CorrectionLog(join(this.dir, "corrections"));
+    return new CorrectionLog(join(this.dir, "corrections"), (t) => this.#redactor.redact(t));
   }
 
   /** A span's data, read from its blob when it was too large to stay on the run's line. */
