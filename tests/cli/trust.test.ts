@@ -120,4 +120,17 @@ describe("graph files cannot reach what the user did not configure", () => {
     expect(bad.stderr).toContain("--allow-endpoint file:///etc: not an http(s) URL");
     expect(statSync(join(dir, "runs")).isDirectory()).toBe(true);
   }, 120_000);
+
+  it("a server's 401 that echoes the key is printed redacted; the run store holds no key", async () => {
+    server = await loopback((req, res) => json(res, 401, { error: { message: `Incorrect API key provided: ${String(req.headers.authorization).slice(7)}. Check https://example.org.` } }));
+    const dir = tempDir();
+    const store = join(dir, "store");
+    expect((await cli(["ingest", join(DATA, "scifact", "corpus.jsonl"), "--store", store, "--embedder", "static-use-en", "--models-dir", MODELS, "--limit", "5"], dir)).code).toBe(0);
+    const r = await cli(["run", graph(dir, store, {}), "-q", "Vitamin D and fractures"], dir, { OPENAI_BASE_URL: `${server.url}/v1` });
+    expect(r.code).toBe(1);
+    expect(server.requests[0]!.headers.authorization).toBe(`Bearer ${SECRET}`);
+    expect(r.stderr).toContain("Incorrect API key provided: [redacted]");
+    expect(r.stdout + r.stderr).not.toContain(SECRET);
+    expect(everything(join(dir, "runs"))).not.toContain(SECRET);
+  }, 60_000);
 });

@@ -2,7 +2,7 @@ import { appendFileSync, readdirSync, readFileSync, writeFileSync } from "node:f
 import { join } from "node:path";
 import { describe, expect, it } from "vitest";
 import { loadGraph, startRun } from "@citeflow/core";
-import { RunStore } from "@citeflow/runstore";
+import { Redactor, RunStore, secretsFromEnv } from "@citeflow/runstore";
 import { doc, run, tempDir, testRegistry } from "../helpers.js";
 
 const graph = (delta = 10) =>
@@ -126,6 +126,44 @@ describe("run store", () => {
       expect(text).toContain("[redacted]");
     } finally {
       delete process.env.CITEFLOW_TEST_API_KEY;
+    }
+  });
+
+  it("redacts by shape and by the values of credential variables, never ordinary words", async () => {
+    const env = {
+      MY_SORT_KEY: "passages",
+      SHORT_TOKEN: "abc123",
+      DB_PASSWORD: "correct-horse-battery-staple",
+      CITEFLOW_SECRETS: "PLAIN",
+      PLAIN: "tiger42",
+    };
+    const r = new Redactor(secretsFromEnv(env));
+    const shapes = [
+      "AKIAIOSFODNN7EXAMPLE",
+      "ghp_0123456789abcdefghijABCDEFGHIJ012345",
+      "github_pat_11ABCDEFG0123456789_abcdefghijklmnopqrstuvwxyz",
+      "xoxb-123456789012-abcdefghijkl",
+      "sk-proj-abcdefghijklmnop0123456789",
+      "hf_abcdefghijklmnopqrstuvwxyz012345",
+      "AIzaSyA1234567890abcdefghijklmnopqrstuv",
+      "-----BEGIN RSA PRIVATE KEY-----\nMIIEowIBAAKCAQEA\n-----END RSA PRIVATE KEY-----",
+    ];
+    for (const s of shapes) expect(r.redact(`value: ${s}.`), s).toBe("value: [redacted].");
+    expect(r.redact("Authorization: Bearer abcdefghijklmnop0123")).toBe("Authorization: [redacted]");
+    // A credential variable's value goes when it looks like a secret; "passages" and "abc123" do not.
+    expect(r.redact('{"passages":[1],"pw":"correct-horse-battery-staple","id":"abc123"}')).toBe('{"passages":[1],"pw":"[redacted]","id":"abc123"}');
+    // A variable named in $CITEFLOW_SECRETS goes whatever its shape.
+    expect(r.redact("the word tiger42")).toBe("the word [redacted]");
+
+    // A stored run keeps its "passages" keys with MY_SORT_KEY=passages set, and exports read it back.
+    process.env.MY_SORT_KEY = "passages";
+    try {
+      const store = new RunStore(tempDir());
+      const d = doc({ p: ["test.any", { value: { passages: ["a"] } }] });
+      const done = await run(d, { ...store.runOptions(), inputs: {} });
+      expect(store.nodeOutput(done.result.runId, "p", "out")).toEqual({ passages: ["a"] });
+    } finally {
+      delete process.env.MY_SORT_KEY;
     }
   });
 
