@@ -113,6 +113,9 @@ export class QdrantStore implements PassageStore {
     const before = await this.meta();
     checkCompatible(this.location, before, o);
     let exists = await this.#exists();
+    // As in the LanceDB store: the meta goes in before the first batch, so a resume with another
+    // embedder or chunker is refused instead of mixed.
+    let announced = !!before;
     const { dimensions: embedded, ...result } = await ingestBatches(docs, o, {
       known: async (batch) =>
         exists
@@ -122,6 +125,10 @@ export class QdrantStore implements PassageStore {
         if (!exists) {
           await this.#create(vectors[0]!.length);
           exists = true;
+        }
+        if (!announced) {
+          await this.#writeMeta({ citeflowStore: 1, embedder: o.embedder.id, dimensions: vectors[0]!.length, chunker: o.chunkerName, passages: await this.count(), incomplete: true, updatedAt: new Date().toISOString() });
+          announced = true;
         }
         await this.client.upsert(this.o.collection, {
           wait: true,
@@ -135,10 +142,13 @@ export class QdrantStore implements PassageStore {
     });
     const dimensions = embedded || before?.dimensions || 0;
     if (!exists) throw new Error(`no passages to ingest into ${this.location}`);
-    if (result.added === 0 && before) return result;
-    const meta: StoreMeta = { citeflowStore: 1, embedder: o.embedder.id, dimensions, chunker: o.chunkerName, passages: await this.count(), updatedAt: new Date().toISOString() };
-    await this.client.upsert(this.o.collection, { wait: true, points: [{ id: META_ID, vector: {}, payload: { ...meta } }] });
+    if (result.added === 0 && before && !before.incomplete) return result;
+    await this.#writeMeta({ citeflowStore: 1, embedder: o.embedder.id, dimensions, chunker: o.chunkerName, passages: await this.count(), updatedAt: new Date().toISOString() });
     return result;
+  }
+
+  async #writeMeta(meta: StoreMeta): Promise<void> {
+    await this.client.upsert(this.o.collection, { wait: true, points: [{ id: META_ID, vector: {}, payload: { ...meta } }] });
   }
 
   /** BM25 over title + text (the server applies the IDF); the score is kept as `bm25`. */
