@@ -26,12 +26,19 @@ def fail(message):
     sys.exit(1)
 
 
+def locate(variable, command):
+    """The file `variable` names, else `command` on PATH; (None, why) when there is none."""
+    given = os.environ.get(variable)
+    path = given or shutil.which(command)
+    if path and os.path.isfile(path):
+        return path, ""
+    return None, f"{variable}={given} is not a file" if given else f"no `{command}` on PATH"
+
+
 def find_node():
-    given = os.environ.get("CITEFLOW_NODE")
-    node = given or shutil.which("node")
-    if not node or not os.path.isfile(node):
-        where = f"CITEFLOW_NODE={given} is not a file" if given else "no `node` on PATH"
-        fail(f"Node.js {MIN_NODE[0]}.{MIN_NODE[1]} or later is needed ({where}). Install Node.js, then `{INSTALL}`.")
+    node, why = locate("CITEFLOW_NODE", "node")
+    if not node:
+        fail(f"Node.js {MIN_NODE[0]}.{MIN_NODE[1]} or later is needed ({why}). Install Node.js, then `{INSTALL}`.")
     try:
         out = subprocess.run([node, "--version"], capture_output=True, text=True, timeout=30).stdout.strip()
     except (OSError, subprocess.SubprocessError) as e:
@@ -43,11 +50,9 @@ def find_node():
 
 
 def find_cli():
-    given = os.environ.get("CITEFLOW_CLI")
-    cli = given or shutil.which("citeflow")
-    if not cli or not os.path.exists(cli):
-        where = f"CITEFLOW_CLI={given} does not exist" if given else "no `citeflow` command on PATH"
-        fail(f"the Citeflow CLI is not installed ({where}). Install it with `{INSTALL}`, or set CITEFLOW_CLI to its bin/citeflow.js.")
+    cli, why = locate("CITEFLOW_CLI", "citeflow")
+    if not cli:
+        fail(f"the Citeflow CLI is not installed ({why}). Install it with `{INSTALL}`, or set CITEFLOW_CLI to its bin/citeflow.js.")
     # npm installs `citeflow` as a link to the package's bin/citeflow.js;
     # running that file with the Node found above keeps the choice of Node in one place.
     return os.path.realpath(cli)

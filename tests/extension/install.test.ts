@@ -48,9 +48,9 @@ describe(`citeflow-jupyterlab installed with pip into a fresh venv (JupyterLab $
     expect(noNode.stderr).toContain("Citeflow kernel cannot start: Node.js 20.19 or later is needed (no `node` on PATH)");
     const noCli = launch({ ...bare, CITEFLOW_NODE: process.execPath });
     expect(noCli.status).toBe(1);
-    expect(noCli.stderr).toContain("the Citeflow CLI is not installed (no `citeflow` command on PATH). Install it with `npm install -g @citeflow/cli`");
+    expect(noCli.stderr).toContain("the Citeflow CLI is not installed (no `citeflow` on PATH). Install it with `npm install -g @citeflow/cli`");
     const wrongCli = launch({ ...bare, CITEFLOW_NODE: process.execPath, CITEFLOW_CLI: join(work, "nowhere.js") });
-    expect(wrongCli.stderr).toContain(`CITEFLOW_CLI=${join(work, "nowhere.js")} does not exist`);
+    expect(wrongCli.stderr).toContain(`CITEFLOW_CLI=${join(work, "nowhere.js")} is not a file`);
     const oldNode = join(work, "old-node");
     writeFileSync(oldNode, "#!/bin/sh\necho v18.20.4\n", { mode: 0o755 });
     expect(launch({ ...bare, CITEFLOW_NODE: oldNode }).stderr).toContain("is Node.js v18.20.4; the kernel needs 20.19 or later");
