@@ -76,7 +76,7 @@ export function createRegistry(extra: AnyNodeDefinition[] = []): NodeRegistry {
 }
 
 export { loadPrompt, promptPath, promptRoots } from "./prompts.js";
-export { allowEndpoint, configuredEndpoints, endpointAllowed, EndpointNotAllowed } from "./endpoints.js";
+export { allowEndpoint, endpointAllowed, EndpointNotAllowed } from "./endpoints.js";
 export { graphReach, type Reach } from "./reach.js";
 export { answerMessages } from "./generate/generate-answer.js";
 export { chooseChat, configuredChat, describeChat, noChatReason, type ChatChoice } from "./generate/llm.js";

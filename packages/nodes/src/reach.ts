@@ -1,5 +1,5 @@
 import type { GraphNode } from "@citeflow/core";
-import { endpointAllowed, sameEndpoint } from "./endpoints.js";
+import { endpointAllowed } from "./endpoints.js";
 import { isShippedPrompt, promptPath } from "./prompts.js";
 
 /** One place a graph reaches outside the process: a server or a file it names in a param. */
@@ -24,8 +24,7 @@ export function graphReach(nodes: Array<{ id: string; params?: GraphNode["params
     for (const [param, v] of Object.entries(n.params ?? {})) {
       if (typeof v !== "string" || v.trim() === "") continue;
       if (param === "baseUrl") {
-        const configured = process.env.OPENAI_BASE_URL;
-        const allowed = (configured !== undefined && sameEndpoint(v, configured)) || endpointAllowed(v);
+        const allowed = endpointAllowed(v);
         out.push({ node: n.id, param, kind: "endpoint", target: v, allowed, ...(allowed ? {} : { why: "a server you have not configured or allowed" }) });
       } else if (v.startsWith("file:") && !isShippedPrompt(v)) {
         try {
