@@ -111,10 +111,15 @@ describe("graph files cannot reach what the user did not configure", () => {
     expect(everything(join(dir, "runs"))).not.toContain(SECRET);
     expect(everything(join(dir, "runs"))).not.toContain("root:x:0:0");
 
+    // Run from another folder, the graph's own prompt folder is still the one read.
+    const elsewhere = tempDir();
+    const moved = await cli(["run", graph(dir, store, { baseUrl: url, prompt: "file:prompts/mine.txt" }), "-q", "Vitamin D and fractures", "--allow-endpoint", server.url], elsewhere);
+    expect(moved.code, moved.stderr).toBe(0);
+
     // The configured server gets the configured key; --allow-endpoint takes URLs only.
     const configured = await cli(["run", graph(dir, store, { prompt: "file:prompts/mine.txt" }), "-q", "Vitamin D and fractures"], dir, { OPENAI_BASE_URL: url });
     expect(configured.code, configured.stderr).toBe(0);
-    expect(server.requests[1]!.headers.authorization).toBe(`Bearer ${SECRET}`);
+    expect(server.requests.at(-1)!.headers.authorization).toBe(`Bearer ${SECRET}`);
     const bad = await cli(["run", hostile, "-q", "x", "--allow-endpoint", "file:///etc"], dir);
     expect(bad.code).toBe(2);
     expect(bad.stderr).toContain("--allow-endpoint file:///etc: not an http(s) URL");

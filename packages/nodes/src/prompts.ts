@@ -9,18 +9,19 @@ const PROMPTS_DIR = fileURLToPath(new URL("../prompts/", import.meta.url));
 /**
  * A prompt param holds either the template itself or `file:<name>`: a shipped, versioned prompt
  * (`file:core-gpt.answer.v1`, from packages/nodes/prompts/) or a file of your own
- * (`file:prompts/my-answer.txt`). A graph file is shared like a notebook, so a file it names is
- * read only from the working folder (where `citeflow` runs; the editor's kernel runs in the
+ * (`file:prompts/my-answer.txt`), relative to the graph's folder. A graph file is shared like a
+ * notebook, so a file it names is read only from the graph's folder ($CITEFLOW_GRAPH_DIR, which
+ * `citeflow run` and `validate` set; else the working folder, which for the editor's kernel is the
  * graph's folder) or a folder in $CITEFLOW_PROMPTS, after resolving symlinks: never
  * `file:/etc/passwd` or `file:../../.ssh/id_rsa`.
  */
 export function promptParam(defaultName: string, what: string) {
-  return z.string().min(1).default(`file:${defaultName}`).describe(`${what}: a template, or file:<shipped name, or a path in the working folder or $CITEFLOW_PROMPTS>`);
+  return z.string().min(1).default(`file:${defaultName}`).describe(`${what}: a template, or file:<shipped name, or a path in the graph's folder or $CITEFLOW_PROMPTS>`);
 }
 
-/** The folders a prompt file may come from: the working folder and $CITEFLOW_PROMPTS (separated by the path delimiter). */
+/** The folders a prompt file may come from: the graph's folder (relative names resolve there), then $CITEFLOW_PROMPTS (":"-separated). */
 export function promptRoots(env: NodeJS.ProcessEnv = process.env): string[] {
-  return [process.cwd(), ...(env.CITEFLOW_PROMPTS ?? "").split(/[:;]/).filter(Boolean).map((d) => resolve(d))];
+  return [resolve(env.CITEFLOW_GRAPH_DIR || process.cwd()), ...(env.CITEFLOW_PROMPTS ?? "").split(":").filter(Boolean).map((d) => resolve(d))];
 }
 
 const inside = (root: string, path: string) => {
@@ -39,8 +40,8 @@ export function promptPath(ref: string): string | undefined {
   const name = ref.slice(5).trim();
   if (SHIPPED.test(name)) return resolve(PROMPTS_DIR, `${name}.txt`);
   const roots = promptRoots();
-  // Relative names resolve in the working folder; then the real path (symlinks followed) must be in a root.
-  const path = resolve(name);
+  // Relative names resolve in the graph's folder; then the real path (symlinks followed) must be in a root.
+  const path = resolve(roots[0]!, name);
   const real = existsSync(path) ? realpathSync(path) : path;
   const realRoots = roots.map((r) => (existsSync(r) ? realpathSync(r) : r));
   if (!realRoots.some((r) => inside(r, real)))

@@ -1,10 +1,17 @@
-import { existsSync, readFileSync } from "node:fs";
+import { existsSync, readFileSync, realpathSync } from "node:fs";
+import { dirname } from "node:path";
 import { templateNames, templatePath } from "@citeflow/nodes";
 import { table } from "../table.js";
 
-/** A graph argument may name a shipped template instead of a file. */
+/**
+ * A graph argument names a file or a shipped template: its path. A file's folder becomes the
+ * folder its `file:` prompts are read from ($CITEFLOW_GRAPH_DIR, set here at the edge).
+ */
 export function graphOrTemplate(arg: string): string {
-  if (existsSync(arg)) return arg;
+  if (existsSync(arg)) {
+    process.env.CITEFLOW_GRAPH_DIR = dirname(realpathSync(arg));
+    return arg;
+  }
   return templateNames().includes(arg) ? templatePath(arg) : arg;
 }
 
