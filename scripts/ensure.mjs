@@ -1,12 +1,12 @@
 // Installs and builds what is missing, so `npm test` and `npm run demo` work on a fresh clone.
 import { execFileSync } from "node:child_process";
-import { existsSync, readdirSync, statSync } from "node:fs";
+import { existsSync } from "node:fs";
 import { dirname, join } from "node:path";
 import { fileURLToPath } from "node:url";
+import { mtime, newest } from "./mtimes.mjs";
 
 const root = join(dirname(fileURLToPath(import.meta.url)), "..");
 const run = (cmd, args) => execFileSync(cmd, args, { cwd: root, stdio: "inherit" });
-const mtime = (p) => (existsSync(p) ? statSync(p).mtimeMs : 0);
 
 const marker = join(root, "node_modules", ".package-lock.json");
 if (!existsSync(marker) || mtime(join(root, "package-lock.json")) > mtime(marker)) {
@@ -18,11 +18,6 @@ run(process.execPath, [join(root, "node_modules", "typescript", "bin", "tsc"), "
 
 // The JupyterLab extension (prebuilt, federated), when stale. Its build federates with the pinned
 // JupyterLab, which scripts/lab-env.mjs installs from pip into .citeflow/venvs/ the first time.
-const newest = (dir) => {
-  let t = 0;
-  for (const e of readdirSync(dir, { withFileTypes: true, recursive: true })) if (e.isFile()) t = Math.max(t, mtime(join(e.parentPath ?? e.path, e.name)));
-  return t;
-};
 const ext = join(root, "extension");
 const extInputs = Math.max(newest(join(ext, "src")), newest(join(ext, "style")), newest(join(ext, "schema")), mtime(join(ext, "package.json")), newest(join(root, "packages", "core", "src")));
 if (mtime(join(ext, "labextension", "package.json")) < extInputs) {

@@ -6,9 +6,10 @@
 //   node scripts/lab-env.mjs core-path   prints the pinned JupyterLab's staging folder
 //   node scripts/lab-env.mjs wheel       builds the wheel and prints its path
 import { execFileSync } from "node:child_process";
-import { existsSync, readdirSync, rmSync, statSync } from "node:fs";
+import { existsSync, readdirSync, rmSync } from "node:fs";
 import { dirname, join, resolve } from "node:path";
 import { fileURLToPath } from "node:url";
+import { mtime, newest } from "./mtimes.mjs";
 
 export const root = resolve(dirname(fileURLToPath(import.meta.url)), "..");
 /** The JupyterLab the extension is built against and `npm run lab` serves (its npm packages are 4.5.10 too). */
@@ -20,12 +21,6 @@ const BUILD_TOOLS = ["hatchling==1.28.0", "hatch-jupyter-builder==0.10.0"];
 const ext = join(root, "extension");
 
 const log = (s) => process.stderr.write(`citeflow lab: ${s}\n`);
-const mtime = (p) => (existsSync(p) ? statSync(p).mtimeMs : 0);
-const newest = (dir) => {
-  let t = 0;
-  for (const e of readdirSync(dir, { withFileTypes: true, recursive: true })) if (e.isFile()) t = Math.max(t, mtime(join(e.parentPath ?? e.path, e.name)));
-  return t;
-};
 
 export const venvDir = (version = JUPYTERLAB) => join(root, ".citeflow", "venvs", `jupyterlab-${version}`);
 export const bin = (venv, name) => join(venv, "bin", name);

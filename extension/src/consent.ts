@@ -6,7 +6,7 @@
 import { Dialog, showDialog } from "@jupyterlab/apputils";
 import { createElement as h } from "react";
 import { trans } from "./i18n";
-import type { ServerReach } from "./state";
+import type { Reach } from "@citeflow/core/browser";
 
 const STORAGE = "citeflow:allowed-servers";
 
@@ -19,7 +19,7 @@ function remembered(): Record<string, string[]> {
   }
 }
 
-export async function confirmServers(path: string, servers: ServerReach[]): Promise<boolean> {
+export async function confirmServers(path: string, servers: Reach[]): Promise<boolean> {
   const urls = [...new Set(servers.map((s) => s.target))];
   const known = new Set(remembered()[path] ?? []);
   if (urls.every((u) => known.has(u))) return true;

@@ -3,7 +3,7 @@
  * the selection, and the state of the current run as its events arrive. React views read it;
  * commands and the canvas change it through its methods; `changed` tells the views to redraw.
  */
-import type { Catalogue, GraphDoc, GraphEdge, GraphNode } from "@citeflow/core/browser";
+import type { Catalogue, GraphDoc, GraphEdge, GraphNode, Reach } from "@citeflow/core/browser";
 import { Signal, type ISignal } from "@lumino/signaling";
 import type { CiteflowClient, RunEvent } from "./client";
 import { autoLayout, moveNodes, pasteNodes, removeNodes, saveGraph, splitRef } from "./model";
@@ -19,13 +19,6 @@ export interface NodeBadge {
   progress?: string;
   /** Once done: its outputs in one line ("40 passages · top bm25 17.9"). */
   summary?: string;
-}
-
-/** A server the graph names that the user has not configured (the kernel's "reach"). */
-export interface ServerReach {
-  node: string;
-  param: string;
-  target: string;
 }
 
 export interface RunState {
@@ -75,7 +68,7 @@ export class EditorState {
    * Asks the user whether the graph may reach servers they have not configured (set by the
    * plugin: a dialog); without it such a run does not start.
    */
-  confirmServers: ((servers: ServerReach[]) => Promise<boolean>) | undefined;
+  confirmServers: ((servers: Reach[]) => Promise<boolean>) | undefined;
   /** The file and the catalogue have arrived: the canvas can lay out and fit the view. */
   loaded = false;
   readonly client: CiteflowClient;
@@ -328,7 +321,7 @@ export class EditorState {
    * configured run only after the user agrees (the dialog); the kernel then allows them for its life.
    */
   async #consentToServers(): Promise<boolean> {
-    const reach = await this.client.request<Array<ServerReach & { kind: string; allowed: boolean }>>("reach", { graph: this.doc });
+    const reach = await this.client.request<Reach[]>("reach", { graph: this.doc });
     const servers = reach.filter((r) => r.kind === "endpoint" && !r.allowed);
     if (servers.length === 0) return true;
     if (!(await this.confirmServers?.(servers))) {

@@ -14,6 +14,6 @@ export function loadGraphFile(path: string, registry: NodeRegistry): CompiledGra
   return loadGraph(read(path), registry, { source: path });
 }
 
-export function validateGraphFile(path: string, registry: NodeRegistry): Problem[] {
-  return validateGraph(read(path), registry, { source: path }).problems;
+export function validateGraphFile(path: string, registry: NodeRegistry): { graph?: CompiledGraph; problems: Problem[] } {
+  return validateGraph(read(path), registry, { source: path });
 }

@@ -68,3 +68,15 @@ export interface VerdictsView {
 }
 
 export type CiteflowView = RunView | PassagesView | AnswerView | VerdictsView;
+
+/** One place a graph reaches outside the process: a server or a file it names in a param (the kernel's "reach"). */
+export interface Reach {
+  node: string;
+  param: string;
+  kind: "endpoint" | "file";
+  target: string;
+  /** Allowed as things stand: a configured or consented server, a file inside the prompt folders. */
+  allowed: boolean;
+  /** Why not, when not allowed. */
+  why?: string;
+}

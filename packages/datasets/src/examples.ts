@@ -134,53 +134,54 @@ function judgements(view: RunView, order: string[], byId: Map<string, NodeRecord
 
 const ANSWER_PORTS: Record<string, string> = { "generate.answer": "answer", "refine.edit": "answer", "loop.self-feedback": "answer", "cite.posthoc": "answer", "answer.compose": "answer" };
 
+/** The rows a run gives, by kind. */
+interface RunExamples {
+  answers: AnswerExample[];
+  nli: NliExample[];
+  loop: LoopCallExample[];
+  relevance: RelevanceExample[];
+  /** Self-feedback loops taken from the cache (they carry no trace of their model calls). */
+  loopsFromCache: number;
+}
+
 /** Examples from every finished (status ok) run in the store, oldest first. */
-export function collectExamples(
-  store: RunStore,
-  runIds?: string[],
-  qrels?: QrelsMap,
-): { answers: AnswerExample[]; nli: NliExample[]; loop: LoopCallExample[]; relevance: RelevanceExample[]; loopsFromCache: number; runs: number; skipped: string[]; correctionProblems: CorrectionProblem[] } {
-  const relevance: RelevanceExample[] = [];
-  const loop: LoopCallExample[] = [];
-  let loopsFromCache = 0;
-  const answers: AnswerExample[] = [];
-  const nli: NliExample[] = [];
+export function collectExamples(store: RunStore, runIds?: string[], qrels?: QrelsMap): RunExamples & { runs: number; skipped: string[]; correctionProblems: CorrectionProblem[] } {
+  const all: RunExamples = { answers: [], nli: [], loop: [], relevance: [], loopsFromCache: 0 };
   const skipped: string[] = [];
   const correctionProblems: CorrectionProblem[] = [];
   const ids = runIds ?? store.listRuns().map((r) => r.runId).reverse();
   let runs = 0;
   for (const id of ids) {
-    // One run that cannot be read (a missing, changed or garbled blob; a broken run file) is left
-    // out with the reason, and none of its rows stay; every other run still exports.
-    const before = [answers.length, nli.length, loop.length, relevance.length, loopsFromCache] as const;
+    // A run is read whole before any of its rows count: one that cannot be read (a missing,
+    // changed or garbled blob; a broken run file) is left out with the reason, and the rest export.
+    let rows: RunExamples;
+    let read: ReturnType<RunStore["readCorrections"]>;
     try {
       const record = store.readRun(id);
       if (record.status !== "ok") {
         skipped.push(`${id} (${record.status})`);
         continue;
       }
-      const read = store.readCorrections(id);
-      collectRun(store, record, read.corrections, qrels, { answers, nli, loop, relevance }, () => loopsFromCache++);
-      correctionProblems.push(...read.problems);
-      runs++;
+      read = store.readCorrections(id);
+      rows = collectRun(store, record, read.corrections, qrels);
     } catch (e) {
-      [answers.length, nli.length, loop.length, relevance.length] = before;
-      loopsFromCache = before[4];
       skipped.push(`${id} (${(e as Error).message})`);
+      continue;
     }
+    all.answers.push(...rows.answers);
+    all.nli.push(...rows.nli);
+    all.loop.push(...rows.loop);
+    all.relevance.push(...rows.relevance);
+    all.loopsFromCache += rows.loopsFromCache;
+    correctionProblems.push(...read.problems);
+    runs++;
   }
-  return { answers, nli, loop, relevance, loopsFromCache, runs, skipped, correctionProblems };
+  return { ...all, runs, skipped, correctionProblems };
 }
 
-/** The rows of one finished run, added to `out`. */
-function collectRun(
-  store: RunStore,
-  record: RunRecord,
-  corrections: StoredCorrection[],
-  qrels: QrelsMap | undefined,
-  out: { answers: AnswerExample[]; nli: NliExample[]; loop: LoopCallExample[]; relevance: RelevanceExample[] },
-  fromCache: () => void,
-): void {
+/** The rows of one finished run. */
+function collectRun(store: RunStore, record: RunRecord, corrections: StoredCorrection[], qrels: QrelsMap | undefined): RunExamples {
+  const out: RunExamples = { answers: [], nli: [], loop: [], relevance: [], loopsFromCache: 0 };
   const { answers, nli, loop, relevance } = out;
   const view = new RunView(store, record);
   const order = record.graph.nodes.map((n) => n.id);
@@ -235,7 +236,7 @@ function collectRun(
       });
     }
     if (n.type === "loop.self-feedback") {
-      if (n.cache === "hit") fromCache();
+      if (n.cache === "hit") out.loopsFromCache++;
       const question = (view.input(nodeId, "question") as Question | undefined)?.text ?? "";
       const passages = (view.output(nodeId, "passages") as Passage[] | undefined) ?? [];
       const call = (type: LoopCallExample["type"], span: SpanRecord | undefined) => {
@@ -278,4 +279,5 @@ function collectRun(
     judge({ query: q.text, passage: p, relevant: c.relevant, source: "correction", provenance: { ...view.provenance(c.nodeId, [p], {}), corrections: [c.id] } });
   }
   relevance.push(...judged.values());
+  return out;
 }

@@ -1,12 +1,12 @@
 import { mkdirSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { readQrels } from "@citeflow/eval";
-import { RunStore, secretsFromEnv, type CorrectionProblem } from "@citeflow/runstore";
+import { Redactor, RunStore, secretsFromEnv, type CorrectionProblem } from "@citeflow/runstore";
 import { datasetCard } from "./card.js";
 import { toParquet } from "./parquet.js";
 import { collectExamples } from "./examples.js";
 import { FORMATS, rowsFor, type Format, type Row } from "./formats.js";
-import { dedupe, scrub, split } from "./process.js";
+import { dedupe, split } from "./process.js";
 
 export interface ExportOptions {
   runs: string;
@@ -41,9 +41,9 @@ export interface ExportResult {
   rubricDropped?: number;
 }
 
-function line(r: Row, metadata: boolean, secrets: string[]): string {
+function line(r: Row, metadata: boolean, redactor: Redactor): string {
   const obj = metadata ? { ...r.data, metadata: r.provenance } : r.data;
-  return scrub(JSON.stringify(obj), secrets);
+  return redactor.redact(JSON.stringify(obj));
 }
 
 /** Export one format from a run store: `<out>/train.jsonl`, `validation.jsonl`, and `README.md` (the card). */
@@ -64,10 +64,11 @@ export function exportDataset(o: ExportOptions): ExportResult {
   const parts = split(rows, ratio, seed);
   const splits: Record<string, Row[]> = ratio < 1 ? { train: parts.train, validation: parts.validation } : { train: parts.train };
   mkdirSync(o.out, { recursive: true });
-  const secrets = secretsFromEnv();
+  // One redactor for every row and the card (the run store's rules: secrets by value and by shape).
+  const redactor = new Redactor(secretsFromEnv());
   const files: Record<string, number> = {};
   for (const [name, list] of Object.entries(splits)) {
-    const lines = list.map((r) => line(r, metadata, secrets));
+    const lines = list.map((r) => line(r, metadata, redactor));
     writeFileSync(join(o.out, `${name}.jsonl`), lines.map((l) => l + "\n").join(""));
     files[`${name}.jsonl`] = list.length;
     if (o.parquet) {
@@ -77,6 +78,6 @@ export function exportDataset(o: ExportOptions): ExportResult {
     }
   }
   const command = o.command ?? `citeflow export --runs ${o.runs} --format ${o.format} --out ${o.out} --split ${ratio} --seed ${seed}${o.qrels ? ` --qrels ${o.qrels}` : ""}${o.rubric ? ` --min-organisation ${o.rubric.organisation} --min-factuality ${o.rubric.factuality}` : ""}${metadata ? "" : " --no-metadata"}${o.parquet ? " --parquet" : ""}`;
-  writeFileSync(join(o.out, "README.md"), scrub(datasetCard({ format: o.format, splits, loopsFromCache: ex.loopsFromCache, ...(o.rubric ? { rubric: { ...o.rubric, dropped: rubricDropped, kept: answers.length } } : {}), runs: ex.runs, skippedRuns: ex.skipped, correctionProblems: ex.correctionProblems, removed: { exact, near }, split: ratio, seed, metadata, command }), secrets));
+  writeFileSync(join(o.out, "README.md"), redactor.redact(datasetCard({ format: o.format, splits, loopsFromCache: ex.loopsFromCache, ...(o.rubric ? { rubric: { ...o.rubric, dropped: rubricDropped, kept: answers.length } } : {}), runs: ex.runs, skippedRuns: ex.skipped, correctionProblems: ex.correctionProblems, removed: { exact, near }, split: ratio, seed, metadata, command })));
   return { files, runs: ex.runs, skippedRuns: ex.skipped, correctionProblems: ex.correctionProblems, removed: { exact, near }, ...(o.rubric ? { rubricDropped } : {}) };
 }

@@ -17,16 +17,8 @@ export class EndpointNotAllowed extends Error {
   ) {
     super(
       `${where} names the server ${url}, which you have not configured: a graph file cannot choose where requests go. ` +
-        `To allow it, run with --allow-endpoint ${origin(url)}, confirm it in the editor, or add it to $CITEFLOW_ALLOWED_ENDPOINTS`,
+        `To allow it, run with --allow-endpoint ${normal(url)?.origin ?? url}, confirm it in the editor, or add it to $CITEFLOW_ALLOWED_ENDPOINTS`,
     );
-  }
-}
-
-function origin(url: string): string {
-  try {
-    return new URL(url).origin;
-  } catch {
-    return url;
   }
 }
 

@@ -1,18 +1,8 @@
-import type { GraphNode } from "@citeflow/core";
+import type { GraphNode, Reach } from "@citeflow/core";
 import { endpointAllowed } from "./endpoints.js";
 import { isShippedPrompt, promptPath } from "./prompts.js";
 
-/** One place a graph reaches outside the process: a server or a file it names in a param. */
-export interface Reach {
-  node: string;
-  param: string;
-  kind: "endpoint" | "file";
-  target: string;
-  /** Allowed as things stand: a configured or consented server, a file inside the prompt folders. */
-  allowed: boolean;
-  /** Why not, when not allowed. */
-  why?: string;
-}
+export type { Reach };
 
 /**
  * What a graph would reach, for `citeflow validate`, the editor's consent dialog and reviewers:

@@ -7,12 +7,12 @@ import { FileCache } from "./filecache.js";
 import { ensureDir } from "./fsutil.js";
 import { readRunFile, type NodeRecord, type RunRecord, type SpanRecord, type StoredRunStatus } from "./reader.js";
 import { RunRecorder } from "./recorder.js";
-import { redactText, Redactor, secretsFromEnv } from "./redact.js";
+import { Redactor, secretsFromEnv } from "./redact.js";
 import { CORRECTION_LABELS, CorrectionLog, type Correction, type StoredCorrection, type CorrectionProblem } from "./corrections.js";
 
 export { CORRECTION_LABELS, type Correction, type StoredCorrection, type CorrectionProblem };
 
-export { BlobStore, FileCache, RunRecorder, Redactor, redactText, secretsFromEnv, readRunFile, diffRuns };
+export { BlobStore, FileCache, RunRecorder, Redactor, secretsFromEnv, readRunFile, diffRuns };
 export type * from "./reader.js";
 export type * from "./diff.js";
 

@@ -62,8 +62,3 @@ export class Redactor {
     return out;
   }
 }
-
-/** Text with the environment's secrets and every credential-shaped string removed (for errors before they are printed). */
-export function redactText(text: string, env: NodeJS.ProcessEnv = process.env): string {
-  return new Redactor(secretsFromEnv(env)).redact(text);
-}

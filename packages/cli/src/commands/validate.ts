@@ -1,6 +1,5 @@
 import { formatProblem, type NodeRegistry } from "@citeflow/core";
 import { graphReach } from "@citeflow/nodes";
-import { readFileSync } from "node:fs";
 import { validateGraphFile } from "../graphfile.js";
 
 /**
@@ -9,13 +8,12 @@ import { validateGraphFile } from "../graphfile.js";
  * reviewer of a shared graph file sees it before running it.
  */
 export function validateCommand(path: string, registry: NodeRegistry): number {
-  const problems = validateGraphFile(path, registry);
+  const { graph, problems } = validateGraphFile(path, registry);
   for (const p of problems) process.stdout.write(`${path}: ${formatProblem(p)}\n`);
   const errors = problems.filter((p) => p.severity === "error").length;
   if (errors === 0) {
     process.stdout.write(`${path}: valid${problems.length ? ` (${problems.length} warning(s))` : ""}\n`);
-    const doc = JSON.parse(readFileSync(path, "utf8")) as { nodes: Array<{ id: string; params?: Record<string, unknown> }> };
-    for (const r of graphReach(doc.nodes)) {
+    for (const r of graphReach(graph!.doc.nodes)) {
       const what = r.kind === "endpoint" ? `sends requests to ${r.target}` : `reads the file ${r.target}`;
       process.stdout.write(`${path}: node "${r.node}" params.${r.param} ${what}: ${r.allowed ? "allowed" : `refused when run (${r.why})`}\n`);
     }
