@@ -5,6 +5,7 @@ import { trans } from "./i18n";
 import { feedbackIterations, type FeedbackIteration, type SpanLike } from "./feedback";
 import { isClaims, isPassages, ValueView, type ValueContext } from "./inspectors";
 import { FeedbackTree } from "./inspectors/feedback";
+import type { PageImage } from "./inspectors/evidence";
 import { nodeSpec, setParam, splitRef } from "./model";
 import { ParamsForm } from "./params";
 import { reveal } from "./reveal";
@@ -77,6 +78,7 @@ export function NodeInspector({ state, nodeId }: { state: EditorState; nodeId: s
           onEditAnswer: (text) => void correct({ kind: "answer", text }),
         }
       : {}),
+    onShowPage: (request) => state.client.request<PageImage>("evidencePage", request),
   });
   return (
     <div className="cf-inspector" data-node={nodeId}>

@@ -87,7 +87,7 @@ export function BundleView({ bundle, onOpen }: { bundle: CiteflowView; onOpen?: 
     case "answer":
       return <AnswerWithSources answer={bundle.answer} passages={bundle.passages} preview={bundle.preview} />;
     case "verdicts":
-      return <VerdictsView verdicts={bundle.verdicts} claims={bundle.claims} />;
+      return <VerdictsView verdicts={bundle.verdicts} claims={bundle.claims} passages={bundle.passages} />;
     default:
       return <p className="cf-error">{trans.__("Unknown Citeflow view kind")}</p>;
   }

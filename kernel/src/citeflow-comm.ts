@@ -1,6 +1,7 @@
 import { errorInfo, loadGraph, validateGraph, type CompiledGraph, type GraphDoc, type RunEvent } from "@citeflow/core";
 import { allowEndpoint, defaultRunsDir, graph as graphFrom, graphReach, LiveRun, registry, RunStore, templateNames } from "citeflow";
 import { exportDataset, FORMATS, type Format } from "@citeflow/datasets";
+import { renderEvidencePage } from "@citeflow/retrieval";
 import { resolve } from "node:path";
 import type { Comm, CommHandler } from "./comm.js";
 
@@ -14,7 +15,7 @@ class RequestError extends Error {
   override name = "RequestError";
 }
 
-function need<T>(req: Request, key: string, kind: "string" | "object"): T {
+function need<T>(req: Request, key: string, kind: "string" | "number" | "object"): T {
   const v = req[key];
   if (kind === "object" ? typeof v !== "object" || v === null : typeof v !== kind) throw new RequestError(`"${req.method}" needs "${key}" (${kind})`);
   return v as T;
@@ -96,6 +97,12 @@ export function citeflowTarget(comm: Comm, openData: unknown): CommHandler {
     correct: (req) => store.correct(need<string>(req, "runId", "string"), need(req, "correction", "object")),
     corrections: (req) => store.corrections(need<string>(req, "runId", "string")),
     diff: (req) => store.diff(need<string>(req, "a", "string"), need<string>(req, "b", "string")),
+    // A PDF passage's page with a span of its text marked (a verdict's evidence), as base64 PNG.
+    evidencePage: async (req) => {
+      const sha256 = typeof req.sha256 === "string" ? req.sha256 : undefined;
+      const r = await renderEvidencePage({ path: need<string>(req, "path", "string"), start: need<number>(req, "start", "number"), end: need<number>(req, "end", "number"), ...(sha256 ? { sha256 } : {}) });
+      return { page: r.page, png: Buffer.from(r.png).toString("base64"), width: r.width, height: r.height, boxes: r.boxes };
+    },
     export: (req) => {
       const format = need<string>(req, "format", "string") as Format;
       const out = resolve(need<string>(req, "out", "string"));
@@ -109,13 +116,19 @@ export function citeflowTarget(comm: Comm, openData: unknown): CommHandler {
     onMessage(data) {
       const req = (data ?? {}) as Request;
       const id = req.id ?? null;
+      const fail = (e: unknown) => {
+        const { name, message } = errorInfo(e);
+        comm.send({ type: "reply", id, ok: false, error: { name, message } });
+      };
       try {
         const method = typeof req.method === "string" ? methods[req.method] : undefined;
         if (!method) throw new RequestError(`unknown method ${JSON.stringify(req.method)} (methods: ${Object.keys(methods).join(", ")})`);
-        comm.send({ type: "reply", id, ok: true, result: method(req) ?? null });
+        const result = method(req);
+        // Most methods answer at once; the few that read files answer when they are done.
+        if (result instanceof Promise) result.then((r) => comm.send({ type: "reply", id, ok: true, result: r ?? null }), fail);
+        else comm.send({ type: "reply", id, ok: true, result: result ?? null });
       } catch (e) {
-        const { name, message } = errorInfo(e);
-        comm.send({ type: "reply", id, ok: false, error: { name, message } });
+        fail(e);
       }
     },
     onClose() {

@@ -6,6 +6,7 @@ import { AnswerView } from "./answer";
 import { JsonView } from "./json";
 import { PassagesView } from "./passages";
 import { VerdictsView } from "./verdicts";
+import type { ShowPage } from "./evidence";
 import { WordDiff } from "./worddiff";
 
 export { AnswerView, JsonView, PassagesView, VerdictsView, WordDiff };
@@ -27,6 +28,8 @@ export interface ValueContext {
   onCorrectVerdict?: (v: Verdict, label: string) => void;
   onRelevance?: (passageId: string, relevant: boolean) => void;
   onEditAnswer?: (text: string) => void;
+  /** Renders a PDF page with a verdict's evidence marked. */
+  onShowPage?: ShowPage;
   /** Passage texts in the value are cut to this many characters (a notebook output), if set. */
   preview?: number | undefined;
 }
@@ -58,7 +61,7 @@ export function ValueView({ value, ctx = {} }: { value: unknown; ctx?: ValueCont
           )}
         </>
       ) : isVerdicts(value) ? (
-        <VerdictsView verdicts={value} {...(ctx.claims ? { claims: ctx.claims } : {})} {...(ctx.onCorrectVerdict ? { onCorrect: ctx.onCorrectVerdict } : {})} />
+        <VerdictsView verdicts={value} {...(ctx.claims ? { claims: ctx.claims } : {})} {...(ctx.onCorrectVerdict ? { onCorrect: ctx.onCorrectVerdict } : {})} passages={ctx.passages} onShowPage={ctx.onShowPage} />
       ) : (
         <ul className="cf-claims">
           {(value as Claim[]).map((c) => (

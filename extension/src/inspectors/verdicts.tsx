@@ -1,5 +1,9 @@
-/** Claims with their verdicts in Verif.ai's colours, the closest evidence sentence, and corrections. */
-import type { Claim, Verdict } from "@citeflow/core/browser";
+/**
+ * Claims with their verdicts in Verif.ai's colours, the closest evidence sentence marked inside its
+ * passage (with its page, for PDFs), and corrections.
+ */
+import type { Claim, Passage, Verdict } from "@citeflow/core/browser";
+import { EvidenceSpan, type ShowPage } from "./evidence";
 import { trans } from "../i18n";
 
 const LABELS = ["SUPPORT", "CONTRADICT", "NO_EVIDENCE", "NO_REFERENCE"] as const;
@@ -8,21 +12,22 @@ export interface VerdictsProps {
   verdicts: Verdict[];
   claims?: Claim[];
   onCorrect?: (verdict: Verdict, label: string) => void;
+  /** The passages the verdicts cite: each evidence sentence is shown marked inside its passage. */
+  passages?: Passage[] | undefined;
+  /** Renders a PDF passage's page with the span marked (the editor, through the kernel). */
+  onShowPage?: ShowPage | undefined;
 }
 
-export function VerdictsView({ verdicts, claims, onCorrect }: VerdictsProps) {
+export function VerdictsView({ verdicts, claims, onCorrect, passages, onShowPage }: VerdictsProps) {
   const text = new Map((claims ?? []).map((c) => [c.id, c.text]));
+  const byId = new Map((passages ?? []).map((p) => [p.id, p]));
   return (
     <ul className="cf-verdicts">
       {verdicts.map((v, i) => (
         <li key={`${v.claimId}/${v.passageId ?? ""}/${i}`} className={`cf-verdict cf-label-${v.label}`} data-claim={v.claimId}>
           <span className="cf-label">{v.label}</span> <span className="cf-claim">{text.get(v.claimId) ?? v.claimId}</span>
           {v.passageId && <span className="cf-mono"> → {v.passageId}</span>}
-          {v.evidence && (
-            <blockquote className="cf-evidence" title={trans.__("closest evidence sentence (similarity %1)", v.evidence.score.toFixed(3))}>
-              {v.evidence.sentence}
-            </blockquote>
-          )}
+          {v.evidence && <EvidenceSpan evidence={v.evidence} passage={byId.get(v.evidence.passageId)} onShowPage={onShowPage} />}
           <div className="cf-probs">
             {Object.entries(v.probabilities ?? {}).map(([k, p]) => (
               <span key={k}>

@@ -77,8 +77,10 @@ export function answerBundle(answer: Answer, passages?: Passage[]): MimeBundle {
   return viewBundle({ version: VIEW_VERSION, kind: "answer", answer, ...(passages ? { passages } : {}) });
 }
 
-export function verdictsBundle(verdicts: Verdict[], claims: Claim[] = []): MimeBundle {
-  return viewBundle({ version: VIEW_VERSION, kind: "verdicts", claims, verdicts });
+export function verdictsBundle(verdicts: Verdict[], claims: Claim[] = [], passages: Passage[] = []): MimeBundle {
+  const cited = new Set(verdicts.map((v) => v.passageId));
+  const shown = passages.filter((p) => cited.has(p.id));
+  return viewBundle({ version: VIEW_VERSION, kind: "verdicts", claims, verdicts, ...(shown.length ? { passages: shown } : {}) });
 }
 
 function scoreNames(passages: Passage[]): string[] {
@@ -143,7 +145,7 @@ function verdictsHtml(claims: Claim[], verdicts: Verdict[]): string {
     esc(claimText(claims, v.claimId)),
     `<span style="color:${VERDICT_INK[v.label]};background:${VERDICT_COLOURS[v.label]};padding:1px 6px;border-radius:3px">${v.label}</span>`,
     v.passageId ? `<code>${esc(v.passageId)}</code>` : "",
-    v.evidence ? esc(clip(v.evidence.sentence, 200)) : "",
+    v.evidence ? esc(clip(v.evidence.sentence, 200)) + (v.evidence.page ? ` <small>(p. ${v.evidence.page})</small>` : "") : "",
   ]);
   return htmlTable(["claim", "verdict", "passage", "closest evidence"], rows);
 }

@@ -4,7 +4,7 @@ import { loadGraph, PREVIEW_CHARS, questionFromText, startRun, type CompiledGrap
 import { createRegistry, templateNames, templatePath } from "@citeflow/nodes";
 import { RunStore, type Correction, type NodeRecord, type RunRecord, type StoredCorrection } from "@citeflow/runstore";
 import { SHOWN_IN, showBundle, type MimeBundle } from "./display.js";
-import type { Claim, Verdict } from "@citeflow/core";
+import type { Claim, Passage, Verdict } from "@citeflow/core";
 import { bundleFor, previewOutputs, verdictsBundle, viewBundle, VIEW_VERSION, type NodeState, type RunNodeView, type RunView } from "./mime.js";
 
 /** Where notebook runs are stored: `$CITEFLOW_RUNS`, else `./.citeflow` (as the CLI). */
@@ -232,7 +232,7 @@ export class Run {
 
   /** Claims with their verdicts from a verify.nli node, shown in Verif.ai's colours. */
   verdicts(nodeId = "verify"): Shown {
-    return new Shown(verdictsBundle(this.output(nodeId, "verdicts") as Verdict[], this.inputOf(nodeId, "claims") as Claim[]));
+    return new Shown(verdictsBundle(this.output(nodeId, "verdicts") as Verdict[], this.inputOf(nodeId, "claims") as Claim[], (this.inputOf(nodeId, "passages") as Passage[] | undefined) ?? []));
   }
 
   /** Display a node's output the way Citeflow shows it (passages, answer, verdicts, or JSON). */

@@ -107,9 +107,9 @@ export function buildProgram(registry: NodeRegistry, setCode: (code: number) => 
   program
     .command("ingest")
     .description("read a corpus, chunk it, embed it and index it (BM25 + vectors) into a store folder")
-    .argument("<path>", "corpus file")
+    .argument("<path>", "corpus file (for --format pdf: a PDF or a folder of them)")
     .requiredOption("--store <dir>", "store folder (created if missing; re-running resumes), or qdrant:<collection> on $QDRANT_URL")
-    .addOption(new Option("--format <format>", "corpus format").choices(["scifact", "beir", "jsonl", "csv", "pubmedqa", "pubmed-xml"]).default("scifact"))
+    .addOption(new Option("--format <format>", "corpus format").choices(["scifact", "beir", "jsonl", "csv", "pubmedqa", "pubmed-xml", "pdf"]).default("scifact"))
     .option("--map <fields>", "for jsonl and csv: id=…,text=…[,title=…,year=…,citationCount=…,url=…] (field or column names)")
     .addOption(new Option("--chunker <name>", "openscholar: 256-word windows; verifai: whole abstract or sentence windows").choices(["openscholar", "verifai"]).default("openscholar"))
     .option("--words <n>", "openscholar window size in words (default 256)", intArg("--words"))

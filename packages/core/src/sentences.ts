@@ -5,7 +5,17 @@ const ABBREVIATIONS = new Set(["al", "e.g", "i.e", "fig", "figs", "vs", "etc", "
  * bracket, except after common abbreviations (et al., e.g., Fig.) and single initials.
  */
 export function splitSentences(text: string): string[] {
-  const out: string[] = [];
+  return sentenceSpans(text).map((s) => text.slice(s.start, s.end));
+}
+
+/** Where each sentence of `text` starts and ends (white space around it left out). */
+export function sentenceSpans(text: string): Array<{ start: number; end: number }> {
+  const out: Array<{ start: number; end: number }> = [];
+  const push = (from: number, to: number) => {
+    while (from < to && /\s/.test(text[from]!)) from++;
+    while (to > from && /\s/.test(text[to - 1]!)) to--;
+    if (to > from) out.push({ start: from, end: to });
+  };
   const re = /[.!?]+["')\]]*\s+(?=[A-Z0-9(\["'])/g;
   let start = 0;
   for (const m of text.matchAll(re)) {
@@ -14,10 +24,9 @@ export function splitSentences(text: string): string[] {
     const lastWord = (/(\S+)\.$/.exec(before)?.[1] ?? "").replace(/^[("'\[]+/, "").toLowerCase();
     if (ABBREVIATIONS.has(lastWord) || /^[a-z]$/i.test(lastWord)) continue;
     const end = m.index + m[0].length;
-    out.push(text.slice(start, end).trim());
+    push(start, end);
     start = end;
   }
-  const rest = text.slice(start).trim();
-  if (rest) out.push(rest);
+  push(start, text.length);
   return out;
 }

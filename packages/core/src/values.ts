@@ -26,6 +26,13 @@ export const PassageMetadata = z
     citationCount: z.number().int().nonnegative().optional(),
     url: z.string().optional(),
     source: z.string().optional().describe('Corpus or API the passage came from, e.g. "scifact", "semantic-scholar"'),
+    start: z.number().int().nonnegative().optional().describe("Where the passage starts in its document's text (characters)"),
+    end: z.number().int().nonnegative().optional().describe("Where it ends in its document's text"),
+    page: z.number().int().positive().optional().describe("PDFs: the page the passage starts on"),
+    pageStarts: z
+      .array(z.tuple([z.number().int().nonnegative(), z.number().int().positive()]))
+      .optional()
+      .describe("PDFs: [offset in the passage's text, page] where each of its pages starts"),
   })
   .catchall(z.unknown());
 
@@ -42,6 +49,15 @@ export type Passage = z.infer<typeof Passage>;
 
 export function passageId(docId: string | number, chunk: number): string {
   return `${docId}#${chunk}`;
+}
+
+/** The page an offset into a passage's text falls on (PDF passages), else undefined. */
+export function pageAt(p: Pick<Passage, "metadata">, offset: number): number | undefined {
+  const starts = p.metadata.pageStarts;
+  if (!starts?.length) return p.metadata.page;
+  let page = starts[0]![1];
+  for (const [at, n] of starts) if (at <= offset) page = n;
+  return page;
 }
 
 export function parsePassageId(id: string): { docId: string; chunk: number } {
@@ -85,7 +101,14 @@ export const Verdict = z.object({
   label: VerdictLabel,
   probabilities: z.record(z.string(), z.number().min(0).max(1)).describe("Label → probability from the NLI model"),
   evidence: z
-    .object({ sentence: z.string(), passageId: z.string(), score: z.number() })
+    .object({
+      sentence: z.string(),
+      passageId: z.string(),
+      score: z.number(),
+      start: z.number().int().nonnegative().optional().describe("Where the sentence starts in the passage's text"),
+      end: z.number().int().nonnegative().optional(),
+      page: z.number().int().positive().optional().describe("PDFs: the page the sentence starts on"),
+    })
     .optional()
     .describe("The closest evidence sentence"),
 });

@@ -65,6 +65,8 @@ export interface VerdictsView {
   kind: "verdicts";
   claims: Claim[];
   verdicts: Verdict[];
+  /** The cited passages, so each evidence sentence is shown marked inside its passage. */
+  passages?: Passage[];
 }
 
 export type CiteflowView = RunView | PassagesView | AnswerView | VerdictsView;

@@ -17,6 +17,27 @@ export interface Provenance {
   corrections?: string[];
   /** For a corrected NLI row: the model's own label. */
   originalLabel?: string;
+  /** For an NLI row: the premise sentence's place in its passage, in its document, and its page (PDFs). */
+  evidence?: EvidenceSpan;
+}
+
+export interface EvidenceSpan {
+  passageId: string;
+  /** Characters into the passage's text. */
+  start: number;
+  end: number;
+  /** Characters into the document's text, when the passage knows where it sits. */
+  docStart?: number;
+  docEnd?: number;
+  page?: number;
+}
+
+/** Where a verdict's evidence sentence sits: in the passage, in the document, on a page. */
+export function evidenceSpan(v: Verdict, passage: Passage | undefined): EvidenceSpan | undefined {
+  const e = v.evidence;
+  if (!e || e.start === undefined || e.end === undefined) return undefined;
+  const at = passage?.metadata.start;
+  return { passageId: e.passageId, start: e.start, end: e.end, ...(at !== undefined ? { docStart: at + e.start, docEnd: at + e.end } : {}), ...(e.page ? { page: e.page } : {}) };
 }
 
 /** A generate.answer call and what the pipeline finally answered. */
@@ -263,7 +284,8 @@ function collectRun(store: RunStore, record: RunRecord, corrections: StoredCorre
         const passage = passages.find((p) => p.id === v.passageId);
         const premise = v.evidence?.sentence ?? passage?.text;
         if (!claim || !premise) continue;
-        const prov = view.provenance(nodeId, passage ? [passage] : [], model ? { nli: model } : {});
+        const span = evidenceSpan(v, passage);
+        const prov = { ...view.provenance(nodeId, passage ? [passage] : [], model ? { nli: model } : {}), ...(span ? { evidence: span } : {}) };
         nli.push({ premise, hypothesis: claim.text, label: v.label, ...(fix ? { originalLabel: original.label } : {}), provenance: fix ? { ...prov, corrections: [fix.id] } : prov });
       }
     }

@@ -1,5 +1,5 @@
 export { exportDataset, type ExportOptions, type ExportResult } from "./export.js";
-export { collectExamples, type AnswerExample, type NliExample, type Provenance } from "./examples.js";
+export { collectExamples, evidenceSpan, type AnswerExample, type EvidenceSpan, type NliExample, type Provenance } from "./examples.js";
 export { rowsFor, FORMATS, FORMAT_DOCS, NLI_LABELS, MNLI_MAPPING, type Format, type Row } from "./formats.js";
 export { dedupe, split, scrub, normalise } from "./process.js";
 export { datasetCard, SOURCE_LICENCES } from "./card.js";

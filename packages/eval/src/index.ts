@@ -1,3 +1,4 @@
 export * from "./retrieval.js";
 export * from "./citations.js";
 export * from "./classification.js";
+export * from "./reading-order.js";

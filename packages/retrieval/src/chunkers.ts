@@ -1,10 +1,40 @@
-import { passageId, splitSentences, type Passage } from "@citeflow/core";
+import { passageId, sentenceSpans, type Passage } from "@citeflow/core";
 import type { CorpusDocument } from "./document.js";
 
 export type Chunker = (doc: CorpusDocument) => Passage[];
 
-function passage(doc: CorpusDocument, chunk: number, text: string): Passage {
-  return { id: passageId(doc.docId, chunk), title: doc.title, text, metadata: { ...doc.metadata }, scores: {} };
+/**
+ * Passage `chunk` of `doc`: the words of `doc.text` from `start` to `end`, joined by single
+ * spaces, with where it sits in the document (`start`, `end`) and, for PDFs, its pages. When the
+ * document's white space is single characters (PDF text is), an offset in the passage plus
+ * `start` is the same offset in the document.
+ */
+function passage(doc: CorpusDocument, chunk: number, start: number, end: number): Passage {
+  const text = doc.text.slice(start, end).split(/\s+/).filter(Boolean).join(" ");
+  return { id: passageId(doc.docId, chunk), title: doc.title, text, metadata: { ...doc.metadata, start, end, ...pagesOf(doc, start, end) }, scores: {} };
+}
+
+function pagesOf(doc: CorpusDocument, start: number, end: number): { page?: number; pageStarts?: Array<[number, number]> } {
+  if (!doc.pages?.length) return {};
+  let first = doc.pages[0]!;
+  for (const p of doc.pages) if (p.start <= start) first = p;
+  const pageStarts: Array<[number, number]> = [[0, first.page]];
+  for (const p of doc.pages) if (p.start > start && p.start < end) pageStarts.push([p.start - start, p.page]);
+  return { page: first.page, ...(pageStarts.length > 1 ? { pageStarts } : {}) };
+}
+
+/** Where each of the document's sentences sits in its text. */
+function sentencesOf(doc: CorpusDocument): Array<{ start: number; end: number }> {
+  if (!doc.sentences) return sentenceSpans(doc.text);
+  const out: Array<{ start: number; end: number }> = [];
+  let from = 0;
+  for (const s of doc.sentences) {
+    const at = doc.text.indexOf(s, from);
+    if (at < 0) return sentenceSpans(doc.text);
+    out.push({ start: at, end: at + s.length });
+    from = at + s.length;
+  }
+  return out;
 }
 
 /**
@@ -15,10 +45,13 @@ function passage(doc: CorpusDocument, chunk: number, text: string): Passage {
 export function openScholarChunker(words = 256): Chunker {
   if (!Number.isInteger(words) || words < 1) throw new Error(`openScholarChunker: words must be a whole number ≥ 1, got ${words}`);
   return (doc) => {
-    const tokens = doc.text.split(/\s+/).filter(Boolean);
-    if (tokens.length === 0) return [passage(doc, 0, "")];
+    const tokens = [...doc.text.matchAll(/\S+/g)];
+    if (tokens.length === 0) return [passage(doc, 0, 0, 0)];
     const out: Passage[] = [];
-    for (let i = 0; i < tokens.length; i += words) out.push(passage(doc, out.length, tokens.slice(i, i + words).join(" ")));
+    for (let i = 0; i < tokens.length; i += words) {
+      const last = tokens[Math.min(i + words, tokens.length) - 1]!;
+      out.push(passage(doc, out.length, tokens[i]!.index, last.index + last[0].length));
+    }
     return out;
   };
 }
@@ -42,8 +75,9 @@ export function verifaiChunker(options: VerifaiChunkerOptions = {}): Chunker {
   const overlap = options.overlapSentences ?? 1;
   const count = options.countTokens ?? ((t: string) => t.split(/\s+/).filter(Boolean).length);
   return (doc) => {
-    if (count(`${doc.title} ${doc.text}`) <= max) return [passage(doc, 0, doc.text)];
-    const sentences = doc.sentences ?? splitSentences(doc.text);
+    if (count(`${doc.title} ${doc.text}`) <= max) return [passage(doc, 0, 0, doc.text.length)];
+    const spans = sentencesOf(doc);
+    const sentences = spans.map((s) => doc.text.slice(s.start, s.end));
     const budget = max - count(doc.title);
     const out: Passage[] = [];
     let i = 0;
@@ -52,7 +86,7 @@ export function verifaiChunker(options: VerifaiChunkerOptions = {}): Chunker {
       let used = 0;
       // Always take at least one sentence, even one longer than the budget.
       while (j < sentences.length && (j === i || used + count(sentences[j]!) <= budget)) used += count(sentences[j++]!);
-      out.push(passage(doc, out.length, sentences.slice(i, j).join(" ")));
+      out.push(passage(doc, out.length, spans[i]!.start, spans[j - 1]!.end));
       if (j >= sentences.length) break;
       i = Math.max(i + 1, j - overlap);
     }

@@ -16,3 +16,9 @@ export { SemanticScholar, type SemanticScholarOptions } from "./search/semantic-
 export { CoreApi, type CoreApiOptions } from "./search/core-api.js";
 export { PubMed, type PubMedOptions } from "./search/pubmed.js";
 export { Arxiv, type ArxivOptions } from "./search/arxiv.js";
+export { formatReadProblem } from "./document.js";
+export { layOut, type LaidOut, type PageRuns, type TextRun, type PlacedLine } from "./pdf/layout.js";
+export { extractPdf, openPdf, pageRuns, PdfError, type PdfText } from "./pdf/extract.js";
+export { findPdfs, readPdfs, sha256, type PdfFile, type PdfReadOptions } from "./pdf/reader.js";
+export { planPdfIngest, type PdfIngestPlan } from "./pdf/plan.js";
+export { renderEvidencePage, type EvidencePage, type EvidencePageRequest } from "./pdf/page-image.js";

@@ -121,6 +121,19 @@ export class LanceStore implements PassageStore {
     return result;
   }
 
+  async removeDocuments(docIds: string[]): Promise<number> {
+    const table = await this.#fresh(true);
+    if (!table || docIds.length === 0) return 0;
+    const where = `doc_id IN (${docIds.map((id) => `'${id.replaceAll("'", "''")}'`).join(", ")})`;
+    const n = await table.countRows(where);
+    if (n === 0) return 0;
+    await table.delete(where);
+    this.cache.clear();
+    const meta = await this.meta();
+    if (meta) this.#writeMeta({ ...meta, passages: await table.countRows(), updatedAt: new Date().toISOString() });
+    return n;
+  }
+
   #writeMeta(meta: StoreMeta): void {
     writeFileSync(this.metaPath, JSON.stringify(meta, null, 2) + "\n");
     this.current = meta;

@@ -147,6 +147,17 @@ export class QdrantStore implements PassageStore {
     return result;
   }
 
+  async removeDocuments(docIds: string[]): Promise<number> {
+    if (docIds.length === 0 || !(await this.#exists())) return 0;
+    const filter = { must: [{ key: "doc_id", match: { any: docIds } }] };
+    const n = (await this.client.count(this.o.collection, { exact: true, filter })).count;
+    if (n === 0) return 0;
+    await this.client.delete(this.o.collection, { wait: true, filter });
+    const meta = await this.meta();
+    if (meta) await this.#writeMeta({ ...meta, passages: await this.count(), updatedAt: new Date().toISOString() });
+    return n;
+  }
+
   async #writeMeta(meta: StoreMeta): Promise<void> {
     await this.client.upsert(this.o.collection, { wait: true, points: [{ id: META_ID, vector: {}, payload: { ...meta } }] });
   }

@@ -77,6 +77,8 @@ export interface PassageStore {
   denseIds(vector: number[], k: number): Promise<ScoredId[]>;
   /** The passages of these hits (title, text, metadata; no scores), by id; ids not in the store are left out. */
   passages(hits: Array<Pick<ScoredId, "id" | "ref">>): Promise<Map<string, Passage>>;
+  /** Deletes every passage of these documents (a changed file being ingested again); returns how many went. */
+  removeDocuments(docIds: string[]): Promise<number>;
   /** A deterministic sample of `n` papers (their first passage), after the metadata filters. */
   sample(n: number, o?: SampleOptions): Promise<Passage[]>;
 }

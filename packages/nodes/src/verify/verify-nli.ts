@@ -1,4 +1,4 @@
-import { bm25Scores, defineNode, splitSentences, type Claim, type Passage, type Verdict } from "@citeflow/core";
+import { bm25Scores, defineNode, pageAt, sentenceSpans, type Claim, type Passage, type Verdict } from "@citeflow/core";
 import { DEFAULT_MODELS, type NliProbabilities } from "@citeflow/models";
 import { z } from "zod";
 import { modelParams, nliModel, nliModelId } from "../resources.js";
@@ -9,7 +9,7 @@ export const verifyNli = defineNode({
   title: "Verify claims (NLI)",
   family: "verify",
   description:
-    "Verif.ai's check: each claim against the most similar sentences of each passage it cites → SUPPORT / CONTRADICT / NO_EVIDENCE, or NO_REFERENCE when the cited passage was never retrieved; the closest sentence attached.",
+    "Verif.ai's check: each claim against the most similar sentences of each passage it cites → SUPPORT / CONTRADICT / NO_EVIDENCE, or NO_REFERENCE when the cited passage was never retrieved; the closest sentence attached with where it sits in the passage (and its page, for PDFs).",
   inputs: { claims: { type: "Claim[]" }, passages: { type: "Passage[]", description: "Everything that was retrieved" } },
   outputs: { verdicts: { type: "Verdict[]", description: "One per claim and cited passage" } },
   params: z.object({
@@ -31,9 +31,10 @@ export const verifyNli = defineNode({
           verdicts.push({ claimId: claim.id, passageId: pid, label: "NO_REFERENCE", probabilities: {} });
           continue;
         }
-        const sents = splitSentences(passage.text);
+        const spans = sentenceSpans(passage.text);
+        const sents = spans.map((s) => passage.text.slice(s.start, s.end));
         const sim = bm25Scores(claim.text, sents);
-        const top = sents.map((s, i) => ({ s, score: sim[i]! })).sort((a, b) => b.score - a.score).slice(0, p.sentences);
+        const top = sents.map((s, i) => ({ s, span: spans[i]!, score: sim[i]! })).sort((a, b) => b.score - a.score).slice(0, p.sentences);
         const probs: NliProbabilities[] = await ctx.span("nli", async (span) => {
           span.set("model", model.id);
           span.set("claim", claim.id);
@@ -53,13 +54,17 @@ export const verifyNli = defineNode({
         const decided = bestStrength >= 0;
         const chosen = decided ? best : probs.reduce((bi, pr, i) => (pr.NO_EVIDENCE > probs[bi]!.NO_EVIDENCE ? i : bi), 0);
         const pr = probs[chosen];
+        const near = top[chosen];
+        const page = near ? pageAt(passage, near.span.start) : undefined;
         const label = !pr ? "NO_EVIDENCE" : !decided ? "NO_EVIDENCE" : pr.SUPPORT >= pr.CONTRADICT ? "SUPPORT" : "CONTRADICT";
         verdicts.push({
           claimId: claim.id,
           passageId: pid,
           label,
           probabilities: pr ? { ...pr } : {},
-          ...(top[chosen] ? { evidence: { sentence: top[chosen]!.s, passageId: pid, score: pr ? Math.max(pr.SUPPORT, pr.CONTRADICT, pr.NO_EVIDENCE) : 0 } } : {}),
+          ...(near
+            ? { evidence: { sentence: near.s, passageId: pid, score: pr ? Math.max(pr.SUPPORT, pr.CONTRADICT, pr.NO_EVIDENCE) : 0, start: near.span.start, end: near.span.end, ...(page ? { page } : {}) } }
+            : {}),
         });
       }
     }

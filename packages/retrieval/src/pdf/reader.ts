@@ -1,0 +1,99 @@
+import { createHash } from "node:crypto";
+import { readdirSync, readFileSync, statSync } from "node:fs";
+import { basename, dirname, join, relative, resolve } from "node:path";
+import type { CorpusDocument, ReadReport } from "../document.js";
+import { extractPdf, PdfError } from "./extract.js";
+
+/** A PDF found under the folder being ingested, with the id its document gets. */
+export interface PdfFile {
+  path: string;
+  /** The path under the folder, without ".pdf": stable across re-ingests, readable in citations. */
+  docId: string;
+  sha256: string;
+}
+
+/** Every `.pdf` under `path` (or `path` itself), sorted, hidden folders skipped. */
+export function findPdfs(path: string): PdfFile[] {
+  const abs = resolve(path);
+  let stat;
+  try {
+    stat = statSync(abs);
+  } catch {
+    throw new Error(`${path}: no such file or folder`);
+  }
+  const root = stat.isDirectory() ? abs : dirname(abs);
+  const files: string[] = [];
+  const walk = (dir: string) => {
+    for (const e of readdirSync(dir, { withFileTypes: true }).sort((a, b) => a.name.localeCompare(b.name))) {
+      if (e.name.startsWith(".")) continue;
+      if (e.isDirectory()) walk(join(dir, e.name));
+      else if (e.isFile() && /\.pdf$/i.test(e.name)) files.push(join(dir, e.name));
+    }
+  };
+  if (stat.isDirectory()) walk(abs);
+  else files.push(abs);
+  return files.map((f) => ({ path: f, docId: relative(root, f).replace(/\.pdf$/i, "").split("\\").join("/"), sha256: sha256(readFileSync(f)) }));
+}
+
+export function sha256(bytes: Uint8Array): string {
+  return createHash("sha256").update(bytes).digest("hex");
+}
+
+export interface PdfReadOptions {
+  /** Files to leave out (already in the store with the same content). */
+  skip?: Set<string>;
+  /** Called after each file with its pages, for progress and throughput. */
+  onFile?: (f: PdfFile, pages: number) => void;
+}
+
+/**
+ * PDFs as documents: body text in reading order, its pages and the document's metadata. A file
+ * that is encrypted, scanned without a text layer, or broken is reported in `report.problems` with
+ * its path and the reason, and skipped; the rest go in. Pages without text inside a readable file
+ * are reported too, and the file is kept.
+ */
+export async function* readPdfs(files: PdfFile[], report: ReadReport, o: PdfReadOptions = {}): AsyncGenerator<CorpusDocument> {
+  for (const f of files) {
+    if (o.skip?.has(f.path)) continue;
+    let bytes: Uint8Array;
+    try {
+      bytes = new Uint8Array(readFileSync(f.path));
+    } catch (e) {
+      report.problems.push({ file: f.path, message: `cannot be read: ${(e as Error).message}` });
+      continue;
+    }
+    if (sha256(bytes) !== f.sha256) {
+      report.problems.push({ file: f.path, message: "changed while it was being ingested: run the ingest again" });
+      continue;
+    }
+    let pdf;
+    try {
+      pdf = await extractPdf(bytes);
+    } catch (e) {
+      report.problems.push({ file: f.path, message: e instanceof PdfError ? e.message : `cannot be read: ${(e as Error).message}` });
+      continue;
+    }
+    o.onFile?.(f, pdf.pageCount);
+    if (pdf.pagesWithoutText.length) report.problems.push({ file: f.path, message: `page(s) ${pdf.pagesWithoutText.join(", ")} have no text layer and are left out (scanned pages need OCR)` });
+    if (pdf.text.trim() === "") {
+      report.problems.push({ file: f.path, message: "no body text found" });
+      continue;
+    }
+    report.read++;
+    yield {
+      docId: f.docId,
+      title: pdf.title ?? basename(f.path).replace(/\.pdf$/i, ""),
+      text: pdf.text,
+      pages: pdf.pages,
+      metadata: {
+        source: "pdf",
+        path: f.path,
+        sha256: f.sha256,
+        pageCount: pdf.pageCount,
+        ...(pdf.authors ? { authors: pdf.authors } : {}),
+        ...(pdf.year ? { year: pdf.year } : {}),
+        ...(pdf.references.length ? { references: pdf.references.length } : {}),
+      },
+    };
+  }
+}
