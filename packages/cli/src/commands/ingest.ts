@@ -1,28 +1,18 @@
 import { DEFAULT_MODELS, loadEmbedder } from "@citeflow/models";
-import {
-  findPdfs,
-  formatReadProblem,
-  openPassageStore,
-  openScholarChunker,
-  planPdfIngest,
-  readBeirCorpus,
-  readCsvCorpus,
-  readJsonlCorpus,
-  readPdfs,
-  readPubMedQA,
-  readPubMedXml,
-  verifaiChunker,
-  type CorpusDocument,
-  type FieldMap,
-  type PassageStore,
-  type ReadReport,
-} from "@citeflow/retrieval";
+import { formatReadProblem, openPassageStore, openScholarChunker, readBeirCorpus, readCsvCorpus, readJsonlCorpus, readPubMedQA, readPubMedXml, verifaiChunker, type CorpusDocument, type FieldMap, type ReadReport } from "@citeflow/retrieval";
 import { FailureError, UsageError } from "../errors.js";
+import { bibliographyDocuments, newTally, pdfDocuments, zoteroDocuments } from "./ingest-sources.js";
 
 export interface IngestCommandOptions {
   corpus: string;
   store: string;
-  format: "scifact" | "beir" | "jsonl" | "csv" | "pubmedqa" | "pubmed-xml" | "pdf";
+  format: "scifact" | "beir" | "jsonl" | "csv" | "pubmedqa" | "pubmed-xml" | "pdf" | "csl-json" | "bibtex";
+  /** csl-json, bibtex: a folder of PDFs named by entry key. */
+  pdfs?: string;
+  /** zotero: only this collection (name or key) or tag; where PDFs are kept. */
+  collection?: string;
+  tag?: string;
+  files?: string;
   map?: string;
   chunker: "openscholar" | "verifai";
   words?: number;
@@ -47,6 +37,10 @@ function parseFields(spec: string | undefined, format: string): FieldMap {
   return map as unknown as FieldMap;
 }
 
+function pick<T extends object, K extends keyof T>(o: T, ...keys: K[]): Partial<Pick<T, K>> {
+  return Object.fromEntries(keys.filter((k) => o[k] !== undefined).map((k) => [k, o[k]])) as Partial<Pick<T, K>>;
+}
+
 async function* limited(docs: AsyncGenerator<CorpusDocument>, limit: number | undefined) {
   let n = 0;
   for await (const d of docs) {
@@ -55,41 +49,22 @@ async function* limited(docs: AsyncGenerator<CorpusDocument>, limit: number | un
   }
 }
 
-/** What a PDF ingest did besides adding passages: files unchanged since the last ingest, files changed and replaced, pages read. */
-interface PdfTally {
-  files: number;
-  unchanged: number;
-  replaced: number;
-  pages: number;
-}
-
-/**
- * A PDF file or folder: files whose content the store holds already are not read again; a file
- * that changed has its old passages removed before its new text goes in.
- */
-async function pdfDocuments(path: string, store: PassageStore, report: ReadReport, tally: PdfTally): Promise<AsyncGenerator<CorpusDocument>> {
-  let files;
-  try {
-    files = findPdfs(path);
-  } catch (e) {
-    throw new UsageError((e as Error).message);
-  }
-  if (files.length === 0) throw new UsageError(`${path}: no .pdf files found`);
-  const plan = await planPdfIngest(store, files);
-  tally.files = files.length;
-  tally.unchanged = plan.unchanged.size;
-  if (plan.changed.length) await store.removeDocuments(plan.changed);
-  tally.replaced = plan.changed.length;
-  return readPdfs(files, report, { skip: plan.unchanged, onFile: (_f, pages) => (tally.pages += pages) });
-}
-
 /** citeflow ingest: corpus → chunks → embeddings → a LanceDB store with BM25 and vector search. */
 export async function ingestCommand(o: IngestCommandOptions): Promise<number> {
   const report: ReadReport = { read: 0, problems: [] };
   const store = await openPassageStore(o.store);
-  const tally: PdfTally = { files: 0, unchanged: 0, replaced: 0, pages: 0 };
+  const tally = newTally();
+  const zotero = /^zotero:(.+)$/.exec(o.corpus)?.[1];
+  let finished = () => {};
   const readers = {
+    zotero: async () => {
+      const z = await zoteroDocuments({ library: zotero!, ...pick(o, "collection", "tag", "files") }, store, report, tally);
+      finished = z.finished;
+      return z.docs;
+    },
     pdf: () => pdfDocuments(o.corpus, store, report, tally),
+    "csl-json": () => bibliographyDocuments(o.corpus, "csl-json", o.pdfs, store, report, tally),
+    bibtex: () => bibliographyDocuments(o.corpus, "bibtex", o.pdfs, store, report, tally),
     pubmedqa: () => readPubMedQA(o.corpus, report),
     "pubmed-xml": () => readPubMedXml(o.corpus, report),
     jsonl: () => readJsonlCorpus(o.corpus, parseFields(o.map, "jsonl"), report),
@@ -97,7 +72,9 @@ export async function ingestCommand(o: IngestCommandOptions): Promise<number> {
     scifact: () => readBeirCorpus(o.corpus, report, "scifact"),
     beir: () => readBeirCorpus(o.corpus, report, "beir"),
   };
-  const docs = await readers[o.format]();
+  const docs = await readers[zotero ? "zotero" : o.format]();
+  const kind = zotero ? "zotero" : o.format;
+  const many = kind === "pdf" || kind === "zotero" || kind === "csl-json" || kind === "bibtex";
   const chunker = o.chunker === "verifai" ? verifaiChunker({ maxTokens: o.maxTokens ?? 512 }) : openScholarChunker(o.words ?? 256);
   const chunkerName = o.chunker === "verifai" ? `verifai-${o.maxTokens ?? 512}` : `openscholar-${o.words ?? 256}`;
   const embedderId = o.embedder ?? DEFAULT_MODELS.embedder;
@@ -124,10 +101,11 @@ export async function ingestCommand(o: IngestCommandOptions): Promise<number> {
     if (tty) process.stderr.write("\n");
     listProblems();
     if (report.read === 0 && report.problems.length > 0)
-      throw new FailureError(`no document of ${o.corpus} could be read: all ${report.problems.length} ${o.format === "pdf" ? "file(s)" : "line(s)"} have a problem (listed above)${o.map ? `; check --map ${o.map}` : ""}`);
+      throw new FailureError(`no document of ${o.corpus} could be read: all ${report.problems.length} ${kind === "pdf" ? "file(s)" : many ? "entries" : "line(s)"} have a problem (listed above)${o.map ? `; check --map ${o.map}` : ""}`);
     throw e;
   }
   if (tty) process.stderr.write("\n");
+  finished();
   const seconds = (performance.now() - t0) / 1000;
   const summary = {
     store: store.location,
@@ -135,7 +113,7 @@ export async function ingestCommand(o: IngestCommandOptions): Promise<number> {
     total: await store.count(),
     badLines: report.problems.length,
     seconds: Math.round(seconds * 10) / 10,
-    ...(o.format === "pdf" ? { pdf: { ...tally, pagesPerSecond: Math.round((tally.pages / seconds) * 10) / 10 } } : {}),
+    ...(many ? { sources: { ...tally, pagesPerSecond: Math.round((tally.pages / seconds) * 10) / 10 } } : {}),
   };
   listProblems();
   if (o.json) process.stdout.write(JSON.stringify({ ...summary, problems: report.problems }) + "\n");
@@ -143,8 +121,9 @@ export async function ingestCommand(o: IngestCommandOptions): Promise<number> {
     process.stdout.write(
       `ingested ${result.documents} documents → ${result.added} new passages (${result.skipped} already there) into ${store.location} in ${summary.seconds} s; ` +
         `${summary.total} passages in the store; embedder ${embedderId}, chunker ${chunkerName}` +
-        (o.format === "pdf" ? `; ${tally.files} PDF(s): ${tally.pages} pages read, ${tally.unchanged} unchanged since the last ingest, ${tally.replaced} changed and replaced` : "") +
-        (report.problems.length ? `; ${report.problems.length} ${o.format === "pdf" ? "problem(s)" : "line(s) left out"}, listed above` : "") +
+        (tally.libraryUnchanged ? `; the Zotero library is unchanged since version ${tally.libraryVersion}` : "") +
+        (many && !tally.libraryUnchanged ? `; ${tally.entries} ${kind === "pdf" ? "PDF(s)" : "entries"}: ${tally.pages} PDF pages read, ${tally.unchanged} unchanged since the last ingest, ${tally.replaced} changed and replaced` : "") +
+        (report.problems.length ? `; ${report.problems.length} ${many ? "problem(s)" : "line(s) left out"}, listed above` : "") +
         "\n",
     );
   return 0;

@@ -40,7 +40,7 @@ export function sha256(bytes: Uint8Array): string {
 }
 
 export interface PdfReadOptions {
-  /** Files to leave out (already in the store with the same content). */
+  /** Documents to leave out (already in the store with the same content), by id. */
   skip?: Set<string>;
   /** Called after each file with its pages, for progress and throughput. */
   onFile?: (f: PdfFile, pages: number) => void;
@@ -54,7 +54,7 @@ export interface PdfReadOptions {
  */
 export async function* readPdfs(files: PdfFile[], report: ReadReport, o: PdfReadOptions = {}): AsyncGenerator<CorpusDocument> {
   for (const f of files) {
-    if (o.skip?.has(f.path)) continue;
+    if (o.skip?.has(f.docId)) continue;
     let bytes: Uint8Array;
     try {
       bytes = new Uint8Array(readFileSync(f.path));

@@ -1,7 +1,13 @@
+import { readFileSync } from "node:fs";
+import { fileURLToPath } from "node:url";
+
+/** Hosts on this machine. */
+const LOOPBACK = /^(localhost|127\.\d+\.\d+\.\d+|\[::1\])$/;
+
 /**
- * A small HTTP client for search APIs: a minimum interval between requests (rate limit), retries
- * with exponential backoff on 429 / 5xx / network errors (honouring Retry-After), a timeout per
- * attempt, and errors that name the service and URL but never a key.
+ * A small HTTP client for search and library APIs: a minimum interval between requests (rate
+ * limit), retries with exponential backoff on 429 / 5xx / network errors (honouring Retry-After and
+ * a server's Backoff), a timeout per attempt, and errors that name the service and URL but never a key.
  */
 export interface HttpClientOptions {
   /** Service name for messages, e.g. "Semantic Scholar". */
@@ -18,6 +24,12 @@ export interface HttpClientOptions {
   headers?: Record<string, string>;
   /** Query parameters to drop from URLs in messages (e.g. "api_key"). */
   secretParams?: string[];
+}
+
+export interface HttpResponse {
+  status: number;
+  headers: Headers;
+  body: Uint8Array;
 }
 
 export class SearchApiError extends Error {
@@ -62,29 +74,63 @@ export class HttpClient {
 
   /** GET a URL; returns the body text of a 2xx answer. */
   async get(url: string, signal?: AbortSignal): Promise<string> {
+    return new TextDecoder().decode((await this.request(url, { ...(signal ? { signal } : {}) })).body);
+  }
+
+  /**
+   * GET with the answer's status and headers: a 2xx, or a 304 to a conditional request. Redirects
+   * are followed here, not by fetch, so that the headers (an API key) go only to the first host;
+   * a redirect elsewhere (Zotero's file storage) is fetched without them.
+   */
+  async request(url: string, o: { headers?: Record<string, string>; signal?: AbortSignal } = {}): Promise<HttpResponse> {
     const retries = this.o.retries ?? 3;
     const where = `${this.o.service} (${this.#safe(url)})`;
+    const signal = o.signal;
     let last: SearchApiError | undefined;
     for (let attempt = 0; attempt <= retries; attempt++) {
       await this.#slot(signal);
       let res: Response;
       try {
-        const timeout = AbortSignal.timeout(this.o.timeoutMs ?? 30_000);
-        res = await fetch(url, { headers: this.o.headers ?? {}, signal: signal ? AbortSignal.any([signal, timeout]) : timeout });
+        res = await this.#fetch(url, { ...(this.o.headers ?? {}), ...(o.headers ?? {}) }, signal);
       } catch (e) {
         if (signal?.aborted) throw e;
+        if (e instanceof SearchApiError) throw e;
         const timedOut = (e as Error).name === "TimeoutError";
         last = new SearchApiError(`${where}: ${timedOut ? `timed out after ${this.o.timeoutMs ?? 30_000} ms` : `request failed: ${(e as Error).message}`}`);
         await this.#backoff(attempt, undefined, signal);
         continue;
       }
-      if (res.ok) return res.text();
+      this.#serverBackoff(res.headers.get("backoff"));
+      if (res.ok || res.status === 304) return { status: res.status, headers: res.headers, body: new Uint8Array(await res.arrayBuffer()) };
       const body = (await res.text().catch(() => "")).slice(0, 200);
       last = new SearchApiError(`${where}: HTTP ${res.status}${body ? ` — ${body}` : ""}`, res.status);
       if (res.status !== 429 && res.status < 500) throw last; // a client error will not improve
       if (attempt < retries) await this.#backoff(attempt, res.headers.get("retry-after"), signal);
     }
     throw new SearchApiError(`${last!.message} (gave up after ${retries + 1} attempts)`, last!.status);
+  }
+
+  /** One attempt, following up to 5 redirects; headers go along only while the origin stays the same. */
+  async #fetch(url: string, headers: Record<string, string>, signal: AbortSignal | undefined): Promise<Response> {
+    const timeout = AbortSignal.timeout(this.o.timeoutMs ?? 30_000);
+    const both = signal ? AbortSignal.any([signal, timeout]) : timeout;
+    const origin = new URL(url).origin;
+    let at = url;
+    for (let hop = 0; hop <= 5; hop++) {
+      const res = await fetch(at, { headers: new URL(at).origin === origin ? headers : {}, signal: both, redirect: "manual" });
+      const next = res.headers.get("location");
+      if (res.status < 300 || res.status >= 400 || res.status === 304 || !next) return res;
+      at = new URL(next, at).toString();
+      // Zotero's local API points to a stored file by a file: URL; only a server on this machine may.
+      if (new URL(at).protocol === "file:" && LOOPBACK.test(new URL(url).hostname)) return new Response(new Uint8Array(readFileSync(fileURLToPath(at))));
+      if (!/^https?:$/.test(new URL(at).protocol)) throw new SearchApiError(`${this.o.service} (${this.#safe(url)}): redirected to a ${new URL(at).protocol} URL`);
+    }
+    throw new SearchApiError(`${this.o.service} (${this.#safe(url)}): more than 5 redirects`);
+  }
+
+  /** A server's "Backoff: <seconds>" on any answer (Zotero's): no request leaves before it has passed. */
+  #serverBackoff(value: string | null): void {
+    if (value && /^\d+(\.\d+)?$/.test(value)) this.#next = Math.max(this.#next, Date.now() + Number(value) * 1000);
   }
 
   async #backoff(attempt: number, retryAfter: string | null | undefined, signal?: AbortSignal) {

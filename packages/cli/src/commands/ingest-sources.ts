@@ -1,0 +1,110 @@
+import { existsSync, readFileSync, writeFileSync } from "node:fs";
+import { homedir } from "node:os";
+import { join } from "node:path";
+import { findPdfs, planIngest, readBibtex, readCslJson, readPdfs, readReferences, zoteroLibrary, type CorpusDocument, type PassageStore, type ReadReport, type Reference } from "@citeflow/retrieval";
+import { UsageError } from "../errors.js";
+
+/** What an ingest of files or a library did besides adding passages. */
+export interface SourceTally {
+  /** Files or library entries found. */
+  entries: number;
+  /** Unchanged since the last ingest: not read again. */
+  unchanged: number;
+  /** Changed since the last ingest: old passages removed, new text read. */
+  replaced: number;
+  /** PDF pages read. */
+  pages: number;
+  /** Zotero: the library version ingested, and whether the server said nothing changed (304). */
+  libraryVersion?: number;
+  libraryUnchanged?: boolean;
+}
+
+export const newTally = (): SourceTally => ({ entries: 0, unchanged: 0, replaced: 0, pages: 0 });
+
+/** Entries whose content the store holds are skipped; changed ones lose their old passages first. */
+async function plan(store: PassageStore, entries: Array<{ docId: string; sha256: string }>, tally: SourceTally): Promise<Set<string>> {
+  const p = await planIngest(store, entries);
+  tally.entries = entries.length;
+  tally.unchanged = p.unchanged.size;
+  if (p.changed.length) await store.removeDocuments(p.changed);
+  tally.replaced = p.changed.length;
+  return p.unchanged;
+}
+
+/** A PDF file or a folder of them. */
+export async function pdfDocuments(path: string, store: PassageStore, report: ReadReport, tally: SourceTally): Promise<AsyncGenerator<CorpusDocument>> {
+  let files;
+  try {
+    files = findPdfs(path);
+  } catch (e) {
+    throw new UsageError((e as Error).message);
+  }
+  if (files.length === 0) throw new UsageError(`${path}: no .pdf files found`);
+  const skip = await plan(store, files, tally);
+  return readPdfs(files, report, { skip, onFile: (_f, pages) => (tally.pages += pages) });
+}
+
+async function referenceDocuments(refs: Reference[], source: string, store: PassageStore, report: ReadReport, tally: SourceTally): Promise<AsyncGenerator<CorpusDocument>> {
+  const skip = await plan(
+    store,
+    refs.map((r) => ({ docId: r.key, sha256: r.hash })),
+    tally,
+  );
+  return readReferences(refs, report, { source, skip, onPdf: (_r, pages) => (tally.pages += pages) });
+}
+
+/** A CSL-JSON or BibTeX export, with its entries' PDFs (file fields, or `<pdfs>/<key>.pdf`). */
+export async function bibliographyDocuments(path: string, format: "csl-json" | "bibtex", pdfs: string | undefined, store: PassageStore, report: ReadReport, tally: SourceTally) {
+  if (!existsSync(path)) throw new UsageError(`${path}: no such file`);
+  const read = format === "bibtex" ? readBibtex : readCslJson;
+  let parsed;
+  try {
+    parsed = read(path, pdfs ? { pdfs } : {});
+  } catch (e) {
+    throw new UsageError((e as Error).message);
+  }
+  report.problems.push(...parsed.problems);
+  return referenceDocuments(parsed.refs, format, store, report, tally);
+}
+
+export interface ZoteroSpec {
+  /** "users/<id>" or "groups/<id>", from `zotero:<library>`. */
+  library: string;
+  collection?: string;
+  tag?: string;
+  /** Folder for downloaded PDFs. */
+  files?: string;
+}
+
+/** Where the library version of the last complete Zotero ingest is kept, per library and filter (folder stores). */
+function syncStatePath(store: PassageStore): string | undefined {
+  return store.location.includes("://") ? undefined : join(store.location, "citeflow-zotero.json");
+}
+const syncKey = (z: ZoteroSpec) => [z.library, z.collection ?? "", z.tag ?? ""].join("|");
+
+/**
+ * A Zotero library through the Web API ($ZOTERO_API_URL, default Zotero's server; Zotero 7's local
+ * API is http://localhost:23119/api) with $ZOTERO_API_KEY. Returns the documents and a function
+ * that records the library version once the ingest has finished.
+ */
+export async function zoteroDocuments(z: ZoteroSpec, store: PassageStore, report: ReadReport, tally: SourceTally): Promise<{ docs: AsyncGenerator<CorpusDocument>; finished: () => void }> {
+  const statePath = syncStatePath(store);
+  const state = statePath && existsSync(statePath) ? (JSON.parse(readFileSync(statePath, "utf8")) as Record<string, number>) : {};
+  const since = (await store.meta())?.incomplete ? undefined : state[syncKey(z)];
+  const files = z.files ?? (statePath ? join(store.location, "zotero-files") : join(process.env.XDG_CACHE_HOME || join(homedir(), ".cache"), "citeflow", "zotero-files"));
+  const lib = await zoteroLibrary({
+    library: z.library,
+    baseUrl: process.env.ZOTERO_API_URL || "https://api.zotero.org",
+    ...(process.env.ZOTERO_API_KEY ? { apiKey: process.env.ZOTERO_API_KEY } : {}),
+    ...(z.collection ? { collection: z.collection } : {}),
+    ...(z.tag ? { tag: z.tag } : {}),
+    files,
+    ...(since !== undefined ? { since } : {}),
+  });
+  tally.libraryVersion = lib.version;
+  tally.libraryUnchanged = lib.unchanged;
+  const finished = () => {
+    if (statePath) writeFileSync(statePath, JSON.stringify({ ...state, [syncKey(z)]: lib.version }, null, 2) + "\n");
+  };
+  return { docs: await referenceDocuments(lib.refs, "zotero", store, report, tally), finished };
+}

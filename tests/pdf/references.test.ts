@@ -1,0 +1,222 @@
+import { execFile } from "node:child_process";
+import { mkdirSync, mkdtempSync, readdirSync, readFileSync, writeFileSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { fileURLToPath } from "node:url";
+import type { ServerResponse } from "node:http";
+import { afterEach, beforeAll, describe, expect, it } from "vitest";
+import type { CorpusDocument } from "@citeflow/retrieval";
+import { LanceStore } from "@citeflow/retrieval";
+import { json, loopback, type Loopback } from "../models/loopback.js";
+import { tempDir } from "../helpers.js";
+import { MODELS } from "../scifact.js";
+import { plainAbstracts, typesetPaper } from "./papers.js";
+
+const bin = fileURLToPath(new URL("../../packages/cli/dist/bin.js", import.meta.url));
+const KEY = "zotero-test-key-7f3a9c1e5b2d";
+
+function cli(args: string[], env: Record<string, string> = {}) {
+  return new Promise<{ code: number; summary: any; stdout: string; stderr: string }>((resolve) =>
+    execFile(process.execPath, [bin, "ingest", ...args, "--embedder", "static-use-en", "--models-dir", MODELS, "--json"], { env: { ...process.env, ...env } }, (err, stdout, stderr) =>
+      resolve({ code: err ? ((err as { code?: number }).code ?? 1) : 0, summary: stdout ? JSON.parse(stdout) : undefined, stdout, stderr }),
+    ),
+  );
+}
+
+let dir: string;
+let docs: CorpusDocument[];
+/** One small typeset paper per abstract, by key. */
+const pdfs: Record<string, string> = {};
+
+beforeAll(async () => {
+  dir = mkdtempSync(join(tmpdir(), "citeflow-refs-"));
+  docs = await plainAbstracts(4);
+  for (const [i, key] of ["smith2020", "lee2021"].entries()) pdfs[key] = typesetPaper(join(dir, "tex", key), key, [docs[i]!], []).pdf;
+}, 60_000);
+
+let servers: Loopback[] = [];
+afterEach(async () => {
+  await Promise.all(servers.map((s) => s.close()));
+  servers = [];
+});
+
+describe("BibTeX and CSL-JSON with their PDFs", () => {
+  it("BibTeX: file fields and <key>.pdf find the PDFs, an entry with an abstract only is indexed from it, a broken entry is named by line", async () => {
+    const folder = join(dir, "bib");
+    mkdirSync(join(folder, "files"), { recursive: true });
+    writeFileSync(join(folder, "files", "smith.pdf"), readFileSync(pdfs.smith2020!));
+    const lib = join(dir, "pdfs");
+    mkdirSync(lib, { recursive: true });
+    writeFileSync(join(lib, "lee2021.pdf"), readFileSync(pdfs.lee2021!));
+    const bib = join(folder, "refs.bib");
+    writeFileSync(
+      bib,
+      [
+        `@string{jt = "Journal of Tests"}`,
+        `@article{smith2020, title = {${docs[0]!.title}}, author = {Smith, J{\\"o}rg and van der Berg, Anna}, journal = jt, year = 2020, doi = {10.1000/smith}, file = {Full Text PDF:files/smith.pdf:application/pdf}}`,
+        `@article{lee2021, title = {${docs[1]!.title}}, author = {Lee, Min}, year = {2021}}`,
+        `@misc{broken, title = {Never closed`,
+        `@article{abstractonly, title = {${docs[2]!.title}}, author = {Okafor, Ada}, year = 2019, abstract = {${docs[2]!.text.replaceAll("%", "\\%")}}}`,
+        `@article{nothing, title = {A title alone}, year = 2018}`,
+      ].join("\n\n") + "\n",
+    );
+    const store = tempDir();
+    const r = await cli([bib, "--format", "bibtex", "--pdfs", lib, "--store", store]);
+    expect(r.code, r.stderr).toBe(0);
+    expect(r.summary.documents).toBe(3);
+    expect(r.summary.problems).toEqual([
+      { file: bib, line: 7, message: expect.stringMatching(/^not a readable entry/) },
+      { file: `${bib}:11`, message: "no PDF and no abstract: nothing to index, left out" },
+    ]);
+    const s = await LanceStore.open(store);
+    const got = await s.passages([{ id: "smith2020#0" }, { id: "lee2021#0" }, { id: "abstractonly#0" }]);
+    expect(got.get("smith2020#0")!.metadata).toMatchObject({ source: "bibtex", authors: ["Jörg Smith", "Anna van der Berg"], year: 2020, doi: "10.1000/smith", page: 1, path: join(folder, "files", "smith.pdf") });
+    expect(got.get("smith2020#0")!.text).toContain(docs[0]!.text.split(" ").slice(0, 10).join(" "));
+    expect(got.get("lee2021#0")!.metadata.path).toBe(join(lib, "lee2021.pdf"));
+    expect(got.get("abstractonly#0")!.text).toBe(docs[2]!.text);
+    expect(got.get("abstractonly#0")!.metadata.page).toBeUndefined();
+
+    // Unchanged entries are not read again.
+    const again = await cli([bib, "--format", "bibtex", "--pdfs", lib, "--store", store]);
+    expect(again.summary.sources).toMatchObject({ entries: 4, unchanged: 3, pages: 0 });
+    expect(again.summary.added).toBe(0);
+  }, 60_000);
+
+  it("CSL-JSON: items by id, PDFs from the folder, bad items named", async () => {
+    const csl = join(dir, "refs.json");
+    writeFileSync(
+      csl,
+      JSON.stringify([
+        { id: "lee2021", type: "article-journal", title: docs[1]!.title, author: [{ family: "Lee", given: "Min" }], issued: { "date-parts": [[2021]] }, DOI: "10.1000/lee" },
+        { type: "article-journal", title: "No id" },
+        "not an item",
+      ]),
+    );
+    const lib = join(dir, "pdfs");
+    const r = await cli([csl, "--format", "csl-json", "--pdfs", lib, "--store", tempDir()]);
+    expect(r.code, r.stderr).toBe(0);
+    expect(r.summary.documents).toBe(1);
+    expect(r.summary.problems.map((p: { line: number; message: string }) => [p.line, p.message])).toEqual([
+      [2, 'item 2: no "id" or "citation-key"'],
+      [3, "item 3: not an object"],
+    ]);
+  }, 60_000);
+});
+
+/** Zotero's Web API, as far as Citeflow uses it, with its real response shapes and failures. */
+async function zoteroServer(storage: Loopback) {
+  const version = 412;
+  const item = (key: string, d: Record<string, unknown>, numChildren = 0) => ({ key, version: 400, library: { type: "user", id: 1 }, meta: { numChildren }, data: { key, version: 400, ...d } });
+  const items = [
+    item("AAAA1111", { itemType: "journalArticle", title: docs[0]!.title, creators: [{ creatorType: "author", firstName: "Jörg", lastName: "Smith" }, { creatorType: "editor", name: "Ed Itor" }], date: "2020-03-01", DOI: "10.1000/smith", tags: [{ tag: "epilepsy" }], collections: ["COLL0001"] }, 1),
+    item("ATT00001", { itemType: "attachment", parentItem: "AAAA1111", contentType: "application/pdf", linkMode: "imported_file", md5: "abc", filename: "smith.pdf" }),
+    item("BBBB2222", { itemType: "journalArticle", title: docs[2]!.title, creators: [{ creatorType: "author", name: "World Health Organization" }], date: "May 2019", abstractNote: docs[2]!.text, collections: ["COLL0001"] }),
+    item("NOTE0001", { itemType: "note", note: "<p>a note</p>" }),
+    item("CCCC3333", { itemType: "book", title: "Nothing to read", date: "2001", collections: [] }),
+  ];
+  const pages = (list: unknown[], url: URL, res: ServerResponse, extra: Record<string, string> = {}) => {
+    // Pages of two, whatever limit was asked: clients must follow the Link header.
+    const start = Number(url.searchParams.get("start") ?? 0);
+    const next = new URL(url);
+    next.searchParams.set("start", String(start + 2));
+    const link = start + 2 < list.length ? { link: `<${next}>; rel="next"` } : {};
+    json(res, 200, list.slice(start, start + 2), { "total-results": String(list.length), "last-modified-version": String(version), ...link, ...extra });
+  };
+  let itemRequests = 0;
+  /** When each listing request came (ms): what Retry-After and Backoff ask of a client is checked from these. */
+  const listedAt: number[] = [];
+  const server = await loopback((req, res) => {
+    const url = new URL(req.path, `http://${req.headers.host}`);
+    const p = url.pathname;
+    if (req.headers["zotero-api-key"] !== KEY) return json(res, 403, "Invalid key");
+    if (p === "/users/1/collections") return pages([{ key: "COLL0001", version: 5, data: { key: "COLL0001", name: "Epilepsy", parentCollection: false } }], url, res);
+    if (p === "/users/1/items" || p === "/users/1/collections/COLL0001/items") {
+      listedAt.push(Date.now());
+      if (req.headers["if-modified-since-version"] === String(version)) {
+        res.writeHead(304, { "last-modified-version": String(version) });
+        return res.end();
+      }
+      // The first listing request is rate limited; the next page asks the client to back off.
+      if (itemRequests++ === 0) return json(res, 429, "Too many requests", { "retry-after": "1" });
+      const list = p.includes("COLL0001") ? items.filter((i) => (i.data as { collections?: string[] }).collections?.includes("COLL0001")) : items;
+      return pages(list, url, res, url.searchParams.get("start") === "2" ? { backoff: "1" } : {});
+    }
+    if (p === "/users/1/items/AAAA1111/children") return pages([items[1]], url, res);
+    if (p === "/users/1/items/ATT00001/file") {
+      res.writeHead(302, { location: `${storage.url}/files/ATT00001` });
+      return res.end();
+    }
+    json(res, 404, "Not found");
+  });
+  servers.push(server);
+  return Object.assign(server, { listedAt });
+}
+
+describe("Zotero libraries (zotero:users/<id>)", () => {
+  it("imports items with metadata and PDFs across pages, honours 429 Retry-After and Backoff, sends the key only to Zotero, and an unchanged library costs one request (304)", async () => {
+    const storage = await loopback((req, res) => {
+      res.writeHead(200, { "content-type": "application/pdf" });
+      res.end(readFileSync(pdfs.smith2020!));
+    });
+    servers.push(storage);
+    const zotero = await zoteroServer(storage);
+    const store = tempDir();
+    const env = { ZOTERO_API_URL: zotero.url, ZOTERO_API_KEY: KEY };
+    const r = await cli(["zotero:users/1", "--store", store], env);
+    expect(r.code, r.stderr).toBe(0);
+    expect(r.summary.documents).toBe(2);
+    expect(r.summary.sources).toMatchObject({ entries: 3, libraryVersion: 412, libraryUnchanged: false });
+    expect(r.summary.problems).toEqual([{ file: "zotero:users/1 item CCCC3333", message: "no PDF and no abstract: nothing to index, left out" }]);
+
+    // Pages followed by Link; the 429 retried after its Retry-After; the request after "Backoff: 1" waited.
+    const listing = zotero.requests.map((q, i) => ({ ...q, i })).filter((q) => q.path.startsWith("/users/1/items?"));
+    expect(listing.map((q) => new URL(q.path, "http://x").searchParams.get("start"))).toEqual([null, null, "2", "4"]);
+    const gaps = zotero.listedAt.slice(1).map((t, i) => t - zotero.listedAt[i]!);
+    expect(gaps[0]).toBeGreaterThanOrEqual(950); // 429 with Retry-After: 1
+    expect(gaps[2]).toBeGreaterThanOrEqual(950); // the page that said Backoff: 1
+    expect(zotero.requests.every((q) => q.headers["zotero-api-version"] === "3")).toBe(true);
+    // The file storage got the redirected download, without the key.
+    expect(storage.requests).toHaveLength(1);
+    expect(storage.requests[0]!.headers["zotero-api-key"]).toBeUndefined();
+
+    const s = await LanceStore.open(store);
+    const got = await s.passages([{ id: "AAAA1111#0" }, { id: "BBBB2222#0" }]);
+    expect(got.get("AAAA1111#0")!.metadata).toMatchObject({ source: "zotero", authors: ["Jörg Smith"], year: 2020, doi: "10.1000/smith", tags: ["epilepsy"], collections: ["Epilepsy"], zoteroKey: "AAAA1111", page: 1, path: join(store, "zotero-files", "ATT00001.pdf") });
+    expect(got.get("BBBB2222#0")!.metadata).toMatchObject({ authors: ["World Health Organization"], year: 2019 });
+    expect(got.get("BBBB2222#0")!.text).toBe(docs[2]!.text);
+    // The key is nowhere in what the ingest wrote or printed.
+    const written = readdirSync(store, { recursive: true, withFileTypes: true }).filter((e) => e.isFile()).map((e) => readFileSync(join(e.parentPath, e.name)).toString("latin1"));
+    expect([r.stdout, r.stderr, ...written].some((t) => t.includes(KEY))).toBe(false);
+
+    // Again: the library version is sent; Zotero answers 304; nothing is listed or downloaded.
+    const before = zotero.requests.length;
+    const again = await cli(["zotero:users/1", "--store", store], env);
+    expect(again.summary.sources).toMatchObject({ libraryUnchanged: true, libraryVersion: 412 });
+    const asked = zotero.requests.slice(before).filter((q) => q.path.startsWith("/users/1/items"));
+    expect(asked).toHaveLength(1);
+    expect(asked[0]!.headers["if-modified-since-version"]).toBe("412");
+    expect(storage.requests).toHaveLength(1);
+  }, 60_000);
+
+  it("filters by collection name, fetches attachments per item, and names unknown collections and bad keys", async () => {
+    const storage = await loopback((_req, res) => {
+      res.writeHead(200, { "content-type": "application/pdf" });
+      res.end(readFileSync(pdfs.smith2020!));
+    });
+    servers.push(storage);
+    const zotero = await zoteroServer(storage);
+    const env = { ZOTERO_API_URL: zotero.url, ZOTERO_API_KEY: KEY };
+    const r = await cli(["zotero:users/1", "--collection", "epilepsy", "--store", tempDir()], env);
+    expect(r.code, r.stderr).toBe(0);
+    expect(r.summary.documents).toBe(2);
+    expect(zotero.requests.some((q) => q.path.startsWith("/users/1/items/AAAA1111/children"))).toBe(true);
+
+    const unknown = await cli(["zotero:users/1", "--collection", "Oncology", "--store", tempDir()], env);
+    expect(unknown.code).toBe(1);
+    expect(unknown.stderr).toContain('no collection "Oncology" (collections: Epilepsy [COLL0001])');
+    const badKey = await cli(["zotero:users/1", "--store", tempDir()], { ...env, ZOTERO_API_KEY: "wrong-key-0000000000" });
+    expect(badKey.code).toBe(1);
+    expect(badKey.stderr).toMatch(/Zotero \(.*\/users\/1\/collections.*\): HTTP 403/);
+    expect(badKey.stderr).not.toContain("wrong-key-0000000000");
+  }, 60_000);
+});
