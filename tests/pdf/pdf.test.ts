@@ -6,6 +6,8 @@ import { fileURLToPath } from "node:url";
 import { beforeAll, describe, expect, it } from "vitest";
 import { pageAt, splitSentences, type Passage, type Verdict } from "@citeflow/core";
 import { templateNames, templatePath } from "@citeflow/nodes";
+import { pdfStore, run as runInNotebook, CITEFLOW_MIME } from "citeflow";
+import { exportDataset } from "@citeflow/datasets";
 import { loadImage, createCanvas } from "@napi-rs/canvas";
 import { readingOrder } from "@citeflow/eval";
 import { extractPdf, findPdfs, LanceStore, openScholarChunker, readPdfs, renderEvidencePage, verifaiChunker, type PdfText, type ReadReport } from "@citeflow/retrieval";
@@ -115,7 +117,7 @@ describe("citeflow ingest --format pdf", () => {
 
     const first = ingest(folder, store);
     expect(first.code, first.stderr).toBe(0);
-    expect(first.summary.pdf).toMatchObject({ files: 4, unchanged: 0, replaced: 0, pages: text.pageCount });
+    expect(first.summary.sources).toMatchObject({ entries: 4, unchanged: 0, replaced: 0, pages: text.pageCount });
     const problems = Object.fromEntries(first.summary.problems.map((p: { file: string; message: string }) => [p.file.slice(folder.length + 1), p.message]));
     expect(problems).toEqual({
       "scanned.pdf": expect.stringMatching(/^no text layer on any of its \d+ page\(s\): a scan or images only; run OCR/),
@@ -130,7 +132,7 @@ describe("citeflow ingest --format pdf", () => {
 
     // Unchanged: not read again.
     const again = ingest(folder, store);
-    expect(again.summary.pdf).toMatchObject({ unchanged: 1, pages: 0 });
+    expect(again.summary.sources).toMatchObject({ unchanged: 1, pages: 0 });
     expect(again.summary.added).toBe(0);
     expect(await s.count()).toBe(n);
 
@@ -138,7 +140,7 @@ describe("citeflow ingest --format pdf", () => {
     const other = typesetPaper(join(dir, "other"), "good", (await plainAbstracts(20)).slice(14, 17), []);
     copyFileSync(other.pdf, join(folder, "good.pdf"));
     const changed = ingest(folder, store);
-    expect(changed.summary.pdf).toMatchObject({ unchanged: 0, replaced: 1 });
+    expect(changed.summary.sources).toMatchObject({ unchanged: 0, replaced: 1 });
     const now = await LanceStore.open(store);
     expect(await now.count()).toBe(changed.summary.added);
     expect((await now.passages([{ id: "good#0" }])).get("good#0")!.text).toContain(other.sections[0]!.text.split(" ").slice(0, 8).join(" "));
@@ -154,7 +156,7 @@ describe("citeflow ingest --format pdf", () => {
     const empty = join(dir, "empty");
     mkdirSync(empty);
     const none = ingest(empty, tempDir());
-    expect(none.code).toBe(2);
+    expect(none.code).toBe(1);
     expect(none.stderr).toMatch(/no \.pdf files found/);
   });
 });
@@ -214,4 +216,49 @@ describe("a store of PDFs under the templates", () => {
     // A file changed since the ingest is refused: its offsets no longer hold.
     await expect(renderEvidencePage({ path: String(p.metadata.path), sha256: "0".repeat(64), start: 0, end: 5 })).rejects.toThrow(/changed since it was ingested/);
   }, 180_000);
+});
+
+describe("PDFs from a notebook (the citeflow package)", () => {
+  restoreEnvAfterEach("CITEFLOW_STORE", "CITEFLOW_NLI_MODEL", "CITEFLOW_CHAT_MODEL");
+
+  it("pdfStore ingests a folder; the verdicts display marks each sentence in its passage with its page; evidencePage shows the page; exports carry the span", async () => {
+    const folder = join(dir, "notebook");
+    mkdirSync(folder, { recursive: true });
+    copyFileSync(paper.pdf, join(folder, "paper.pdf"));
+    truncated(paper.pdf, join(folder, "cut.pdf"));
+    const runs = tempDir();
+    const made = await pdfStore(folder, { runs });
+    expect(process.env.CITEFLOW_STORE).toBe(made.store);
+    expect(made.tally).toMatchObject({ entries: 2, pages: text.pageCount });
+    expect(made.problems).toEqual([{ file: join(folder, "cut.pdf"), message: expect.stringMatching(/cut short/) }]);
+    expect((await pdfStore(folder, { runs })).tally).toMatchObject({ unchanged: 1, pages: 0 });
+
+    process.env.CITEFLOW_NLI_MODEL = "pair-nli-scifact";
+    process.env.CITEFLOW_CHAT_MODEL = "none";
+    const r = await runInNotebook("verifai", splitSentences(paper.sections[4]!.text)[1]!, { runs, display: false });
+    const view = r.verdicts().data[CITEFLOW_MIME] as { verdicts: Verdict[]; passages?: Passage[] };
+    const pinned = view.verdicts.find((v) => v.evidence?.page)!;
+    const passage = view.passages!.find((p) => p.id === pinned.evidence!.passageId)!;
+    expect(passage.text.slice(pinned.evidence!.start, pinned.evidence!.end)).toBe(pinned.evidence!.sentence);
+    expect(String(r.verdicts().data["text/html"])).toContain(`(p. ${pinned.evidence!.page})`);
+
+    const shown = (await r.evidencePage(pinned.claimId)).data;
+    expect(Buffer.from(String(shown["image/png"]), "base64").subarray(1, 4).toString()).toBe("PNG");
+    expect(shown["text/plain"]).toContain(`page ${pinned.evidence!.page}: "${pinned.evidence!.sentence}"`);
+
+    // The NLI export says where each premise sits: in its passage, in its document, on its page.
+    const out = tempDir();
+    exportDataset({ runs, format: "nli", out, split: 1 });
+    const rows = readFileSync(join(out, "train.jsonl"), "utf8").trim().split("\n").map((l) => JSON.parse(l));
+    const row = rows.find((x) => x.metadata.evidence?.passageId === pinned.evidence!.passageId && x.premise === pinned.evidence!.sentence)!;
+    expect(row.metadata.evidence).toEqual({
+      passageId: passage.id,
+      start: pinned.evidence!.start,
+      end: pinned.evidence!.end,
+      docStart: passage.metadata.start! + pinned.evidence!.start!,
+      docEnd: passage.metadata.start! + pinned.evidence!.end!,
+      page: pinned.evidence!.page,
+    });
+    expect(text.text.slice(row.metadata.evidence.docStart, row.metadata.evidence.docEnd).replace(/\s/g, " ")).toBe(pinned.evidence!.sentence);
+  }, 120_000);
 });

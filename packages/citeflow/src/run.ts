@@ -2,6 +2,7 @@ import { randomBytes } from "node:crypto";
 import { existsSync, readFileSync } from "node:fs";
 import { loadGraph, PREVIEW_CHARS, questionFromText, startRun, type CompiledGraph, type GraphDoc, type RunEvent, type RunHandle, type RunOptions } from "@citeflow/core";
 import { createRegistry, templateNames, templatePath } from "@citeflow/nodes";
+import { renderEvidencePage } from "@citeflow/retrieval";
 import { RunStore, type Correction, type NodeRecord, type RunRecord, type StoredCorrection } from "@citeflow/runstore";
 import { SHOWN_IN, showBundle, type MimeBundle } from "./display.js";
 import type { Claim, Passage, Verdict } from "@citeflow/core";
@@ -233,6 +234,23 @@ export class Run {
   /** Claims with their verdicts from a verify.nli node, shown in Verif.ai's colours. */
   verdicts(nodeId = "verify"): Shown {
     return new Shown(verdictsBundle(this.output(nodeId, "verdicts") as Verdict[], this.inputOf(nodeId, "claims") as Claim[], (this.inputOf(nodeId, "passages") as Passage[] | undefined) ?? []));
+  }
+
+  /**
+   * The PDF page a verdict's evidence sits on, with the sentence marked: "open at page" in a
+   * notebook. `claimId` picks the verdict (default: the first with evidence in a PDF passage).
+   */
+  async evidencePage(claimId?: string, nodeId = "verify"): Promise<Shown> {
+    const verdicts = this.output(nodeId, "verdicts") as Verdict[];
+    const passages = new Map(((this.inputOf(nodeId, "passages") as Passage[] | undefined) ?? []).map((p) => [p.id, p]));
+    const inPdf = (v: Verdict) => v.evidence?.start !== undefined && typeof passages.get(v.evidence.passageId)?.metadata.path === "string";
+    const v = verdicts.find((x) => (claimId === undefined || x.claimId === claimId) && inPdf(x));
+    if (!v) throw new Error(`${nodeId}: no verdict${claimId ? ` for claim ${claimId}` : ""} with evidence in a PDF passage`);
+    const e = v.evidence!;
+    const p = passages.get(e.passageId)!;
+    const at = p.metadata.start ?? 0;
+    const page = await renderEvidencePage({ path: String(p.metadata.path), ...(typeof p.metadata.sha256 === "string" ? { sha256: p.metadata.sha256 } : {}), start: at + e.start!, end: at + e.end! });
+    return new Shown({ "image/png": Buffer.from(page.png).toString("base64"), "text/plain": `${String(p.metadata.path)}, page ${page.page}: "${e.sentence}"` });
   }
 
   /** Display a node's output the way Citeflow shows it (passages, answer, verdicts, or JSON). */

@@ -2,7 +2,7 @@ import { existsSync } from "node:fs";
 import { basename, join } from "node:path";
 import { defaultEmbedder, loadEmbedder, OFFLINE_EMBEDDER } from "@citeflow/models";
 import { chooseChat, describeChat } from "@citeflow/nodes";
-import { LanceStore, openScholarChunker, readBeirCorpus } from "@citeflow/retrieval";
+import { LanceStore, newTally, openScholarChunker, pdfDocuments, readBeirCorpus, type ReadProblem, type SourceTally } from "@citeflow/retrieval";
 import { defaultRunsDir } from "./run.js";
 
 /**
@@ -45,6 +45,28 @@ export async function sciFactStore(options: { runs?: string; onProgress?: (docum
   });
   process.env.CITEFLOW_STORE = dir;
   return dir;
+}
+
+/**
+ * A store of your PDFs (a file or a folder, read as `citeflow ingest --format pdf` reads it:
+ * unchanged files are not read again, changed ones replaced), set as `$CITEFLOW_STORE`. Returns the
+ * store's folder, what was read, and every file left out with the reason.
+ */
+export async function pdfStore(path: string, options: { store?: string; runs?: string } = {}): Promise<{ store: string; tally: SourceTally; problems: ReadProblem[] }> {
+  const embedderId = defaultEmbedder();
+  const dir = options.store ?? join(options.runs ?? defaultRunsDir(), "stores", `pdf-${basename(path).replace(/\.pdf$/i, "")}-${basename(embedderId)}`);
+  const store = await LanceStore.open(dir);
+  const report = { read: 0, problems: [] as ReadProblem[] };
+  const tally = newTally();
+  const docs = await pdfDocuments(path, store, report, tally);
+  try {
+    await store.ingest(docs, { chunker: openScholarChunker(), chunkerName: "openscholar-256", embedder: await loadEmbedder(embedderId) });
+  } catch (e) {
+    if (report.read > 0 || report.problems.length === 0) throw e;
+    throw new Error(`no PDF of ${path} could be read:\n${report.problems.map((p) => `  ${p.file}: ${p.message}`).join("\n")}`);
+  }
+  process.env.CITEFLOW_STORE = dir;
+  return { store: dir, tally, problems: report.problems };
 }
 
 /**

@@ -20,7 +20,7 @@ export { formatReadProblem } from "./document.js";
 export { layOut, type LaidOut, type PageRuns, type TextRun, type PlacedLine } from "./pdf/layout.js";
 export { extractPdf, openPdf, pageRuns, PdfError, type PdfText } from "./pdf/extract.js";
 export { findPdfs, readPdfs, sha256, type PdfFile, type PdfReadOptions } from "./pdf/reader.js";
-export { planIngest, type IngestPlan } from "./plan.js";
+export { planIngest, planSources, pdfDocuments, newTally, type IngestPlan, type SourceTally } from "./sources.js";
 export { readReferences, type Reference, type ReferenceReadOptions } from "./references/reference.js";
 export { renderEvidencePage, type EvidencePage, type EvidencePageRequest } from "./pdf/page-image.js";
 export { readBibtex, readCslJson, type ReferenceFileOptions } from "./references/csl.js";

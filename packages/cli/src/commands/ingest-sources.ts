@@ -1,51 +1,11 @@
 import { existsSync, readFileSync, writeFileSync } from "node:fs";
 import { homedir } from "node:os";
 import { join } from "node:path";
-import { findPdfs, planIngest, readBibtex, readCslJson, readPdfs, readReferences, zoteroLibrary, type CorpusDocument, type PassageStore, type ReadReport, type Reference } from "@citeflow/retrieval";
+import { planSources, readBibtex, readCslJson, readReferences, zoteroLibrary, type CorpusDocument, type PassageStore, type ReadReport, type Reference, type SourceTally } from "@citeflow/retrieval";
 import { UsageError } from "../errors.js";
 
-/** What an ingest of files or a library did besides adding passages. */
-export interface SourceTally {
-  /** Files or library entries found. */
-  entries: number;
-  /** Unchanged since the last ingest: not read again. */
-  unchanged: number;
-  /** Changed since the last ingest: old passages removed, new text read. */
-  replaced: number;
-  /** PDF pages read. */
-  pages: number;
-  /** Zotero: the library version ingested, and whether the server said nothing changed (304). */
-  libraryVersion?: number;
-  libraryUnchanged?: boolean;
-}
-
-export const newTally = (): SourceTally => ({ entries: 0, unchanged: 0, replaced: 0, pages: 0 });
-
-/** Entries whose content the store holds are skipped; changed ones lose their old passages first. */
-async function plan(store: PassageStore, entries: Array<{ docId: string; sha256: string }>, tally: SourceTally): Promise<Set<string>> {
-  const p = await planIngest(store, entries);
-  tally.entries = entries.length;
-  tally.unchanged = p.unchanged.size;
-  if (p.changed.length) await store.removeDocuments(p.changed);
-  tally.replaced = p.changed.length;
-  return p.unchanged;
-}
-
-/** A PDF file or a folder of them. */
-export async function pdfDocuments(path: string, store: PassageStore, report: ReadReport, tally: SourceTally): Promise<AsyncGenerator<CorpusDocument>> {
-  let files;
-  try {
-    files = findPdfs(path);
-  } catch (e) {
-    throw new UsageError((e as Error).message);
-  }
-  if (files.length === 0) throw new UsageError(`${path}: no .pdf files found`);
-  const skip = await plan(store, files, tally);
-  return readPdfs(files, report, { skip, onFile: (_f, pages) => (tally.pages += pages) });
-}
-
 async function referenceDocuments(refs: Reference[], source: string, store: PassageStore, report: ReadReport, tally: SourceTally): Promise<AsyncGenerator<CorpusDocument>> {
-  const skip = await plan(
+  const skip = await planSources(
     store,
     refs.map((r) => ({ docId: r.key, sha256: r.hash })),
     tally,

@@ -1,7 +1,7 @@
 import { DEFAULT_MODELS, loadEmbedder } from "@citeflow/models";
-import { formatReadProblem, openPassageStore, openScholarChunker, readBeirCorpus, readCsvCorpus, readJsonlCorpus, readPubMedQA, readPubMedXml, verifaiChunker, type CorpusDocument, type FieldMap, type ReadReport } from "@citeflow/retrieval";
+import { formatReadProblem, newTally, openPassageStore, pdfDocuments, openScholarChunker, readBeirCorpus, readCsvCorpus, readJsonlCorpus, readPubMedQA, readPubMedXml, verifaiChunker, type CorpusDocument, type FieldMap, type ReadReport } from "@citeflow/retrieval";
 import { FailureError, UsageError } from "../errors.js";
-import { bibliographyDocuments, newTally, pdfDocuments, zoteroDocuments } from "./ingest-sources.js";
+import { bibliographyDocuments, zoteroDocuments } from "./ingest-sources.js";
 
 export interface IngestCommandOptions {
   corpus: string;
