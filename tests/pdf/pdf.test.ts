@@ -11,10 +11,9 @@ import { exportDataset } from "@citeflow/datasets";
 import { loadImage, createCanvas } from "@napi-rs/canvas";
 import { readingOrder } from "@citeflow/eval";
 import { extractPdf, findPdfs, LanceStore, openScholarChunker, readPdfs, renderEvidencePage, verifaiChunker, type PdfText, type ReadReport } from "@citeflow/retrieval";
-import { restoreEnvAfterEach } from "../scifact.js";
 import { run, tempDir } from "../helpers.js";
-import { MODELS } from "../scifact.js";
-import { encrypted, plainAbstracts, rasterised, requireTool, truncated, typesetPaper, type Paper } from "./papers.js";
+import { MODELS, restoreEnvAfterEach } from "../scifact.js";
+import { encrypted, plainAbstracts, rasterised, requireTool, sourceBody, truncated, typesetPaper } from "../../scripts/papers.mjs";
 
 const bin = fileURLToPath(new URL("../../packages/cli/dist/bin.js", import.meta.url));
 
@@ -33,9 +32,8 @@ function popplerPage(pdf: string, phrase: string, pages: number): number | undef
 }
 
 let dir: string;
-let paper: Paper;
+let paper: ReturnType<typeof typesetPaper>;
 let text: PdfText;
-const sourceBody = (p: Paper) => [p.title, p.author, ...p.sections.map((s) => `${s.heading}\n${s.text}`)].join("\n");
 
 beforeAll(async () => {
   requireTool("pdftotext");

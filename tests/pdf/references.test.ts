@@ -10,7 +10,7 @@ import { LanceStore } from "@citeflow/retrieval";
 import { json, loopback, type Loopback } from "../models/loopback.js";
 import { tempDir } from "../helpers.js";
 import { MODELS } from "../scifact.js";
-import { plainAbstracts, typesetPaper } from "./papers.js";
+import { plainAbstracts, typesetPaper } from "../../scripts/papers.mjs";
 
 const bin = fileURLToPath(new URL("../../packages/cli/dist/bin.js", import.meta.url));
 const KEY = "zotero-test-key-7f3a9c1e5b2d";

@@ -62,28 +62,28 @@ const blank = (s: string) => s.trim() === "";
 const plain = (s: string) => s.normalize("NFKC").replace(/[\u2018\u2019\u201B\u2032]/g, "'").replace(/[\u201C\u201D\u201F\u2033]/g, '"').replace(/\s+/g, " ");
 
 /**
- * The x of the gap between two columns, if the page has two: the point in the middle third that
- * the fewest runs cross, with enough text on either side.
+ * The x of the gap between two columns, if the page has two: of the points in the middle of the
+ * page with a few lines at least on either side (a last page may hold little in one column), the
+ * one the fewest runs cross, nearest the centre; none when more than a few runs cross every such point.
  */
 function gutter(p: PageRuns): number | undefined {
   const runs = p.runs.filter((r) => !blank(r.str));
   if (runs.length < 8) return undefined;
-  let best: { x: number; crossing: number; width: number } | undefined;
-  let runStart = 0;
-  let prevCrossing = -1;
+  const enough = Math.max(3, runs.length * 0.05);
+  let best: { x: number; crossing: number } | undefined;
   for (let x = Math.round(p.width * 0.3); x <= p.width * 0.7; x++) {
-    const crossing = runs.filter((r) => r.x < x && r.x + r.width > x).length;
-    if (crossing !== prevCrossing) runStart = x;
-    prevCrossing = crossing;
-    const width = x - runStart;
-    if (!best || crossing < best.crossing || (crossing === best.crossing && width > best.width)) best = { x: runStart + width / 2, crossing, width };
+    let crossing = 0;
+    let left = 0;
+    let right = 0;
+    for (const r of runs) {
+      if (r.x + r.width <= x) left++;
+      else if (r.x >= x) right++;
+      else crossing++;
+    }
+    if (left < enough || right < enough) continue;
+    if (!best || crossing < best.crossing || (crossing === best.crossing && Math.abs(x - p.width / 2) < Math.abs(best.x - p.width / 2))) best = { x, crossing };
   }
-  if (!best) return undefined;
-  const at = best.x;
-  const left = runs.filter((r) => r.x + r.width <= at).length;
-  const right = runs.filter((r) => r.x >= at).length;
-  // Two real columns: text on both sides, and few lines across.
-  return left >= runs.length * 0.2 && right >= runs.length * 0.2 && best.crossing <= runs.length * 0.15 ? at : undefined;
+  return best && best.crossing <= runs.length * 0.15 ? best.x : undefined;
 }
 
 /** Runs → lines in reading order: spanning lines cut the page into bands, each read left column then right. */
@@ -138,19 +138,25 @@ const REFERENCES = /^(\d+\.?\s*)?(references|bibliography|literature cited|works
 const ENTRY = /^(\[\d+\]|\d+\.\s)/;
 
 /**
- * Joins a line ending in "word-" with the next line: the hyphen goes when it was LaTeX's or
- * Word's ("inves-" + "tigation"), and stays when the hyphenated word occurs elsewhere in the text,
- * or both halves are words of the text and the joined word is not ("arthritis-" + "associated").
+ * Whether a line-end hyphen ("inves-" + "tigation") is part of the word: TeX and word processors
+ * break words at hyphens they add, and can break a compound only at its own hyphen. The text
+ * itself decides: the joined word or the hyphenated one written elsewhere in it; numbers and
+ * acronyms keep theirs ("14.7-kilodalton", "PEC-to"), and so do parts too short for TeX to split
+ * off; a known first part of other compounds ("self-" of "self-priming") or two words of the text
+ * keep it ("arthritis-associated", "low-density"); anything else was a hyphen the typesetter added
+ * ("under-" + "lie", "sub-" + "strate").
  */
 function keepHyphen(left: string, right: string, words: Vocabulary): boolean | undefined {
   const written = /([A-Za-z0-9.]+)-$/.exec(left.slice(-64))?.[1];
   const b = /^([a-z]+)/.exec(right)?.[1];
   if (!written || !b) return undefined;
-  // "14.7-" + "kilodalton", "PEC-" + "to": typesetters do not break numbers or acronyms.
   if (/\d$/.test(written) || /[A-Z]{2}$/.test(written)) return true;
-  const tail = written.toLowerCase();
-  const a = /[a-z]+$/.exec(tail)?.[0] ?? tail;
-  return words.all.has(`${a}-${b}`) || words.prefixes.has(a) || (words.all.has(a) && words.all.has(b) && !words.all.has(a + b));
+  const a = /[a-z]+$/.exec(written.toLowerCase())?.[0] ?? "";
+  if (words.all.has(a + b)) return false;
+  if (words.all.has(`${a}-${b}`)) return true;
+  // TeX leaves at least 2 letters before a hyphen it adds and 3 after ("E-" + "cadherin", "loss-" + "of" are the writer's).
+  if (a.length < 2 || b.length < 3) return true;
+  return (a.length >= 4 && words.prefixes.has(a)) || (a.length >= 3 && b.length >= 4 && words.all.has(a) && words.all.has(b));
 }
 
 interface Vocabulary {
@@ -172,7 +178,6 @@ function vocabularyOf(lines: Line[]): Vocabulary {
       all.add(word);
       const dash = word.indexOf("-");
       if (dash > 0) prefixes.add(word.slice(0, dash));
-      for (const part of word.split("-")) if (part) all.add(part);
     }
   }
   return { all, prefixes };
