@@ -183,6 +183,7 @@ function vocabularyOf(lines: Line[]): Vocabulary {
   return { all, prefixes };
 }
 
+/** Every page's runs → the document's body in reading order, its pages, its reference list and what was left out. */
 export function layOut(pages: PageRuns[]): LaidOut {
   const all = pages.flatMap(pageLines);
   const furniture = furnitureOf(pages, all);
