@@ -125,7 +125,7 @@ export function readBibtex(path: string, o: ReferenceFileOptions = {}): { refs: 
     if (/^\s*@(string|comment|preamble)\b/i.test(e.text)) continue;
     let items: Csl[];
     try {
-      items = new Cite(macros + e.text, { forceType: "@biblatex/text" } as ConstructorParameters<typeof Cite>[1]).data as Csl[];
+      items = new Cite(macros + e.text, { forceType: "@biblatex/text" }).data;
     } catch (err) {
       problems.push({ file: path, line: e.line, message: `not a readable entry: ${(err as Error).message.split("\n")[0]}` });
       continue;
