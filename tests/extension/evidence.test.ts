@@ -10,7 +10,7 @@ import { join, resolve } from "node:path";
 import type { BrowserContext, Page } from "playwright-core";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { splitSentences } from "@citeflow/core";
-import { openBrowser } from "./browser.js";
+import { labSession } from "./lab-session.js";
 import { MODELS } from "../scifact.js";
 import { plainAbstracts, typesetPaper } from "../../scripts/papers.mjs";
 
@@ -34,18 +34,7 @@ describe("evidence pinned to a PDF page (JupyterLab, Chromium)", () => {
     const ingest = spawnSync(process.execPath, [join(root, "packages/cli/dist/bin.js"), "ingest", join(work, "papers"), "--format", "pdf", "--store", store, "--embedder", "static-use-en", "--models-dir", MODELS], { encoding: "utf8" });
     expect(ingest.status, ingest.stderr).toBe(0);
     question = splitSentences(paper.sections[4]!.text)[1]!;
-    const { startLab } = await import(join(root, "scripts", "lab.mjs"));
-    mkdirSync(join(work, "root"));
-    lab = await startLab({
-      state: join(work, "state"),
-      root: join(work, "root"),
-      quiet: true,
-      exposeApp: true,
-      env: { CITEFLOW_STORE: store, CITEFLOW_RUNS: join(work, "runs"), CITEFLOW_MODELS: MODELS, CITEFLOW_NLI_MODEL: "pair-nli-scifact", CITEFLOW_CHAT_MODEL: "none" },
-    });
-    ({ ctx, page, problems } = await openBrowser(join(work, "chromium")));
-    await page.goto(lab.url);
-    await page.locator(".jp-LauncherCard").first().waitFor({ timeout: 60_000 });
+    ({ lab, ctx, page, problems } = await labSession(work, { CITEFLOW_STORE: store, CITEFLOW_RUNS: join(work, "runs"), CITEFLOW_MODELS: MODELS, CITEFLOW_NLI_MODEL: "pair-nli-scifact", CITEFLOW_CHAT_MODEL: "none" }));
   }, 240_000);
 
   afterAll(async () => {

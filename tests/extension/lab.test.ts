@@ -9,19 +9,15 @@ import { join, resolve } from "node:path";
 import { chromium, type BrowserContext, type Locator, type Page } from "playwright-core";
 import { afterAll, afterEach, beforeAll, describe, expect, it } from "vitest";
 import { completion, json, loopback, type Loopback } from "../models/loopback.js";
-import { CHROMIUM, openBrowser } from "./browser.js";
+import { CHROMIUM } from "./browser.js";
+import { labSession, type LabSession } from "./lab-session.js";
 import { MODELS, smallSciFactStore } from "../scifact.js";
 
 const root = resolve(import.meta.dirname, "..", "..");
 const shots = join(root, "test-results", "extension");
 const QUESTION = "Vitamin D deficiency is associated with fractures.";
 
-interface Lab {
-  url: string;
-  stop(): Promise<void>;
-}
-
-let lab: Lab;
+let lab: LabSession["lab"];
 let ctx: BrowserContext;
 let page: Page;
 let work: string;
@@ -135,18 +131,13 @@ describe("Citeflow in JupyterLab (Chromium)", () => {
     mkdirSync(shots, { recursive: true });
     work = mkdtempSync(join(tmpdir(), "citeflow-lab-"));
     const { store } = await smallSciFactStore(300);
-    const { startLab } = await import(join(root, "scripts", "lab.mjs"));
-    mkdirSync(join(work, "root"));
-    lab = await startLab({
-      state: join(work, "state"),
-      root: join(work, "root"),
-      quiet: true,
-      exposeApp: true,
-      env: { CITEFLOW_STORE: store, CITEFLOW_RUNS: join(work, "runs"), CITEFLOW_MODELS: MODELS, CITEFLOW_NLI_MODEL: "pair-nli-scifact", CITEFLOW_RERANK_MODEL: "pair-rerank-scifact" },
-    });
-    ({ ctx, page, problems } = await openBrowser(join(work, "chromium")));
-    await page.goto(lab.url);
-    await page.locator(".jp-LauncherCard").first().waitFor({ timeout: 60_000 });
+    ({ lab, ctx, page, problems } = await labSession(work, {
+      CITEFLOW_STORE: store,
+      CITEFLOW_RUNS: join(work, "runs"),
+      CITEFLOW_MODELS: MODELS,
+      CITEFLOW_NLI_MODEL: "pair-nli-scifact",
+      CITEFLOW_RERANK_MODEL: "pair-rerank-scifact",
+    }));
   }, 240_000);
 
   afterEach(async (t) => {

@@ -103,6 +103,16 @@ describe("BibTeX and CSL-JSON with their PDFs", () => {
   }, 60_000);
 });
 
+/** Zotero's file storage, where the API redirects attachment downloads: it serves the paper's PDF. */
+async function fileStorage() {
+  const storage = await loopback((_req, res) => {
+    res.writeHead(200, { "content-type": "application/pdf" });
+    res.end(readFileSync(pdfs.smith2020!));
+  });
+  servers.push(storage);
+  return storage;
+}
+
 /** Zotero's Web API, as far as Citeflow uses it, with its real response shapes and failures. */
 async function zoteroServer(storage: Loopback) {
   const version = 412;
@@ -154,11 +164,7 @@ async function zoteroServer(storage: Loopback) {
 
 describe("Zotero libraries (zotero:users/<id>)", () => {
   it("imports items with metadata and PDFs across pages, honours 429 Retry-After and Backoff, sends the key only to Zotero, and an unchanged library costs one request (304)", async () => {
-    const storage = await loopback((req, res) => {
-      res.writeHead(200, { "content-type": "application/pdf" });
-      res.end(readFileSync(pdfs.smith2020!));
-    });
-    servers.push(storage);
+    const storage = await fileStorage();
     const zotero = await zoteroServer(storage);
     const store = tempDir();
     const env = { ZOTERO_API_URL: zotero.url, ZOTERO_API_KEY: KEY };
@@ -199,11 +205,7 @@ describe("Zotero libraries (zotero:users/<id>)", () => {
   }, 60_000);
 
   it("filters by collection name, fetches attachments per item, and names unknown collections and bad keys", async () => {
-    const storage = await loopback((_req, res) => {
-      res.writeHead(200, { "content-type": "application/pdf" });
-      res.end(readFileSync(pdfs.smith2020!));
-    });
-    servers.push(storage);
+    const storage = await fileStorage();
     const zotero = await zoteroServer(storage);
     const env = { ZOTERO_API_URL: zotero.url, ZOTERO_API_KEY: KEY };
     const r = await cli(["zotero:users/1", "--collection", "epilepsy", "--store", tempDir()], env);
