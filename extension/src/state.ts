@@ -8,6 +8,7 @@ import { Signal, type ISignal } from "@lumino/signaling";
 import type { CiteflowClient, RunEvent } from "./client";
 import { autoLayout, moveNodes, pasteNodes, removeNodes, saveGraph, splitRef } from "./model";
 import { trans } from "./i18n";
+import { questionsOf } from "./questions";
 
 export type NodeStatus = "queued" | "running" | "paused" | "cached" | "done" | "error" | "skipped" | "aborted";
 
@@ -105,10 +106,7 @@ export class EditorState {
   }
 
   get questionSet(): string[] {
-    return this.question
-      .split("\n")
-      .map((q) => q.trim())
-      .filter(Boolean);
+    return questionsOf(this.doc, this.question).questions ?? [];
   }
 
   /** An edit: recorded for undo, written to the file. */
@@ -286,18 +284,12 @@ export class EditorState {
   /** Starts a run of the document as it is now (unsaved edits included). */
   async start(options: RunOptions = {}): Promise<string | undefined> {
     if (this.unreadable) return undefined;
-    const inputs: Record<string, unknown> = {};
-    for (const [name, spec] of Object.entries(this.doc.inputs)) {
-      if (spec.type === "Question") inputs[name] = { id: "q1", text: this.question.trim() };
-      else if (spec.type === "Question[]") inputs[name] = this.questionSet.map((text, i) => ({ id: `q${i + 1}`, text }));
-      else inputs[name] = this.question;
-    }
     try {
       this.error = undefined;
       if (!(await this.#consentToServers())) return undefined;
       const { runId, selected } = await this.client.request<{ runId: string; selected: string[] }>("run", {
         graph: this.doc,
-        inputs,
+        ...questionsOf(this.doc, this.question),
         ...options,
         ...(this.breakpoints.size ? { breakpoints: [...this.breakpoints] } : {}),
       });

@@ -1,4 +1,4 @@
-import { errorInfo, loadGraph, validateGraph, type CompiledGraph, type GraphDoc, type RunEvent } from "@citeflow/core";
+import { errorInfo, loadGraph, questionRuns, validateGraph, type CompiledGraph, type GraphDoc, type RunEvent } from "@citeflow/core";
 import { allowEndpoint, defaultRunsDir, graph as graphFrom, graphReach, LiveRun, registry, RunStore, templateNames } from "citeflow";
 import { exportDataset, FORMATS, type Format } from "@citeflow/datasets";
 import { renderEvidencePage } from "@citeflow/retrieval";
@@ -74,7 +74,10 @@ export function citeflowTarget(comm: Comm, openData: unknown): CommHandler {
     run: (req) => {
       const g = graphOf(req);
       const pick = <K extends string>(keys: K[]) => Object.fromEntries(keys.filter((k) => req[k] !== undefined).map((k) => [k, req[k]]));
-      const r = new LiveRun(g, (req.inputs ?? {}) as Record<string, unknown>, { runs: store.dir, display: false, ...pick(["to", "from", "only", "force", "overrides", "breakpoints", "step", "concurrency"]) });
+      // The editor sends its question (and question set); the inputs follow the rule the CLI and notebooks use.
+      const asked = req.question !== undefined || req.questions !== undefined;
+      const inputs = asked ? questionRuns(g.doc, { ...(typeof req.question === "string" ? { question: req.question } : {}), ...(Array.isArray(req.questions) ? { questions: req.questions.map(String) } : {}) })[0]!.inputs : req.inputs;
+      const r = new LiveRun(g, (inputs ?? {}) as Record<string, unknown>, { runs: store.dir, display: false, ...pick(["to", "from", "only", "force", "overrides", "breakpoints", "step", "concurrency"]) });
       runs.set(r.runId, r);
       void (async () => {
         for await (const e of r.handle.events) comm.send({ type: "event", runId: r.runId, event: slim(e) });

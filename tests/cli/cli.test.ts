@@ -56,7 +56,7 @@ describe("citeflow CLI", () => {
     const both = await cli(["run", graph, "--question", "a", "--questions", "f.jsonl"], dir);
     expect(both).toMatchObject({ code: 2, stderr: expect.stringContaining("not both") });
     const none = await cli(["run", graph], dir);
-    expect(none).toMatchObject({ code: 2, stderr: expect.stringContaining('needs question (Question): give --question "…"') });
+    expect(none).toMatchObject({ code: 2, stderr: expect.stringContaining('needs question (Question): give a question (--question "…" or --questions <file.jsonl>)') });
     expect((await cli(["run", graph, "-q", "x", "--concurrency", "0"], dir)).code).toBe(2);
   });
 

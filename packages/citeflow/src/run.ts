@@ -1,6 +1,6 @@
 import { randomBytes } from "node:crypto";
 import { existsSync, readFileSync } from "node:fs";
-import { loadGraph, PREVIEW_CHARS, questionFromText, startRun, type CompiledGraph, type GraphDoc, type RunEvent, type RunHandle, type RunOptions } from "@citeflow/core";
+import { loadGraph, PREVIEW_CHARS, questionRuns, startRun, type CompiledGraph, type GraphDoc, type RunEvent, type RunHandle, type RunOptions } from "@citeflow/core";
 import { createRegistry, templateNames, templatePath } from "@citeflow/nodes";
 import { renderEvidencePage } from "@citeflow/retrieval";
 import { RunStore, type Correction, type NodeRecord, type RunRecord, type StoredCorrection } from "@citeflow/runstore";
@@ -50,11 +50,9 @@ export function activeRuns(): LiveRun[] {
   return [...active];
 }
 
+/** A question as text → the graph's inputs by the rule the CLI and the editor use too (`questionRuns`). */
 function resolveInputs(g: CompiledGraph, inputs: RunInputs): Record<string, unknown> {
-  if (typeof inputs !== "string") return inputs;
-  const names = Object.entries(g.doc.inputs).filter(([, s]) => s.type === "Question").map(([n]) => n);
-  if (names.length !== 1) throw new Error(`graph "${g.doc.name}" has ${names.length} Question inputs (${Object.keys(g.doc.inputs).join(", ") || "none"}): pass an object of inputs instead of a string`);
-  return { [names[0]!]: questionFromText(inputs) };
+  return typeof inputs === "string" ? questionRuns(g.doc, { question: inputs })[0]!.inputs : inputs;
 }
 
 /** A run in progress: steer it (step, continue, abort), watch it, await `done`. */

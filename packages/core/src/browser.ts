@@ -12,3 +12,4 @@ export * from "./calls.js";
 export * from "./summary.js";
 export type { Passage, Answer, Claim, Verdict, Question } from "./values.js";
 export type { Catalogue, CatalogueNode } from "./registry.js";
+export type { QuestionsGiven } from "./inputs.js";

@@ -18,3 +18,4 @@ export * from "./executor.js";
 export * from "./views.js";
 export * from "./calls.js";
 export * from "./summary.js";
+export * from "./inputs.js";

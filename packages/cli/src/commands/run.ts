@@ -1,10 +1,10 @@
 import { readFileSync } from "node:fs";
-import { startRun, type Answer, type CompiledGraph, type NodeRegistry, type Question, type RunResult } from "@citeflow/core";
+import { QuestionInputError, questionRuns, startRun, type Answer, type CompiledGraph, type NodeRegistry, type QuestionRun, type RunResult } from "@citeflow/core";
 import { RunStore } from "@citeflow/runstore";
 import { FailureError, UsageError } from "../errors.js";
 import { loadGraphFile } from "../graphfile.js";
 import { fmtMs, ProgressPrinter } from "../progress.js";
-import { questionFromText, readQuestions } from "../questions.js";
+import { readQuestions } from "../questions.js";
 
 export interface RunCommandOptions {
   question?: string;
@@ -101,27 +101,18 @@ export async function runWithSummaries(graphPath: string, opts: RunCommandOption
 }
 
 /**
- * Maps --question / --questions onto the graph's declared inputs. A Question[] input takes the
- * whole set; a Question input runs the graph once per question (a batch of runs).
+ * --question / --questions → one input map per run, by the rule every front end shares
+ * (`questionRuns`): a Question input runs the graph once per question, a Question[] input takes
+ * the whole set.
  */
-function graphInputSets(graph: CompiledGraph, opts: RunCommandOptions): Array<{ inputs: Record<string, unknown>; label?: string }> {
-  const declared = Object.entries(graph.doc.inputs);
-  const given = opts.question !== undefined || opts.questions !== undefined;
-  if (declared.length === 0) {
-    if (given) throw new UsageError(`graph "${graph.doc.name}" declares no inputs; drop --question/--questions`);
-    return [{ inputs: {} }];
+function graphInputSets(graph: CompiledGraph, opts: RunCommandOptions): QuestionRun[] {
+  const given = opts.question !== undefined ? { question: opts.question } : opts.questions !== undefined ? { questions: readQuestions(opts.questions, opts.questionField).slice(0, opts.limit) } : {};
+  try {
+    return questionRuns(graph.doc, given);
+  } catch (e) {
+    if (e instanceof QuestionInputError) throw new UsageError(`${e.message}${opts.question === undefined && opts.questions === undefined ? ' (--question "…" or --questions <file.jsonl>)' : ""}`);
+    throw e;
   }
-  if (!given) throw new UsageError(`graph "${graph.doc.name}" needs ${declared.map(([n, s]) => `${n} (${s.type})`).join(", ")}: give --question "…" or --questions <file.jsonl>`);
-  const questions: Question[] = opts.question !== undefined ? [questionFromText(opts.question)] : readQuestions(opts.questions!, opts.questionField).slice(0, opts.limit);
-  for (const [name, spec] of declared)
-    if (spec.type !== "Question" && spec.type !== "Question[]") throw new UsageError(`graph input "${name}" is ${spec.type}; the CLI can supply Question and Question[] inputs`);
-  const perQuestion = declared.some(([, s]) => s.type === "Question");
-  const listInputs = Object.fromEntries(declared.filter(([, s]) => s.type === "Question[]").map(([n]) => [n, questions]));
-  if (!perQuestion) return [{ inputs: listInputs }];
-  return questions.map((q) => ({
-    inputs: { ...listInputs, ...Object.fromEntries(declared.filter(([, s]) => s.type === "Question").map(([n]) => [n, q])) },
-    label: q.id,
-  }));
 }
 
 /**

@@ -1,0 +1,17 @@
+/** What the editor's question box gives a run: the kernel makes the inputs by the rule the CLI and notebooks share. */
+import type { GraphDoc, QuestionsGiven } from "@citeflow/core/browser";
+
+/**
+ * The box's text as the question; for a graph with a `Question[]` input, its lines as the question
+ * set too. Nothing when the box is empty (a graph without inputs runs on none).
+ */
+export function questionsOf(doc: GraphDoc, box: string): QuestionsGiven & { question?: string; questions?: string[] } {
+  const question = box.trim();
+  if (!question) return {};
+  const takesSet = Object.values(doc.inputs).some((i) => i.type === "Question[]");
+  const set = box
+    .split("\n")
+    .map((q) => q.trim())
+    .filter(Boolean);
+  return { question, ...(takesSet ? { questions: set } : {}) };
+}
