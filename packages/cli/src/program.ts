@@ -3,6 +3,9 @@ import { existsSync, statSync } from "node:fs";
 import type { NodeRegistry } from "@citeflow/core";
 import { allowEndpoint } from "@citeflow/nodes";
 import { catalogueCommand } from "./commands/catalogue.js";
+import { correctCommand } from "./commands/correct.js";
+import { exportCommand } from "./commands/export.js";
+import { synthCommand } from "./commands/synth.js";
 import { demoCommand } from "./commands/demo.js";
 import { evalRetrievalCommand, evalScifactCommand } from "./commands/eval.js";
 import { ingestCommand } from "./commands/ingest.js";
@@ -12,8 +15,7 @@ import { runsDiff, runsList, runsOutput, runsShow } from "./commands/runs.js";
 import { graphOrTemplate, templatesCommand } from "./commands/templates.js";
 import { validateCommand } from "./commands/validate.js";
 import { EXIT, FailureError, UsageError } from "./errors.js";
-import { RunStore, type Correction } from "@citeflow/runstore";
-import { readFileSync } from "node:fs";
+import { RunStore } from "@citeflow/runstore";
 
 const DEFAULT_RUNS = process.env.CITEFLOW_RUNS || ".citeflow";
 
@@ -216,7 +218,7 @@ export function buildProgram(registry: NodeRegistry, setCode: (code: number) => 
   program
     .command("export")
     .description("training data from the runs in a run store: JSONL files and a dataset card")
-    .addOption(new Option("--runs <dir>", "run store folder ($CITEFLOW_RUNS, else ./.citeflow)").default(DEFAULT_RUNS))
+    .addOption(runsOption())
     .requiredOption("--format <format>", "sft | sft-completion | openscholar | dpo | dpo-openai | kto | nli | rerank | rerank-scored")
     .requiredOption("--out <dir>", "output folder (train.jsonl, validation.jsonl, README.md)")
     .option("--split <fraction>", "fraction of questions in train (1: no validation file)", "0.9")
@@ -225,28 +227,7 @@ export function buildProgram(registry: NodeRegistry, setCode: (code: number) => 
     .option("--parquet", "also write train.parquet / validation.parquet", false)
     .option("--no-metadata", "strip the metadata back-links (for providers that reject extra keys)")
     .option("--json", "print the counts as JSON", false)
-    .action(async (opts) => {
-      const { exportDataset, FORMATS } = await import("@citeflow/datasets");
-      if (!(FORMATS as readonly string[]).includes(opts.format)) throw new UsageError(`--format ${opts.format}: use one of ${FORMATS.join(", ")}`);
-      const ratio = Number(opts.split);
-      const seed = Number(opts.seed);
-      if (!(ratio > 0 && ratio <= 1)) throw new UsageError(`--split ${opts.split}: give a fraction in (0, 1]`);
-      if (!Number.isInteger(seed)) throw new UsageError(`--seed ${opts.seed}: give an integer`);
-      const r = exportDataset({ runs: opts.runs, format: opts.format, out: opts.out, split: ratio, seed, metadata: opts.metadata, parquet: opts.parquet, ...(opts.qrels ? { qrels: opts.qrels } : {}) });
-      // What was left out is said on stderr whatever the output format: a skipped run or correction is never silent.
-      for (const s of r.skippedRuns) process.stderr.write(`left out run ${s}\n`);
-      for (const p of r.correctionProblems) process.stderr.write(`${p.file}:${p.line}: left out: ${p.message}\n`);
-      if (opts.json) process.stdout.write(JSON.stringify(r) + "\n");
-      else {
-        for (const [f, n] of Object.entries(r.files)) process.stdout.write(`${f}: ${n} rows\n`);
-        process.stdout.write(
-          `from ${r.runs} runs; removed ${r.removed.exact} exact and ${r.removed.near} near duplicates` +
-            (r.skippedRuns.length || r.correctionProblems.length ? `; left out ${r.skippedRuns.length} runs and ${r.correctionProblems.length} corrections lines (listed on stderr)` : "") +
-            `\ncard: ${opts.out}/README.md\n`,
-        );
-      }
-      setCode(0);
-    });
+    .action(async (opts) => setCode(await exportCommand(opts)));
 
   program
     .command("synth")
@@ -263,61 +244,13 @@ export function buildProgram(registry: NodeRegistry, setCode: (code: number) => 
     .option("--min-factuality <score>", "rubric threshold (factual precision / citation accuracy), 1–5", "4.5")
     .option("--formats <list>", "exports to write", "sft,openscholar,dpo,kto")
     .option("--json", "print the result as JSON", false)
-    .action(async (opts) => {
-      const num = (name: string, v: string | undefined) => {
-        if (v === undefined) return undefined;
-        const x = Number(v);
-        if (!Number.isFinite(x)) throw new UsageError(`--${name} ${v}: give a number`);
-        return x;
-      };
-      const n = num("n", opts.n)!;
-      if (!Number.isInteger(n) || n < 1) throw new UsageError(`--n ${opts.n}: give a positive integer`);
-      const { configuredChat, noChatReason } = await import("@citeflow/nodes");
-      const settings = { model: "", baseUrl: "", apiKeyEnv: "OPENAI_API_KEY", temperature: 0, maxTokens: 512, repeatPenalty: 1.1, timeoutMs: 120_000, retries: 3 };
-      const chat = await configuredChat(settings);
-      if (!chat) throw new UsageError(`synth needs a language model: ${noChatReason(settings)}`);
-      const { synthesize, FORMATS } = await import("@citeflow/datasets");
-      const formats = String(opts.formats).split(",").map((f) => f.trim());
-      for (const f of formats) if (!(FORMATS as readonly string[]).includes(f)) throw new UsageError(`--formats: "${f}" is not one of ${FORMATS.join(", ")}`);
-      process.env.CITEFLOW_STORE ||= opts.store;
-      const tty = process.stderr.isTTY;
-      let last = "";
-      const r = await synthesize({
-        store: opts.store,
-        n,
-        out: opts.out,
-        chat,
-        registry,
-        seed: num("seed", opts.seed)!,
-        ...(opts.minYear !== undefined ? { minYear: num("min-year", opts.minYear)! } : {}),
-        ...(opts.maxYear !== undefined ? { maxYear: num("max-year", opts.maxYear)! } : {}),
-        ...(opts.minCitations !== undefined ? { minCitations: num("min-citations", opts.minCitations)! } : {}),
-        graph: opts.graph,
-        rubric: { organisation: num("min-organisation", opts.minOrganisation)!, factuality: num("min-factuality", opts.minFactuality)! },
-        formats: formats as never,
-        onProgress: (stage, done, total) => {
-          const width = 30;
-          const bar = "█".repeat(Math.round((done / total) * width)).padEnd(width, "░");
-          const text = `${stage.padEnd(9)} ${bar} ${done}/${total}`;
-          if (tty) process.stderr.write(`\r${text}${done === total ? "\n" : ""}`);
-          else if (done === total || text.split(" ")[0] !== last) process.stderr.write(`${text}\n`);
-          last = stage;
-        },
-      });
-      if (opts.json) process.stdout.write(JSON.stringify(r) + "\n");
-      else {
-        process.stdout.write(`${r.abstracts} abstracts → ${r.questions} questions → ${r.runs.ok} finished runs (${r.runs.resumed} from an earlier invocation)${r.runs.failed.length ? `; ${r.runs.failed.length} failed: ${r.runs.failed.join("; ")}` : ""}\n`);
-        process.stdout.write(`tokens: ${r.tokens.prompt} prompt + ${r.tokens.completion} completion in ${r.tokens.calls} model calls\n`);
-        for (const [f, e] of Object.entries(r.exports)) process.stdout.write(`${f}: ${Object.entries(e.files).map(([file, c]) => `${file} ${c}`).join(", ")}${e.rubricDropped ? ` (rubric dropped ${e.rubricDropped} answers)` : ""} → ${opts.out}/${f}/\n`);
-      }
-      setCode(r.runs.failed.length ? 1 : 0);
-    });
+    .action(async (opts) => setCode(await synthCommand(opts, registry)));
 
   program
     .command("correct")
     .description("record a correction of a run's output (stored beside the run, which is never changed; exports use it)")
     .argument("<runId>")
-    .addOption(new Option("--runs <dir>", "run store folder ($CITEFLOW_RUNS, else ./.citeflow)").default(DEFAULT_RUNS))
+    .addOption(runsOption())
     .option("--node <id>", "the node whose output is corrected")
     .option("--verdict <claim=LABEL>", "a claim's verdict: SUPPORT, CONTRADICT, NO_EVIDENCE or NO_REFERENCE")
     .option("--passage <id>", "with --verdict: the cited passage, when the claim cites several")
@@ -327,42 +260,7 @@ export function buildProgram(registry: NodeRegistry, setCode: (code: number) => 
     .option("--irrelevant <passageId>", "judge a passage not relevant")
     .option("--note <text>", "why")
     .option("--list", "list the run's corrections", false)
-    .action(async (runId: string, opts) => {
-      const store = new RunStore(opts.runs);
-      if (opts.list) {
-        const list = store.corrections(runId);
-        process.stdout.write(list.length ? list.map((c) => JSON.stringify(c)).join("\n") + "\n" : `no corrections for run ${runId}\n`);
-        return setCode(0);
-      }
-      const given = ["verdict", "answer", "answerFile", "relevant", "irrelevant"].filter((k) => opts[k] !== undefined);
-      if (given.length !== 1) throw new UsageError("give one of --verdict, --answer, --answer-file, --relevant, --irrelevant (or --list)");
-      if (!opts.node) throw new UsageError("--node: which node's output is corrected");
-      const note = opts.note !== undefined ? { note: String(opts.note) } : {};
-      let correction: Correction;
-      if (opts.verdict !== undefined) {
-        const m = /^(.+)=([A-Z_]+)$/.exec(opts.verdict);
-        if (!m) throw new UsageError(`--verdict ${opts.verdict}: expected <claimId>=<LABEL>`);
-        correction = { kind: "verdict", nodeId: opts.node, claimId: m[1]!, label: m[2] as "SUPPORT", ...(opts.passage ? { passageId: opts.passage } : {}), ...note };
-      } else if (opts.answer !== undefined || opts.answerFile !== undefined) {
-        let text = opts.answer as string | undefined;
-        if (opts.answerFile !== undefined) {
-          try {
-            text = readFileSync(opts.answerFile, "utf8");
-          } catch (e) {
-            throw new FailureError(`--answer-file: cannot read ${opts.answerFile}: ${(e as Error).message}`);
-          }
-        }
-        correction = { kind: "answer", nodeId: opts.node, text: text!.trim(), ...note };
-      } else correction = { kind: "relevance", nodeId: opts.node, passageId: opts.relevant ?? opts.irrelevant, relevant: opts.relevant !== undefined, ...note };
-      let stored;
-      try {
-        stored = store.correct(runId, correction);
-      } catch (e) {
-        throw new FailureError((e as Error).message);
-      }
-      process.stdout.write(`recorded correction ${stored.id} (${stored.kind}) for run ${runId}, node "${stored.nodeId}"\n`);
-      setCode(0);
-    });
+    .action((runId: string, opts) => setCode(correctCommand(runId, opts)));
 
   const kernel = program.command("kernel").description("the Citeflow Jupyter kernel (TypeScript cells, Citeflow displays, the citeflow comm)");
   const specOptions = (c: Command) =>

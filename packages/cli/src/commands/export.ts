@@ -1,0 +1,38 @@
+import { UsageError } from "../errors.js";
+
+export interface ExportCommandOptions {
+  runs: string;
+  format: string;
+  out: string;
+  split: string;
+  seed: string;
+  qrels?: string;
+  parquet: boolean;
+  metadata: boolean;
+  json: boolean;
+}
+
+/** citeflow export: training data from a run store's runs, with a dataset card; what was left out goes to stderr. */
+export async function exportCommand(opts: ExportCommandOptions): Promise<number> {
+  const { exportDataset, FORMATS } = await import("@citeflow/datasets");
+  const format = FORMATS.find((f) => f === opts.format);
+  if (!format) throw new UsageError(`--format ${opts.format}: use one of ${FORMATS.join(", ")}`);
+  const ratio = Number(opts.split);
+  const seed = Number(opts.seed);
+  if (!(ratio > 0 && ratio <= 1)) throw new UsageError(`--split ${opts.split}: give a fraction in (0, 1]`);
+  if (!Number.isInteger(seed)) throw new UsageError(`--seed ${opts.seed}: give an integer`);
+  const r = exportDataset({ runs: opts.runs, format, out: opts.out, split: ratio, seed, metadata: opts.metadata, parquet: opts.parquet, ...(opts.qrels ? { qrels: opts.qrels } : {}) });
+  // What was left out is said on stderr whatever the output format: a skipped run or correction is never silent.
+  for (const s of r.skippedRuns) process.stderr.write(`left out run ${s}\n`);
+  for (const p of r.correctionProblems) process.stderr.write(`${p.file}:${p.line}: left out: ${p.message}\n`);
+  if (opts.json) process.stdout.write(JSON.stringify(r) + "\n");
+  else {
+    for (const [f, n] of Object.entries(r.files)) process.stdout.write(`${f}: ${n} rows\n`);
+    process.stdout.write(
+      `from ${r.runs} runs; removed ${r.removed.exact} exact and ${r.removed.near} near duplicates` +
+        (r.skippedRuns.length || r.correctionProblems.length ? `; left out ${r.skippedRuns.length} runs and ${r.correctionProblems.length} corrections lines (listed on stderr)` : "") +
+        `\ncard: ${opts.out}/README.md\n`,
+    );
+  }
+  return 0;
+}
