@@ -21,12 +21,13 @@ import { Minimap } from "./minimap";
 import { ConnectingState, Port } from "./port";
 import { addNode, checkConnection, connect, nodeSpec, portColor, removeEdges } from "./model";
 import { tail } from "./render";
-import type { EditorState, NodeBadge } from "./state";
+import { badgeStatus, type EditorState } from "./state";
+import type { NodeProgress } from "@citeflow/core/browser";
 
 export const DRAG_MIME = "application/x-citeflow-node-type";
 
-function badgeText(b: NodeBadge): string {
-  if (b.status === "done" || b.status === "cached") return `${b.status === "cached" ? trans.__("cached") : trans.__("done")}${b.ms !== undefined ? ` ${Math.round(b.ms)} ms` : ""}`;
+function badgeText(b: NodeProgress): string {
+  if (b.status === "done") return `${badgeStatus(b) === "cached" ? trans.__("cached") : trans.__("done")}${b.ms !== undefined ? ` ${Math.round(b.ms)} ms` : ""}`;
   if (b.status === "error") return trans.__("error");
   return trans.__(b.status);
 }
@@ -44,13 +45,13 @@ const CiteflowNode = memo(function CiteflowNode({ data, selected }: NodeProps<Fl
         <span className="cf-node-type">{node.type}</span>
       </div>
       {badge && (
-        <div className={`cf-badge cf-badge-${badge.status}`} data-status={badge.status} title={badge.error ?? ""}>
+        <div className={`cf-badge cf-badge-${badgeStatus(badge)}`} data-status={badgeStatus(badge)} title={badge.error ?? ""}>
           {badgeText(badge)}
           {badge.error ? `: ${badge.error.slice(0, 80)}` : ""}
         </div>
       )}
       {badge?.status === "running" && badge.progress && <div className="cf-progress-text">{tail(badge.progress, 120)}</div>}
-      {badge?.summary && (badge.status === "done" || badge.status === "cached") && (
+      {badge?.summary && badge.status === "done" && (
         <div className="cf-node-summary" title={badge.summary}>
           {badge.summary}
         </div>

@@ -5,21 +5,9 @@
 import type { Kernel, KernelMessage } from "@jupyterlab/services";
 import type { ISessionContext } from "@jupyterlab/apputils";
 import { Signal, type ISignal } from "@lumino/signaling";
+import type { StreamedRunEvent } from "@citeflow/core/browser";
 
 export const COMM_TARGET = "citeflow";
-
-/** A run event as the kernel streams it (the engine's RunEvent, outputs left out). */
-export interface RunEvent {
-  type: string;
-  nodeId?: string;
-  cache?: "hit" | "miss";
-  ms?: number;
-  error?: { name?: string; message: string };
-  status?: string;
-  /** node-end: the outputs in one line. */
-  summary?: string;
-  [key: string]: unknown;
-}
 
 export class CommError extends Error {
   override name = "CommError";
@@ -33,14 +21,14 @@ export class CiteflowClient {
   #opening: Promise<Kernel.IComm> | undefined;
   #next = 1;
   readonly #pending = new Map<number, Pending>();
-  readonly #events = new Signal<this, { runId: string; event: RunEvent }>(this);
+  readonly #events = new Signal<this, { runId: string; event: StreamedRunEvent }>(this);
 
   constructor(session: ISessionContext) {
     this.#session = session;
     session.kernelChanged.connect(() => this.#reset("the kernel changed"));
   }
 
-  get events(): ISignal<this, { runId: string; event: RunEvent }> {
+  get events(): ISignal<this, { runId: string; event: StreamedRunEvent }> {
     return this.#events;
   }
 
@@ -96,7 +84,7 @@ export class CiteflowClient {
 
   #onMessage(data: Record<string, unknown>): void {
     if (data.type === "event") {
-      this.#events.emit({ runId: String(data.runId), event: data.event as RunEvent });
+      this.#events.emit({ runId: String(data.runId), event: data.event as StreamedRunEvent });
       return;
     }
     if (data.type !== "reply") return;

@@ -2,13 +2,14 @@
 import type { CatalogueNode, GraphNode } from "@citeflow/core/browser";
 import type { Edge, Node } from "@xyflow/react";
 import { edgeId, nodeSpec, portColor, splitRef } from "./model";
-import type { EditorState, NodeBadge } from "./state";
+import type { NodeProgress } from "@citeflow/core/browser";
+import type { EditorState } from "./state";
 
 export interface NodeData extends Record<string, unknown> {
   onPort: (node: string, port: string) => void;
   node: GraphNode;
   spec: CatalogueNode | undefined;
-  badge: NodeBadge | undefined;
+  badge: NodeProgress | undefined;
   breakpoint: boolean;
 }
 
@@ -26,7 +27,7 @@ export function toFlow(state: FlowSource, prev: FlowNode[] = []): FlowNode[] {
   const old = new Map(prev.map((n) => [n.id, n]));
   const next = state.doc.nodes.map((n): FlowNode => {
     const spec = nodeSpec(state.catalogue, n.type);
-    const badge = state.run?.badges[n.id];
+    const badge = state.run?.nodes[n.id];
     const breakpoint = state.breakpoints.has(n.id);
     const selected = state.selection.has(n.id);
     const o = old.get(n.id);

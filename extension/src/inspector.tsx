@@ -15,7 +15,7 @@ import { ModelCalls } from "./usage";
 /** Resolves the node's outputs and what its inputs received (for context: sources, claims). */
 function useNodeValues(state: EditorState, nodeId: string) {
   const [values, setValues] = useState<{ outputs?: Record<string, unknown>; passages?: Passage[]; claims?: Claim[]; iterations?: FeedbackIteration[]; calls?: ModelCall[]; error?: string }>({});
-  const badge = state.run?.badges[nodeId];
+  const badge = state.run?.nodes[nodeId];
   useEffect(() => {
     let live = true;
     setValues({});
@@ -56,7 +56,7 @@ export function NodeInspector({ state, nodeId }: { state: EditorState; nodeId: s
   const [notice, setNotice] = useState<string>();
   if (!node) return null;
   const run = state.run;
-  const badge = run?.badges[nodeId];
+  const badge = run?.nodes[nodeId];
   const correct = async (correction: Record<string, unknown>) => {
     if (!run) return;
     try {

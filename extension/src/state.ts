@@ -3,34 +3,23 @@
  * the selection, and the state of the current run as its events arrive. React views read it;
  * commands and the canvas change it through its methods; `changed` tells the views to redraw.
  */
-import type { Catalogue, GraphDoc, GraphEdge, GraphNode, Reach } from "@citeflow/core/browser";
+import { reduceRunEvent, startedRun, type Catalogue, type GraphDoc, type GraphEdge, type GraphNode, type NodeProgress, type NodeStatus, type Reach, type RunProgress, type StreamedRunEvent } from "@citeflow/core/browser";
 import { Signal, type ISignal } from "@lumino/signaling";
-import type { CiteflowClient, RunEvent } from "./client";
+import type { CiteflowClient } from "./client";
 import { autoLayout, moveNodes, pasteNodes, removeNodes, saveGraph, splitRef } from "./model";
 import { trans } from "./i18n";
 import { questionsOf } from "./questions";
 
-export type NodeStatus = "queued" | "running" | "paused" | "cached" | "done" | "error" | "skipped" | "aborted";
-
-export interface NodeBadge {
-  status: NodeStatus;
-  ms?: number;
-  error?: string;
-  /** While it runs: what it has produced so far (a chat model's text as it streams). */
-  progress?: string;
-  /** Once done: its outputs in one line ("40 passages · top bm25 17.9"). */
-  summary?: string;
-}
-
-export interface RunState {
-  runId: string;
-  status: "running" | "paused" | "ok" | "error" | "aborted";
+/** A run shown in the editor: where each node is (core's `reduceRunEvent`), and what was selected to run. */
+export interface RunState extends RunProgress {
   selected: string[];
-  badges: Record<string, NodeBadge>;
-  pausedAt?: string;
-  ms?: number;
   /** Opened from the runs panel: shown, never re-run in place. */
   readOnly?: boolean;
+}
+
+/** A node's status as its badge shows it: a result from the cache is "cached". */
+export function badgeStatus(n: NodeProgress): NodeStatus | "cached" {
+  return n.status === "done" && n.cache === "hit" ? "cached" : n.status;
 }
 
 export interface RunOptions {
@@ -293,11 +282,10 @@ export class EditorState {
         ...options,
         ...(this.breakpoints.size ? { breakpoints: [...this.breakpoints] } : {}),
       });
-      const badges: Record<string, NodeBadge> = {};
-      for (const id of selected) badges[id] = { status: "queued" };
       // An event may have arrived before the reply: keep what it said.
       const early = this.run?.runId === runId ? this.run : undefined;
-      this.run = { runId, status: early?.status ?? "running", selected, badges: { ...badges, ...early?.badges } };
+      const started = startedRun(runId, selected);
+      this.run = { ...started, ...early, selected, nodes: { ...started.nodes, ...early?.nodes } };
       this.#outputs.clear();
       this.emit();
       return runId;
@@ -337,22 +325,22 @@ export class EditorState {
 
   /** Shows a stored run (read-only): its badges from the record. */
   async openRun(runId: string): Promise<void> {
-    const rec = await this.client.request<{ status: string; ms?: number; nodes: Array<{ id: string; status: string; cache?: string; ms?: number; summary?: string; error?: { message: string } }> }>("record", { runId });
-    const badges: Record<string, NodeBadge> = {};
+    const rec = await this.client.request<{ status: string; ms?: number; nodes: Array<{ id: string; status: string; cache?: "hit" | "miss"; ms?: number; summary?: string; error?: { message: string } }> }>("record", { runId });
+    const nodes: Record<string, NodeProgress> = {};
     for (const n of rec.nodes) {
-      const status: NodeStatus = n.status === "done" ? (n.cache === "hit" ? "cached" : "done") : ((["error", "skipped", "aborted", "running"].includes(n.status) ? n.status : "skipped") as NodeStatus);
-      badges[n.id] = { status, ...(n.ms !== undefined ? { ms: n.ms } : {}), ...(n.summary ? { summary: n.summary } : {}), ...(n.error ? { error: n.error.message } : {}) };
+      const status: NodeStatus = (["done", "error", "skipped", "aborted", "running"].includes(n.status) ? n.status : "skipped") as NodeStatus;
+      nodes[n.id] = { status, ...(n.cache ? { cache: n.cache } : {}), ...(n.ms !== undefined ? { ms: n.ms } : {}), ...(n.summary ? { summary: n.summary } : {}), ...(n.error ? { error: n.error.message } : {}) };
     }
     this.#outputs.clear();
-    this.run = { runId, status: (rec.status === "incomplete" ? "aborted" : rec.status) as RunState["status"], selected: Object.keys(badges), badges, readOnly: true, ...(rec.ms !== undefined ? { ms: rec.ms } : {}) };
+    this.run = { runId, status: (rec.status === "incomplete" ? "aborted" : rec.status) as RunState["status"], selected: Object.keys(nodes), nodes, readOnly: true, ...(rec.ms !== undefined ? { ms: rec.ms } : {}) };
     this.emit();
   }
 
   /** A node's stored outputs (port → value) in the current run, fetched once. */
   outputs(nodeId: string): Promise<Record<string, unknown>> | undefined {
     const run = this.run;
-    const badge = run?.badges[nodeId];
-    if (!run || !badge || !["done", "cached"].includes(badge.status)) return undefined;
+    const node = run?.nodes[nodeId];
+    if (!run || node?.status !== "done") return undefined;
     const key = `${run.runId}/${nodeId}`;
     let p = this.#outputs.get(key);
     if (!p) {
@@ -363,51 +351,15 @@ export class EditorState {
     return p;
   }
 
-  #onEvent(runId: string, e: RunEvent): void {
+  #onEvent(runId: string, e: StreamedRunEvent): void {
     if (!this.run || this.run.runId !== runId) {
       // Events can outrun the reply to "run": start collecting them.
       if (e.type !== "run-start") return;
-      this.run = { runId, status: "running", selected: [], badges: {} };
+      this.run = { ...startedRun(runId, []), selected: [] };
     }
-    const run = this.run;
-    const id = e.nodeId;
-    const set = (b: NodeBadge) => id && (run.badges = { ...run.badges, [id]: b });
-    switch (e.type) {
-      case "node-start":
-        set({ status: "running" });
-        break;
-      case "node-progress":
-        if (typeof e.message !== "string") return;
-        set({ status: "running", progress: e.message });
-        break;
-      case "node-paused":
-        set({ status: "paused" });
-        run.status = "paused";
-        run.pausedAt = id;
-        break;
-      case "node-resumed":
-        set({ status: "queued" });
-        run.status = "running";
-        delete run.pausedAt;
-        break;
-      case "node-end":
-        set({ status: e.cache === "hit" ? "cached" : "done", ...(e.ms !== undefined ? { ms: e.ms } : {}), ...(e.summary ? { summary: e.summary } : {}) });
-        break;
-      case "node-error":
-        set({ status: "error", error: e.error?.message ?? "failed", ...(e.ms !== undefined ? { ms: e.ms } : {}) });
-        break;
-      case "node-skipped":
-        set({ status: "skipped" });
-        break;
-      case "run-end":
-        run.status = (e.status as RunState["status"]) ?? "ok";
-        if (e.ms !== undefined) run.ms = e.ms;
-        for (const [nid, b] of Object.entries(run.badges)) if (b.status === "queued" || b.status === "running") run.badges[nid] = { status: run.status === "aborted" ? "aborted" : "skipped" };
-        break;
-      default:
-        return;
-    }
-    this.run = { ...run };
+    const next = reduceRunEvent(this.run, e);
+    if (next === this.run) return;
+    this.run = { ...next, selected: this.run.selected, ...(this.run.readOnly ? { readOnly: true } : {}) };
     this.emit();
   }
 }

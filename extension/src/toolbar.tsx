@@ -23,7 +23,7 @@ export function Toolbar({ state, showRuns }: { state: EditorState; showRuns: () 
   const run = state.run;
   const active = state.active;
   const start = (o: RunOptions) => void state.start(o);
-  const done = run ? Object.values(run.badges).filter((b) => !["queued", "running", "paused"].includes(b.status)).length : 0;
+  const done = run ? Object.values(run.nodes).filter((b) => !["queued", "running", "paused"].includes(b.status)).length : 0;
   const total = run?.selected.length ?? 0;
   return (
     <div className="cf-toolbar" role="toolbar" aria-label={trans.__("Run controls")}>

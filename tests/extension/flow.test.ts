@@ -48,7 +48,7 @@ describe("document → React Flow nodes and edges", () => {
   it("a badge arriving mid-drag keeps the node where React Flow has it", () => {
     const nodes = toFlow(source());
     const dragged = nodes.map((n) => (n.id === "a" ? { ...n, position: { x: 55, y: 66 } } : n));
-    const next = toFlow(source({ run: { badges: { a: { status: "running" } } } as FlowSource["run"] }), dragged);
+    const next = toFlow(source({ run: { nodes: { a: { status: "running" } } } as FlowSource["run"] }), dragged);
     expect(next[0]!.data.badge).toEqual({ status: "running" });
     expect(next[0]!.position).toEqual({ x: 55, y: 66 });
   });

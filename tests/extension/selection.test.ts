@@ -90,7 +90,7 @@ describe("which runs can start", () => {
     expect((["all", "to", "from", "only"] as const).map((k) => s.canStart(k))).toEqual([true, false, false, false]);
     s.select("b");
     expect((["all", "to", "from", "only"] as const).map((k) => s.canStart(k))).toEqual([true, true, false, false]);
-    s.run = { runId: "r1", status: "ok", selected: ["a", "b", "c"], badges: {} };
+    s.run = { runId: "r1", status: "ok", selected: ["a", "b", "c"], nodes: {} };
     expect((["all", "to", "from", "only"] as const).map((k) => s.canStart(k))).toEqual([true, true, true, true]);
     s.run = { ...s.run, status: "paused" };
     expect(s.active).toBe(true);

@@ -14,10 +14,29 @@ describe("streamed text on the canvas", () => {
     send({ type: "run-start" });
     send({ type: "node-start", nodeId: "answer" });
     send({ type: "node-progress", nodeId: "answer", done: 3, total: 512 }); // no text: the badge stays as it is
-    expect(s.run!.badges.answer).toEqual({ status: "running" });
+    expect(s.run!.nodes.answer).toEqual({ status: "running" });
     send({ type: "node-progress", nodeId: "answer", done: 9, total: 512, message: "Vitamin D deficiency is" });
-    expect(s.run!.badges.answer).toEqual({ status: "running", progress: "Vitamin D deficiency is" });
+    expect(s.run!.nodes.answer).toEqual({ status: "running", progress: "Vitamin D deficiency is" });
     send({ type: "node-end", nodeId: "answer", cache: "miss", ms: 812 });
-    expect(s.run!.badges.answer).toEqual({ status: "done", ms: 812 });
+    expect(s.run!.nodes.answer).toEqual({ status: "done", cache: "miss", ms: 812 });
+  });
+});
+
+describe("one fold of run events (core's reduceRunEvent)", () => {
+  it("a resumed node is queued until it starts; a run that ends leaves nothing queued, running or paused", async () => {
+    const { reduceRunEvent, startedRun } = await import("@citeflow/core");
+    let r = startedRun("r", ["a", "b", "c"]);
+    const at = 0;
+    r = reduceRunEvent(r, { type: "node-paused", runId: "r", at, nodeId: "a", reason: "breakpoint" });
+    expect([r.status, r.pausedAt, r.nodes.a]).toEqual(["paused", "a", { status: "paused" }]);
+    r = reduceRunEvent(r, { type: "node-resumed", runId: "r", at, nodeId: "a" });
+    expect([r.status, r.pausedAt, r.nodes.a]).toEqual(["running", undefined, { status: "queued" }]);
+    r = reduceRunEvent(r, { type: "node-start", runId: "r", at, nodeId: "a" });
+    r = reduceRunEvent(r, { type: "node-end", runId: "r", at, nodeId: "a", cache: "hit", ms: 3, outputHashes: {}, summary: "3 passages" });
+    r = reduceRunEvent(r, { type: "node-skipped", runId: "r", at, nodeId: "b", reason: "aborted" });
+    r = reduceRunEvent(r, { type: "run-end", runId: "r", at, status: "aborted", ms: 9, nodes: [] });
+    expect(r).toEqual({ runId: "r", status: "aborted", ms: 9, nodes: { a: { status: "done", cache: "hit", ms: 3, summary: "3 passages" }, b: { status: "aborted" }, c: { status: "aborted" } } });
+    // An event that shows nothing new leaves the progress as it was.
+    expect(reduceRunEvent(r, { type: "node-log", runId: "r", at, nodeId: "a", level: "info", message: "x" })).toBe(r);
   });
 });

@@ -1,12 +1,12 @@
 import { randomBytes } from "node:crypto";
 import { existsSync, readFileSync } from "node:fs";
-import { loadGraph, PREVIEW_CHARS, questionRuns, startRun, type CompiledGraph, type GraphDoc, type RunEvent, type RunHandle, type RunOptions } from "@citeflow/core";
+import { loadGraph, PREVIEW_CHARS, questionRuns, reduceRunEvent, startedRun, startRun, type RunProgress, type CompiledGraph, type GraphDoc, type RunEvent, type RunHandle, type RunOptions } from "@citeflow/core";
 import { createRegistry, templateNames, templatePath } from "@citeflow/nodes";
 import { renderEvidencePage } from "@citeflow/retrieval";
 import { RunStore, type Correction, type NodeRecord, type RunRecord, type StoredCorrection } from "@citeflow/runstore";
 import { SHOWN_IN, showBundle, type MimeBundle } from "./display.js";
 import type { Claim, Passage, Verdict } from "@citeflow/core";
-import { bundleFor, previewOutputs, verdictsBundle, viewBundle, VIEW_VERSION, type NodeState, type RunNodeView, type RunView } from "./mime.js";
+import { bundleFor, previewOutputs, verdictsBundle, viewBundle, VIEW_VERSION, type RunNodeView, type RunView } from "./mime.js";
 
 /** Where notebook runs are stored: `$CITEFLOW_RUNS`, else `./.citeflow` (as the CLI). */
 export function defaultRunsDir(): string {
@@ -61,8 +61,8 @@ export class LiveRun {
   readonly store: RunStore;
   readonly done: Promise<Run>;
   readonly #displayId = randomBytes(8).toString("hex");
-  readonly #nodes: Map<string, RunNodeView>;
-  #status: RunView["status"] = "running";
+  /** Where each selected node is, folded from the run's events by core's `reduceRunEvent`. */
+  #progress: RunProgress;
   #pauseWaiters: Array<(at: string | undefined) => void> = [];
   #timer: NodeJS.Timeout | undefined;
   #shown = false;
@@ -71,7 +71,7 @@ export class LiveRun {
     this.store = new RunStore(options.runs ?? defaultRunsDir());
     const { runs: _r, display: _d, ...rest } = options;
     this.handle = startRun(graph, { ...rest, ...this.store.runOptions(), inputs: resolveInputs(graph, inputs) });
-    this.#nodes = new Map(this.handle.selected.map((id) => [id, { id, type: graph.nodes.get(id)!.def.type, status: "queued" as NodeState }]));
+    this.#progress = startedRun(this.handle.runId, this.handle.selected);
     active.add(this);
     const watching = this.#watch();
     this.done = this.handle.result.then(async () => {
@@ -97,7 +97,7 @@ export class LiveRun {
 
   /** Resolves with the node the run is paused before, once it pauses (now, if it already is), or undefined when it ends. */
   paused(): Promise<string | undefined> {
-    if (this.handle.pausedAt !== undefined || this.#status !== "running" && this.#status !== "paused") return Promise.resolve(this.handle.pausedAt);
+    if (this.handle.pausedAt !== undefined || (this.#progress.status !== "running" && this.#progress.status !== "paused")) return Promise.resolve(this.handle.pausedAt);
     return new Promise((resolve) => this.#pauseWaiters.push(resolve));
   }
 
@@ -121,7 +121,8 @@ export class LiveRun {
 
   /** The live view: per-node status so far. */
   view(): RunView {
-    return { version: VIEW_VERSION, kind: "run", runId: this.runId, status: this.#status, graph: this.graph.doc, runStore: this.store.dir, nodes: [...this.#nodes.values()] };
+    const nodes: RunNodeView[] = this.handle.selected.map((id) => ({ id, type: this.graph.nodes.get(id)!.def.type, ...this.#progress.nodes[id]! }));
+    return { version: VIEW_VERSION, kind: "run", runId: this.runId, status: this.#progress.status, graph: this.graph.doc, runStore: this.store.dir, nodes };
   }
 
   async #watch() {
@@ -131,16 +132,9 @@ export class LiveRun {
   }
 
   #apply(e: RunEvent) {
-    const n = "nodeId" in e ? this.#nodes.get(e.nodeId) : undefined;
-    if (e.type === "node-start" && n) n.status = "running";
-    else if (e.type === "node-paused" && n) (n.status = "paused"), (this.#status = "paused");
-    else if (e.type === "node-resumed" && n) (n.status = "running"), (this.#status = "running");
-    else if (e.type === "node-progress" && n && e.message !== undefined) n.progress = e.message;
-    else if (e.type === "node-end" && n) (Object.assign(n, { status: "done", cache: e.cache, ms: e.ms, ...(e.summary ? { summary: e.summary } : {}) }), delete n.progress);
-    else if (e.type === "node-error" && n) Object.assign(n, { status: "error", ms: e.ms, error: e.error.message });
-    else if (e.type === "node-skipped" && n) n.status = e.reason === "aborted" ? "aborted" : "skipped";
-    else if (e.type === "run-end") this.#status = e.status;
-    else return;
+    const next = reduceRunEvent(this.#progress, e);
+    if (next === this.#progress) return;
+    this.#progress = next;
     if (e.type === "node-paused" || e.type === "run-end") for (const w of this.#pauseWaiters.splice(0)) w(e.type === "node-paused" ? e.nodeId : undefined);
     if (this.options.display !== false) this.#schedule(e.type === "node-paused");
   }

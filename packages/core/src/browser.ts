@@ -13,3 +13,5 @@ export * from "./summary.js";
 export type { Passage, Answer, Claim, Verdict, Question } from "./values.js";
 export type { Catalogue, CatalogueNode } from "./registry.js";
 export type { QuestionsGiven } from "./inputs.js";
+export { reduceRunEvent, startedRun, type NodeStatus, type NodeProgress, type RunProgress, type StreamedRunEvent } from "./progress.js";
+export type { RunEvent } from "./events.js";

@@ -19,3 +19,4 @@ export * from "./views.js";
 export * from "./calls.js";
 export * from "./summary.js";
 export * from "./inputs.js";
+export * from "./progress.js";

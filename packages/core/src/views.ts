@@ -4,6 +4,7 @@
  * that reads it share one definition; kernel/README.md documents the schema.
  */
 import type { GraphDoc } from "./graph.js";
+import type { NodeStatus } from "./progress.js";
 import type { Answer, Claim, Passage, Verdict } from "./values.js";
 
 /** The MIME type of every Citeflow display; `kind` says which view it holds. */
@@ -11,7 +12,8 @@ export const CITEFLOW_MIME = "application/vnd.citeflow.run+json";
 /** Version of the payload schema (kernel/README.md documents it). */
 export const VIEW_VERSION = 1;
 
-export type NodeState = "queued" | "running" | "paused" | "done" | "error" | "skipped" | "aborted";
+/** A node's status in a run view: the one vocabulary (`progress.ts`). */
+export type NodeState = NodeStatus;
 
 export interface RunNodeView {
   id: string;

@@ -1,0 +1,68 @@
+import type { CacheStatus, NodeEndEvent, RunEvent } from "./events.js";
+
+/** A run event as the kernel streams it to the editor: node-end without its outputs (fetched on demand). */
+export type StreamedRunEvent = Exclude<RunEvent, NodeEndEvent> | Omit<NodeEndEvent, "outputs">;
+
+/** Where a node is in a run: the one vocabulary of the editor, notebook displays and the run store. */
+export type NodeStatus = "queued" | "running" | "paused" | "done" | "error" | "skipped" | "aborted";
+
+export interface NodeProgress {
+  status: NodeStatus;
+  cache?: CacheStatus;
+  ms?: number;
+  error?: string;
+  /** While it runs: what it has produced so far (a chat model's text as it streams). */
+  progress?: string;
+  /** Once done: its outputs in one line (`summary.ts`). */
+  summary?: string;
+}
+
+export interface RunProgress {
+  runId: string;
+  status: "running" | "paused" | "ok" | "error" | "aborted";
+  nodes: Record<string, NodeProgress>;
+  /** The node a paused run waits before. */
+  pausedAt?: string;
+  ms?: number;
+}
+
+/** A run that has just started on `selected`: every node queued. */
+export function startedRun(runId: string, selected: string[]): RunProgress {
+  return { runId, status: "running", nodes: Object.fromEntries(selected.map((id) => [id, { status: "queued" }])) };
+}
+
+/**
+ * The one fold of run events into where each node is, for every front end (the editor's badges,
+ * a notebook's live display). Pure: returns a new progress, or the same object when the event
+ * changes nothing it shows. A node resumed after a pause is queued until it starts; a run that ends
+ * leaves no node queued or running (aborted, or skipped when the run failed).
+ */
+export function reduceRunEvent(run: RunProgress, e: StreamedRunEvent): RunProgress {
+  const node = (id: string, n: NodeProgress): RunProgress => ({ ...run, nodes: { ...run.nodes, [id]: n } });
+  switch (e.type) {
+    case "node-start":
+      return node(e.nodeId, { status: "running" });
+    case "node-progress":
+      return e.message === undefined ? run : node(e.nodeId, { status: "running", progress: e.message });
+    case "node-paused":
+      return { ...node(e.nodeId, { status: "paused" }), status: "paused", pausedAt: e.nodeId };
+    case "node-resumed": {
+      const { pausedAt: _, ...rest } = node(e.nodeId, { status: "queued" });
+      return { ...rest, status: "running" };
+    }
+    case "node-end":
+      return node(e.nodeId, { status: "done", cache: e.cache, ms: e.ms, ...(e.summary ? { summary: e.summary } : {}) });
+    case "node-error":
+      return node(e.nodeId, { status: "error", error: e.error.message, ms: e.ms });
+    case "node-skipped":
+      return node(e.nodeId, { status: e.reason === "aborted" ? "aborted" : "skipped" });
+    case "run-end": {
+      const nodes = { ...run.nodes };
+      for (const [id, n] of Object.entries(nodes)) if (n.status === "queued" || n.status === "running" || n.status === "paused") nodes[id] = { status: e.status === "aborted" ? "aborted" : "skipped" };
+      const { pausedAt: _, ...rest } = run;
+      return { ...rest, status: e.status, ms: e.ms, nodes };
+    }
+    default:
+      return run;
+  }
+}
