@@ -78,4 +78,10 @@ try {
 
 const header = ["case", "median", "peer (direct calls)", "ratio", ""];
 const widths = header.map((h, i) => Math.max(h.length, ...rows.map((r) => r[i].length)));
-for (const r of [header, ...rows]) console.log(r.map((c, i) => c.padEnd(widths[i])).join("  ").trimEnd());
+for (const r of [header, ...rows])
+  console.log(
+    r
+      .map((c, i) => c.padEnd(widths[i]))
+      .join("  ")
+      .trimEnd(),
+  );

@@ -83,9 +83,13 @@ function chromiumCpuMs(profile) {
       }
     }
     const ours = new Set(procs.filter((p) => p.root).map((p) => p.pid));
-    for (let grew = true; grew; ) {
+    for (let grew = true; grew;) {
       grew = false;
-      for (const p of procs) if (!ours.has(p.pid) && ours.has(p.ppid)) (ours.add(p.pid), (grew = true));
+      for (const p of procs)
+        if (!ours.has(p.pid) && ours.has(p.ppid)) {
+          ours.add(p.pid);
+          grew = true;
+        }
     }
     return (1000 * procs.filter((p) => ours.has(p.pid)).reduce((t, p) => t + p.cpu, 0)) / clockTicks;
   } catch {
@@ -130,7 +134,11 @@ function frameBusy(events) {
   const main = [...threads].sort((a, b) => b[1] - a[1])[0][0];
   const on = (e) => `${e.pid}:${e.tid}` === main;
   const marks = events.filter((e) => e.name === "cf-drag-start" || e.name === "cf-drag-end").sort((a, b) => a.ts - b.ts);
-  const frames = events.filter((e) => on(e) && e.name === "FireAnimationFrame").map((e) => e.ts).sort((a, b) => a - b).filter((t, i, all) => i === 0 || t - all[i - 1] > 3000);
+  const frames = events
+    .filter((e) => on(e) && e.name === "FireAnimationFrame")
+    .map((e) => e.ts)
+    .sort((a, b) => a - b)
+    .filter((t, i, all) => i === 0 || t - all[i - 1] > 3000);
   const tasks = events.filter((e) => on(e) && e.ph === "X" && e.name === "ThreadControllerImpl::RunTask");
   const busy = [];
   for (let m = 0; m + 1 < marks.length; m++) {
@@ -227,7 +235,8 @@ try {
       const head = await page.locator('.cf-editor .react-flow__node[data-id="n0"] .cf-node-head').boundingBox();
       const pane = await page.locator(".cf-editor .react-flow__pane").boundingBox();
       // No drag: the button stays up, the path starts near the pane's lower left corner.
-      if (press && !(head.x > pane.x && head.x + 10 < pane.x + pane.width && head.y > pane.y && head.y + 5 < pane.y + pane.height)) throw new Error(`drag ${key} #${rep}: node n0 is outside the pane, the drag would press on nothing`);
+      if (press && !(head.x > pane.x && head.x + 10 < pane.x + pane.width && head.y > pane.y && head.y + 5 < pane.y + pane.height))
+        throw new Error(`drag ${key} #${rep}: node n0 is outside the pane, the drag would press on nothing`);
       const box = press ? head : { x: pane.x + 240, y: pane.y + pane.height - 200 };
       await page.evaluate(() => {
         window.__frames = [];
@@ -277,7 +286,16 @@ try {
       }
     }
     if (trace) traced[key] = frameBusy(await stopTrace(cdp, events));
-    drag[key] = { median: median(intervals), p95: pct(intervals, 0.95), max: Math.max(...intervals), long: intervals.filter((d) => d > 25).length, frames: intervals.length, busy: median(busy), cpu: median(cpu), others: median(others) };
+    drag[key] = {
+      median: median(intervals),
+      p95: pct(intervals, 0.95),
+      max: Math.max(...intervals),
+      long: intervals.filter((d) => d > 25).length,
+      frames: intervals.length,
+      busy: median(busy),
+      cpu: median(cpu),
+      others: median(others),
+    };
   }
 
   // 2. 1,000 passages in a notebook output: the Citeflow inspector vs JupyterLab's HTML renderer.
@@ -320,19 +338,30 @@ try {
     const d = drag[key];
     const ph = phases[key];
     const where = press ? ` (press ${ph.press}, move ${ph.move}, release ${ph.release})` : "";
-    console.log(`${label.padEnd(22)}  ${String(d.frames).padEnd(6)}  ${ms(d.median).padEnd(9)}  ${ms(d.p95).padEnd(9)}  ${ms(d.max).padEnd(9)}  ${ms(d.busy).padEnd(19)}  ${ms(d.cpu).padEnd(20)}  ${ms(d.others).padEnd(17)}  ${d.long}${where}`);
+    console.log(
+      `${label.padEnd(22)}  ${String(d.frames).padEnd(6)}  ${ms(d.median).padEnd(9)}  ${ms(d.p95).padEnd(9)}  ${ms(d.max).padEnd(9)}  ${ms(d.busy).padEnd(19)}  ${ms(d.cpu).padEnd(20)}  ${ms(d.others).padEnd(17)}  ${d.long}${where}`,
+    );
   }
   const rate = (d) => (100 * d.long) / d.frames;
-  console.log(`ratio 100 / 10 nodes: median ${(drag[100].median / drag[10].median).toFixed(2)}×, p95 ${(drag[100].p95 / drag[10].p95).toFixed(2)}×; long intervals ${rate(drag[100]).toFixed(2)} % vs ${rate(drag[10]).toFixed(2)} % (10 nodes) vs ${rate(drag.idle).toFixed(2)} % (no drag) (target: no dropped frames)`);
-  console.log(`main thread per frame, 100 / 10 nodes: ${(drag[100].busy / drag[10].busy).toFixed(2)}× inside, ${(drag["100 edge"].busy / drag["10 edge"].busy).toFixed(2)}× past the edge; 100 nodes / no drag: ${(drag[100].busy / drag.idle.busy).toFixed(2)}×`);
+  console.log(
+    `ratio 100 / 10 nodes: median ${(drag[100].median / drag[10].median).toFixed(2)}×, p95 ${(drag[100].p95 / drag[10].p95).toFixed(2)}×; long intervals ${rate(drag[100]).toFixed(2)} % vs ${rate(drag[10]).toFixed(2)} % (10 nodes) vs ${rate(drag.idle).toFixed(2)} % (no drag) (target: no dropped frames)`,
+  );
+  console.log(
+    `main thread per frame, 100 / 10 nodes: ${(drag[100].busy / drag[10].busy).toFixed(2)}× inside, ${(drag["100 edge"].busy / drag["10 edge"].busy).toFixed(2)}× past the edge; 100 nodes / no drag: ${(drag[100].busy / drag.idle.busy).toFixed(2)}×`,
+  );
   console.log(`past the edge (autopan): long intervals ${rate(drag["100 edge"]).toFixed(2)} % (100 nodes) vs ${rate(drag["10 edge"]).toFixed(2)} % (10 nodes)`);
-  const edges = drag["100 edge"], bare = drag["100 edge bare"];
-  console.log(`past the edge, 100 nodes, with / without edges: main thread ${(edges.busy / bare.busy).toFixed(2)}× (+${ms(edges.busy - bare.busy)}), Chromium CPU ${(edges.cpu / bare.cpu).toFixed(2)}× (+${ms(edges.cpu - bare.cpu)}) per frame`);
+  const edges = drag["100 edge"],
+    bare = drag["100 edge bare"];
+  console.log(
+    `past the edge, 100 nodes, with / without edges: main thread ${(edges.busy / bare.busy).toFixed(2)}× (+${ms(edges.busy - bare.busy)}), Chromium CPU ${(edges.cpu / bare.cpu).toFixed(2)}× (+${ms(edges.cpu - bare.cpu)}) per frame`,
+  );
   if (traced["100 edge traced"]) {
     console.log("\nPast the edge under a Chromium trace: main thread's time in each frame (tracing inflates it)\n");
     for (const key of ["100 edge traced", "10 edge traced"]) {
       const f = traced[key];
-      console.log(`${key.replace(" edge traced", " nodes").padEnd(10)} frames ${String(f.frames).padEnd(5)} p50 ${ms(f.p50)}  p90 ${ms(f.p90)}  p99 ${ms(f.p99)}  over 14 ms ${f.over14} (${((100 * f.over14) / f.frames).toFixed(1)} %)`);
+      console.log(
+        `${key.replace(" edge traced", " nodes").padEnd(10)} frames ${String(f.frames).padEnd(5)} p50 ${ms(f.p50)}  p90 ${ms(f.p90)}  p99 ${ms(f.p99)}  over 14 ms ${f.over14} (${((100 * f.over14) / f.frames).toFixed(1)} %)`,
+      );
     }
     const [a, b] = [traced["100 edge traced"], traced["10 edge traced"]];
     console.log(`ratio 100 / 10 nodes: p90 ${(a.p90 / b.p90).toFixed(2)}×, p99 ${(a.p99 / b.p99).toFixed(2)}×`);

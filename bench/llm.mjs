@@ -54,7 +54,10 @@ const limit = best / modelBytes;
 
 // ── Data: held-out claims, the corpus, a store. ──
 const qrels = readQrels(join(scifact, "qrels_train.tsv"));
-const claims = readFileSync(join(scifact, "claims_train.jsonl"), "utf8").trim().split("\n").map((l) => JSON.parse(l));
+const claims = readFileSync(join(scifact, "claims_train.jsonl"), "utf8")
+  .trim()
+  .split("\n")
+  .map((l) => JSON.parse(l));
 const judged = claims.filter((c) => qrels.has(String(c.id)));
 const gold = (c) => {
   for (const es of Object.values(c.evidence ?? {})) for (const e of es) if (e.label) return e.label;
@@ -180,7 +183,12 @@ for (const judge of ["llm", "nli"]) {
   }
   const s = scoreClassification(pairs, ["true", "false"]);
   const t = pairs.filter((p) => p.predicted === "true").length;
-  verification.push([judge === "llm" ? "Gemma 3 270M reads the passages (OpenScholar)" : "pair-nli-scifact (NLI, trained on all SciFact train claims)", fmt(s.accuracy, 3), fmt(s.macro_f1, 3), `${t}/${pairs.length}`]);
+  verification.push([
+    judge === "llm" ? "Gemma 3 270M reads the passages (OpenScholar)" : "pair-nli-scifact (NLI, trained on all SciFact train claims)",
+    fmt(s.accuracy, 3),
+    fmt(s.macro_f1, 3),
+    `${t}/${pairs.length}`,
+  ]);
 }
 const alwaysTrue = heldOut.filter((c) => gold(c) === "SUPPORT").length / heldOut.length;
 
@@ -189,7 +197,9 @@ console.log(`\nIn-process LLM: ${GGUF} (${(modelBytes / 1e6).toFixed(0)} MB), ll
 console.log(`memory bandwidth (best 512 MiB copy): ${(best / 1e9).toFixed(1)} GB/s → generation limit ${fmt(limit)} tokens/s (bandwidth / model bytes)`);
 console.log(`prompt: ${fmt(promptTps, 0)} tokens/s (median of 6 prompts of ~${median(speed.map((u) => u.promptTokens))} tokens)`);
 console.log(`generation: ${fmt(genTps)} tokens/s = ${fmt(genTps / limit, 2)}× the bandwidth limit`);
-console.log(`questions per minute (8 questions, 64 tokens each): ${[1, 2, 4].map((n) => `${n} sequence${n > 1 ? "s" : ""} ${fmt(qpm[n])}`).join(" · ")} (${fmt(qpm[2] / qpm[1], 2)}× and ${fmt(qpm[4] / qpm[1], 2)}× one at a time)`);
+console.log(
+  `questions per minute (8 questions, 64 tokens each): ${[1, 2, 4].map((n) => `${n} sequence${n > 1 ? "s" : ""} ${fmt(qpm[n])}`).join(" · ")} (${fmt(qpm[2] / qpm[1], 2)}× and ${fmt(qpm[4] / qpm[1], 2)}× one at a time)`,
+);
 console.log(`\nseconds per question, end to end (2 held-out claims, default maxTokens):`);
 rows(["template", "mean s", "each"], perTemplate);
 console.log(`\nVerif.ai answers on ${heldOut.length} held-out claims with evidence (ALCE citation scores, NLI judge pair-nli-scifact):`);

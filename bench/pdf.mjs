@@ -45,10 +45,14 @@ const layout = await poppler(["-layout"]);
 
 // For the peer: the body is what comes before the reference list; its running heads stay in (it has no notion of them).
 const body = (t) => t.split(/\n\s*References\s*\n/)[0];
-const errors = (texts, pick) => texts.reduce((acc, t, i) => {
-  const s = readingOrder(sourceBody(papers[i]), pick(t));
-  return { errors: acc.errors + s.errors, extra: acc.extra + s.extra, words: acc.words + s.words };
-}, { errors: 0, extra: 0, words: 0 });
+const errors = (texts, pick) =>
+  texts.reduce(
+    (acc, t, i) => {
+      const s = readingOrder(sourceBody(papers[i]), pick(t));
+      return { errors: acc.errors + s.errors, extra: acc.extra + s.extra, words: acc.words + s.words };
+    },
+    { errors: 0, extra: 0, words: 0 },
+  );
 
 const rows = [
   ["Citeflow (pdf.js + layout)", ours.seconds, errors(ours.out, (t) => t.text)],
@@ -74,6 +78,8 @@ console.log("| extractor | pages/s | ratio to pdftotext | reading-order errors |
 console.log("|---|---|---|---|---|");
 for (const [name, seconds, e] of rows)
   console.log(`| ${name} | ${(pages / seconds).toFixed(1)} | ${(plain.seconds / seconds).toFixed(2)}× | ${e.errors} (${((100 * e.errors) / e.words).toFixed(2)} %) | ${e.extra} |`);
-console.log(`ingest (read + chunk + embed static-use-en + LanceDB): ${(pages / ingestSeconds).toFixed(1)} pages/s (${result.added} passages in ${ingestSeconds.toFixed(2)} s); again, unchanged: ${unchangedSeconds.toFixed(2)} s (${again.unchanged}/${again.entries} files skipped by hash)`);
+console.log(
+  `ingest (read + chunk + embed static-use-en + LanceDB): ${(pages / ingestSeconds).toFixed(1)} pages/s (${result.added} passages in ${ingestSeconds.toFixed(2)} s); again, unchanged: ${unchangedSeconds.toFixed(2)} s (${again.unchanged}/${again.entries} files skipped by hash)`,
+);
 if (report.problems.length) console.log(`problems: ${report.problems.map((p) => p.message).join("; ")}`);
 rmSync(dir, { recursive: true, force: true });

@@ -73,7 +73,7 @@ const textOf = (i) => {
 const vectorOf = (i, noise = 0.35) => {
   const r = rng(i * 2 + 2);
   const c = centers[i % CLUSTERS];
-  return unit(c.map((x) => x + (noise * gauss(r)) / Math.sqrt(DIM) * 4));
+  return unit(c.map((x) => x + ((noise * gauss(r)) / Math.sqrt(DIM)) * 4));
 };
 
 function* documents() {
@@ -135,7 +135,9 @@ const peer = await measure(async (q) =>
 rmSync(dir, { recursive: true, force: true });
 
 const f = (x) => `${x.toFixed(2)} ms`;
-console.log(`\nscale: ${N.toLocaleString("en")} synthetic passages, ${DIM}-d; store built in ${buildS.toFixed(0)} s (ingest, compaction, BM25 + btree + ${meta.vectorIndex ? `IVF_FLAT ${meta.vectorIndex.partitions} partitions, ${meta.vectorIndex.nprobes} probed` : "no vector index"}); ${QUERIES} queries, top ${K}, query embedding excluded`);
+console.log(
+  `\nscale: ${N.toLocaleString("en")} synthetic passages, ${DIM}-d; store built in ${buildS.toFixed(0)} s (ingest, compaction, BM25 + btree + ${meta.vectorIndex ? `IVF_FLAT ${meta.vectorIndex.partitions} partitions, ${meta.vectorIndex.nprobes} probed` : "no vector index"}); ${QUERIES} queries, top ${K}, query embedding excluded`,
+);
 const rows = [
   ["system", "p50", "p95", "hit@10"],
   ["Citeflow hybridSearch (ids → Verif.ai fusion → read top 100)", f(ours.p50), f(ours.p95), ours.hit10.toFixed(3)],

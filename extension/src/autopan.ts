@@ -97,7 +97,10 @@ class EdgeAutopan {
     this.#last = e;
     const [x, y] = this.#pan(e);
     // In the edge zone the next frame's pan hands this move on, after panning.
-    if (x || y) (e.stopImmediatePropagation(), (this.#held = true));
+    if (x || y) {
+      e.stopImmediatePropagation();
+      this.#held = true;
+    }
   }
 
   /** The button is released: a move still held back reaches the drag first, so the drop is where the pointer is. */

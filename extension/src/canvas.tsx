@@ -1,16 +1,5 @@
 /** The graph canvas: React Flow over the document, typed port handles, refusals explained. */
-import {
-  Controls,
-  ReactFlow,
-  ReactFlowProvider,
-  useNodesInitialized,
-  useReactFlow,
-  type Connection,
-  type Edge,
-  type IsValidConnection,
-  type NodeChange,
-  type NodeProps,
-} from "@xyflow/react";
+import { Controls, ReactFlow, ReactFlowProvider, useNodesInitialized, useReactFlow, type Connection, type Edge, type IsValidConnection, type NodeChange, type NodeProps } from "@xyflow/react";
 import { memo, useCallback, useEffect, useRef, useState, type DragEvent } from "react";
 import { openingView } from "./opening";
 import { trans } from "./i18n";

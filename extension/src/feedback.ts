@@ -74,8 +74,10 @@ export function wordDiff(a: string, b: string): DiffPart[] {
   let i = 0;
   let j = 0;
   while (i < n && j < m) {
-    if (x[i] === y[j]) push("same", x[i++]!), j++;
-    else if (lcs[i + 1]![j]! >= lcs[i]![j + 1]!) push("del", x[i++]!);
+    if (x[i] === y[j]) {
+      push("same", x[i++]!);
+      j++;
+    } else if (lcs[i + 1]![j]! >= lcs[i]![j + 1]!) push("del", x[i++]!);
     else push("ins", y[j++]!);
   }
   while (i < n) push("del", x[i++]!);

@@ -84,7 +84,16 @@ const plugin: JupyterFrontEndPlugin<void> = {
       iconClass: "cf-file-icon",
     });
     const factory = new CiteflowFactory(
-      { name: FACTORY, label: trans.__("Citeflow Pipeline Editor"), fileTypes: [FILE_TYPE], defaultFor: [FILE_TYPE], modelName: "text", preferKernel: true, canStartKernel: true, translator: translator ?? nullTranslator },
+      {
+        name: FACTORY,
+        label: trans.__("Citeflow Pipeline Editor"),
+        fileTypes: [FILE_TYPE],
+        defaultFor: [FILE_TYPE],
+        modelName: "text",
+        preferKernel: true,
+        canStartKernel: true,
+        translator: translator ?? nullTranslator,
+      },
       () => settings,
     );
     app.docRegistry.addWidgetFactory(factory);
@@ -161,7 +170,8 @@ const plugin: JupyterFrontEndPlugin<void> = {
     for (const name of Object.keys(TEMPLATES)) launcher?.add({ command: CommandIDs.fromTemplate, args: { template: name }, category, rank: 2 });
     mainMenu?.fileMenu.newMenu.addGroup([{ command: CommandIDs.create }], 40);
     const { runTo, runFrom, runOnly, breakpoint, copy, cut, remove, paste, selectAll, layout } = CommandIDs;
-    for (const id of [CommandIDs.create, CommandIDs.run, runTo, runFrom, runOnly, breakpoint, CommandIDs.stop, CommandIDs.undo, CommandIDs.redo, copy, cut, paste, remove, selectAll, layout]) palette?.addItem({ command: id, category });
+    for (const id of [CommandIDs.create, CommandIDs.run, runTo, runFrom, runOnly, breakpoint, CommandIDs.stop, CommandIDs.undo, CommandIDs.redo, copy, cut, paste, remove, selectAll, layout])
+      palette?.addItem({ command: id, category });
     // Context menus, as elsewhere in JupyterLab: a right-click on a node selects it (see the canvas).
     // JupyterLab orders a menu by rank alone, and a node lies inside the pane: the node's groups
     // come first, then the canvas's (alone on the empty canvas).

@@ -117,12 +117,7 @@ export function NodeInspector({ state, nodeId }: { state: EditorState; nodeId: s
       )}
       {values.outputs &&
         Object.entries(values.outputs).map(([port, v]) => (
-          <section
-            key={port}
-            className={`cf-output${state.port === port ? " cf-port-focus" : ""}`}
-            data-port={port}
-            ref={state.port === port ? (el) => reveal(el, "start") : undefined}
-          >
+          <section key={port} className={`cf-output${state.port === port ? " cf-port-focus" : ""}`} data-port={port} ref={state.port === port ? (el) => reveal(el, "start") : undefined}>
             <h4>
               {port} <span className="cf-node-type">{spec?.outputs[port]?.type}</span>
             </h4>

@@ -59,7 +59,12 @@ export function removeEdges(doc: GraphDoc, edges: ReadonlySet<string>): GraphDoc
 
 /** A graph name as a file-name stem: lower case, runs of other characters as "-" ("pipeline" if nothing is left). */
 export function slug(name: string): string {
-  return name.toLowerCase().replace(/[^a-z0-9]+/g, "-").replace(/^-|-$/g, "") || "pipeline";
+  return (
+    name
+      .toLowerCase()
+      .replace(/[^a-z0-9]+/g, "-")
+      .replace(/^-|-$/g, "") || "pipeline"
+  );
 }
 
 export function edgeId(e: GraphEdge): string {

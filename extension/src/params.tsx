@@ -41,7 +41,12 @@ function Field({ name, schema, value, onChange }: { name: string; schema: Schema
     input = <input id={id} name={name} type="checkbox" checked={(value ?? schema.default) === true} onChange={(e) => onChange(e.target.checked)} />;
   } else if (kind === "enum") {
     input = (
-      <select id={id} name={name} value={value === undefined ? "" : String(value)} onChange={(e) => onChange(e.target.value === "" ? undefined : schema.enum!.find((x) => String(x) === e.target.value))}>
+      <select
+        id={id}
+        name={name}
+        value={value === undefined ? "" : String(value)}
+        onChange={(e) => onChange(e.target.value === "" ? undefined : schema.enum!.find((x) => String(x) === e.target.value))}
+      >
         <option value="">{trans.__("default (%1)", placeholder)}</option>
         {schema.enum!.map((x) => (
           <option key={String(x)} value={String(x)}>
@@ -65,7 +70,9 @@ function Field({ name, schema, value, onChange }: { name: string; schema: Schema
       />
     );
   } else if (kind === "string") {
-    input = <input id={id} name={name} type="text" placeholder={placeholder} value={typeof value === "string" ? value : ""} onChange={(e) => onChange(e.target.value === "" ? undefined : e.target.value)} />;
+    input = (
+      <input id={id} name={name} type="text" placeholder={placeholder} value={typeof value === "string" ? value : ""} onChange={(e) => onChange(e.target.value === "" ? undefined : e.target.value)} />
+    );
   } else {
     input = <JsonField id={id} value={value} placeholder={placeholder} onChange={onChange} />;
   }

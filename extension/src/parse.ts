@@ -21,7 +21,7 @@ export function parseGraph(text: string, path: string): GraphDoc {
   try {
     raw = JSON.parse(text);
   } catch (e) {
-    throw new Error(`${path}: not JSON (${(e as Error).message})`);
+    throw new Error(`${path}: not JSON (${(e as Error).message})`, { cause: e });
   }
   if (!isObject(raw) || raw.citeflow !== 1) throw new Error(`${path}: not a Citeflow graph (no "citeflow": 1 at the top)`);
   const problems: string[] = [];

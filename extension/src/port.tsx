@@ -47,8 +47,7 @@ function connecting(s: ReactFlowState): Connecting {
 }
 
 /** Equal when the ports would draw the same (a pointer move alone changes nothing). */
-const sameConnecting = (a: Connecting, b: Connecting) =>
-  a === b || (sameRef(a.from, b.from) && sameRef(a.to, b.to) && a.valid === b.valid && sameRef(a.click, b.click) && a.mode === b.mode);
+const sameConnecting = (a: Connecting, b: Connecting) => a === b || (sameRef(a.from, b.from) && sameRef(a.to, b.to) && a.valid === b.valid && sameRef(a.click, b.click) && a.mode === b.mode);
 
 /** The canvas's one subscription for its ports; wrap the `<ReactFlow>` in it. */
 export function ConnectingState({ children }: { children: ReactNode }) {
@@ -67,7 +66,10 @@ export function portClasses(c: Connecting, nodeId: string, id: string | null, ty
     ["valid", to && c.valid],
     ["connectionindicator", possibleEnd],
   ];
-  return flags.filter(([, on]) => on).map(([name]) => name).join(" ");
+  return flags
+    .filter(([, on]) => on)
+    .map(([name]) => name)
+    .join(" ");
 }
 
 export interface PortProps {
@@ -149,7 +151,16 @@ export function Port({ type, id, className, ...rest }: PortProps) {
     store.setState({ connectionClickStartHandle: null });
   };
 
-  const classes = ["react-flow__handle", `react-flow__handle-${position}`, "nodrag", noPanClassName, className, type, "connectable connectablestart connectableend", portClasses(state, nodeId, id, type)];
+  const classes = [
+    "react-flow__handle",
+    `react-flow__handle-${position}`,
+    "nodrag",
+    noPanClassName,
+    className,
+    type,
+    "connectable connectablestart connectableend",
+    portClasses(state, nodeId, id, type),
+  ];
   return (
     <div
       {...rest}

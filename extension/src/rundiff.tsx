@@ -79,7 +79,12 @@ export function DiffView({ diff, state }: { diff: RunDiff; state: EditorState })
           {diff.nodes.map((n) => (
             <tr key={n.id} data-diff-node={n.id} className={`cf-diff-${n.change}${n.id === open ? " cf-focus" : ""}`}>
               <td>
-                <button className="cf-link cf-mono" aria-expanded={n.id === open} title={trans.__("Show the outputs of %1 side by side", n.id)} onClick={() => setOpen(n.id === open ? undefined : n.id)}>
+                <button
+                  className="cf-link cf-mono"
+                  aria-expanded={n.id === open}
+                  title={trans.__("Show the outputs of %1 side by side", n.id)}
+                  onClick={() => setOpen(n.id === open ? undefined : n.id)}
+                >
                   {n.id}
                 </button>
               </td>

@@ -155,7 +155,15 @@ function ExportForm({ state, runIds }: { state: EditorState; runIds: string[] })
       {error && <p className="cf-error">{error}</p>}
       {result && (
         <p className="cf-notice" role="status" data-export={result.out}>
-          {trans.__("Wrote %1 to %2 (from %3 runs; %4 duplicates removed).", Object.entries(result.files).map(([f, n]) => `${f}: ${n}`).join(", "), result.out, result.runs, result.removed.exact + result.removed.near)}
+          {trans.__(
+            "Wrote %1 to %2 (from %3 runs; %4 duplicates removed).",
+            Object.entries(result.files)
+              .map(([f, n]) => `${f}: ${n}`)
+              .join(", "),
+            result.out,
+            result.runs,
+            result.removed.exact + result.removed.near,
+          )}
         </p>
       )}
     </details>

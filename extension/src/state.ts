@@ -3,7 +3,19 @@
  * the selection, and the state of the current run as its events arrive. React views read it;
  * commands and the canvas change it through its methods; `changed` tells the views to redraw.
  */
-import { reduceRunEvent, startedRun, type Catalogue, type GraphDoc, type GraphEdge, type GraphNode, type NodeProgress, type NodeStatus, type Reach, type RunProgress, type StreamedRunEvent } from "@citeflow/core/browser";
+import {
+  reduceRunEvent,
+  startedRun,
+  type Catalogue,
+  type GraphDoc,
+  type GraphEdge,
+  type GraphNode,
+  type NodeProgress,
+  type NodeStatus,
+  type Reach,
+  type RunProgress,
+  type StreamedRunEvent,
+} from "@citeflow/core/browser";
 import { Signal, type ISignal } from "@lumino/signaling";
 import type { CiteflowClient } from "./client";
 import { autoLayout, moveNodes, pasteNodes, removeNodes, saveGraph, splitRef } from "./model";
@@ -325,14 +337,31 @@ export class EditorState {
 
   /** Shows a stored run (read-only): its badges from the record. */
   async openRun(runId: string): Promise<void> {
-    const rec = await this.client.request<{ status: string; ms?: number; nodes: Array<{ id: string; status: string; cache?: "hit" | "miss"; ms?: number; summary?: string; error?: { message: string } }> }>("record", { runId });
+    const rec = await this.client.request<{
+      status: string;
+      ms?: number;
+      nodes: Array<{ id: string; status: string; cache?: "hit" | "miss"; ms?: number; summary?: string; error?: { message: string } }>;
+    }>("record", { runId });
     const nodes: Record<string, NodeProgress> = {};
     for (const n of rec.nodes) {
       const status: NodeStatus = (["done", "error", "skipped", "aborted", "running"].includes(n.status) ? n.status : "skipped") as NodeStatus;
-      nodes[n.id] = { status, ...(n.cache ? { cache: n.cache } : {}), ...(n.ms !== undefined ? { ms: n.ms } : {}), ...(n.summary ? { summary: n.summary } : {}), ...(n.error ? { error: n.error.message } : {}) };
+      nodes[n.id] = {
+        status,
+        ...(n.cache ? { cache: n.cache } : {}),
+        ...(n.ms !== undefined ? { ms: n.ms } : {}),
+        ...(n.summary ? { summary: n.summary } : {}),
+        ...(n.error ? { error: n.error.message } : {}),
+      };
     }
     this.#outputs.clear();
-    this.run = { runId, status: (rec.status === "incomplete" ? "aborted" : rec.status) as RunState["status"], selected: Object.keys(nodes), nodes, readOnly: true, ...(rec.ms !== undefined ? { ms: rec.ms } : {}) };
+    this.run = {
+      runId,
+      status: (rec.status === "incomplete" ? "aborted" : rec.status) as RunState["status"],
+      selected: Object.keys(nodes),
+      nodes,
+      readOnly: true,
+      ...(rec.ms !== undefined ? { ms: rec.ms } : {}),
+    };
     this.emit();
   }
 

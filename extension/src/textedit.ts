@@ -28,4 +28,3 @@ export function changedSpan(old: string, next: string): TextSpan | undefined {
   if (b > 0 && isLow(old.charCodeAt(old.length - b))) b--;
   return { start: a, end: old.length - b, text: next.slice(a, next.length - b) };
 }
-

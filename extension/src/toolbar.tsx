@@ -54,13 +54,25 @@ export function Toolbar({ state, showRuns }: { state: EditorState; showRuns: () 
       <button className="cf-button" data-action="run-to" disabled={!state.canStart("to")} onClick={() => state.startAtSelected("to")} title={trans.__("Run up to the selected node")}>
         {trans.__("Run to")}
       </button>
-      <button className="cf-button" data-action="run-from" disabled={!state.canStart("from")} onClick={() => state.startAtSelected("from")} title={trans.__("Re-run the selected node and everything downstream (upstream from cache)")}>
+      <button
+        className="cf-button"
+        data-action="run-from"
+        disabled={!state.canStart("from")}
+        onClick={() => state.startAtSelected("from")}
+        title={trans.__("Re-run the selected node and everything downstream (upstream from cache)")}
+      >
         {trans.__("Run from")}
       </button>
       <button className="cf-button" data-action="run-only" disabled={!state.canStart("only")} onClick={() => state.startAtSelected("only")} title={trans.__("Re-run only the selected node")}>
         {trans.__("Run node")}
       </button>
-      <button className="cf-button" data-action="step" disabled={!state.question.trim()} onClick={() => (run?.status === "paused" ? void state.control("step") : start({ step: true }))} title={trans.__("Run one node at a time")}>
+      <button
+        className="cf-button"
+        data-action="step"
+        disabled={!state.question.trim()}
+        onClick={() => (run?.status === "paused" ? void state.control("step") : start({ step: true }))}
+        title={trans.__("Run one node at a time")}
+      >
         {trans.__("Step")}
       </button>
       {run?.status === "paused" && (
@@ -97,4 +109,3 @@ export function Toolbar({ state, showRuns }: { state: EditorState; showRuns: () 
 
 /** A run id's distinctive tail ("20261124T184635Z-39e992" → "39e992"); the whole id is in the tooltip. */
 export const shortRunId = (id: string) => /-([0-9a-f]{4,})$/.exec(id)?.[1] ?? id;
-

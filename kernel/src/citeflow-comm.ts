@@ -76,8 +76,14 @@ export function citeflowTarget(comm: Comm, openData: unknown): CommHandler {
       const pick = <K extends string>(keys: K[]) => Object.fromEntries(keys.filter((k) => req[k] !== undefined).map((k) => [k, req[k]]));
       // The editor sends its question (and question set); the inputs follow the rule the CLI and notebooks use.
       const asked = req.question !== undefined || req.questions !== undefined;
-      const inputs = asked ? questionRuns(g.doc, { ...(typeof req.question === "string" ? { question: req.question } : {}), ...(Array.isArray(req.questions) ? { questions: req.questions.map(String) } : {}) })[0]!.inputs : req.inputs;
-      const r = new LiveRun(g, (inputs ?? {}) as Record<string, unknown>, { runs: store.dir, display: false, ...pick(["to", "from", "only", "force", "overrides", "breakpoints", "step", "concurrency"]) });
+      const inputs = asked
+        ? questionRuns(g.doc, { ...(typeof req.question === "string" ? { question: req.question } : {}), ...(Array.isArray(req.questions) ? { questions: req.questions.map(String) } : {}) })[0]!.inputs
+        : req.inputs;
+      const r = new LiveRun(g, (inputs ?? {}) as Record<string, unknown>, {
+        runs: store.dir,
+        display: false,
+        ...pick(["to", "from", "only", "force", "overrides", "breakpoints", "step", "concurrency"]),
+      });
       runs.set(r.runId, r);
       void (async () => {
         for await (const e of r.handle.events) comm.send({ type: "event", runId: r.runId, event: slim(e) });
@@ -103,7 +109,12 @@ export function citeflowTarget(comm: Comm, openData: unknown): CommHandler {
     // A PDF passage's page with a span of its text marked (a verdict's evidence), as base64 PNG.
     evidencePage: async (req) => {
       const sha256 = typeof req.sha256 === "string" ? req.sha256 : undefined;
-      const r = await renderEvidencePage({ path: need<string>(req, "path", "string"), start: need<number>(req, "start", "number"), end: need<number>(req, "end", "number"), ...(sha256 ? { sha256 } : {}) });
+      const r = await renderEvidencePage({
+        path: need<string>(req, "path", "string"),
+        start: need<number>(req, "start", "number"),
+        end: need<number>(req, "end", "number"),
+        ...(sha256 ? { sha256 } : {}),
+      });
       return { page: r.page, png: Buffer.from(r.png).toString("base64"), width: r.width, height: r.height, boxes: r.boxes };
     },
     export: (req) => {

@@ -20,7 +20,10 @@ type Row = [number, number, string] | [number, number, [string, string | null]];
 
 /** Glob (`*`, `?`) as IPython's history search reads it. */
 function globToRegExp(pattern: string): RegExp {
-  const body = pattern.replace(/[.+^${}()|[\]\\]/g, "\\$&").replace(/\*/g, ".*").replace(/\?/g, ".");
+  const body = pattern
+    .replace(/[.+^${}()|[\]\\]/g, "\\$&")
+    .replace(/\*/g, ".*")
+    .replace(/\?/g, ".");
   return new RegExp(`^${body}$`, "s");
 }
 
@@ -50,7 +53,10 @@ export class History {
         rows = rows.filter((e) => re.test(e.input));
         if (q.unique) {
           const seen = new Set<string>();
-          rows = rows.reverse().filter((e) => !seen.has(e.input) && seen.add(e.input)).reverse();
+          rows = rows
+            .reverse()
+            .filter((e) => !seen.has(e.input) && seen.add(e.input))
+            .reverse();
         }
         if (q.n !== undefined && q.n > 0) rows = rows.slice(-q.n);
         break;

@@ -130,7 +130,14 @@ export class Kernel {
       protocol_version: PROTOCOL_VERSION,
       implementation: "citeflow",
       implementation_version: KERNEL_VERSION,
-      language_info: { name: "typescript", version: "5.0", mimetype: "text/typescript", file_extension: ".ts", codemirror_mode: { name: "javascript", typescript: true }, pygments_lexer: "typescript" },
+      language_info: {
+        name: "typescript",
+        version: "5.0",
+        mimetype: "text/typescript",
+        file_extension: ".ts",
+        codemirror_mode: { name: "javascript", typescript: true },
+        pygments_lexer: "typescript",
+      },
       banner: `Citeflow kernel ${KERNEL_VERSION} — TypeScript on Node ${process.version} (tslab executor)`,
       debugger: false,
       help_links: [{ text: "Citeflow kernel", url: "https://github.com/citeflow/citeflow/tree/main/kernel" }],
@@ -191,7 +198,9 @@ export class Kernel {
       case "kernel_info_request":
         return this.#withStatus(m, () => this.#reply(sock, m, "kernel_info_reply", this.#kernelInfo()));
       default:
-        return this.#withStatus(m, () => this.#reply(sock, m, m.header.msg_type.replace(/_request$/, "_reply"), { status: "error", ename: "NotImplemented", evalue: `${m.header.msg_type} is not supported`, traceback: [] }));
+        return this.#withStatus(m, () =>
+          this.#reply(sock, m, m.header.msg_type.replace(/_request$/, "_reply"), { status: "error", ename: "NotImplemented", evalue: `${m.header.msg_type} is not supported`, traceback: [] }),
+        );
     }
   }
 

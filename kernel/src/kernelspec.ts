@@ -16,7 +16,8 @@ export interface InstallOptions {
 /** Where kernelspecs go: `$JUPYTER_DATA_DIR/kernels` or `~/.local/share/jupyter/kernels` (user), or `<prefix>/share/jupyter/kernels`. */
 export function kernelsDir(o: InstallOptions): string {
   if (o.prefix) return join(resolve(o.prefix), "share", "jupyter", "kernels");
-  const data = process.env.JUPYTER_DATA_DIR || (process.platform === "darwin" ? join(homedir(), "Library", "Jupyter") : join(process.env.XDG_DATA_HOME || join(homedir(), ".local", "share"), "jupyter"));
+  const data =
+    process.env.JUPYTER_DATA_DIR || (process.platform === "darwin" ? join(homedir(), "Library", "Jupyter") : join(process.env.XDG_DATA_HOME || join(homedir(), ".local", "share"), "jupyter"));
   return join(data, "kernels");
 }
 

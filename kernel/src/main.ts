@@ -26,7 +26,7 @@ function readConnection(path: string): ConnectionInfo {
   try {
     info = JSON.parse(readFileSync(path, "utf8")) as ConnectionInfo;
   } catch (e) {
-    throw new Error(`citeflow kernel: cannot read connection file ${path}: ${(e as Error).message}`);
+    throw new Error(`citeflow kernel: cannot read connection file ${path}: ${(e as Error).message}`, { cause: e });
   }
   for (const k of ["ip", "transport", "shell_port", "control_port", "stdin_port", "iopub_port", "hb_port"] as const)
     if (info[k] === undefined) throw new Error(`citeflow kernel: connection file ${path} has no "${k}"`);

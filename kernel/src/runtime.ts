@@ -36,10 +36,14 @@ export class Runtime {
     try {
       const node = createConverter();
       const browser = createConverter({ isBrowser: true });
-      this.#executor = createExecutor(root, { node, browser, close: () => (node.close(), browser.close()) }, {
-        log: (value: unknown) => (this.#last = { value }),
-        error: (...args: unknown[]) => this.#errors.push(args),
-      });
+      this.#executor = createExecutor(
+        root,
+        { node, browser, close: () => (node.close(), browser.close()) },
+        {
+          log: (value: unknown) => (this.#last = { value }),
+          error: (...args: unknown[]) => this.#errors.push(args),
+        },
+      );
     } finally {
       process.chdir(notebookDir);
     }

@@ -18,11 +18,7 @@ function cli(args: string[], cwd: string, env: Record<string, string> = {}): Pro
 
 // A per-question graph of built-in nodes only: question → prompt.
 const perQuestion = () =>
-  doc(
-    { q: ["input.question"], prompt: ["text.template", { template: "Search query for: {{question.text}}" }] },
-    ["q.question->prompt.question"],
-    { question: { type: "Question" } },
-  );
+  doc({ q: ["input.question"], prompt: ["text.template", { template: "Search query for: {{question.text}}" }] }, ["q.question->prompt.question"], { question: { type: "Question" } });
 
 function setup() {
   const dir = tempDir();
@@ -65,7 +61,13 @@ describe("citeflow CLI", () => {
     const first = await cli(["run", graph, "--question", "Does aspirin prevent stroke?", "--json"], dir);
     expect(first.code).toBe(0);
     const s1 = JSON.parse(first.stdout);
-    expect(s1).toMatchObject({ status: "ok", nodes: [{ id: "q", status: "done", cache: "miss" }, { id: "prompt", status: "done", cache: "miss" }] });
+    expect(s1).toMatchObject({
+      status: "ok",
+      nodes: [
+        { id: "q", status: "done", cache: "miss" },
+        { id: "prompt", status: "done", cache: "miss" },
+      ],
+    });
     expect(typeof s1.runId).toBe("string");
     expect(typeof s1.nodes[0].ms).toBe("number");
     const s2 = JSON.parse((await cli(["run", graph, "--question", "Does aspirin prevent stroke?", "--json"], dir)).stdout);

@@ -32,10 +32,15 @@ function filesUnder(dir: string): string[] {
  * cite and 300 others, laid out as the release is (data/corpus.jsonl, data/claims_train.jsonl).
  */
 function miniRelease(): { tarball: Buffer; claims: Array<{ claim: string }> } {
-  const claimLines = readFileSync(join(DATA, "scifact", "claims_train.jsonl"), "utf8").trim().split("\n").slice(0, 3);
+  const claimLines = readFileSync(join(DATA, "scifact", "claims_train.jsonl"), "utf8")
+    .trim()
+    .split("\n")
+    .slice(0, 3);
   const claims = claimLines.map((l) => JSON.parse(l) as { claim: string; cited_doc_ids: number[] });
   const cited = new Set(claims.flatMap((c) => c.cited_doc_ids));
-  const corpus = readFileSync(join(DATA, "scifact", "corpus.jsonl"), "utf8").trim().split("\n");
+  const corpus = readFileSync(join(DATA, "scifact", "corpus.jsonl"), "utf8")
+    .trim()
+    .split("\n");
   const keep = corpus.filter((l, i) => i < 300 || cited.has((JSON.parse(l) as { doc_id: number }).doc_id));
   const dir = tempDir();
   mkdirSync(join(dir, "data"));

@@ -8,7 +8,9 @@ import { tempDir } from "../helpers.js";
 const bin = fileURLToPath(new URL("../../packages/cli/dist/bin.js", import.meta.url));
 const cli = (args: string[], cwd: string) =>
   new Promise<{ code: number; stderr: string; stdout: string }>((resolve) =>
-    execFile(process.execPath, [bin, ...args], { cwd, env: { ...process.env, CITEFLOW_RUNS: "" } }, (err, stdout, stderr) => resolve({ code: err ? ((err as { code?: number }).code ?? 1) : 0, stdout, stderr })),
+    execFile(process.execPath, [bin, ...args], { cwd, env: { ...process.env, CITEFLOW_RUNS: "" } }, (err, stdout, stderr) =>
+      resolve({ code: err ? ((err as { code?: number }).code ?? 1) : 0, stdout, stderr }),
+    ),
   );
 
 /** Paths on the command line are checked before anything runs, and the error says what was expected. */

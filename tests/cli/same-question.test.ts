@@ -32,7 +32,9 @@ describe("one question, one run: the CLI, a notebook and the editor make the sam
 
     // The CLI.
     await new Promise<void>((resolve, reject) =>
-      execFile(process.execPath, [bin, "run", "verifai", "--question", QUESTION, "--json"], { env: { ...process.env, ...env, CITEFLOW_RUNS: cli } }, (err, _out, stderr) => (err ? reject(new Error(stderr)) : resolve())),
+      execFile(process.execPath, [bin, "run", "verifai", "--question", QUESTION, "--json"], { env: { ...process.env, ...env, CITEFLOW_RUNS: cli } }, (err, _out, stderr) =>
+        err ? reject(new Error(stderr)) : resolve(),
+      ),
     );
     // A notebook.
     await run("verifai", QUESTION, { runs: notebook, display: false });
@@ -56,7 +58,9 @@ describe("one question, one run: the CLI, a notebook and the editor make the sam
     expect(q).toEqual([{ inputs: { question: { id: expect.stringMatching(/^q-[0-9a-f]{12}$/), text: "a" } }, label: q[0]!.label }]);
     // A question set runs a Question graph once per question; a Question[] graph once on the set.
     expect(questionRuns(doc({ question: "Question" }), { questions: ["a", "b"] })).toHaveLength(2);
-    expect(questionRuns(doc({ questions: "Question[]" }), { questions: ["a", "b"] })).toEqual([{ inputs: { questions: [expect.objectContaining({ text: "a" }), expect.objectContaining({ text: "b" })] } }]);
+    expect(questionRuns(doc({ questions: "Question[]" }), { questions: ["a", "b"] })).toEqual([
+      { inputs: { questions: [expect.objectContaining({ text: "a" }), expect.objectContaining({ text: "b" })] } },
+    ]);
     expect(questionRuns(doc({ text: "Text" }), { question: "a" })[0]!.inputs).toEqual({ text: "a" });
     expect(() => questionRuns(doc({ n: "Number" }), { question: "a" })).toThrow(/graph input "n" is Number/);
     expect(() => questionRuns(doc({}), { question: "a" })).toThrow(/declares no inputs/);

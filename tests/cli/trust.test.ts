@@ -27,7 +27,10 @@ function cli(args: string[], cwd: string, env: NodeJS.ProcessEnv = {}) {
     execFile(
       process.execPath,
       [bin, ...args],
-      { cwd, env: { ...process.env, CITEFLOW_RUNS: join(cwd, "runs"), MY_SERVICE_TOKEN: SECRET, OPENAI_API_KEY: SECRET, OPENAI_BASE_URL: "", CITEFLOW_ALLOWED_ENDPOINTS: "", CITEFLOW_PROMPTS: "", ...env } },
+      {
+        cwd,
+        env: { ...process.env, CITEFLOW_RUNS: join(cwd, "runs"), MY_SERVICE_TOKEN: SECRET, OPENAI_API_KEY: SECRET, OPENAI_BASE_URL: "", CITEFLOW_ALLOWED_ENDPOINTS: "", CITEFLOW_PROMPTS: "", ...env },
+      },
       (err, stdout, stderr) => resolve({ code: err ? ((err as { code?: number }).code ?? 1) : 0, stdout, stderr }),
     ),
   );
@@ -88,7 +91,9 @@ describe("graph files cannot reach what the user did not configure", () => {
     expect(r1.stdout).toContain("prompt file:/etc/passwd: /etc/passwd is outside the folders prompts are read from");
     const r2 = await cli(["run", graph(dir, store, { baseUrl: url }), "-q", "Vitamin D and fractures", "--json"], dir);
     expect(r2.code).toBe(1);
-    expect(r2.stdout).toContain(`params.baseUrl names the server ${url}, which you have not configured: a graph file cannot choose where requests go. To allow it, run with --allow-endpoint ${server.url}`);
+    expect(r2.stdout).toContain(
+      `params.baseUrl names the server ${url}, which you have not configured: a graph file cannot choose where requests go. To allow it, run with --allow-endpoint ${server.url}`,
+    );
     expect(server.requests).toHaveLength(0);
 
     // With consent to the server, /etc/passwd is still refused; ../ and a symlink out are refused too.

@@ -7,11 +7,43 @@ const marks = (text: string, base: 0 | 1 = 1) => findCitations(text, passages, {
 describe("citation parser", () => {
   it.each([
     ["Aspirin helps [1].", [["1", "10#0"]]],
-    ["Both [1][2].", [["1", "10#0"], ["2", "20#0"]]],
-    ["Listed [1, 3].", [["1", "10#0"], ["3", "30#1"]]],
-    ["Ranged [1-3].", [["1", "10#0"], ["2", "20#0"], ["3", "30#1"]]],
-    ["En dash [2–3].", [["2", "20#0"], ["3", "30#1"]]],
-    ["Mixed [1, 2-3].", [["1", "10#0"], ["2", "20#0"], ["3", "30#1"]]],
+    [
+      "Both [1][2].",
+      [
+        ["1", "10#0"],
+        ["2", "20#0"],
+      ],
+    ],
+    [
+      "Listed [1, 3].",
+      [
+        ["1", "10#0"],
+        ["3", "30#1"],
+      ],
+    ],
+    [
+      "Ranged [1-3].",
+      [
+        ["1", "10#0"],
+        ["2", "20#0"],
+        ["3", "30#1"],
+      ],
+    ],
+    [
+      "En dash [2–3].",
+      [
+        ["2", "20#0"],
+        ["3", "30#1"],
+      ],
+    ],
+    [
+      "Mixed [1, 2-3].",
+      [
+        ["1", "10#0"],
+        ["2", "20#0"],
+        ["3", "30#1"],
+      ],
+    ],
     ["Out of range [9].", [["9", null]]],
     ["No citations here.", []],
     ["Not a citation: [a] or [1a] or (1).", []],
@@ -20,7 +52,10 @@ describe("citation parser", () => {
   });
 
   it("0-based, as OpenScholar numbers passages", () => {
-    expect(marks("First [0], second [1].", 0)).toEqual([["0", "10#0"], ["1", "20#0"]]);
+    expect(marks("First [0], second [1].", 0)).toEqual([
+      ["0", "10#0"],
+      ["1", "20#0"],
+    ]);
     expect(marks("Too far [5].", 0)).toEqual([["5", null]]);
   });
 
@@ -28,7 +63,13 @@ describe("citation parser", () => {
     ["Shown [PUBMED:12345].", [["PUBMED:12345", "pubmed:12345#0"]]],
     ["Shown (PUBMED:12345).", [["PUBMED:12345", "pubmed:12345#0"]]],
     ["Shown (PMID: 12345).", [["PMID:12345", "pubmed:12345#0"]]],
-    ["Two (PUBMED:12345, PUBMED:999).", [["PUBMED:12345", "pubmed:12345#0"], ["PUBMED:999", null]]],
+    [
+      "Two (PUBMED:12345, PUBMED:999).",
+      [
+        ["PUBMED:12345", "pubmed:12345#0"],
+        ["PUBMED:999", null],
+      ],
+    ],
     ["By doc id [PUBMED:20].", [["PUBMED:20", "20#0"]]],
     ["arXiv [ARXIV:2401.01234v2].", [["ARXIV:2401.01234v2", "arxiv:2401.01234v2#0"]]],
   ] as const)("document ids: %s", (text, expected) => {

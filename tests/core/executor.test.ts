@@ -6,10 +6,7 @@ import { doc, eventsOf, makeProbe, run, testRegistry } from "../helpers.js";
 const chain = () => doc({ a: ["test.const", { value: 1 }], b: ["test.add", { delta: 10 }], c: ["test.add", { delta: 100 }] }, ["a.out->b.a", "b.out->c.a"]);
 // a → b, a → c, (b, c) → d
 const diamond = () =>
-  doc(
-    { a: ["test.const", { value: 1 }], b: ["test.add", { delta: 10 }], c: ["test.add", { delta: 100 }], d: ["test.add"] },
-    ["a.out->b.a", "a.out->c.a", "b.out->d.a", "c.out->d.b"],
-  );
+  doc({ a: ["test.const", { value: 1 }], b: ["test.add", { delta: 10 }], c: ["test.add", { delta: 100 }], d: ["test.add"] }, ["a.out->b.a", "a.out->c.a", "b.out->d.a", "c.out->d.b"]);
 const out = (r: Awaited<ReturnType<typeof run>>, id: string) => r.byId[id]?.outputs?.out;
 
 describe("graph shapes", () => {
@@ -88,7 +85,10 @@ describe("partial runs", () => {
     const cache = new MemoryCache();
     await run(diamond(), { cache });
     const r = await run(diamond(), { cache, from });
-    const misses = r.result.nodes.filter((n) => n.cache === "miss").map((n) => n.id).sort();
+    const misses = r.result.nodes
+      .filter((n) => n.cache === "miss")
+      .map((n) => n.id)
+      .sort();
     expect(misses).toEqual(rerun);
     expect(r.result.nodes.filter((n) => n.cache === "hit").every((n) => !rerun.includes(n.id))).toBe(true);
     expect(out(r, "d")).toBe(112);
@@ -104,7 +104,10 @@ describe("partial runs", () => {
     const cache = new MemoryCache();
     await run(chain(), { cache });
     const r = await run(chain(), { cache, only: "b" });
-    expect(r.result.nodes.map((n) => [n.id, n.cache])).toEqual([["a", "hit"], ["b", "miss"]]);
+    expect(r.result.nodes.map((n) => [n.id, n.cache])).toEqual([
+      ["a", "hit"],
+      ["b", "miss"],
+    ]);
     expect(r.probe.calls).toEqual({ b: 1 });
   });
 
@@ -146,10 +149,12 @@ describe("overrides", () => {
 
 describe("errors", () => {
   const branches = () =>
-    doc(
-      { a: ["test.const", { value: 1 }], bad: ["test.fail", { message: "model server down" }], after: ["test.add"], good: ["test.sleep", { ms: 30, value: 2 }], good2: ["test.add"] },
-      ["a.out->bad.in", "bad.out->after.a", "a.out->good.in", "good.out->good2.a"],
-    );
+    doc({ a: ["test.const", { value: 1 }], bad: ["test.fail", { message: "model server down" }], after: ["test.add"], good: ["test.sleep", { ms: 30, value: 2 }], good2: ["test.add"] }, [
+      "a.out->bad.in",
+      "bad.out->after.a",
+      "a.out->good.in",
+      "good.out->good2.a",
+    ]);
 
   it("a failing node stops its descendants, not the independent branch", async () => {
     const r = await run(branches());
@@ -268,10 +273,7 @@ describe("stepping, breakpoints and abort", () => {
   });
 
   it("abort mid-node signals the node and keeps finished work", async () => {
-    const d = doc(
-      { fast: ["test.const", { value: 1 }], slow: ["test.sleep", { ms: 10_000 }], after: ["test.add"] },
-      ["fast.out->slow.in", "slow.out->after.a"],
-    );
+    const d = doc({ fast: ["test.const", { value: 1 }], slow: ["test.sleep", { ms: 10_000 }], after: ["test.add"] }, ["fast.out->slow.in", "slow.out->after.a"]);
     const controller = new AbortController();
     const graph = loadGraph(d, testRegistry());
     const h = startRun(graph, { signal: controller.signal, services: { probe: makeProbe() } });
@@ -280,7 +282,11 @@ describe("stepping, breakpoints and abort", () => {
     const result = await h.result;
     expect(Date.now() - t0).toBeLessThan(5_000);
     expect(result.status).toBe("aborted");
-    expect(result.nodes.map((n) => [n.id, n.status])).toEqual([["fast", "done"], ["slow", "aborted"], ["after", "skipped"]]);
+    expect(result.nodes.map((n) => [n.id, n.status])).toEqual([
+      ["fast", "done"],
+      ["slow", "aborted"],
+      ["after", "skipped"],
+    ]);
     expect(result.nodes[1]!.error!.name).toBe("AbortError");
   });
 
@@ -316,7 +322,10 @@ describe("events and spans", () => {
     const ends = eventsOf(r.events, "span-end");
     expect(ends.find((e) => e.spanId === ret1!.spanId)!.data).toEqual({ hits: 10 });
     expect(ends.find((e) => e.spanId === it1!.spanId)!.data).toEqual({ k: 1 });
-    expect(eventsOf(r.events, "node-progress").map((p) => [p.done, p.total])).toEqual([[1, 2], [2, 2]]);
+    expect(eventsOf(r.events, "node-progress").map((p) => [p.done, p.total])).toEqual([
+      [1, 2],
+      [2, 2],
+    ]);
     expect(eventsOf(r.events, "node-log")[0]).toMatchObject({ level: "info", message: "done iterating", data: { total: 30 } });
   });
 });

@@ -185,7 +185,7 @@ describe("graph loading", () => {
       loadGraph(d, registry, { source: "g.citeflow.json" });
       expect.unreachable();
     } catch (e) {
-      expect((e as Error).message).toContain('g.citeflow.json: invalid graph (1 problem)');
+      expect((e as Error).message).toContain("g.citeflow.json: invalid graph (1 problem)");
       expect((e as Error).message).toContain('error: node "p" params.topk: unknown param "topk" for test.passages');
     }
   });
@@ -202,7 +202,18 @@ describe("graph saving", () => {
 
   it("orders keys the same whatever order the document had", () => {
     const g1 = loadGraph(doc({ s: ["list.select", { limit: 2, offset: 1 }], p: ["test.passages"] }, ["p.passages->s.items"]), registry);
-    const shuffled = JSON.parse(JSON.stringify({ edges: [{ to: "s.items", from: "p.passages" }], nodes: [{ params: { offset: 1, limit: 2 }, version: 1, type: "list.select", id: "s" }, { type: "test.passages", id: "p", version: 1, params: {} }], inputs: {}, name: "test graph", citeflow: 1 }));
+    const shuffled = JSON.parse(
+      JSON.stringify({
+        edges: [{ to: "s.items", from: "p.passages" }],
+        nodes: [
+          { params: { offset: 1, limit: 2 }, version: 1, type: "list.select", id: "s" },
+          { type: "test.passages", id: "p", version: 1, params: {} },
+        ],
+        inputs: {},
+        name: "test graph",
+        citeflow: 1,
+      }),
+    );
     expect(saveGraph(loadGraph(shuffled, registry).doc)).toBe(saveGraph(g1.doc));
   });
 });
@@ -212,7 +223,7 @@ describe("loader fuzz", () => {
     try {
       loadGraph(input, registry);
     } catch (e) {
-      if (!(e instanceof GraphValidationError)) throw new Error(`threw ${(e as Error).name}: ${(e as Error).message}`);
+      if (!(e instanceof GraphValidationError)) throw new Error(`threw ${(e as Error).name}: ${(e as Error).message}`, { cause: e });
     }
   };
 

@@ -156,7 +156,13 @@ describe("exports from template runs (scripted LLM on loopback)", () => {
     const { tableFromIPC } = await import("apache-arrow");
     const table = tableFromIPC(readParquet(readFileSync(join(out, "train.parquet"))).intoIPCStream());
     expect(table.numRows).toBe(rows.length);
-    expect(table.get(0)!.toJSON().messages.toJSON().map((m: any) => m.toJSON())).toEqual(rows[0]!.messages);
+    expect(
+      table
+        .get(0)!
+        .toJSON()
+        .messages.toJSON()
+        .map((m: any) => m.toJSON()),
+    ).toEqual(rows[0]!.messages);
     expect(table.get(0)!.toJSON().metadata.toJSON().runId).toBe(rows[0]!.metadata.runId);
   });
 
@@ -301,7 +307,13 @@ describe("reranker pairs", () => {
     const out = mkdtempSync(join(tmpdir(), "citeflow-rerank-"));
     exportDataset({ runs: rerankRuns, format: "rerank-scored", out, split: 1 });
     const scored = read(out, "train.jsonl");
-    expect(scored.map((x) => [x.label, x.score])).toEqual([[1, 5], [1, 4], [0, 2], [0, 1], [0, 1]]);
+    expect(scored.map((x) => [x.label, x.score])).toEqual([
+      [1, 5],
+      [1, 4],
+      [0, 2],
+      [0, 1],
+      [0, 1],
+    ]);
     expect(Object.keys(scored[0]!).sort()).toEqual(["label", "metadata", "passage", "query", "score"]);
 
     const out2 = mkdtempSync(join(tmpdir(), "citeflow-rerank-"));
@@ -337,7 +349,12 @@ describe("reranker pairs", () => {
 });
 
 describe("dedupe and split", () => {
-  const row = (key: string, text: string, data: Record<string, unknown> = { text }): Row => ({ key, dedupText: text, data, provenance: { runId: "r", graph: "g", graphHash: "h", nodeId: "n", passageIds: [], docIds: [], models: {}, sources: [] } });
+  const row = (key: string, text: string, data: Record<string, unknown> = { text }): Row => ({
+    key,
+    dedupText: text,
+    data,
+    provenance: { runId: "r", graph: "g", graphHash: "h", nodeId: "n", passageIds: [], docIds: [], models: {}, sources: [] },
+  });
 
   it("drops exact duplicates and near duplicates (case, punctuation, spacing), keeping the first", () => {
     const r = dedupe([row("a", "Vitamin D helps."), row("a", "Vitamin D helps."), row("b", "vitamin  d, HELPS"), row("c", "Vitamin C helps.")]);

@@ -53,7 +53,14 @@ describe("citeflow synth (scripted LLM on loopback)", () => {
       }
       return json(res, 500, { error: { message: "unexpected prompt" } });
     });
-    env = { CITEFLOW_CHAT_MODEL: "loopback-model", OPENAI_BASE_URL: server.url, OPENAI_API_KEY: "sk-synth-test-key-000000000000", CITEFLOW_RERANK_MODEL: "pair-rerank-scifact", CITEFLOW_NLI_MODEL: "pair-nli-scifact", CITEFLOW_STORE: suite.store };
+    env = {
+      CITEFLOW_CHAT_MODEL: "loopback-model",
+      OPENAI_BASE_URL: server.url,
+      OPENAI_API_KEY: "sk-synth-test-key-000000000000",
+      CITEFLOW_RERANK_MODEL: "pair-rerank-scifact",
+      CITEFLOW_NLI_MODEL: "pair-nli-scifact",
+      CITEFLOW_STORE: suite.store,
+    };
   }, 120_000);
 
   it("samples, asks, runs, filters and exports; a second invocation resumes without asking again", async () => {

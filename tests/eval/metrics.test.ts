@@ -32,7 +32,10 @@ describe("retrieval metrics (BEIR / trec_eval definitions)", () => {
   });
 
   it("averages over judged queries only, and maps passages to papers by first appearance", () => {
-    const qrels = new Map([["q1", new Map([["d1", 1]])], ["q2", new Map([["d2", 1]])]]);
+    const qrels = new Map([
+      ["q1", new Map([["d1", 1]])],
+      ["q2", new Map([["d2", 1]])],
+    ]);
     const runs = new Map([
       ["q1", docsInOrder(["d1#0", "d1#1", "d3#0"])],
       ["q2", docsInOrder(["d3#0", "d2#4"])],
@@ -49,7 +52,10 @@ describe("retrieval metrics (BEIR / trec_eval definitions)", () => {
     const dir = tempDir();
     writeFileSync(join(dir, "q.tsv"), "query-id\tcorpus-id\tscore\n1\t31715818\t1\n1\t42\t0\n");
     const q = readQrels(join(dir, "q.tsv"));
-    expect([...q.get("1")!.entries()]).toEqual([["31715818", 1], ["42", 0]]);
+    expect([...q.get("1")!.entries()]).toEqual([
+      ["31715818", 1],
+      ["42", 0],
+    ]);
     writeFileSync(join(dir, "bad.tsv"), "query-id\tcorpus-id\tscore\n1 31715818 1\n");
     expect(() => readQrels(join(dir, "bad.tsv"))).toThrow(/bad.tsv:2: expected "query-id<TAB>corpus-id<TAB>score"/);
   });

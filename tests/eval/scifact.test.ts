@@ -50,7 +50,9 @@ describe("citeflow eval scifact", () => {
 
   const exec = (args: string[]) =>
     new Promise<{ code: number; stdout: string; stderr: string }>((resolve) =>
-      execFile(process.execPath, [bin, ...args], { env: { ...process.env, CITEFLOW_NLI_MODEL: "pair-nli-scifact" } }, (err, stdout, stderr) => resolve({ code: err ? ((err as { code?: number }).code ?? 1) : 0, stdout, stderr })),
+      execFile(process.execPath, [bin, ...args], { env: { ...process.env, CITEFLOW_NLI_MODEL: "pair-nli-scifact" } }, (err, stdout, stderr) =>
+        resolve({ code: err ? ((err as { code?: number }).code ?? 1) : 0, stdout, stderr }),
+      ),
     );
 
   it("3-way: accuracy, macro-F1 and confusion over every claim", async () => {
@@ -60,7 +62,11 @@ describe("citeflow eval scifact", () => {
     expect(Object.keys(s).sort()).toEqual(["accuracy", "claims", "confusion", "macro_f1"]);
     expect(s.claims).toBe(3);
     expect(Object.keys(s.confusion)).toEqual(["SUPPORT", "CONTRADICT", "NO_EVIDENCE"]);
-    expect(Object.values(s.confusion).flatMap((row) => Object.values(row as Record<string, number>)).reduce((a: number, b: number) => a + b, 0)).toBe(3);
+    expect(
+      Object.values(s.confusion)
+        .flatMap((row) => Object.values(row as Record<string, number>))
+        .reduce((a: number, b: number) => a + b, 0),
+    ).toBe(3);
   });
 
   it("--binary keeps only claims with evidence, true/false", async () => {

@@ -7,7 +7,12 @@ describe("model calls from a node's spans", () => {
     const usage = { promptTokens: 812, completionTokens: 40, timeToFirstTokenMs: 310, tokensPerSecond: 48.2 };
     const spans = [
       { name: "model", status: "ok", children: [], data: { model: "gemma-3-270m-q4_k_m", baseURL: "in-process", servedBy: "gemma-3-270m-q4_k_m", usage } },
-      { name: "feedback 1", status: "ok", children: [{ name: "feedback", status: "ok", children: [], data: { model: "m", baseURL: "http://127.0.0.1:9/v1", servedBy: "m-2024" } }], data: { items: 2 } },
+      {
+        name: "feedback 1",
+        status: "ok",
+        children: [{ name: "feedback", status: "ok", children: [], data: { model: "m", baseURL: "http://127.0.0.1:9/v1", servedBy: "m-2024" } }],
+        data: { items: 2 },
+      },
       { name: "retrieve", status: "ok", children: [], data: { query: "x" } },
     ];
     expect(modelCalls(spans)).toEqual([

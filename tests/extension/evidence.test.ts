@@ -31,10 +31,20 @@ describe("evidence pinned to a PDF page (JupyterLab, Chromium)", () => {
     mkdirSync(join(work, "papers"));
     copyFileSync(paper.pdf, join(work, "papers", "paper.pdf"));
     const store = join(work, "store");
-    const ingest = spawnSync(process.execPath, [join(root, "packages/cli/dist/bin.js"), "ingest", join(work, "papers"), "--format", "pdf", "--store", store, "--embedder", "static-use-en", "--models-dir", MODELS], { encoding: "utf8" });
+    const ingest = spawnSync(
+      process.execPath,
+      [join(root, "packages/cli/dist/bin.js"), "ingest", join(work, "papers"), "--format", "pdf", "--store", store, "--embedder", "static-use-en", "--models-dir", MODELS],
+      { encoding: "utf8" },
+    );
     expect(ingest.status, ingest.stderr).toBe(0);
     question = splitSentences(paper.sections[4]!.text)[1]!;
-    ({ lab, ctx, page, problems } = await labSession(work, { CITEFLOW_STORE: store, CITEFLOW_RUNS: join(work, "runs"), CITEFLOW_MODELS: MODELS, CITEFLOW_NLI_MODEL: "pair-nli-scifact", CITEFLOW_CHAT_MODEL: "none" }));
+    ({ lab, ctx, page, problems } = await labSession(work, {
+      CITEFLOW_STORE: store,
+      CITEFLOW_RUNS: join(work, "runs"),
+      CITEFLOW_MODELS: MODELS,
+      CITEFLOW_NLI_MODEL: "pair-nli-scifact",
+      CITEFLOW_CHAT_MODEL: "none",
+    }));
   }, 240_000);
 
   afterAll(async () => {

@@ -25,20 +25,44 @@ describe("self-feedback iteration tree", () => {
       },
     ];
     expect(feedbackIterations(spans)).toEqual([
-      { n: 1, status: "ok", ms: 9, feedback: { text: "Add the second study.", question: "second study" }, retrieval: { query: "second study", added: ["12#0", "40#1"], ms: 2 }, edit: { kept: true, lengthRatio: 1.8, before: "A answer.", after: "A long answer.", ms: 6 } },
+      {
+        n: 1,
+        status: "ok",
+        ms: 9,
+        feedback: { text: "Add the second study.", question: "second study" },
+        retrieval: { query: "second study", added: ["12#0", "40#1"], ms: 2 },
+        edit: { kept: true, lengthRatio: 1.8, before: "A answer.", after: "A long answer.", ms: 6 },
+      },
       { n: 2, status: "ok", ms: 5, feedback: { text: "Be shorter." }, edit: { kept: false, lengthRatio: 0.1, before: "A long answer.", after: "A long answer.", ms: 4 } },
     ]);
-    expect(feedbackIterations([{ name: "feedback 1", status: "error", error: { message: "timeout" }, data: { feedback: { text: "x" } }, children: [] }])).toEqual([{ n: 1, status: "error", error: "timeout", feedback: { text: "x" } }]);
+    expect(feedbackIterations([{ name: "feedback 1", status: "error", error: { message: "timeout" }, data: { feedback: { text: "x" } }, children: [] }])).toEqual([
+      { n: 1, status: "error", error: "timeout", feedback: { text: "x" } },
+    ]);
   });
 
   it("diffs words: what was kept, removed and added, and rebuilds both texts", () => {
     const a = "Vitamin D lowers fracture risk [0].";
     const b = "Vitamin D supplements lower fracture risk in older adults [0][2].";
     const d = wordDiff(a, b);
-    expect(d.filter((p) => p.op !== "ins").map((p) => p.text).join("")).toBe(a);
-    expect(d.filter((p) => p.op !== "del").map((p) => p.text).join("")).toBe(b);
+    expect(
+      d
+        .filter((p) => p.op !== "ins")
+        .map((p) => p.text)
+        .join(""),
+    ).toBe(a);
+    expect(
+      d
+        .filter((p) => p.op !== "del")
+        .map((p) => p.text)
+        .join(""),
+    ).toBe(b);
     expect(d.filter((p) => p.op === "del").map((p) => p.text.trim())).toEqual(["lowers", "[0]."]);
-    expect(d.filter((p) => p.op === "ins").map((p) => p.text.trim()).join(" ")).toContain("in older adults");
+    expect(
+      d
+        .filter((p) => p.op === "ins")
+        .map((p) => p.text.trim())
+        .join(" "),
+    ).toContain("in older adults");
     expect(wordDiff("same", "same")).toEqual([{ op: "same", text: "same" }]);
     expect(wordDiff("", "new")).toEqual([{ op: "ins", text: "new" }]);
   });

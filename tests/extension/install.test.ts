@@ -77,7 +77,13 @@ describe(`citeflow-jupyterlab installed with pip into a fresh venv (JupyterLab $
       mkdirSync(shots, { recursive: true });
       const { store } = await smallSciFactStore(100);
       mkdirSync(join(work, "root"));
-      lab = await startLab({ venv, state: join(work, "state"), root: join(work, "root"), quiet: true, env: { CITEFLOW_STORE: store, CITEFLOW_RUNS: join(work, "runs"), CITEFLOW_MODELS: MODELS, CITEFLOW_NLI_MODEL: "pair-nli-scifact", CITEFLOW_CHAT_MODEL: "none" } });
+      lab = await startLab({
+        venv,
+        state: join(work, "state"),
+        root: join(work, "root"),
+        quiet: true,
+        env: { CITEFLOW_STORE: store, CITEFLOW_RUNS: join(work, "runs"), CITEFLOW_MODELS: MODELS, CITEFLOW_NLI_MODEL: "pair-nli-scifact", CITEFLOW_CHAT_MODEL: "none" },
+      });
       browser = await openBrowser(join(work, "chromium"));
       await browser.page.goto(lab.url);
       await browser.page.locator(".jp-LauncherCard").first().waitFor({ timeout: 60_000 });

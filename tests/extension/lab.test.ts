@@ -59,7 +59,13 @@ async function select(id: string) {
 async function closeAll() {
   void page.evaluate(() => (window as any).jupyterapp.shell.closeAll());
   const discard = page.locator(".jp-Dialog button", { hasText: "Discard" });
-  while (await discard.waitFor({ timeout: 3_000 }).then(() => true, () => false)) await discard.click();
+  while (
+    await discard.waitFor({ timeout: 3_000 }).then(
+      () => true,
+      () => false,
+    )
+  )
+    await discard.click();
   await expect.poll(() => page.locator(".jp-Document").count()).toBe(0);
 }
 
@@ -81,8 +87,7 @@ async function dragPort(from: string, to: string, over?: () => Promise<void>) {
 const undo = () => page.evaluate(() => (window as any).jupyterapp.commands.execute("citeflow:undo"));
 
 /** The minimap's dimming outside the view, as RGBA at its top-left corner. */
-const minimapDim = () =>
-  page.locator(".cf-editor canvas.cf-minimap-view").evaluate((c: HTMLCanvasElement) => Array.from(c.getContext("2d")!.getImageData(1, 1, 1, 1).data));
+const minimapDim = () => page.locator(".cf-editor canvas.cf-minimap-view").evaluate((c: HTMLCanvasElement) => Array.from(c.getContext("2d")!.getImageData(1, 1, 1, 1).data));
 
 /** The connection-state classes of a port handle (`node.port`, an output or an input). */
 const portState = (ref: string, type: "source" | "target") => {
@@ -106,7 +111,11 @@ async function expectReadable() {
       <span class="cf-diff-mark">differs</span>
       ${["SUPPORT", "CONTRADICT", "NO_EVIDENCE", "NO_REFERENCE"].map((l) => `<div class="cf-label-${l}"><span class="cf-label">${l}</span></div>`).join("")}`;
     root.append(probe);
-    const rgb = (c: string) => c.match(/[\d.]+/g)!.slice(0, 3).map(Number);
+    const rgb = (c: string) =>
+      c
+        .match(/[\d.]+/g)!
+        .slice(0, 3)
+        .map(Number);
     const lum = (c: string) => {
       const [r, g, b] = rgb(c).map((v) => (v / 255 <= 0.03928 ? v / 255 / 12.92 : ((v / 255 + 0.055) / 1.055) ** 2.4));
       return 0.2126 * r! + 0.7152 * g! + 0.0722 * b!;
@@ -315,7 +324,9 @@ describe("Citeflow in JupyterLab (Chromium)", () => {
     const nodes = page.locator(".cf-editor .react-flow__node");
     const picked = page.locator(".cf-editor .react-flow__node.selected");
     await node("top").locator(".cf-node-head").click();
-    await node("papers").locator(".cf-node-head").click({ modifiers: ["Control"] });
+    await node("papers")
+      .locator(".cf-node-head")
+      .click({ modifiers: ["Control"] });
     await expect.poll(() => count.getAttribute("data-count")).toBe("2");
     expect(await selectedIds()).toEqual(["papers", "top"]);
 
@@ -344,9 +355,13 @@ describe("Citeflow in JupyterLab (Chromium)", () => {
     // Copy and paste both: the copies (with the edge between them) become the selection.
     const edges = await page.locator(".cf-editor .cf-edge").count();
     // Ctrl-click takes a selected node out of the selection, and puts it back.
-    await node("top").locator(".cf-node-head").click({ modifiers: ["Control"] });
+    await node("top")
+      .locator(".cf-node-head")
+      .click({ modifiers: ["Control"] });
     await expect.poll(() => picked.count()).toBe(1);
-    await node("top").locator(".cf-node-head").click({ modifiers: ["Control"] });
+    await node("top")
+      .locator(".cf-node-head")
+      .click({ modifiers: ["Control"] });
     await expect.poll(() => count.getAttribute("data-count")).toBe("2");
     await page.keyboard.press("Control+c");
     await page.keyboard.press("Control+v");
@@ -606,7 +621,10 @@ describe("Citeflow in JupyterLab (Chromium)", () => {
     await done.waitFor({ timeout: 30_000 });
     const out = (await done.getAttribute("data-export"))!;
     expect(out).toBe(join(work, "root", "datasets", "verif-ai-nli"));
-    const train = readFileSync(join(out, "train.jsonl"), "utf8").trim().split("\n").map((l) => JSON.parse(l));
+    const train = readFileSync(join(out, "train.jsonl"), "utf8")
+      .trim()
+      .split("\n")
+      .map((l) => JSON.parse(l));
     expect(train.length).toBeGreaterThan(0);
     expect(Object.keys(train[0]).sort()).toEqual(["hypothesis", "label", "label_id", "metadata", "premise"]);
     expect(readFileSync(join(out, "README.md"), "utf8")).toContain("nli");
@@ -660,7 +678,11 @@ describe("Citeflow in JupyterLab (Chromium)", () => {
     const label = await correct.locator("option").nth(1).getAttribute("value");
     await correct.selectOption(label!);
     await expect.poll(() => page.locator(".cf-inspector .cf-notice").textContent()).toContain("Correction recorded");
-    const corrections = () => readFileSync(join(work, "runs", "corrections", `${runId}.jsonl`), "utf8").trim().split("\n").map((l) => JSON.parse(l));
+    const corrections = () =>
+      readFileSync(join(work, "runs", "corrections", `${runId}.jsonl`), "utf8")
+        .trim()
+        .split("\n")
+        .map((l) => JSON.parse(l));
     const stored = corrections();
     expect(stored.at(-1)).toMatchObject({ kind: "verdict", nodeId: "verify", label });
 
@@ -736,7 +758,8 @@ describe("Citeflow in JupyterLab (Chromium)", () => {
     const longer = "Vitamin D supplementation lowers the risk of hip and non-vertebral fractures in older adults, most clearly when combined with calcium [0]. ".repeat(12);
     llm = await loopback((req, res) => {
       const user = String(req.body?.messages?.at(-1)?.content ?? "");
-      if (user.startsWith("You review")) return json(res, 200, completion("Feedback: Add the evidence on older adults.\nQuestion: vitamin D fracture risk older adults\n\nFeedback: Be much shorter.\nQuestion: none"));
+      if (user.startsWith("You review"))
+        return json(res, 200, completion("Feedback: Add the evidence on older adults.\nQuestion: vitamin D fracture risk older adults\n\nFeedback: Be much shorter.\nQuestion: none"));
       return json(res, 200, completion(user.includes("Feedback: Add the evidence on older adults.") ? longer : "Short."));
     });
     await closeAll();
@@ -756,10 +779,12 @@ describe("Citeflow in JupyterLab (Chromium)", () => {
     await dialog.locator("button", { hasText: "Do not run" }).click();
     await expect.poll(() => page.locator(".cf-editor .cf-banner").textContent()).toContain(`Not run: the pipeline names servers you have not allowed (${llm.url})`);
     expect(llm.requests.length).toBe(0);
-    expect(await runBy(async () => {
-      await page.locator('[data-action="run"]').click();
-      await dialog.locator("button", { hasText: "Allow and run" }).click();
-    })).toBe("ok");
+    expect(
+      await runBy(async () => {
+        await page.locator('[data-action="run"]').click();
+        await dialog.locator("button", { hasText: "Allow and run" }).click();
+      }),
+    ).toBe("ok");
     await select("feedback");
     const tree = page.locator('.cf-inspector [data-view="feedback"] .cf-feedback-tree');
     await tree.waitFor({ timeout: 30_000 });
@@ -814,7 +839,13 @@ describe("Citeflow in JupyterLab (Chromium)", () => {
     await expect.poll(() => tab.getAttribute("class")).toContain("jp-mod-dirty");
     void page.evaluate(() => (window as any).jupyterapp.commands.execute("docmanager:reload"));
     const reload = page.locator(".jp-Dialog button", { hasText: "Reload" });
-    if (await reload.waitFor({ timeout: 5_000 }).then(() => true, () => false)) await reload.click();
+    if (
+      await reload.waitFor({ timeout: 5_000 }).then(
+        () => true,
+        () => false,
+      )
+    )
+      await reload.click();
     await expect.poll(() => tab.getAttribute("class")).not.toContain("jp-mod-dirty");
     await expect.poll(offset).toBeGreaterThan(50);
     expect(readFileSync(path, "utf8")).toBe(JSON.stringify(graph, null, 2) + "\n");
@@ -823,12 +854,29 @@ describe("Citeflow in JupyterLab (Chromium)", () => {
   it("refuses a broken file with each problem and where, writes nothing, and draws it once fixed", async () => {
     await closeAll();
     const path = join(work, "root", "broken.citeflow.json");
-    const broken = JSON.stringify({ citeflow: 1, name: "broken", inputs: {}, nodes: [{ id: "a", type: "list.select", ui: { x: 0, y: 0 } }, { id: "a", type: "list.select" }], edges: [{ from: "a.items", to: "ghost.items" }] }, null, 2);
+    const broken = JSON.stringify(
+      {
+        citeflow: 1,
+        name: "broken",
+        inputs: {},
+        nodes: [
+          { id: "a", type: "list.select", ui: { x: 0, y: 0 } },
+          { id: "a", type: "list.select" },
+        ],
+        edges: [{ from: "a.items", to: "ghost.items" }],
+      },
+      null,
+      2,
+    );
     writeFileSync(path, broken);
     await page.evaluate(() => (window as any).jupyterapp.commands.execute("docmanager:open", { path: "broken.citeflow.json" }));
     const panel = page.locator(".jp-Document:not(.lm-mod-hidden) .cf-unreadable");
     await panel.waitFor({ timeout: 60_000 });
-    expect((await panel.locator("pre").textContent())!.split("\n")).toEqual(["broken.citeflow.json: 2 problems", 'nodes[1].id: "a" is also the id of nodes[0]', 'edges[0].to: no node "ghost" in this graph']);
+    expect((await panel.locator("pre").textContent())!.split("\n")).toEqual([
+      "broken.citeflow.json: 2 problems",
+      'nodes[1].id: "a" is also the id of nodes[0]',
+      'edges[0].to: no node "ghost" in this graph',
+    ]);
     expect(await page.locator(".jp-Document:not(.lm-mod-hidden) .react-flow").count()).toBe(0);
     expect(await page.locator('[data-action="run"]').isDisabled()).toBe(true);
     await shot("17-unreadable");

@@ -6,7 +6,11 @@ import { describe, expect, it } from "vitest";
 import { parseGraph } from "../../extension/lib/parse.js";
 
 const NODES = fileURLToPath(new URL("../../packages/nodes/", import.meta.url));
-const shipped = ["templates", "graphs"].flatMap((dir) => readdirSync(join(NODES, dir)).filter((f) => f.endsWith(".citeflow.json")).map((f) => join(NODES, dir, f)));
+const shipped = ["templates", "graphs"].flatMap((dir) =>
+  readdirSync(join(NODES, dir))
+    .filter((f) => f.endsWith(".citeflow.json"))
+    .map((f) => join(NODES, dir, f)),
+);
 
 const problems = (doc: unknown) => {
   try {

@@ -66,8 +66,17 @@ describe("selecting several nodes", () => {
 
   it("moves several nodes as one undo entry, rounding to whole pixels", () => {
     const s = editor();
-    s.moveNodes(new Map([["a", { x: 10.4, y: 20.6 }], ["c", { x: -5, y: 7 }]]));
-    expect(s.doc.nodes.map((n) => n.ui)).toEqual([{ x: 10, y: 21 }, { x: 240, y: 0 }, { x: -5, y: 7 }]);
+    s.moveNodes(
+      new Map([
+        ["a", { x: 10.4, y: 20.6 }],
+        ["c", { x: -5, y: 7 }],
+      ]),
+    );
+    expect(s.doc.nodes.map((n) => n.ui)).toEqual([
+      { x: 10, y: 21 },
+      { x: 240, y: 0 },
+      { x: -5, y: 7 },
+    ]);
     s.undo();
     expect(s.doc).toBe(doc);
   });

@@ -13,7 +13,6 @@ afterEach(async () => {
   server = undefined;
 });
 
-
 const passages = [
   { id: "1#0", title: "Aspirin trial", text: "Aspirin lowered the rate of stroke in older adults. The trial ran for five years.", metadata: {}, scores: {} },
   { id: "2#0", title: "Coffee", text: "Coffee intake was not associated with heart disease.", metadata: {}, scores: {} },
@@ -43,7 +42,11 @@ describe("OpenAI-compatible chat model against a loopback server", () => {
 
   it("retries 429 (Retry-After) and 500, then answers", async () => {
     server = await loopback((req, res) =>
-      req.n === 0 ? json(res, 429, { error: { message: "rate limited" } }, { "retry-after-ms": "5" }) : req.n === 1 ? json(res, 500, { error: { message: "oops" } }, { "retry-after-ms": "5" }) : json(res, 200, completion("ok")),
+      req.n === 0
+        ? json(res, 429, { error: { message: "rate limited" } }, { "retry-after-ms": "5" })
+        : req.n === 1
+          ? json(res, 500, { error: { message: "oops" } }, { "retry-after-ms": "5" })
+          : json(res, 200, completion("ok")),
     );
     expect((await openAIChat({ model: "m", baseURL: server.url, apiKey: KEY }).chat([{ role: "user", content: "x" }])).text).toBe("ok");
     expect(server.requests).toHaveLength(3);
@@ -63,11 +66,7 @@ describe("OpenAI-compatible chat model against a loopback server", () => {
 
 describe("generate.answer", () => {
   const graph = (params: Record<string, unknown>) =>
-    doc(
-      { q: ["input.question"], p: ["test.any", { value: passages }], g: ["generate.answer", params] },
-      ["q.question->g.question", "p.out->g.passages"],
-      { question: { type: "Question" } },
-    );
+    doc({ q: ["input.question"], p: ["test.any", { value: passages }], g: ["generate.answer", params] }, ["q.question->g.question", "p.out->g.passages"], { question: { type: "Question" } });
   const question = { question: { id: "q1", text: "Does aspirin reduce stroke risk?" } };
 
   it("offline: the extractive baseline answers with valid citations", async () => {
@@ -103,7 +102,11 @@ describe("generate.answer", () => {
       walk(dir);
       expect(all.join("\n")).not.toContain(KEY);
     } finally {
-      for (const [k, v] of [["OPENAI_BASE_URL", saved.u], ["OPENAI_API_KEY", saved.k]] as const) v === undefined ? delete process.env[k] : (process.env[k] = v);
+      for (const [k, v] of [
+        ["OPENAI_BASE_URL", saved.u],
+        ["OPENAI_API_KEY", saved.k],
+      ] as const)
+        v === undefined ? delete process.env[k] : (process.env[k] = v);
     }
   });
 
@@ -123,7 +126,12 @@ describe("generate.answer", () => {
       expect(allowed.byId.g!.status).toBe("done");
       expect(server.requests[0]!.headers.authorization).toBe("Bearer no-key");
     } finally {
-      for (const [k, v] of [["OPENAI_BASE_URL", saved.u], ["OPENAI_API_KEY", saved.k], ["CITEFLOW_ALLOWED_ENDPOINTS", saved.a]] as const) v === undefined ? delete process.env[k] : (process.env[k] = v);
+      for (const [k, v] of [
+        ["OPENAI_BASE_URL", saved.u],
+        ["OPENAI_API_KEY", saved.k],
+        ["CITEFLOW_ALLOWED_ENDPOINTS", saved.a],
+      ] as const)
+        v === undefined ? delete process.env[k] : (process.env[k] = v);
     }
   });
 
@@ -142,7 +150,11 @@ describe("generate.answer", () => {
       expect(online.byId.g!.cache).toBe("miss");
       expect((online.byId.g!.outputs!.answer as { text: string }).text).toBe("From the LLM [2].");
     } finally {
-      for (const [k, v] of [["CITEFLOW_CHAT_MODEL", saved.m], ["OPENAI_BASE_URL", saved.u]] as const) v === undefined ? delete process.env[k] : (process.env[k] = v);
+      for (const [k, v] of [
+        ["CITEFLOW_CHAT_MODEL", saved.m],
+        ["OPENAI_BASE_URL", saved.u],
+      ] as const)
+        v === undefined ? delete process.env[k] : (process.env[k] = v);
     }
   });
 

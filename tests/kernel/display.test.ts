@@ -74,8 +74,14 @@ describe("a live run's display shows a node's text while it streams", () => {
     let release!: () => void;
     const gate = new Promise<void>((r) => (release = r));
     const stream = defineNode({
-      type: "test.stream", version: 1, title: "Streams", family: "test", description: "Reports text so far, then finishes",
-      inputs: {}, outputs: { out: { type: "Text" } }, params: z.object({}),
+      type: "test.stream",
+      version: 1,
+      title: "Streams",
+      family: "test",
+      description: "Reports text so far, then finishes",
+      inputs: {},
+      outputs: { out: { type: "Text" } },
+      params: z.object({}),
       async run(_i, _p, ctx) {
         ctx.progress(3, 10, "The answer so");
         await gate;

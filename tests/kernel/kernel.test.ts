@@ -44,8 +44,24 @@ describe("the Citeflow kernel under Jupyter's own client", () => {
   it("passes Debian's jupyter_kernel_test suite completely (no failures, nothing skipped)", () => {
     const r = unittest("test_protocol", env);
     expect(r.code, r.output).toBe(0);
-    expect([...r.results.values()].every((v) => v === "ok"), r.output).toBe(true);
-    expect([...r.results.keys()].sort()).toEqual(["test_clear_output", "test_completion", "test_display_data", "test_error", "test_execute_result", "test_execute_stderr", "test_execute_stdout", "test_history", "test_inspect", "test_is_complete", "test_kernel_info", "test_pager"]);
+    expect(
+      [...r.results.values()].every((v) => v === "ok"),
+      r.output,
+    ).toBe(true);
+    expect([...r.results.keys()].sort()).toEqual([
+      "test_clear_output",
+      "test_completion",
+      "test_display_data",
+      "test_error",
+      "test_execute_result",
+      "test_execute_stderr",
+      "test_execute_stdout",
+      "test_history",
+      "test_inspect",
+      "test_is_complete",
+      "test_kernel_info",
+      "test_pager",
+    ]);
   }, 600_000);
 
   it("runs cells: errors, stop_on_error, Citeflow displays, interrupts, restart", () => {
@@ -75,7 +91,20 @@ describe("the kernel process", () => {
     const dir = tempDir("citeflow-kernel-orphan-");
     const ports = await Promise.all([0, 1, 2, 3, 4].map(freePort));
     const conn = join(dir, "connection.json");
-    writeFileSync(conn, JSON.stringify({ transport: "tcp", ip: "127.0.0.1", key: "k", signature_scheme: "hmac-sha256", shell_port: ports[0], control_port: ports[1], stdin_port: ports[2], iopub_port: ports[3], hb_port: ports[4] }));
+    writeFileSync(
+      conn,
+      JSON.stringify({
+        transport: "tcp",
+        ip: "127.0.0.1",
+        key: "k",
+        signature_scheme: "hmac-sha256",
+        shell_port: ports[0],
+        control_port: ports[1],
+        stdin_port: ports[2],
+        iopub_port: ports[3],
+        hb_port: ports[4],
+      }),
+    );
     const argv = (kernelspec().argv as string[]).map((a) => (a === "{connection_file}" ? conn : a));
     const env = { ...process.env };
     delete env.JPY_PARENT_PID;

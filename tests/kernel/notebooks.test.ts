@@ -36,21 +36,27 @@ async function execute(notebook: string, out: string, env: Record<string, string
   return { code, output };
 }
 
-const notebooks = readdirSync(NOTEBOOKS).filter((f) => f.endsWith(".ipynb")).sort();
+const notebooks = readdirSync(NOTEBOOKS)
+  .filter((f) => f.endsWith(".ipynb"))
+  .sort();
 
 describe("every notebook runs top to bottom offline (nbclient, Citeflow kernel)", () => {
   it("has one notebook per template plus synthetic data", () => {
     expect(notebooks).toEqual(["arxivbot.ipynb", "core-gpt.ipynb", "openscholar.ipynb", "synthetic-training-data.ipynb", "verifai.ipynb"]);
   });
   for (const nb of notebooks)
-    it(nb, async () => {
-      const r = await execute(nb, join(ARTEFACTS, "offline"), {});
-      expect(r.code, r.output).toBe(0);
-      const done = JSON.parse(readFileSync(join(ARTEFACTS, "offline", nb), "utf8")) as { cells: Array<{ cell_type: string; outputs?: Array<{ output_type: string }> }> };
-      const code = done.cells.filter((c) => c.cell_type === "code");
-      expect(code.every((c) => (c.outputs ?? []).every((o) => o.output_type !== "error"))).toBe(true);
-      expect(code.filter((c) => (c.outputs ?? []).length > 0).length).toBeGreaterThan(code.length / 2);
-    }, 900_000);
+    it(
+      nb,
+      async () => {
+        const r = await execute(nb, join(ARTEFACTS, "offline"), {});
+        expect(r.code, r.output).toBe(0);
+        const done = JSON.parse(readFileSync(join(ARTEFACTS, "offline", nb), "utf8")) as { cells: Array<{ cell_type: string; outputs?: Array<{ output_type: string }> }> };
+        const code = done.cells.filter((c) => c.cell_type === "code");
+        expect(code.every((c) => (c.outputs ?? []).every((o) => o.output_type !== "error"))).toBe(true);
+        expect(code.filter((c) => (c.outputs ?? []).length > 0).length).toBeGreaterThan(code.length / 2);
+      },
+      900_000,
+    );
 });
 
 describe("notebooks against an LLM server (loopback, OpenAI protocol)", () => {
@@ -61,7 +67,8 @@ describe("notebooks against an LLM server (loopback, OpenAI protocol)", () => {
       const prompt = JSON.stringify(req.body.messages).toLowerCase();
       if (prompt.includes("search query") || prompt.includes("query:")) return json(res, 200, completion("vitamin D supplementation fracture risk randomized trials"));
       if (prompt.includes("pieces of feedback")) return json(res, 200, completion("Feedback: Say how large the trials were.\nQuestion: vitamin D trial sample sizes"));
-      if (prompt.includes("revise the answer")) return json(res, 200, completion("Vitamin D supplementation was studied in randomized trials of several thousand adults [0]. Results on fracture risk were mixed [1]."));
+      if (prompt.includes("revise the answer"))
+        return json(res, 200, completion("Vitamin D supplementation was studied in randomized trials of several thousand adults [0]. Results on fracture risk were mixed [1]."));
       if (prompt.includes("literature-review question")) return json(res, 200, completion("What do we know about the mechanisms behind this finding?"));
       return json(res, 200, completion("Vitamin D supplementation was studied in randomized trials [1]. Results on fracture risk were mixed [2]."));
     });

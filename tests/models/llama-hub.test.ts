@@ -11,7 +11,11 @@ describe("a chat model named by a hub URI", { timeout: 120_000 }, () => {
   const saved = { endpoint: process.env.HF_ENDPOINT, home: process.env.CITEFLOW_MODELS_HOME };
   afterEach(async () => {
     await server?.close();
-    for (const [k, v] of [["HF_ENDPOINT", saved.endpoint], ["CITEFLOW_MODELS_HOME", saved.home]] as const) v === undefined ? delete process.env[k] : (process.env[k] = v);
+    for (const [k, v] of [
+      ["HF_ENDPOINT", saved.endpoint],
+      ["CITEFLOW_MODELS_HOME", saved.home],
+    ] as const)
+      v === undefined ? delete process.env[k] : (process.env[k] = v);
   });
   const size = statSync(GEMMA).size;
 

@@ -4,10 +4,12 @@ import { citationGrammar, findGguf, GgufNotFoundError, jsonTokenBound, loadLocal
 import { firstSciFactDocs } from "../scifact.js";
 import { GEMMA, INSTALLED } from "./local.js";
 
-
 const ask = (passages: Passage[], question: string): ChatMessage[] => [
   { role: "system", content: "You are a careful scientific assistant." },
-  { role: "user", content: `Answer the question from the papers below, citing them like [1].\n\n${passages.map((p, i) => `[${i + 1}] ${p.title}\n${p.text}`).join("\n\n")}\n\nQuestion: ${question}\nAnswer:` },
+  {
+    role: "user",
+    content: `Answer the question from the papers below, citing them like [1].\n\n${passages.map((p, i) => `[${i + 1}] ${p.title}\n${p.text}`).join("\n\n")}\n\nQuestion: ${question}\nAnswer:`,
+  },
 ];
 
 async function passages(n: number): Promise<Passage[]> {

@@ -6,7 +6,6 @@ import { completion, json } from "../models/loopback.js";
 import { run } from "../helpers.js";
 import { templateSuite } from "../scifact.js";
 
-
 const suite = templateSuite(60);
 const template = JSON.parse(readFileSync(templatePath("arxivbot"), "utf8"));
 
@@ -27,7 +26,10 @@ describe("arXivBot template", () => {
     expect(r.result.status, JSON.stringify(r.result.nodes.find((n) => n.error)?.error)).toBe("ok");
     const top3 = r.byId.top3!.outputs!.items as Passage[];
     expect(top3[0]!.id.split("#")[0]).toBe(suite.docs[8]!.docId);
-    expect((r.byId.claims!.outputs!.claims as Claim[]).map((c) => [c.text, c.passageIds])).toEqual([["First claim.", [top3[0]!.id]], ["Second claim.", [top3[1]!.id]]]);
+    expect((r.byId.claims!.outputs!.claims as Claim[]).map((c) => [c.text, c.passageIds])).toEqual([
+      ["First claim.", [top3[0]!.id]],
+      ["Second claim.", [top3[1]!.id]],
+    ]);
     const enough = r.byId.enough!.outputs!;
     expect(enough.decision).toBe(`second hop: ${suite.docs[40]!.title}`);
     const passages = enough.passages as Passage[];

@@ -13,7 +13,10 @@ describe("input.question / input.questions", () => {
   it("reads a named input", async () => {
     const d = doc({ a: ["input.question", { name: "main" }], b: ["input.question", { name: "followup" }] }, [], { main: { type: "Question" }, followup: { type: "Question" } });
     const r = await run(d, { inputs: { main: { id: "m", text: "main q" }, followup: { id: "f", text: "follow-up q" } } });
-    expect([r.byId.a!.outputs!.question, r.byId.b!.outputs!.question]).toEqual([{ id: "m", text: "main q" }, { id: "f", text: "follow-up q" }]);
+    expect([r.byId.a!.outputs!.question, r.byId.b!.outputs!.question]).toEqual([
+      { id: "m", text: "main q" },
+      { id: "f", text: "follow-up q" },
+    ]);
   });
 });
 
@@ -69,7 +72,11 @@ describe("list.select", () => {
 describe("text.template", () => {
   it("renders a prompt from a question and passages", async () => {
     const d = doc(
-      { q: ["input.question"], p: passages(["7#0", "8#1"], "bm25"), t: ["text.template", { template: "Question: {{question.text}}\n{{#each passages}}[{{@number}}] {{title}} — {{text}}\n{{/each}}" }] },
+      {
+        q: ["input.question"],
+        p: passages(["7#0", "8#1"], "bm25"),
+        t: ["text.template", { template: "Question: {{question.text}}\n{{#each passages}}[{{@number}}] {{title}} — {{text}}\n{{/each}}" }],
+      },
       ["q.question->t.question", "p.passages->t.passages"],
       { question: { type: "Question" } },
     );

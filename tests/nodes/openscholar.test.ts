@@ -9,7 +9,6 @@ import { completion, json } from "../models/loopback.js";
 import { doc, run } from "../helpers.js";
 import { templateSuite } from "../scifact.js";
 
-
 const suite = templateSuite(60, "CITEFLOW_RERANK_MODEL");
 const template = JSON.parse(readFileSync(templatePath("openscholar"), "utf8"));
 const setup = () => {
@@ -36,7 +35,10 @@ describe("OpenScholar template", () => {
     const r = await run(template, { ...runs.runOptions(), inputs: { question: { id: "q", text: suite.docs[3]!.title } } });
     expect(r.result.status, JSON.stringify(r.result.nodes.find((n) => n.error)?.error)).toBe("ok");
     const loop = r.byId.feedback!.outputs!;
-    expect((loop.feedback as Feedback[]).map((f) => [f.text, f.question ?? null])).toEqual([["Add the second study.", suite.docs[30]!.title], ["Be shorter.", null]]);
+    expect((loop.feedback as Feedback[]).map((f) => [f.text, f.question ?? null])).toEqual([
+      ["Add the second study.", suite.docs[30]!.title],
+      ["Be shorter.", null],
+    ]);
     expect((loop.answer as Answer).text).toBe(LONGER);
     const passages = loop.passages as Passage[];
     expect(passages.length).toBeGreaterThan((r.byId.top!.outputs!.items as Passage[]).length);
@@ -82,11 +84,14 @@ describe("cite.posthoc", () => {
       { id: "1#0", title: "Aspirin", text: "Aspirin lowered the rate of stroke in older adults over five years.", metadata: {}, scores: {} },
       { id: "2#0", title: "Coffee", text: "Coffee drinking was not associated with heart disease in nurses.", metadata: {}, scores: {} },
     ];
-    const text = "Aspirin lowered the rate of stroke in older adults in a long trial.\n\nCoffee drinking was not associated with heart disease [0]. Unrelated remarks about the weather in spring are here.";
+    const text =
+      "Aspirin lowered the rate of stroke in older adults in a long trial.\n\nCoffee drinking was not associated with heart disease [0]. Unrelated remarks about the weather in spring are here.";
     const d = doc({ a: ["test.any", { value: toAnswer(text, passages, { base: 0 }) }], p: ["test.any", { value: passages }], c: ["cite.posthoc"] }, ["a.out->c.answer", "p.out->c.passages"]);
     const r = await run(d);
     const out = r.byId.c!.outputs!.answer as Answer;
-    expect(out.text).toBe("Aspirin lowered the rate of stroke in older adults in a long trial [0].\n\nCoffee drinking was not associated with heart disease [0]. Unrelated remarks about the weather in spring are here.");
+    expect(out.text).toBe(
+      "Aspirin lowered the rate of stroke in older adults in a long trial [0].\n\nCoffee drinking was not associated with heart disease [0]. Unrelated remarks about the weather in spring are here.",
+    );
     expect(out.citations).toEqual({ "0": "1#0" });
   });
 });

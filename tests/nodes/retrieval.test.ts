@@ -80,7 +80,13 @@ describe("retrieval nodes on a LanceDB store of SciFact abstracts", () => {
       const [vector] = await embedder.embed([d.title]);
       const fast = await hybridSearch(store, d.title, vector!, { k: 10, candidates: 50, fusion: "verifai" });
       const [lex, dense] = await Promise.all([store.lexical(d.title, 50), store.dense(vector!, 50)]);
-      const full = weightedFusion([{ passages: lex, score: "bm25" }, { passages: dense, score: "dense" }], [0.7, 0.3]).slice(0, 10);
+      const full = weightedFusion(
+        [
+          { passages: lex, score: "bm25" },
+          { passages: dense, score: "dense" },
+        ],
+        [0.7, 0.3],
+      ).slice(0, 10);
       expect(fast.map((p) => p.id)).toEqual(full.map((p) => p.id));
       fast.forEach((p, i) => {
         expect(p.text).toBe(full[i]!.text);
@@ -91,7 +97,10 @@ describe("retrieval nodes on a LanceDB store of SciFact abstracts", () => {
     expect(await store.passages([{ id: "nope#0" }])).toEqual(new Map());
     // A row id from another version (or another row) never yields the wrong passage.
     const [hit, other] = await store.lexicalIds(docs[3]!.title, 2);
-    const read = await store.passages([{ id: hit!.id, ref: other!.ref }, { id: other!.id, ref: 1n << 40n }]);
+    const read = await store.passages([
+      { id: hit!.id, ref: other!.ref },
+      { id: other!.id, ref: 1n << 40n },
+    ]);
     expect([...read.keys()].sort()).toEqual([hit!.id, other!.id].sort());
     expect(read.get(hit!.id)!.title).toBe(docs[3]!.title);
   });
@@ -138,12 +147,18 @@ describe("retrieval nodes on a LanceDB store of SciFact abstracts", () => {
   });
 
   it("rejects fusion weights over 1 when the graph loads, naming node and field", () => {
-    expect(() => loadGraph(graph(["retrieve.hybrid", { lexicalWeight: 0.8, denseWeight: 0.3 }]), testRegistry())).toThrow(/node "r" params.denseWeight: lexicalWeight \+ denseWeight must not exceed 1/);
+    expect(() => loadGraph(graph(["retrieve.hybrid", { lexicalWeight: 0.8, denseWeight: 0.3 }]), testRegistry())).toThrow(
+      /node "r" params.denseWeight: lexicalWeight \+ denseWeight must not exceed 1/,
+    );
   });
 
   it("rerank.cross-encoder adds a rerank score, sorts by it, keeps the others; filter.per-paper caps each paper", async () => {
     const target = docs[20]!;
-    const d = graph(["retrieve.lexical", { k: 30 }], { rr: ["rerank.cross-encoder", { model: "pair-rerank-scifact", modelsDir: MODELS, topN: 10 }], pp: ["filter.per-paper", { max: 1 }] }, ["q.question->rr.question", "r.passages->rr.passages", "rr.passages->pp.passages"]);
+    const d = graph(["retrieve.lexical", { k: 30 }], { rr: ["rerank.cross-encoder", { model: "pair-rerank-scifact", modelsDir: MODELS, topN: 10 }], pp: ["filter.per-paper", { max: 1 }] }, [
+      "q.question->rr.question",
+      "r.passages->rr.passages",
+      "rr.passages->pp.passages",
+    ]);
     const r = await run(d, { inputs: q(target.title) });
     const ranked = passagesOf(r, "rr");
     expect(ranked).toHaveLength(10);

@@ -6,7 +6,7 @@ import { fileURLToPath } from "node:url";
 import { describe, expect, it } from "vitest";
 import { type Answer, type Query, type Verdict } from "@citeflow/core";
 import { templateNames, templatePath } from "@citeflow/nodes";
-import { completion, json, loopback } from "../models/loopback.js";
+import { completion, json } from "../models/loopback.js";
 import { run } from "../helpers.js";
 import { templateSuite } from "../scifact.js";
 
@@ -86,8 +86,11 @@ describe("template graphs", () => {
   it("citeflow templates lists them; citeflow run takes a template name and --store", async () => {
     const exec = (args: string[]) =>
       new Promise<{ code: number; stdout: string; stderr: string }>((resolve) =>
-        execFile(process.execPath, [bin, ...args], { env: { ...process.env, CITEFLOW_RUNS: mkdtempSync(join(tmpdir(), "citeflow-runs-")), CITEFLOW_CHAT_MODEL: "", CITEFLOW_NLI_MODEL: "pair-nli-scifact" } }, (err, stdout, stderr) =>
-          resolve({ code: err ? ((err as { code?: number }).code ?? 1) : 0, stdout, stderr }),
+        execFile(
+          process.execPath,
+          [bin, ...args],
+          { env: { ...process.env, CITEFLOW_RUNS: mkdtempSync(join(tmpdir(), "citeflow-runs-")), CITEFLOW_CHAT_MODEL: "", CITEFLOW_NLI_MODEL: "pair-nli-scifact" } },
+          (err, stdout, stderr) => resolve({ code: err ? ((err as { code?: number }).code ?? 1) : 0, stdout, stderr }),
         ),
       );
     const list = JSON.parse((await exec(["templates", "--json"])).stdout);

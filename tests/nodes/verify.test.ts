@@ -48,7 +48,11 @@ describe("claims.split (Verif.ai)", () => {
 describe("verify.nli with the offline NLI model", () => {
   it("gives a verdict per claim and cited passage, NO_REFERENCE for what was never retrieved, with the closest sentence", async () => {
     const { verdicts } = await split("Aspirin lowers stroke risk in older adults [1][3]. Coffee is fine [2].", passages.slice(0, 2));
-    expect(verdicts.map((v) => [v.claimId, v.passageId])).toEqual([["c1", "1#0"], ["c2", "3#0"], ["c3", "2#0"]]);
+    expect(verdicts.map((v) => [v.claimId, v.passageId])).toEqual([
+      ["c1", "1#0"],
+      ["c2", "3#0"],
+      ["c3", "2#0"],
+    ]);
     const noRef = verdicts[1]!;
     expect(noRef.label).toBe("NO_REFERENCE");
     for (const v of [verdicts[0]!, verdicts[2]!]) {

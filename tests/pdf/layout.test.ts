@@ -17,7 +17,18 @@ function page(n: number, lines: Array<string | [string, number, number]>, width 
 describe("PDF layout", () => {
   it("repairs line-end hyphens the typesetter added and keeps the writer's", () => {
     const t = layOut([
-      page(1, ["Arthritis is common and tests were", "inves-", "tigated further in the arthritis-", "associated genes, the loss-", "of function and E-", "cadherin levels with a self-priming", "step and self-", "primed RNA under-", "lie all 14.7-", "kilodalton forms."]),
+      page(1, [
+        "Arthritis is common and tests were",
+        "inves-",
+        "tigated further in the arthritis-",
+        "associated genes, the loss-",
+        "of function and E-",
+        "cadherin levels with a self-priming",
+        "step and self-",
+        "primed RNA under-",
+        "lie all 14.7-",
+        "kilodalton forms.",
+      ]),
     ]);
     expect(t.text).toBe(
       "Arthritis is common and tests were investigated further in the arthritis-associated genes, the loss-of function and E-cadherin levels with a self-priming step and self-primed RNA underlie all 14.7-kilodalton forms.",
@@ -42,7 +53,10 @@ describe("PDF layout", () => {
       "A title that runs across both columns of the page first left line p1 second left line p1 third left line p1 fourth left line p1 first right line p1 second right line p1 third right line p1 fourth right line p1 " +
         "first left line p2 second left line p2 third left line p2 fourth left line p2 first right line p2 second right line p2 third right line p2 fourth right line p2",
     );
-    expect(t.pages).toEqual([{ page: 1, start: 0 }, { page: 2, start: t.text.indexOf("first left line p2") }]);
+    expect(t.pages).toEqual([
+      { page: 1, start: 0 },
+      { page: 2, start: t.text.indexOf("first left line p2") },
+    ]);
   });
 
   it("puts the reference list apart, one entry each", () => {

@@ -181,7 +181,17 @@ describe("a store of PDFs under the templates", () => {
 
     const r = await run(JSON.parse(readFileSync(templatePath("verifai"), "utf8")), { inputs: { question } });
     const verdicts = r.byId.verify!.outputs!.verdicts as Verdict[];
-    const passages = new Map(r.result.nodes.flatMap((n) => Object.values(n.outputs ?? {}).filter(Array.isArray).flat() as Passage[]).filter((p) => p?.metadata).map((p) => [p.id, p]));
+    const passages = new Map(
+      r.result.nodes
+        .flatMap(
+          (n) =>
+            Object.values(n.outputs ?? {})
+              .filter(Array.isArray)
+              .flat() as Passage[],
+        )
+        .filter((p) => p?.metadata)
+        .map((p) => [p.id, p]),
+    );
     const pinned = verdicts.filter((v) => v.evidence);
     expect(pinned.length).toBeGreaterThan(0);
     for (const v of pinned) {
@@ -248,7 +258,10 @@ describe("PDFs from a notebook (the citeflow package)", () => {
     // The NLI export says where each premise sits: in its passage, in its document, on its page.
     const out = tempDir();
     exportDataset({ runs, format: "nli", out, split: 1 });
-    const rows = readFileSync(join(out, "train.jsonl"), "utf8").trim().split("\n").map((l) => JSON.parse(l));
+    const rows = readFileSync(join(out, "train.jsonl"), "utf8")
+      .trim()
+      .split("\n")
+      .map((l) => JSON.parse(l));
     const row = rows.find((x) => x.metadata.evidence?.passageId === pinned.evidence!.passageId && x.premise === pinned.evidence!.sentence)!;
     expect(row.metadata.evidence).toEqual({
       passageId: passage.id,

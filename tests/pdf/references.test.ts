@@ -70,7 +70,14 @@ describe("BibTeX and CSL-JSON with their PDFs", () => {
     ]);
     const s = await LanceStore.open(store);
     const got = await s.passages([{ id: "smith2020#0" }, { id: "lee2021#0" }, { id: "abstractonly#0" }]);
-    expect(got.get("smith2020#0")!.metadata).toMatchObject({ source: "bibtex", authors: ["Jörg Smith", "Anna van der Berg"], year: 2020, doi: "10.1000/smith", page: 1, path: join(folder, "files", "smith.pdf") });
+    expect(got.get("smith2020#0")!.metadata).toMatchObject({
+      source: "bibtex",
+      authors: ["Jörg Smith", "Anna van der Berg"],
+      year: 2020,
+      doi: "10.1000/smith",
+      page: 1,
+      path: join(folder, "files", "smith.pdf"),
+    });
     expect(got.get("smith2020#0")!.text).toContain(docs[0]!.text.split(" ").slice(0, 10).join(" "));
     expect(got.get("lee2021#0")!.metadata.path).toBe(join(lib, "lee2021.pdf"));
     expect(got.get("abstractonly#0")!.text).toBe(docs[2]!.text);
@@ -118,9 +125,31 @@ async function zoteroServer(storage: Loopback) {
   const version = 412;
   const item = (key: string, d: Record<string, unknown>, numChildren = 0) => ({ key, version: 400, library: { type: "user", id: 1 }, meta: { numChildren }, data: { key, version: 400, ...d } });
   const items = [
-    item("AAAA1111", { itemType: "journalArticle", title: docs[0]!.title, creators: [{ creatorType: "author", firstName: "Jörg", lastName: "Smith" }, { creatorType: "editor", name: "Ed Itor" }], date: "2020-03-01", DOI: "10.1000/smith", tags: [{ tag: "epilepsy" }], collections: ["COLL0001"] }, 1),
+    item(
+      "AAAA1111",
+      {
+        itemType: "journalArticle",
+        title: docs[0]!.title,
+        creators: [
+          { creatorType: "author", firstName: "Jörg", lastName: "Smith" },
+          { creatorType: "editor", name: "Ed Itor" },
+        ],
+        date: "2020-03-01",
+        DOI: "10.1000/smith",
+        tags: [{ tag: "epilepsy" }],
+        collections: ["COLL0001"],
+      },
+      1,
+    ),
     item("ATT00001", { itemType: "attachment", parentItem: "AAAA1111", contentType: "application/pdf", linkMode: "imported_file", md5: "abc", filename: "smith.pdf" }),
-    item("BBBB2222", { itemType: "journalArticle", title: docs[2]!.title, creators: [{ creatorType: "author", name: "World Health Organization" }], date: "May 2019", abstractNote: docs[2]!.text, collections: ["COLL0001"] }),
+    item("BBBB2222", {
+      itemType: "journalArticle",
+      title: docs[2]!.title,
+      creators: [{ creatorType: "author", name: "World Health Organization" }],
+      date: "May 2019",
+      abstractNote: docs[2]!.text,
+      collections: ["COLL0001"],
+    }),
     item("NOTE0001", { itemType: "note", note: "<p>a note</p>" }),
     item("CCCC3333", { itemType: "book", title: "Nothing to read", date: "2001", collections: [] }),
   ];
@@ -187,11 +216,23 @@ describe("Zotero libraries (zotero:users/<id>)", () => {
 
     const s = await LanceStore.open(store);
     const got = await s.passages([{ id: "AAAA1111#0" }, { id: "BBBB2222#0" }]);
-    expect(got.get("AAAA1111#0")!.metadata).toMatchObject({ source: "zotero", authors: ["Jörg Smith"], year: 2020, doi: "10.1000/smith", tags: ["epilepsy"], collections: ["Epilepsy"], zoteroKey: "AAAA1111", page: 1, path: join(store, "zotero-files", "ATT00001.pdf") });
+    expect(got.get("AAAA1111#0")!.metadata).toMatchObject({
+      source: "zotero",
+      authors: ["Jörg Smith"],
+      year: 2020,
+      doi: "10.1000/smith",
+      tags: ["epilepsy"],
+      collections: ["Epilepsy"],
+      zoteroKey: "AAAA1111",
+      page: 1,
+      path: join(store, "zotero-files", "ATT00001.pdf"),
+    });
     expect(got.get("BBBB2222#0")!.metadata).toMatchObject({ authors: ["World Health Organization"], year: 2019 });
     expect(got.get("BBBB2222#0")!.text).toBe(docs[2]!.text);
     // The key is nowhere in what the ingest wrote or printed.
-    const written = readdirSync(store, { recursive: true, withFileTypes: true }).filter((e) => e.isFile()).map((e) => readFileSync(join(e.parentPath, e.name)).toString("latin1"));
+    const written = readdirSync(store, { recursive: true, withFileTypes: true })
+      .filter((e) => e.isFile())
+      .map((e) => readFileSync(join(e.parentPath, e.name)).toString("latin1"));
     expect([r.stdout, r.stderr, ...written].some((t) => t.includes(KEY))).toBe(false);
 
     // Again: the library version is sent; Zotero answers 304; nothing is listed or downloaded.

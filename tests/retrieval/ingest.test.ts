@@ -38,7 +38,9 @@ describe("citeflow ingest", () => {
     // Resumed with another embedder or chunker: refused with both named, and nothing written.
     const other = await ingest(store, ["--embedder", "tiny-bert-random"]);
     expect(other.code).toBe(1);
-    expect(other.stderr).toMatch(/was built with embedder "static-use-en" and chunker "openscholar-256"; ingesting with "tiny-bert-random" \/ "openscholar-256" would mix them: use another store, or resume with the embedder and chunker it was started with/);
+    expect(other.stderr).toMatch(
+      /was built with embedder "static-use-en" and chunker "openscholar-256"; ingesting with "tiny-bert-random" \/ "openscholar-256" would mix them: use another store, or resume with the embedder and chunker it was started with/,
+    );
     const chunker = await ingest(store, ["--chunker", "verifai"]);
     expect(chunker.code).toBe(1);
     expect(chunker.stderr).toMatch(/ingesting with "static-use-en" \/ "verifai-512" would mix them/);

@@ -69,10 +69,7 @@ describe("Qdrant store: what needs no server", () => {
   });
 });
 
-if (!QDRANT_URL)
-  console.warn(
-    "\n⚠ SKIPPED: the Qdrant store suite against a real server (tests/retrieval/qdrant.test.ts). Set QDRANT_URL=http://host:6333 to run it.\n",
-  );
+if (!QDRANT_URL) console.warn("\n⚠ SKIPPED: the Qdrant store suite against a real server (tests/retrieval/qdrant.test.ts). Set QDRANT_URL=http://host:6333 to run it.\n");
 
 describe.skipIf(!QDRANT_URL)(`Qdrant store against a real server (QDRANT_URL=${QDRANT_URL ?? "unset: SKIPPED"})`, () => {
   const collection = `citeflow_test_${randomUUID().slice(0, 8)}`;

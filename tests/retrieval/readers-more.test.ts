@@ -33,7 +33,7 @@ describe("CSV", () => {
 
   it("reports malformed records and reads the rest of a CSV corpus", async () => {
     const path = join(tempDir(), "c.csv");
-    writeFileSync(path, ['pid,heading,body,yr', 'p1,"Title, with comma","Body one",2020', "p2,T2", "p3,T3,,2021", ',T4,"body",2019', 'p5,T5,"ok" trailing,2018', 'p6,T6,"fine",x'].join("\n"));
+    writeFileSync(path, ["pid,heading,body,yr", 'p1,"Title, with comma","Body one",2020', "p2,T2", "p3,T3,,2021", ',T4,"body",2019', 'p5,T5,"ok" trailing,2018', 'p6,T6,"fine",x'].join("\n"));
     const report: ReadReport = { read: 0, problems: [] };
     const docs = await all(readCsvCorpus(path, { id: "pid", title: "heading", text: "body", year: "yr" }, report));
     expect(docs.map((d: CorpusDocument) => [d.docId, d.title, d.text, d.metadata.year])).toEqual([

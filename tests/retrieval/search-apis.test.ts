@@ -25,7 +25,9 @@ const s2Body = {
 
 describe("HTTP client for search APIs", () => {
   it("retries 429 (honouring Retry-After) and 500, then succeeds", async () => {
-    server = await loopback((req, res) => (req.n === 0 ? json(res, 429, { message: "Too Many Requests" }, { "retry-after": "0" }) : req.n === 1 ? json(res, 500, "boom") : json(res, 200, { ok: true })));
+    server = await loopback((req, res) =>
+      req.n === 0 ? json(res, 429, { message: "Too Many Requests" }, { "retry-after": "0" }) : req.n === 1 ? json(res, 500, "boom") : json(res, 200, { ok: true }),
+    );
     const c = new HttpClient({ service: "Test", ...fast });
     expect(await c.getJson(`${server.url}/x`)).toEqual({ ok: true });
     expect(server.requests).toHaveLength(3);
@@ -91,7 +93,15 @@ describe("search API clients against loopback servers speaking their formats", (
 
   it("CORE: v3 works search with a bearer key", async () => {
     server = await loopback((_req, res) =>
-      json(res, 200, { totalHits: 2, limit: 2, offset: 0, results: [{ id: 42, title: "Open paper", abstract: "An abstract.", yearPublished: 2021, doi: "10.1/x" }, { id: 43, title: "No abstract" }] }),
+      json(res, 200, {
+        totalHits: 2,
+        limit: 2,
+        offset: 0,
+        results: [
+          { id: 42, title: "Open paper", abstract: "An abstract.", yearPublished: 2021, doi: "10.1/x" },
+          { id: 43, title: "No abstract" },
+        ],
+      }),
     );
     const ps = await new CoreApi({ baseUrl: server.url, apiKey: "core-key-123456", ...fast }).search("open access", { limit: 2 });
     expect(ps).toEqual([{ id: "core:42#0", title: "Open paper", text: "An abstract.", metadata: { source: "core", year: 2021, url: "https://doi.org/10.1/x" }, scores: { search: 1 } }]);
@@ -119,7 +129,12 @@ describe("search API clients against loopback servers speaking their formats", (
     const pm = new PubMed({ baseUrl: server.url, apiKey: "ncbi-key-123456", ...fast });
     const ps = await pm.search("aspirin", { limit: 2 });
     expect(ps.map((p) => p.id)).toEqual(["pubmed:111#0", "pubmed:222#0"]);
-    expect(ps[1]).toMatchObject({ title: expect.stringContaining("Aspirin for"), text: "BACKGROUND: Aspirin is used. RESULTS: Stroke fell.", metadata: { source: "pubmed", year: 2018 }, scores: { search: 0.5 } });
+    expect(ps[1]).toMatchObject({
+      title: expect.stringContaining("Aspirin for"),
+      text: "BACKGROUND: Aspirin is used. RESULTS: Stroke fell.",
+      metadata: { source: "pubmed", year: 2018 },
+      scores: { search: 0.5 },
+    });
     expect(server.requests[1]!.path).toBe("/efetch.fcgi?db=pubmed&id=111%2C222&retmode=xml&api_key=ncbi-key-123456");
     await server.close();
     server = await loopback((_req, res) => json(res, 500, "down"));
@@ -148,7 +163,15 @@ describe("search API clients against loopback servers speaking their formats", (
       res.end(atom);
     });
     const ps = await new Arxiv({ baseUrl: server.url, ...fast }).search("retrieval", { limit: 3 });
-    expect(ps).toEqual([{ id: "arxiv:2401.01234v2#0", title: "Retrieval-Augmented Generation for Science", text: "We study retrieval. It helps.", metadata: { source: "arxiv", url: "http://arxiv.org/abs/2401.01234v2", year: 2024 }, scores: { search: 1 } }]);
+    expect(ps).toEqual([
+      {
+        id: "arxiv:2401.01234v2#0",
+        title: "Retrieval-Augmented Generation for Science",
+        text: "We study retrieval. It helps.",
+        metadata: { source: "arxiv", url: "http://arxiv.org/abs/2401.01234v2", year: 2024 },
+        scores: { search: 1 },
+      },
+    ]);
     expect(server.requests[0]!.path).toBe("/api/query?search_query=all%3Aretrieval&start=0&max_results=3");
   });
 });
@@ -162,11 +185,7 @@ describe("search nodes", () => {
     try {
       const dir = tempDir();
       const store = new RunStore(dir);
-      const d = doc(
-        { q: ["input.question"], s: ["search.semantic-scholar", { baseUrl: server.url, limit: 2, minCitations: 5 }] },
-        ["q.question->s.question"],
-        { question: { type: "Question" } },
-      );
+      const d = doc({ q: ["input.question"], s: ["search.semantic-scholar", { baseUrl: server.url, limit: 2, minCitations: 5 }] }, ["q.question->s.question"], { question: { type: "Question" } });
       const inputs = { question: { id: "q", text: "aspirin" } };
       // A mirror named by the graph alone is refused before any request.
       const refused = await run(d, { inputs });
@@ -182,7 +201,11 @@ describe("search nodes", () => {
       walk(dir);
       expect(files.join("\n")).not.toContain("s2-secret-key-987654321");
     } finally {
-      for (const [k, v] of [["S2_API_KEY", saved.k], ["CITEFLOW_ALLOWED_ENDPOINTS", saved.a]] as const) v === undefined ? delete process.env[k] : (process.env[k] = v);
+      for (const [k, v] of [
+        ["S2_API_KEY", saved.k],
+        ["CITEFLOW_ALLOWED_ENDPOINTS", saved.a],
+      ] as const)
+        v === undefined ? delete process.env[k] : (process.env[k] = v);
     }
   });
 });

@@ -33,7 +33,12 @@ describe("crash safety", () => {
 
     const rec = store.readRun(runId);
     expect(rec.status).toBe("incomplete");
-    expect(rec.nodes.map((n) => [n.id, n.status])).toEqual([["n1", "done"], ["n2", "done"], ["n3", "done"], ["n4", "running"]]);
+    expect(rec.nodes.map((n) => [n.id, n.status])).toEqual([
+      ["n1", "done"],
+      ["n2", "done"],
+      ["n3", "done"],
+      ["n4", "running"],
+    ]);
     expect(store.nodeOutput(runId, "n3", "out")).toBe(6);
     expect(store.listRuns()[0]).toMatchObject({ runId, status: "incomplete" });
 
@@ -42,7 +47,13 @@ describe("crash safety", () => {
     fixed.nodes[3].params.ms = 5;
     const again = await startRun(loadGraph(fixed, testRegistry()), store.runOptions()).result;
     expect(again.status).toBe("ok");
-    expect(again.nodes.map((n) => [n.id, n.cache])).toEqual([["n1", "hit"], ["n2", "hit"], ["n3", "hit"], ["n4", "miss"], ["n5", "miss"]]);
+    expect(again.nodes.map((n) => [n.id, n.cache])).toEqual([
+      ["n1", "hit"],
+      ["n2", "hit"],
+      ["n3", "hit"],
+      ["n4", "miss"],
+      ["n5", "miss"],
+    ]);
     expect(again.nodes[4]!.outputs!.out).toBe(15);
   });
 });

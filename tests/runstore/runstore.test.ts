@@ -28,7 +28,10 @@ describe("run store", () => {
     expect(rec.nodes.find((n) => n.id === "bad")).toMatchObject({ status: "error", error: { message: "boom" } });
     expect(rec.nodes.find((n) => n.id === "after")).toMatchObject({ status: "skipped", skipReason: 'upstream node "bad" failed' });
     // Outputs live in blobs, not in the JSONL.
-    const lines = readFileSync(store.runPath(r.result.runId), "utf8").trim().split("\n").map((l) => JSON.parse(l));
+    const lines = readFileSync(store.runPath(r.result.runId), "utf8")
+      .trim()
+      .split("\n")
+      .map((l) => JSON.parse(l));
     expect(lines[0].type).toBe("run-start");
     expect(lines.at(-1).type).toBe("run-end");
     expect(lines.find((l) => l.type === "node-end").outputs).toBeUndefined();
@@ -39,7 +42,10 @@ describe("run store", () => {
     const r = await run(graph(), { ...store.runOptions(), inputs: { question } });
     const it = store.readRun(r.result.runId).nodes.find((n) => n.id === "it")!;
     expect(it.spans.map((s) => s.name)).toEqual(["iteration 1", "iteration 2"]);
-    expect(it.spans[0]!.children.map((s) => [s.name, s.status])).toEqual([["retrieve", "ok"], ["edit", "ok"]]);
+    expect(it.spans[0]!.children.map((s) => [s.name, s.status])).toEqual([
+      ["retrieve", "ok"],
+      ["edit", "ok"],
+    ]);
     expect(it.spans[0]!.children[0]!.data).toEqual({ hits: 10 });
     expect(it.logs[0]).toMatchObject({ level: "info", message: "done iterating" });
     expect(it.progress).toEqual({ done: 2, total: 2, message: "iteration 2" });
@@ -94,7 +100,10 @@ describe("run store", () => {
     const h = startRun(graph, { ...store.runOptions(), step: true });
     for await (const e of h.events) if (e.type === "node-paused") h.step();
     const rec = store.readRun((await h.result).runId);
-    expect(rec.nodes.map((n) => [n.id, n.type, n.status])).toEqual([["a", "test.const", "done"], ["b", "test.add", "done"]]);
+    expect(rec.nodes.map((n) => [n.id, n.type, n.status])).toEqual([
+      ["a", "test.const", "done"],
+      ["b", "test.add", "done"],
+    ]);
   });
 
   it("names what is missing", async () => {

@@ -16,7 +16,8 @@ export const isPassage = (v: unknown): v is Passage => obj(v) && typeof v.id ===
 export const isPassages = (v: unknown): v is Passage[] => Array.isArray(v) && v.length > 0 && v.every(isPassage);
 export const isAnswer = (v: unknown): v is Answer => obj(v) && typeof v.text === "string" && obj(v.citations) && Array.isArray(v.allowed);
 export const isVerdicts = (v: unknown): v is Verdict[] => Array.isArray(v) && v.length > 0 && v.every((x) => obj(x) && typeof x.claimId === "string" && typeof x.label === "string");
-export const isClaims = (v: unknown): v is Claim[] => Array.isArray(v) && v.length > 0 && v.every((x) => obj(x) && typeof x.id === "string" && typeof x.text === "string" && Array.isArray(x.passageIds));
+export const isClaims = (v: unknown): v is Claim[] =>
+  Array.isArray(v) && v.length > 0 && v.every((x) => obj(x) && typeof x.id === "string" && typeof x.text === "string" && Array.isArray(x.passageIds));
 
 export interface ValueContext {
   /** The question the run answered (for highlighting). */
@@ -61,7 +62,13 @@ export function ValueView({ value, ctx = {} }: { value: unknown; ctx?: ValueCont
           )}
         </>
       ) : isVerdicts(value) ? (
-        <VerdictsView verdicts={value} {...(ctx.claims ? { claims: ctx.claims } : {})} {...(ctx.onCorrectVerdict ? { onCorrect: ctx.onCorrectVerdict } : {})} passages={ctx.passages} onShowPage={ctx.onShowPage} />
+        <VerdictsView
+          verdicts={value}
+          {...(ctx.claims ? { claims: ctx.claims } : {})}
+          {...(ctx.onCorrectVerdict ? { onCorrect: ctx.onCorrectVerdict } : {})}
+          passages={ctx.passages}
+          onShowPage={ctx.onShowPage}
+        />
       ) : (
         <ul className="cf-claims">
           {(value as Claim[]).map((c) => (

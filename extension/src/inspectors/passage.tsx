@@ -71,7 +71,9 @@ export function PassageDetail({ passage: p, rank, mark, preview, onRelevance, on
         </p>
       )}
       {preview !== undefined && p.text.length > preview && (
-        <p className="cf-muted cf-preview-note">{trans.__("This output carries the first %1 characters of each passage; the kernel's values and the run store keep the whole text.", String(preview))}</p>
+        <p className="cf-muted cf-preview-note">
+          {trans.__("This output carries the first %1 characters of each passage; the kernel's values and the run store keep the whole text.", String(preview))}
+        </p>
       )}
     </section>
   );

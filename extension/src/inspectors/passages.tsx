@@ -20,7 +20,11 @@ export interface PassagesProps {
 const STOP = new Set(["the", "and", "for", "with", "that", "this", "are", "was", "were", "from", "into", "than", "what", "which", "does", "how"]);
 
 function terms(query: string | undefined): RegExp | undefined {
-  const words = (query ?? "").toLowerCase().match(/[\p{L}\p{N}]{3,}/gu)?.filter((w) => !STOP.has(w)) ?? [];
+  const words =
+    (query ?? "")
+      .toLowerCase()
+      .match(/[\p{L}\p{N}]{3,}/gu)
+      ?.filter((w) => !STOP.has(w)) ?? [];
   if (!words.length) return undefined;
   return new RegExp(`\\b(${[...new Set(words)].map((w) => w.replace(/[.*+?^${}()|[\]\\]/g, "\\$&")).join("|")})`, "giu");
 }
@@ -118,7 +122,14 @@ export function PassagesView({ passages, query, focus, onRelevance, preview }: P
                 <td className="cf-passage-text" onClick={() => window.getSelection()?.isCollapsed !== false && toggle(p.id)}>
                   <div>
                     {/* Inline, so the text flows after the title (a <button> would take the cell's width). */}
-                    <b className="cf-passage-title" role="button" tabIndex={0} aria-expanded={p.id === open} title={trans.__("Show the whole passage")} onKeyDown={(e) => (e.key === "Enter" || e.key === " ") && (e.preventDefault(), toggle(p.id))}>
+                    <b
+                      className="cf-passage-title"
+                      role="button"
+                      tabIndex={0}
+                      aria-expanded={p.id === open}
+                      title={trans.__("Show the whole passage")}
+                      onKeyDown={(e) => (e.key === "Enter" || e.key === " ") && (e.preventDefault(), toggle(p.id))}
+                    >
                       {highlight(p.title, re)}
                     </b>{" "}
                     {highlight(previewText(p.text), re)}

@@ -2,5 +2,7 @@
 import { wordDiff } from "../feedback";
 
 export function WordDiff({ a, b }: { a: string; b: string }) {
-  return <div className="cf-diff-text">{wordDiff(a, b).map((p, i) => (p.op === "same" ? <span key={i}>{p.text}</span> : p.op === "ins" ? <ins key={i}>{p.text}</ins> : <del key={i}>{p.text}</del>))}</div>;
+  return (
+    <div className="cf-diff-text">{wordDiff(a, b).map((p, i) => (p.op === "same" ? <span key={i}>{p.text}</span> : p.op === "ins" ? <ins key={i}>{p.text}</ins> : <del key={i}>{p.text}</del>))}</div>
+  );
 }

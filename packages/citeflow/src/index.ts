@@ -6,7 +6,26 @@
  *   r.show("verify");
  */
 export { graph, run, start, Run, LiveRun, registry, defaultRunsDir, abortActiveRuns, activeRuns, richBundle, type RunInputs, type StartOptions } from "./run.js";
-export { bundleFor, viewBundle, previewView, passagesBundle, passagesHtml, FALLBACK_ROWS, answerBundle, verdictsBundle, CITEFLOW_MIME, VIEW_VERSION, VERDICT_COLOURS, type CiteflowView, type RunView, type RunNodeView, type PassagesView, type AnswerView, type VerdictsView, type NodeState } from "./mime.js";
+export {
+  bundleFor,
+  viewBundle,
+  previewView,
+  passagesBundle,
+  passagesHtml,
+  FALLBACK_ROWS,
+  answerBundle,
+  verdictsBundle,
+  CITEFLOW_MIME,
+  VIEW_VERSION,
+  VERDICT_COLOURS,
+  type CiteflowView,
+  type RunView,
+  type RunNodeView,
+  type PassagesView,
+  type AnswerView,
+  type VerdictsView,
+  type NodeState,
+} from "./mime.js";
 export { scoreChart, Chart, VEGA_LITE_MIME } from "./vega.js";
 export { sciFactStore, pdfStore, useOfflineModels, languageModel } from "./setup.js";
 export { setDisplaySink, displaySink, showBundle, display, newDisplay, SHOWN_IN, type Display, type DisplaySink, type MimeBundle } from "./display.js";

@@ -1,4 +1,20 @@
-import { Answer, CITEFLOW_MIME, Claim, Passage, PREVIEW_CHARS, previewPassage, Verdict, VIEW_VERSION, type AnswerView, type CiteflowView, type GraphDoc, type NodeState, type PassagesView, type RunNodeView, type RunView, type VerdictsView } from "@citeflow/core";
+import {
+  Answer,
+  CITEFLOW_MIME,
+  Claim,
+  Passage,
+  PREVIEW_CHARS,
+  previewPassage,
+  Verdict,
+  VIEW_VERSION,
+  type AnswerView,
+  type CiteflowView,
+  type NodeState,
+  type PassagesView,
+  type RunNodeView,
+  type RunView,
+  type VerdictsView,
+} from "@citeflow/core";
 import type { MimeBundle } from "./display.js";
 import { clip, esc, fmtScore, htmlTable } from "./html.js";
 
@@ -105,7 +121,12 @@ export function passagesHtml(passages: Passage[], rows = FALLBACK_ROWS): string 
   const scores = scoreNames(passages);
   const cells = passages
     .slice(0, rows)
-    .map((p, i) => [String(i + 1), `<code>${esc(p.id)}</code>`, `<b>${esc(clip(p.title, 90))}</b><br>${esc(clip(p.text, 240))}`, ...scores.map((s) => (p.scores[s] === undefined ? "" : fmtScore(p.scores[s]!)))]);
+    .map((p, i) => [
+      String(i + 1),
+      `<code>${esc(p.id)}</code>`,
+      `<b>${esc(clip(p.title, 90))}</b><br>${esc(clip(p.text, 240))}`,
+      ...scores.map((s) => (p.scores[s] === undefined ? "" : fmtScore(p.scores[s]!))),
+    ]);
   const rest = more(passages, rows);
   return htmlTable(["#", "id", "passage", ...scores], cells) + (rest ? `<p><i>${esc(rest)}</i></p>` : "");
 }
@@ -125,13 +146,19 @@ function answerHtml(a: Answer): string {
     const bad = a.invalidCitations.some((c) => c.marker === marker);
     return `<span title="${esc(target ?? "")}" style="color:${bad ? VERDICT_COLOURS.CONTRADICT : "inherit"};font-weight:bold">${m}</span>`;
   });
-  const cites = Object.entries(a.citations).map(([m, id]) => `[${esc(m)}] <code>${esc(id)}</code>`).join(" · ");
-  const bad = a.invalidCitations.length ? `<div style="color:${VERDICT_COLOURS.CONTRADICT}">citations outside the given passages: ${a.invalidCitations.map((c) => `[${esc(c.marker)}]`).join(" ")}</div>` : "";
+  const cites = Object.entries(a.citations)
+    .map(([m, id]) => `[${esc(m)}] <code>${esc(id)}</code>`)
+    .join(" · ");
+  const bad = a.invalidCitations.length
+    ? `<div style="color:${VERDICT_COLOURS.CONTRADICT}">citations outside the given passages: ${a.invalidCitations.map((c) => `[${esc(c.marker)}]`).join(" ")}</div>`
+    : "";
   return `<div><p>${text}</p><div><small>${cites}</small></div>${bad}</div>`;
 }
 
 function answerText(a: Answer): string {
-  const cites = Object.entries(a.citations).map(([m, id]) => `[${m}] ${id}`).join("  ");
+  const cites = Object.entries(a.citations)
+    .map(([m, id]) => `[${m}] ${id}`)
+    .join("  ");
   const bad = a.invalidCitations.length ? `\ncitations outside the given passages: ${a.invalidCitations.map((c) => `[${c.marker}]`).join(" ")}` : "";
   return `${a.text}\n${cites}${bad}`;
 }
@@ -157,7 +184,7 @@ function verdictsText(claims: Claim[], verdicts: Verdict[]): string {
 const BADGE: Record<NodeState, string> = { queued: "·", running: "…", paused: "‖", done: "✓", error: "✗", skipped: "-", aborted: "■" };
 
 function nodeLine(n: RunNodeView): string {
-  const detail = n.status === "error" ? n.error ?? "error" : n.cache === "hit" ? "cached" : n.ms !== undefined ? `${n.ms.toFixed(0)} ms` : n.status;
+  const detail = n.status === "error" ? (n.error ?? "error") : n.cache === "hit" ? "cached" : n.ms !== undefined ? `${n.ms.toFixed(0)} ms` : n.status;
   return `${BADGE[n.status]} ${n.id} (${n.type}) ${detail}`;
 }
 

@@ -1,6 +1,19 @@
 import { randomBytes } from "node:crypto";
 import { existsSync, readFileSync } from "node:fs";
-import { loadGraph, PREVIEW_CHARS, questionRuns, reduceRunEvent, startedRun, startRun, type RunProgress, type CompiledGraph, type GraphDoc, type RunEvent, type RunHandle, type RunOptions } from "@citeflow/core";
+import {
+  loadGraph,
+  PREVIEW_CHARS,
+  questionRuns,
+  reduceRunEvent,
+  startedRun,
+  startRun,
+  type RunProgress,
+  type CompiledGraph,
+  type GraphDoc,
+  type RunEvent,
+  type RunHandle,
+  type RunOptions,
+} from "@citeflow/core";
 import { createRegistry, templateNames, templatePath } from "@citeflow/nodes";
 import { renderEvidencePage } from "@citeflow/retrieval";
 import { RunStore, type Correction, type NodeRecord, type RunRecord, type StoredCorrection } from "@citeflow/runstore";
@@ -67,7 +80,11 @@ export class LiveRun {
   #timer: NodeJS.Timeout | undefined;
   #shown = false;
 
-  constructor(readonly graph: CompiledGraph, inputs: RunInputs, readonly options: StartOptions = {}) {
+  constructor(
+    readonly graph: CompiledGraph,
+    inputs: RunInputs,
+    readonly options: StartOptions = {},
+  ) {
     this.store = new RunStore(options.runs ?? defaultRunsDir());
     const { runs: _r, display: _d, ...rest } = options;
     this.handle = startRun(graph, { ...rest, ...this.store.runOptions(), inputs: resolveInputs(graph, inputs) });
@@ -253,7 +270,18 @@ export class Run {
 
   view(): RunView {
     const r = this.record;
-    const nodes = r.nodes.map((n) => ({ id: n.id, type: n.type, status: n.status === "running" ? "aborted" : n.status, ...(n.cache ? { cache: n.cache } : {}), ...(n.ms !== undefined ? { ms: n.ms } : {}), ...(n.summary ? { summary: n.summary } : {}), ...(n.error ? { error: n.error.message } : {}) }) as RunNodeView);
+    const nodes = r.nodes.map(
+      (n) =>
+        ({
+          id: n.id,
+          type: n.type,
+          status: n.status === "running" ? "aborted" : n.status,
+          ...(n.cache ? { cache: n.cache } : {}),
+          ...(n.ms !== undefined ? { ms: n.ms } : {}),
+          ...(n.summary ? { summary: n.summary } : {}),
+          ...(n.error ? { error: n.error.message } : {}),
+        }) as RunNodeView,
+    );
     const outputs: Record<string, Record<string, unknown>> = {};
     let budget = OUTPUT_BUDGET;
     for (const n of r.nodes) {

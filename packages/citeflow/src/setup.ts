@@ -63,7 +63,7 @@ export async function pdfStore(path: string, options: { store?: string; runs?: s
     await store.ingest(docs, { chunker: openScholarChunker(), chunkerName: "openscholar-256", embedder: await loadEmbedder(embedderId) });
   } catch (e) {
     if (report.read > 0 || report.problems.length === 0) throw e;
-    throw new Error(`no PDF of ${path} could be read:\n${report.problems.map((p) => `  ${p.file}: ${p.message}`).join("\n")}`);
+    throw new Error(`no PDF of ${path} could be read:\n${report.problems.map((p) => `  ${p.file}: ${p.message}`).join("\n")}`, { cause: e });
   }
   process.env.CITEFLOW_STORE = dir;
   return { store: dir, tally, problems: report.problems };

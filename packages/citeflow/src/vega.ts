@@ -29,7 +29,10 @@ export function scoreChart(passages: Passage[], scores?: string[]): Chart {
   };
   const text = names
     .map((s) => {
-      const v = values.filter((x) => x.score === s).map((x) => x.value).sort((a, b) => a - b);
+      const v = values
+        .filter((x) => x.score === s)
+        .map((x) => x.value)
+        .sort((a, b) => a - b);
       return v.length ? `${s}: n=${v.length} min=${v[0]!.toFixed(3)} median=${v[Math.floor(v.length / 2)]!.toFixed(3)} max=${v[v.length - 1]!.toFixed(3)}` : `${s}: no values`;
     })
     .join("\n");

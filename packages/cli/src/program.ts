@@ -44,7 +44,9 @@ function checkPaths(cmd: Command): void {
     if (typeof v !== "string" || v === "" || v.startsWith("qdrant:")) continue;
     if (existsSync(v) && !statSync(v).isDirectory()) throw new UsageError(`--${flag} ${v}: that is a file; give a folder${mustExist.includes(cmd.name()) ? "" : " (it is created when missing)"}`);
     if (!existsSync(v) && mustExist.includes(cmd.name()))
-      throw new FailureError(`--${flag} ${v}: no such folder${flag === "runs" ? " (runs are stored where citeflow run --runs or $CITEFLOW_RUNS put them)" : " (build a store with citeflow ingest --store)"}`);
+      throw new FailureError(
+        `--${flag} ${v}: no such folder${flag === "runs" ? " (runs are stored where citeflow run --runs or $CITEFLOW_RUNS put them)" : " (build a store with citeflow ingest --store)"}`,
+      );
   }
   for (const flag of FILES) {
     const v = o[flag];
@@ -86,7 +88,12 @@ export function buildProgram(registry: NodeRegistry, setCode: (code: number) => 
     .option("--override <node.port=json>", "replace an output value (JSON, or @file.json); repeatable", (v: string, acc: string[]) => [...acc, v], [] as string[])
     .option("--concurrency <n>", "nodes run at once (default 4)", intArg("--concurrency"))
     .option("--store <dir>", "store folder for retrieval nodes that name none (sets $CITEFLOW_STORE)")
-    .option("--allow-endpoint <url>", "let the graph send requests to this server, which you have not configured (no key is sent to it); repeatable", (v: string, acc: string[]) => [...acc, v], [] as string[])
+    .option(
+      "--allow-endpoint <url>",
+      "let the graph send requests to this server, which you have not configured (no key is sent to it); repeatable",
+      (v: string, acc: string[]) => [...acc, v],
+      [] as string[],
+    )
     .option("--json", "print one JSON summary instead of progress", false)
     .action(async (graph: string, opts) => {
       if (opts.store) process.env.CITEFLOW_STORE = opts.store;
@@ -148,7 +155,11 @@ export function buildProgram(registry: NodeRegistry, setCode: (code: number) => 
     .option("--graph <file>", "a graph with a Question input and a Verdict[] output (default: hybrid top-k → NLI)")
     .option("-k <n>", "passages retrieved per claim by the default graph (default 3)", intArg("-k"))
     .option("--binary", "claims with evidence only: SUPPORT = true, else false (OpenScholar's setting)", false)
-    .addOption(new Option("--judge <judge>", "nli: the NLI model against each passage (Verif.ai); llm: the chat model reads the passages and answers true/false (OpenScholar's protocol)").choices(["nli", "llm"]).default("nli"))
+    .addOption(
+      new Option("--judge <judge>", "nli: the NLI model against each passage (Verif.ai); llm: the chat model reads the passages and answers true/false (OpenScholar's protocol)")
+        .choices(["nli", "llm"])
+        .default("nli"),
+    )
     .option("--limit <n>", "only the first N claims", intArg("--limit"))
     .option("--models-dir <dir>", "local models folder (default $CITEFLOW_MODELS)")
     .option("--json", 'print { "accuracy", "macro_f1", "confusion", "claims" }', false)
@@ -231,7 +242,9 @@ export function buildProgram(registry: NodeRegistry, setCode: (code: number) => 
 
   program
     .command("synth")
-    .description("OpenScholar-style synthetic training data: sample abstracts, LLM-written questions, the synth-openscholar pipeline, pairwise and rubric filters, exports (needs a language model: see docs/models.md)")
+    .description(
+      "OpenScholar-style synthetic training data: sample abstracts, LLM-written questions, the synth-openscholar pipeline, pairwise and rubric filters, exports (needs a language model: see docs/models.md)",
+    )
     .requiredOption("--store <dir>", "store to sample abstracts from (also the pipeline's retrieval store)")
     .requiredOption("--n <N>", "abstracts to sample")
     .requiredOption("--out <dir>", "output folder: questions.jsonl, done.jsonl, runs/, one folder per format")

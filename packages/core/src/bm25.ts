@@ -1,6 +1,8 @@
 /** Lower-cased word tokens without common English stop words. */
 const STOP = new Set(
-  "a an and are as at be by for from has have in is it its of on or that the this to was were will with which what does do did not no can than then there these those their such into also been being may might".split(" "),
+  "a an and are as at be by for from has have in is it its of on or that the this to was were will with which what does do did not no can than then there these those their such into also been being may might".split(
+    " ",
+  ),
 );
 
 export function contentTokens(text: string): string[] {

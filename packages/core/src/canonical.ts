@@ -22,7 +22,9 @@ function write(value: unknown, path: string): string {
         return "[" + value.map((v, i) => (v === undefined ? "null" : write(v, `${path}[${i}]`))).join(",") + "]";
       }
       const obj = value as Record<string, unknown>;
-      const keys = Object.keys(obj).filter((k) => obj[k] !== undefined).sort();
+      const keys = Object.keys(obj)
+        .filter((k) => obj[k] !== undefined)
+        .sort();
       return "{" + keys.map((k) => JSON.stringify(k) + ":" + write(obj[k], `${path}.${k}`)).join(",") + "}";
     }
     default:

@@ -101,7 +101,11 @@ export class RunHandle {
   #select(): { selected: string[]; forced: Set<string> } {
     const g = this.graph;
     const o = this.options;
-    for (const [key, id] of [["to", o.to], ["from", o.from], ["only", o.only]] as const)
+    for (const [key, id] of [
+      ["to", o.to],
+      ["from", o.from],
+      ["only", o.only],
+    ] as const)
       if (id !== undefined && !g.nodes.has(id)) throw new RunRequestError(`--${key}: no node "${id}" in graph "${g.doc.name}"`);
     let target = new Set(g.order);
     const forced = new Set<string>();
@@ -237,8 +241,7 @@ export class RunHandle {
     const ordered = this.selected.map((id) => results.get(id)!);
     const ms = performance.now() - t0;
     // A recorder failure aborts the run; it is reported as an error, with the recorder's message.
-    const status = (): RunStatus =>
-      this.#recordError !== undefined ? "error" : signal.aborted ? "aborted" : ordered.every((r) => r.status === "done") ? "ok" : "error";
+    const status = (): RunStatus => (this.#recordError !== undefined ? "error" : signal.aborted ? "aborted" : ordered.every((r) => r.status === "done") ? "ok" : "error");
     const recordError = () => (this.#recordError !== undefined ? { error: errorInfo(this.#recordError) } : {});
     this.#emit({ type: "run-end", runId: this.runId, at: Date.now(), status: status(), ms, nodes: ordered.map(summary), ...recordError() });
     await this.#recordChain;
@@ -299,7 +302,10 @@ export class RunHandle {
       } else {
         checkInputs(this.graph, node, inputs);
         const ctx = this.#context(node, graphInput);
-        const produced = await raceAbort(spanScope.run({ id: "", nodeId: id }, () => def.run(inputs, node.params, ctx)), signal);
+        const produced = await raceAbort(
+          spanScope.run({ id: "", nodeId: id }, () => def.run(inputs, node.params, ctx)),
+          signal,
+        );
         outputs = checkOutputs(node, produced);
         hashes = Object.fromEntries(Object.entries(outputs).map(([k, v]) => [k, hashValue(v)]));
         if (cacheable) await o.cache!.set(cacheKey, { nodeType: def.type, version: def.version, outputs, hashes });
@@ -316,7 +322,18 @@ export class RunHandle {
         }
       }
       const ms = performance.now() - t0;
-      this.#emit({ type: "node-end", runId: this.runId, at: Date.now(), nodeId: id, cache, ms, outputs, outputHashes: hashes, summary: summarizeOutputs(outputs), ...(overridden ? { overridden } : {}) });
+      this.#emit({
+        type: "node-end",
+        runId: this.runId,
+        at: Date.now(),
+        nodeId: id,
+        cache,
+        ms,
+        outputs,
+        outputHashes: hashes,
+        summary: summarizeOutputs(outputs),
+        ...(overridden ? { overridden } : {}),
+      });
       return { id, status: "done", cache, ms, cacheKey, outputs, outputHashes: hashes, ...(overridden ? { overridden } : {}) };
     } catch (e) {
       const ms = performance.now() - t0;

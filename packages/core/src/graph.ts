@@ -49,10 +49,7 @@ export class GraphValidationError extends Error {
     readonly source?: string,
   ) {
     const errors = problems.filter((p) => p.severity === "error");
-    super(
-      `${source ? source + ": " : ""}invalid graph (${errors.length} problem${errors.length === 1 ? "" : "s"})\n` +
-        errors.map((p) => "  " + formatProblem(p)).join("\n"),
-    );
+    super(`${source ? source + ": " : ""}invalid graph (${errors.length} problem${errors.length === 1 ? "" : "s"})\n` + errors.map((p) => "  " + formatProblem(p)).join("\n"));
     this.name = "GraphValidationError";
   }
 }
@@ -85,7 +82,6 @@ export interface CompiledGraph {
   order: string[];
   warnings: Problem[];
 }
-
 
 /** Serialise with a stable key order and two-space indent so diffs show exactly what changed. */
 export function saveGraph(doc: GraphDoc): string {
@@ -135,6 +131,7 @@ function reach(graph: CompiledGraph, id: string, next: (n: CompiledNode) => stri
   return out;
 }
 
+// eslint-disable-next-line @typescript-eslint/no-explicit-any -- the same value with its keys sorted: its type is the caller's
 export function sortKeysDeep(value: unknown): any {
   if (Array.isArray(value)) return value.map(sortKeysDeep);
   if (typeof value !== "object" || value === null) return value;

@@ -63,7 +63,10 @@ export function defineNode<P extends z.ZodObject>(def: NodeDefinition<P>): NodeD
   const where = `node type "${def.type}"`;
   if (!TYPE_ID.test(def.type)) throw new Error(`${where}: type ids are dotted lower-case, e.g. "retrieve.dense"`);
   if (!Number.isInteger(def.version) || def.version < 1) throw new Error(`${where}: version must be an integer ≥ 1`);
-  for (const [side, ports] of [["input", def.inputs], ["output", def.outputs]] as const) {
+  for (const [side, ports] of [
+    ["input", def.inputs],
+    ["output", def.outputs],
+  ] as const) {
     for (const [name, spec] of Object.entries(ports)) {
       if (!PORT_NAME.test(name)) throw new Error(`${where}: ${side} port "${name}" is not a valid name`);
       if (!isValidPortType(spec.type)) throw new Error(`${where}: ${side} port "${name}" has unknown type "${spec.type}"`);
@@ -74,7 +77,6 @@ export function defineNode<P extends z.ZodObject>(def: NodeDefinition<P>): NodeD
       throw new Error(`${where}: output port "${name}": "many" and "optional" apply to inputs only`);
     }
   }
-  if (!(def.params instanceof z.ZodObject))
-    throw new Error(`${where}: params must be a z.object made with the same zod (v4) as @citeflow/core — is a second copy of zod installed?`);
+  if (!(def.params instanceof z.ZodObject)) throw new Error(`${where}: params must be a z.object made with the same zod (v4) as @citeflow/core — is a second copy of zod installed?`);
   return def;
 }

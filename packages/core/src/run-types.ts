@@ -68,6 +68,9 @@ export class AbortError extends Error {
 }
 
 export function newRunId(now = new Date()): string {
-  const stamp = now.toISOString().replace(/[-:]/g, "").replace(/\.\d+Z$/, "Z");
+  const stamp = now
+    .toISOString()
+    .replace(/[-:]/g, "")
+    .replace(/\.\d+Z$/, "Z");
   return `${stamp}-${Math.random().toString(16).slice(2, 8).padEnd(6, "0")}`;
 }

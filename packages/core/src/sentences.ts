@@ -16,12 +16,12 @@ export function sentenceSpans(text: string): Array<{ start: number; end: number 
     while (to > from && /\s/.test(text[to - 1]!)) to--;
     if (to > from) out.push({ start: from, end: to });
   };
-  const re = /[.!?]+["')\]]*\s+(?=[A-Z0-9(\["'])/g;
+  const re = /[.!?]+["')\]]*\s+(?=[A-Z0-9(["'])/g;
   let start = 0;
   for (const m of text.matchAll(re)) {
     const before = text.slice(start, m.index + 1);
     // The last white-space-delimited token before the stop, without leading brackets or quotes.
-    const lastWord = (/(\S+)\.$/.exec(before)?.[1] ?? "").replace(/^[("'\[]+/, "").toLowerCase();
+    const lastWord = (/(\S+)\.$/.exec(before)?.[1] ?? "").replace(/^[("'[]+/, "").toLowerCase();
     if (ABBREVIATIONS.has(lastWord) || /^[a-z]$/i.test(lastWord)) continue;
     const end = m.index + m[0].length;
     push(start, end);

@@ -59,7 +59,11 @@ export function summarizeValue(value: unknown): string {
     if (looksLike.question(value)) return `“${cut(String(value.text), 48)}”`;
     // Metrics and other records of numbers: the first few, named.
     const numbers = Object.entries(value).filter((e): e is [string, number] => typeof e[1] === "number");
-    if (numbers.length > 0) return numbers.slice(0, 4).map(([k, x]) => `${k} ${num(x)}`).join(" · ");
+    if (numbers.length > 0)
+      return numbers
+        .slice(0, 4)
+        .map(([k, x]) => `${k} ${num(x)}`)
+        .join(" · ");
     return plural(Object.keys(value).length, "field");
   }
   return typeof value;

@@ -16,7 +16,10 @@ type Node =
   | { kind: "if"; path: string; line: number; negate: boolean; then: Node[]; else: Node[] };
 
 export class TemplateError extends Error {
-  constructor(message: string, readonly line: number) {
+  constructor(
+    message: string,
+    readonly line: number,
+  ) {
     super(`${message} (template line ${line})`);
     this.name = "TemplateError";
   }
@@ -45,8 +48,7 @@ export function compileTemplate(source: string): Template {
     if (sigil === "#") {
       if ((word !== "each" && word !== "if" && word !== "unless") || !arg) throw new TemplateError(`unknown block "{{#${word ?? ""}${arg ? " " + arg : ""}}}"`, line);
       vars.add(arg.split(".")[0]!);
-      const node: Node & { kind: "each" | "if" } =
-        word === "each" ? { kind: "each", path: arg, line, body: [] } : { kind: "if", path: arg, line, negate: word === "unless", then: [], else: [] };
+      const node: Node & { kind: "each" | "if" } = word === "each" ? { kind: "each", path: arg, line, body: [] } : { kind: "if", path: arg, line, negate: word === "unless", then: [], else: [] };
       target.push(node);
       stack.push({ node, target });
       target = node.kind === "each" ? node.body : node.then;

@@ -55,7 +55,10 @@ export function validateGraph(input: string | unknown, registry: NodeRegistry, o
 
   const { nodes, docNodes } = compileNodes(raw.nodes, inputs, registry, p);
   const docEdges = compileEdges(raw.edges, nodes, new Set(raw.nodes.map((n) => (isObject(n) ? n.id : undefined))), p);
-  const order = topoOrder(docNodes.map((n) => n.id), nodes);
+  const order = topoOrder(
+    docNodes.map((n) => n.id),
+    nodes,
+  );
   if (order.length < nodes.size) {
     const cycle = findCycle(nodes, new Set(order));
     p.error("edges", `cycle: ${cycle.join(" → ")}`, cycle[0], "edges");
@@ -127,8 +130,7 @@ function compileNodes(rawNodes: unknown[], inputs: Record<string, GraphInputSpec
     const path = `nodes[${i}]`;
     if (!isObject(n)) return p.error(path, "a node is an object with id, type, version, params");
     const id = n.id;
-    if (typeof id !== "string" || !NODE_ID.test(id))
-      return p.error(`${path}.id`, `node id ${JSON.stringify(id)} must start with a letter or _ and hold only letters, digits, _ and - (≤ 64)`);
+    if (typeof id !== "string" || !NODE_ID.test(id)) return p.error(`${path}.id`, `node id ${JSON.stringify(id)} must start with a letter or _ and hold only letters, digits, _ and - (≤ 64)`);
     if (seen.has(id)) return p.error(`${path}.id`, `duplicate node id`, id, "id");
     seen.add(id);
     for (const key of Object.keys(n)) if (!NODE_KEYS.includes(key)) p.error(`${path}.${key}`, `unknown field "${key}"`, id, key);
@@ -153,7 +155,14 @@ function compileNodes(rawNodes: unknown[], inputs: Record<string, GraphInputSpec
       for (const issue of parsed.error.issues) {
         if (issue.code === "unrecognized_keys")
           for (const k of issue.keys)
-            p.error(`${path}.params.${k}`, k === "apiKeyEnv" ? `"apiKeyEnv" is not a param any more: a graph file cannot choose which secret is sent; keys come from your environment ($OPENAI_API_KEY for $OPENAI_BASE_URL)` : `unknown param "${k}" for ${def.type}`, id, `params.${k}`);
+            p.error(
+              `${path}.params.${k}`,
+              k === "apiKeyEnv"
+                ? `"apiKeyEnv" is not a param any more: a graph file cannot choose which secret is sent; keys come from your environment ($OPENAI_API_KEY for $OPENAI_BASE_URL)`
+                : `unknown param "${k}" for ${def.type}`,
+              id,
+              `params.${k}`,
+            );
         else {
           const field = ["params", ...issue.path.map(String)].join(".");
           p.error(`${path}.${field}`, issue.message, id, field);

@@ -41,9 +41,7 @@ export const Passage = z.object({
   title: z.string(),
   text: z.string(),
   metadata: PassageMetadata,
-  scores: z
-    .record(z.string(), z.number())
-    .describe("Every score the passage received on its way (bm25, dense, fused, rerank, …)"),
+  scores: z.record(z.string(), z.number()).describe("Every score the passage received on its way (bm25, dense, fused, rerank, …)"),
 });
 export type Passage = z.infer<typeof Passage>;
 

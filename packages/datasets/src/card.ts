@@ -59,17 +59,51 @@ export function datasetCard(c: CardInput): string {
     `From ${c.runs} finished runs${c.skippedRuns.length ? `; ${c.skippedRuns.length} runs were left out (${c.skippedRuns.slice(0, 5).join(", ")}${c.skippedRuns.length > 5 ? ", …" : ""})` : ""}.`,
     "",
     ...(c.correctionProblems?.length
-      ? [`${c.correctionProblems.length} corrections line(s) were left out: ${c.correctionProblems.slice(0, 5).map((p) => `${p.file}:${p.line} (${p.message})`).join("; ")}${c.correctionProblems.length > 5 ? "; …" : ""}.`, ""]
+      ? [
+          `${c.correctionProblems.length} corrections line(s) were left out: ${c.correctionProblems
+            .slice(0, 5)
+            .map((p) => `${p.file}:${p.line} (${p.message})`)
+            .join("; ")}${c.correctionProblems.length > 5 ? "; …" : ""}.`,
+          "",
+        ]
       : []),
   ];
   if (c.format === "nli")
-    lines.push("## Labels", "", "| label | label_id | MNLI |", "|---|---|---|", ...Object.entries(NLI_LABELS).map(([l, id]) => `| ${l} | ${id} | ${MNLI_MAPPING[l as keyof typeof MNLI_MAPPING]} |`), "", "Premise: the evidence sentence the NLI model judged closest (else the cited passage); hypothesis: the claim. Claims citing a passage that was never retrieved (NO_REFERENCE) are left out.", "");
+    lines.push(
+      "## Labels",
+      "",
+      "| label | label_id | MNLI |",
+      "|---|---|---|",
+      ...Object.entries(NLI_LABELS).map(([l, id]) => `| ${l} | ${id} | ${MNLI_MAPPING[l as keyof typeof MNLI_MAPPING]} |`),
+      "",
+      "Premise: the evidence sentence the NLI model judged closest (else the cited passage); hypothesis: the claim. Claims citing a passage that was never retrieved (NO_REFERENCE) are left out.",
+      "",
+    );
   if (c.format === "rerank" || c.format === "rerank-scored")
-    lines.push("## Relevance", "", "Sources: LLM ratings from `rate.relevance` (4–5 relevant, 1–2 not, 3 left out, as OpenScholar trained its reranker); qrels (`--qrels`), where the first retriever's other passages are hard negatives; users' relevance corrections, which win.", "");
+    lines.push(
+      "## Relevance",
+      "",
+      "Sources: LLM ratings from `rate.relevance` (4–5 relevant, 1–2 not, 3 left out, as OpenScholar trained its reranker); qrels (`--qrels`), where the first retriever's other passages are hard negatives; users' relevance corrections, which win.",
+      "",
+    );
   if (c.format === "openscholar")
-    lines.push("## Types", "", "- answer_generation: the generator's prompt (question and numbered passages) → the final answer", "- feedback_generation: the feedback prompt (question, passages, first answer) → the feedback items, as the model wrote them", "- feedback_incorporation: the edit prompt (previous answer, one feedback item, passages) → the revised answer; only edits the loop kept (new/old length > its minRatio)", "", `Feedback rows come from the traces of self-feedback loops that ran. ${c.loopsFromCache ? `${c.loopsFromCache} loops were taken from the cache and have no trace: re-run them with --force to include them.` : "No loop was taken from the cache."}`, "");
+    lines.push(
+      "## Types",
+      "",
+      "- answer_generation: the generator's prompt (question and numbered passages) → the final answer",
+      "- feedback_generation: the feedback prompt (question, passages, first answer) → the feedback items, as the model wrote them",
+      "- feedback_incorporation: the edit prompt (previous answer, one feedback item, passages) → the revised answer; only edits the loop kept (new/old length > its minRatio)",
+      "",
+      `Feedback rows come from the traces of self-feedback loops that ran. ${c.loopsFromCache ? `${c.loopsFromCache} loops were taken from the cache and have no trace: re-run them with --force to include them.` : "No loop was taken from the cache."}`,
+      "",
+    );
   if (c.format === "dpo" || c.format === "dpo-openai" || c.format === "kto")
-    lines.push("## Pairs", "", "Chosen / desirable: a user's corrected answer (`citeflow correct`) when there is one, else the pipeline's final answer (after self-feedback and post-hoc citation). Rejected / undesirable: the uncorrected final answer when there is a correction, else the generator's first draft. Runs where the two are equal give no row.", "");
+    lines.push(
+      "## Pairs",
+      "",
+      "Chosen / desirable: a user's corrected answer (`citeflow correct`) when there is one, else the pipeline's final answer (after self-feedback and post-hoc citation). Rejected / undesirable: the uncorrected final answer when there is a correction, else the generator's first draft. Runs where the two are equal give no row.",
+      "",
+    );
   lines.push(
     "## Sources and licences",
     "",
@@ -86,7 +120,11 @@ export function datasetCard(c: CardInput): string {
     "## Filters",
     "",
     `- runs: only runs with status ok`,
-    ...(c.rubric ? [`- rubric (judge.rubric, 1–5): organisation ≥ ${c.rubric.organisation} and factuality / citation accuracy ≥ ${c.rubric.factuality}: ${c.rubric.kept} answers kept, ${c.rubric.dropped} dropped`] : []),
+    ...(c.rubric
+      ? [
+          `- rubric (judge.rubric, 1–5): organisation ≥ ${c.rubric.organisation} and factuality / citation accuracy ≥ ${c.rubric.factuality}: ${c.rubric.kept} answers kept, ${c.rubric.dropped} dropped`,
+        ]
+      : []),
     "- pairwise: where the graph has a judge.pairwise node, its preferred answer is the answer and its rejected one the rejected side",
     `- corrections applied (they win over the model's output): ${new Set(all.flatMap((r) => r.provenance.corrections ?? [])).size}`,
     `- exact duplicates removed: ${c.removed.exact}`,

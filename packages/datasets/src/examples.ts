@@ -170,7 +170,12 @@ export function collectExamples(store: RunStore, runIds?: string[], qrels?: Qrel
   const all: RunExamples = { answers: [], nli: [], loop: [], relevance: [], loopsFromCache: 0 };
   const skipped: string[] = [];
   const correctionProblems: CorrectionProblem[] = [];
-  const ids = runIds ?? store.listRuns().map((r) => r.runId).reverse();
+  const ids =
+    runIds ??
+    store
+      .listRuns()
+      .map((r) => r.runId)
+      .reverse();
   let runs = 0;
   for (const id of ids) {
     // A run is read whole before any of its rows count: one that cannot be read (a missing,
@@ -263,12 +268,22 @@ function collectRun(store: RunStore, record: RunRecord, corrections: StoredCorre
       const call = (type: LoopCallExample["type"], span: SpanRecord | undefined) => {
         const d = span && view.spanData(span);
         if (!d || !Array.isArray(d.messages) || typeof d.response !== "string") return;
-        loop.push({ type, messages: d.messages as ChatMessage[], response: d.response, question, provenance: view.provenance(nodeId, passages, typeof d.model === "string" ? { generator: d.model } : {}) });
+        loop.push({
+          type,
+          messages: d.messages as ChatMessage[],
+          response: d.response,
+          question,
+          provenance: view.provenance(nodeId, passages, typeof d.model === "string" ? { generator: d.model } : {}),
+        });
       };
       for (const s of n.spans) {
         if (s.name === "feedback") call("feedback_generation", s);
         // Only edits the loop kept (OpenScholar's length-ratio filter) teach incorporation.
-        else if (/^feedback \d+$/.test(s.name) && view.spanData(s)?.kept === true) call("feedback_incorporation", s.children.find((c) => c.name === "edit"));
+        else if (/^feedback \d+$/.test(s.name) && view.spanData(s)?.kept === true)
+          call(
+            "feedback_incorporation",
+            s.children.find((c) => c.name === "edit"),
+          );
       }
     }
     if (n.type === "verify.nli") {
@@ -277,7 +292,9 @@ function collectRun(store: RunStore, record: RunRecord, corrections: StoredCorre
       const passages = (view.input(nodeId, "passages") as Passage[] | undefined) ?? [];
       const model = String((n.params as { model?: string }).model || view.modelOf(n) || "");
       for (const original of verdicts) {
-        const fix = corrections.filter((c) => c.kind === "verdict" && c.nodeId === nodeId && c.claimId === original.claimId && (c.passageId === undefined || c.passageId === original.passageId)).at(-1);
+        const fix = corrections
+          .filter((c) => c.kind === "verdict" && c.nodeId === nodeId && c.claimId === original.claimId && (c.passageId === undefined || c.passageId === original.passageId))
+          .at(-1);
         const v = fix?.kind === "verdict" ? { ...original, label: fix.label } : original;
         if (v.label === "NO_REFERENCE") continue; // nothing to pair the claim with
         const claim = claims.find((c) => c.id === v.claimId);
@@ -294,7 +311,7 @@ function collectRun(store: RunStore, record: RunRecord, corrections: StoredCorre
   for (const c of corrections) {
     if (c.kind !== "relevance") continue;
     const n = byId.get(c.nodeId);
-    const lists = n?.outputHashes ? Object.values(store.outputOf(n) as Record<string, unknown>).filter(Array.isArray) as Passage[][] : [];
+    const lists = n?.outputHashes ? (Object.values(store.outputOf(n) as Record<string, unknown>).filter(Array.isArray) as Passage[][]) : [];
     const p = lists.flat().find((x) => x.id === c.passageId);
     const q = (view.input(c.nodeId, "question") ?? view.input(c.nodeId, "query")) as { text: string } | undefined;
     if (!p || !q) continue;

@@ -77,7 +77,27 @@ export function exportDataset(o: ExportOptions): ExportResult {
       files[`${name}.parquet`] = lines.length;
     }
   }
-  const command = o.command ?? `citeflow export --runs ${o.runs} --format ${o.format} --out ${o.out} --split ${ratio} --seed ${seed}${o.qrels ? ` --qrels ${o.qrels}` : ""}${o.rubric ? ` --min-organisation ${o.rubric.organisation} --min-factuality ${o.rubric.factuality}` : ""}${metadata ? "" : " --no-metadata"}${o.parquet ? " --parquet" : ""}`;
-  writeFileSync(join(o.out, "README.md"), redactor.redact(datasetCard({ format: o.format, splits, loopsFromCache: ex.loopsFromCache, ...(o.rubric ? { rubric: { ...o.rubric, dropped: rubricDropped, kept: answers.length } } : {}), runs: ex.runs, skippedRuns: ex.skipped, correctionProblems: ex.correctionProblems, removed: { exact, near }, split: ratio, seed, metadata, command })));
+  const command =
+    o.command ??
+    `citeflow export --runs ${o.runs} --format ${o.format} --out ${o.out} --split ${ratio} --seed ${seed}${o.qrels ? ` --qrels ${o.qrels}` : ""}${o.rubric ? ` --min-organisation ${o.rubric.organisation} --min-factuality ${o.rubric.factuality}` : ""}${metadata ? "" : " --no-metadata"}${o.parquet ? " --parquet" : ""}`;
+  writeFileSync(
+    join(o.out, "README.md"),
+    redactor.redact(
+      datasetCard({
+        format: o.format,
+        splits,
+        loopsFromCache: ex.loopsFromCache,
+        ...(o.rubric ? { rubric: { ...o.rubric, dropped: rubricDropped, kept: answers.length } } : {}),
+        runs: ex.runs,
+        skippedRuns: ex.skipped,
+        correctionProblems: ex.correctionProblems,
+        removed: { exact, near },
+        split: ratio,
+        seed,
+        metadata,
+        command,
+      }),
+    ),
+  );
   return { files, runs: ex.runs, skippedRuns: ex.skipped, correctionProblems: ex.correctionProblems, removed: { exact, near }, ...(o.rubric ? { rubricDropped } : {}) };
 }

@@ -21,7 +21,8 @@ export const MNLI_MAPPING = { SUPPORT: "entailment", NO_EVIDENCE: "neutral", CON
 export const FORMAT_DOCS: Record<Format, string> = {
   sft: 'TRL conversational / OpenAI fine-tuning: `{"messages": [system, user, assistant]}`',
   "sft-completion": 'TRL prompt-completion: `{"prompt": [system, user], "completion": [assistant]}`',
-  openscholar: 'OpenScholar\'s three training types as chat rows `{"messages": [...], "type": "answer_generation" | "feedback_generation" | "feedback_incorporation"}`: question and passages → answer (x → y); answer → feedback (y0 → F); previous answer and one feedback item → revised answer (y_{t-1}, f_t → y_t)',
+  openscholar:
+    'OpenScholar\'s three training types as chat rows `{"messages": [...], "type": "answer_generation" | "feedback_generation" | "feedback_incorporation"}`: question and passages → answer (x → y); answer → feedback (y0 → F); previous answer and one feedback item → revised answer (y_{t-1}, f_t → y_t)',
   dpo: 'TRL preference: `{"prompt": [system, user], "chosen": [assistant], "rejected": [assistant]}`',
   "dpo-openai": 'OpenAI preference fine-tuning: `{"input": {"messages": [system, user]}, "preferred_output": [assistant], "non_preferred_output": [assistant]}`',
   kto: 'TRL unpaired preference (KTO): `{"prompt": [system, user], "completion": [assistant], "label": true|false}`',
@@ -47,7 +48,13 @@ function rerankTriplets(rel: RelevanceExample[]): Row[] {
     const negatives = list.filter((e) => !e.relevant).slice(0, NEGATIVES_PER_POSITIVE);
     for (const pos of list.filter((e) => e.relevant))
       for (const neg of negatives)
-        rows.push({ key: query, dedupText: `${query}\n${pos.passage.id}\n${neg.passage.id}`, label: pos.source, data: { query, positive: passageText(pos), negative: passageText(neg) }, provenance: { ...pos.provenance, passageIds: [pos.passage.id, neg.passage.id] } });
+        rows.push({
+          key: query,
+          dedupText: `${query}\n${pos.passage.id}\n${neg.passage.id}`,
+          label: pos.source,
+          data: { query, positive: passageText(pos), negative: passageText(neg) },
+          provenance: { ...pos.provenance, passageIds: [pos.passage.id, neg.passage.id] },
+        });
   }
   return rows;
 }
@@ -58,7 +65,7 @@ export function rowsFor(format: Format, answers: AnswerExample[], nli: NliExampl
   // one it beats (the uncorrected final answer, else the first draft); no pair when they are equal.
   // A pairwise judgement, when the graph made one, decides between draft and final.
   const best = (a: AnswerExample) => a.corrected ?? a.judged?.preferred ?? a.final.text;
-  const worse = (a: AnswerExample) => (a.corrected !== undefined ? a.final.text : a.judged?.rejected ?? a.draft.text);
+  const worse = (a: AnswerExample) => (a.corrected !== undefined ? a.final.text : (a.judged?.rejected ?? a.draft.text));
   const paired = answers.filter((a) => best(a).trim() !== worse(a).trim());
   switch (format) {
     case "sft":
@@ -67,15 +74,30 @@ export function rowsFor(format: Format, answers: AnswerExample[], nli: NliExampl
       return answers.map((a) => ({ key: key(a), dedupText: a.question.text + "\n" + best(a), data: { prompt: a.prompt, completion: assistant(best(a)) }, provenance: a.provenance }));
     case "openscholar":
       return [
-        ...answers.map((a) => ({ key: key(a), dedupText: a.question.text + "\n" + best(a), label: "answer_generation", data: { messages: [...a.prompt, ...assistant(best(a))], type: "answer_generation" }, provenance: a.provenance })),
-        ...loop.map((l) => ({ key: l.question, dedupText: JSON.stringify(l.messages) + l.response, label: l.type, data: { messages: [...l.messages, ...assistant(l.response)], type: l.type }, provenance: l.provenance })),
+        ...answers.map((a) => ({
+          key: key(a),
+          dedupText: a.question.text + "\n" + best(a),
+          label: "answer_generation",
+          data: { messages: [...a.prompt, ...assistant(best(a))], type: "answer_generation" },
+          provenance: a.provenance,
+        })),
+        ...loop.map((l) => ({
+          key: l.question,
+          dedupText: JSON.stringify(l.messages) + l.response,
+          label: l.type,
+          data: { messages: [...l.messages, ...assistant(l.response)], type: l.type },
+          provenance: l.provenance,
+        })),
       ];
     case "dpo":
     case "dpo-openai":
       return paired.map((a) => ({
         key: key(a),
         dedupText: a.question.text + "\n" + best(a) + "\n" + worse(a),
-        data: format === "dpo" ? { prompt: a.prompt, chosen: assistant(best(a)), rejected: assistant(worse(a)) } : { input: { messages: a.prompt }, preferred_output: assistant(best(a)), non_preferred_output: assistant(worse(a)) },
+        data:
+          format === "dpo"
+            ? { prompt: a.prompt, chosen: assistant(best(a)), rejected: assistant(worse(a)) }
+            : { input: { messages: a.prompt }, preferred_output: assistant(best(a)), non_preferred_output: assistant(worse(a)) },
         provenance: a.provenance,
       }));
     case "kto":
@@ -86,8 +108,20 @@ export function rowsFor(format: Format, answers: AnswerExample[], nli: NliExampl
     case "rerank":
       return rerankTriplets(relevance);
     case "rerank-scored":
-      return relevance.map((e) => ({ key: e.query, dedupText: `${e.query}\n${e.passage.id}`, label: e.relevant ? "relevant" : "not relevant", data: { query: e.query, passage: passageText(e), label: e.relevant ? 1 : 0, score: e.rating ?? null }, provenance: e.provenance }));
+      return relevance.map((e) => ({
+        key: e.query,
+        dedupText: `${e.query}\n${e.passage.id}`,
+        label: e.relevant ? "relevant" : "not relevant",
+        data: { query: e.query, passage: passageText(e), label: e.relevant ? 1 : 0, score: e.rating ?? null },
+        provenance: e.provenance,
+      }));
     case "nli":
-      return nli.map((x) => ({ key: x.hypothesis, dedupText: x.premise + "\n" + x.hypothesis, label: x.label, data: { premise: x.premise, hypothesis: x.hypothesis, label: x.label, label_id: NLI_LABELS[x.label] }, provenance: x.originalLabel ? { ...x.provenance, originalLabel: x.originalLabel } : x.provenance }));
+      return nli.map((x) => ({
+        key: x.hypothesis,
+        dedupText: x.premise + "\n" + x.hypothesis,
+        label: x.label,
+        data: { premise: x.premise, hypothesis: x.hypothesis, label: x.label, label_id: NLI_LABELS[x.label] },
+        provenance: x.originalLabel ? { ...x.provenance, originalLabel: x.originalLabel } : x.provenance,
+      }));
   }
 }

@@ -32,7 +32,13 @@ export function toParquet(rows: Array<Record<string, unknown>>): Uint8Array {
     keys.map((k) => {
       const values = rows.map((r) => r[k] ?? null);
       const type = typeOf(values);
-      return [k, vectorFromArray(values.map((v) => conform(v, type)), type)];
+      return [
+        k,
+        vectorFromArray(
+          values.map((v) => conform(v, type)),
+          type,
+        ),
+      ];
     }),
   );
   const table = new Table(columns);

@@ -4,7 +4,10 @@ import type { Row } from "./formats.js";
 
 /** Text compared for near-duplicates: lower case, letters and digits only, single spaces. */
 export function normalise(text: string): string {
-  return text.toLowerCase().replace(/[^\p{L}\p{N}]+/gu, " ").trim();
+  return text
+    .toLowerCase()
+    .replace(/[^\p{L}\p{N}]+/gu, " ")
+    .trim();
 }
 
 /**

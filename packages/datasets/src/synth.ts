@@ -96,7 +96,12 @@ export async function synthesize(o: SynthOptions): Promise<SynthResult> {
   const tokens = { prompt: 0, completion: 0, calls: 0 };
 
   const store = await openPassageStore(o.store);
-  const abstracts: Passage[] = await store.sample(o.n, { seed: o.seed ?? 0, ...(o.minYear !== undefined ? { minYear: o.minYear } : {}), ...(o.maxYear !== undefined ? { maxYear: o.maxYear } : {}), ...(o.minCitations !== undefined ? { minCitations: o.minCitations } : {}) });
+  const abstracts: Passage[] = await store.sample(o.n, {
+    seed: o.seed ?? 0,
+    ...(o.minYear !== undefined ? { minYear: o.minYear } : {}),
+    ...(o.maxYear !== undefined ? { maxYear: o.maxYear } : {}),
+    ...(o.minCitations !== undefined ? { minCitations: o.minCitations } : {}),
+  });
   if (abstracts.length === 0) throw new Error(`no abstract in ${o.store} passes the filters (year ${o.minYear ?? "any"}–${o.maxYear ?? "any"}, citations ≥ ${o.minCitations ?? 0})`);
 
   const asked = new Map(readLines<QuestionLine>(questionsPath).map((q) => [q.passageId, q]));
@@ -107,7 +112,12 @@ export async function synthesize(o: SynthOptions): Promise<SynthResult> {
       tokens.prompt += r.usage?.promptTokens ?? 0;
       tokens.completion += r.usage?.completionTokens ?? 0;
       tokens.calls++;
-      const question = r.text.trim().split("\n").find((l) => l.trim())?.replace(/^(question\s*:\s*)/i, "").trim();
+      const question = r.text
+        .trim()
+        .split("\n")
+        .find((l) => l.trim())
+        ?.replace(/^(question\s*:\s*)/i, "")
+        .trim();
       if (!question) throw new Error(`the LLM wrote no question for ${passage.id}`);
       const line: QuestionLine = { docId: passage.id.slice(0, passage.id.lastIndexOf("#")), passageId: passage.id, question };
       appendFileSync(questionsPath, JSON.stringify(line) + "\n");
@@ -122,7 +132,11 @@ export async function synthesize(o: SynthOptions): Promise<SynthResult> {
   const inputName = Object.entries(graph.doc.inputs).find(([, s]) => s.type === "Question")?.[0];
   if (!inputName) throw new Error(`graph ${path} has no Question input`);
 
-  const done = new Map(readLines<DoneLine>(donePath).filter((d) => d.status === "ok").map((d) => [d.questionId, d]));
+  const done = new Map(
+    readLines<DoneLine>(donePath)
+      .filter((d) => d.status === "ok")
+      .map((d) => [d.questionId, d]),
+  );
   const resumed = done.size;
   const failed: string[] = [];
   const items = abstracts.map((p) => asked.get(p.id)!);
@@ -149,6 +163,13 @@ export async function synthesize(o: SynthOptions): Promise<SynthResult> {
   const exports: Record<string, ExportResult> = {};
   const rubric = o.rubric ?? { organisation: 4.5, factuality: 4.5 };
   for (const format of o.formats ?? (["sft", "openscholar", "dpo", "kto"] as Format[]))
-    exports[format] = exportDataset({ runs: runs.dir, runIds, format, out: join(o.out, format), rubric, command: `citeflow synth --store ${o.store} --n ${o.n} --out ${o.out} --seed ${o.seed ?? 0} --min-organisation ${rubric.organisation} --min-factuality ${rubric.factuality}` });
+    exports[format] = exportDataset({
+      runs: runs.dir,
+      runIds,
+      format,
+      out: join(o.out, format),
+      rubric,
+      command: `citeflow synth --store ${o.store} --n ${o.n} --out ${o.out} --seed ${o.seed ?? 0} --min-organisation ${rubric.organisation} --min-factuality ${rubric.factuality}`,
+    });
   return { abstracts: abstracts.length, questions: asked.size, runs: { ok: done.size, failed, resumed }, tokens, exports };
 }

@@ -24,7 +24,13 @@ export interface CitationScores {
  */
 export async function citationScores(answer: Answer, passages: Passage[], entails: Entails, o: { base?: 0 | 1; minLength?: number; maxCitations?: number } = {}): Promise<CitationScores> {
   const byId = new Map(passages.map((p) => [p.id, p]));
-  const textOf = (ids: string[]) => ids.flatMap((id) => { const p = byId.get(id); return p ? [`${p.title}\n${p.text}`] : []; }).join("\n");
+  const textOf = (ids: string[]) =>
+    ids
+      .flatMap((id) => {
+        const p = byId.get(id);
+        return p ? [`${p.title}\n${p.text}`] : [];
+      })
+      .join("\n");
   // Markers number the passages the generator was given, in its order.
   const numbered = answer.allowed.map((id) => ({ id }));
   let previous: string[] = [];

@@ -16,8 +16,8 @@ export function scoreClassification(pairs: Array<{ gold: string; predicted: stri
   const correct = labels.reduce((s, l) => s + confusion[l]![l]!, 0);
   const f1s = labels.map((l) => {
     const tp = confusion[l]![l]!;
-    const fp = labels.reduce((s, g) => s + (g === l ? 0 : confusion[g]![l] ?? 0), 0);
-    const fn = labels.reduce((s, p) => s + (p === l ? 0 : confusion[l]![p] ?? 0), 0);
+    const fp = labels.reduce((s, g) => s + (g === l ? 0 : (confusion[g]![l] ?? 0)), 0);
+    const fn = labels.reduce((s, p) => s + (p === l ? 0 : (confusion[l]![p] ?? 0)), 0);
     return tp === 0 ? 0 : (2 * tp) / (2 * tp + fp + fn);
   });
   return { accuracy: pairs.length ? correct / pairs.length : 0, macro_f1: f1s.reduce((a, b) => a + b, 0) / labels.length, confusion, claims: pairs.length };

@@ -24,7 +24,10 @@ export function readQrels(path: string): Qrels {
  */
 export function ndcgAt(ranked: string[], rels: Map<string, number>, k: number): number {
   const dcg = ranked.slice(0, k).reduce((s, d, i) => s + (rels.get(d) ?? 0) / Math.log2(i + 2), 0);
-  const ideal = [...rels.values()].filter((r) => r > 0).sort((a, b) => b - a).slice(0, k);
+  const ideal = [...rels.values()]
+    .filter((r) => r > 0)
+    .sort((a, b) => b - a)
+    .slice(0, k);
   const idcg = ideal.reduce((s, r, i) => s + r / Math.log2(i + 2), 0);
   return idcg === 0 ? 0 : dcg / idcg;
 }

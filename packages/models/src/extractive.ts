@@ -21,7 +21,10 @@ export function extractiveAnswer(question: string, passages: Array<{ text: strin
   const base = o.base ?? 1;
   const sents = passages.flatMap((p, pi) => splitSentences(p.text).map((text, si) => ({ text, pi, si })));
   if (sents.length === 0) return "The given passages do not answer this question.";
-  const scores = bm25Scores(question, sents.map((x) => x.text));
+  const scores = bm25Scores(
+    question,
+    sents.map((x) => x.text),
+  );
   const scored = sents.map((x, i) => ({ ...x, score: scores[i]! }));
   const ranked = scored.filter((s) => s.score > 0).sort((x, y) => y.score - x.score || x.pi - y.pi || x.si - y.si);
   const perPassage = new Map<number, number>();

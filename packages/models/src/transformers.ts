@@ -1,4 +1,13 @@
-import { AutoModelForSequenceClassification, AutoTokenizer, env, pipeline, type FeatureExtractionPipeline, type PreTrainedModel, type PreTrainedTokenizer, type Tensor } from "@huggingface/transformers";
+import {
+  AutoModelForSequenceClassification,
+  AutoTokenizer,
+  env,
+  pipeline,
+  type FeatureExtractionPipeline,
+  type PreTrainedModel,
+  type PreTrainedTokenizer,
+  type Tensor,
+} from "@huggingface/transformers";
 import { NLI_LABELS, type Embedder, type NliLabel, type NliModel, type NliProbabilities, type Reranker } from "./interfaces.js";
 import { resolveModel, type ResolveOptions } from "./resolve.js";
 
@@ -122,7 +131,13 @@ export async function loadReranker(id: string, options: LocalModelOptions = {}):
     score: (query, passages, o) =>
       inBatches(passages, batchSize, o?.signal, async (batch) =>
         // One logit: the score. Two (not-relevant, relevant): the relevant one.
-        (await pairLogits(m, batch.map(() => query), batch)).map((l) => l[l.length - 1]!),
+        (
+          await pairLogits(
+            m,
+            batch.map(() => query),
+            batch,
+          )
+        ).map((l) => l[l.length - 1]!),
       ),
   };
 }
@@ -171,9 +186,18 @@ export async function loadNli(id: string, options: LocalModelOptions = {}): Prom
     id,
     classify: (pairs, o) =>
       inBatches(pairs, batchSize, o?.signal, async (batch) =>
-        (await (claimFirst
-          ? pairLogits(m, batch.map((p) => p.hypothesis), batch.map((p) => p.premise))
-          : pairLogits(m, batch.map((p) => p.premise), batch.map((p) => p.hypothesis)))
+        (
+          await (claimFirst
+            ? pairLogits(
+                m,
+                batch.map((p) => p.hypothesis),
+                batch.map((p) => p.premise),
+              )
+            : pairLogits(
+                m,
+                batch.map((p) => p.premise),
+                batch.map((p) => p.hypothesis),
+              ))
         ).map((logits) => {
           const probs = softmax(logits);
           const out = { SUPPORT: 0, NO_EVIDENCE: 0, CONTRADICT: 0 } as NliProbabilities;

@@ -33,7 +33,39 @@ import { searchCore } from "./search/search-core.js";
 import { searchPubmed } from "./search/search-pubmed.js";
 import { searchSemanticScholar } from "./search/search-semantic-scholar.js";
 
-export { inputQuestion, inputQuestions, listMerge, listSelect, textTemplate, retrieveLexical, retrieveDense, retrieveHybrid, rerankCrossEncoder, filterPerPaper, searchSemanticScholar, searchCore, searchPubmed, searchArxiv, queryEnrich, rateRelevance, judgePairwise, judgeRubric, generateAnswer, feedbackSelf, refineEdit, loopSelfFeedback, citePosthoc, claimsExtract, checkSufficiency, answerCompose, claimsSplit, claimsFromQuestion, verifyNli, verifyLlm, evalCitations };
+export {
+  inputQuestion,
+  inputQuestions,
+  listMerge,
+  listSelect,
+  textTemplate,
+  retrieveLexical,
+  retrieveDense,
+  retrieveHybrid,
+  rerankCrossEncoder,
+  filterPerPaper,
+  searchSemanticScholar,
+  searchCore,
+  searchPubmed,
+  searchArxiv,
+  queryEnrich,
+  rateRelevance,
+  judgePairwise,
+  judgeRubric,
+  generateAnswer,
+  feedbackSelf,
+  refineEdit,
+  loopSelfFeedback,
+  citePosthoc,
+  claimsExtract,
+  checkSufficiency,
+  answerCompose,
+  claimsSplit,
+  claimsFromQuestion,
+  verifyNli,
+  verifyLlm,
+  evalCitations,
+};
 
 /** Every node type this package ships. */
 export const builtinNodes: AnyNodeDefinition[] = [

@@ -21,7 +21,13 @@ export function promptParam(defaultName: string, what: string) {
 
 /** The folders a prompt file may come from: the graph's folder (relative names resolve there), then $CITEFLOW_PROMPTS (":"-separated). */
 export function promptRoots(env: NodeJS.ProcessEnv = process.env): string[] {
-  return [resolve(env.CITEFLOW_GRAPH_DIR || process.cwd()), ...(env.CITEFLOW_PROMPTS ?? "").split(":").filter(Boolean).map((d) => resolve(d))];
+  return [
+    resolve(env.CITEFLOW_GRAPH_DIR || process.cwd()),
+    ...(env.CITEFLOW_PROMPTS ?? "")
+      .split(":")
+      .filter(Boolean)
+      .map((d) => resolve(d)),
+  ];
 }
 
 const inside = (root: string, path: string) => {
@@ -45,7 +51,9 @@ export function promptPath(ref: string): string | undefined {
   const real = existsSync(path) ? realpathSync(path) : path;
   const realRoots = roots.map((r) => (existsSync(r) ? realpathSync(r) : r));
   if (!realRoots.some((r) => inside(r, real)))
-    throw new Error(`prompt ${ref}: ${real} is outside the folders prompts are read from (${roots.join(", ")}); a graph file cannot read other files. Put the prompt there, or add its folder to $CITEFLOW_PROMPTS`);
+    throw new Error(
+      `prompt ${ref}: ${real} is outside the folders prompts are read from (${roots.join(", ")}); a graph file cannot read other files. Put the prompt there, or add its folder to $CITEFLOW_PROMPTS`,
+    );
   return path;
 }
 

@@ -4,7 +4,20 @@ import * as lancedb from "@lancedb/lancedb";
 import { parsePassageId, type Passage } from "@citeflow/core";
 import { indexText } from "./chunkers.js";
 import type { CorpusDocument } from "./document.js";
-import { checkCompatible, checkDimensions, checkExistingDimensions, ingestBatches, sampleOf, type IngestOptions, type IngestResult, type PassageStore, type SampleOptions, type ScoredId, type StoreMeta, type VectorIndex } from "./store.js";
+import {
+  checkCompatible,
+  checkDimensions,
+  checkExistingDimensions,
+  ingestBatches,
+  sampleOf,
+  type IngestOptions,
+  type IngestResult,
+  type PassageStore,
+  type SampleOptions,
+  type ScoredId,
+  type StoreMeta,
+  type VectorIndex,
+} from "./store.js";
 
 const TABLE = "passages";
 /** Below this many passages a flat scan is fast enough: no vector index (IngestOptions.vectorIndexMinRows). */
@@ -85,7 +98,15 @@ export class LanceStore implements PassageStore {
       write: async (batch, vectors) => {
         if (!announced) {
           if (this.table) checkExistingDimensions(this.dir, await this.table.query().select(["vector"]).limit(1).toArray(), o.embedder.id, vectors[0]!.length);
-          this.#writeMeta({ citeflowStore: 1, embedder: o.embedder.id, dimensions: vectors[0]!.length, chunker: o.chunkerName, passages: this.table ? await this.table.countRows() : 0, incomplete: true, updatedAt: new Date().toISOString() });
+          this.#writeMeta({
+            citeflowStore: 1,
+            embedder: o.embedder.id,
+            dimensions: vectors[0]!.length,
+            chunker: o.chunkerName,
+            passages: this.table ? await this.table.countRows() : 0,
+            incomplete: true,
+            updatedAt: new Date().toISOString(),
+          });
           announced = true;
         }
         const rows: Row[] = batch.map((p, i) => ({
@@ -190,7 +211,11 @@ export class LanceStore implements PassageStore {
   /** A deterministic sample of `n` papers (their first passage), for synthetic data. Reads every first passage of the store. */
   async sample(n: number, o: SampleOptions = {}): Promise<Passage[]> {
     const rows = await (await this.#need()).query().where("chunk = 0").select(["id", "title", "text", "metadata"]).toArray();
-    return sampleOf(rows.map((r) => toPassage(r, {})), n, o);
+    return sampleOf(
+      rows.map((r) => toPassage(r, {})),
+      n,
+      o,
+    );
   }
 
   /** Ids and BM25 scores; each hit's `ref` is its row id, for reading it without a lookup. */

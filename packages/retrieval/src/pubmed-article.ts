@@ -16,10 +16,19 @@ function text(node: unknown): string {
   if (Array.isArray(node)) return node.map(text).join(" ");
   const obj = node as Record<string, unknown>;
   const label = typeof obj["@Label"] === "string" ? `${obj["@Label"]}: ` : "";
-  return label + text(obj["#text"] ?? Object.entries(obj).filter(([k]) => !k.startsWith("@")).map(([, v]) => v));
+  return (
+    label +
+    text(
+      obj["#text"] ??
+        Object.entries(obj)
+          .filter(([k]) => !k.startsWith("@"))
+          .map(([, v]) => v),
+    )
+  );
 }
 
 /** One parsed <PubmedArticle> → a document, or a message saying why it cannot be one. */
+// eslint-disable-next-line @typescript-eslint/no-explicit-any -- parsed XML: each field is checked where it is read
 export function pubmedDocument(article: any): CorpusDocument | string {
   const cit = article?.MedlineCitation;
   const pmid = text(cit?.PMID).trim();

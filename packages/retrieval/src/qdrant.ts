@@ -65,7 +65,7 @@ export class QdrantStore implements PassageStore {
     try {
       await client.collectionExists(o.collection);
     } catch (e) {
-      throw new Error(`Qdrant at ${o.url} is not answering: ${message(e)}`);
+      throw new Error(`Qdrant at ${o.url} is not answering: ${message(e)}`, { cause: e });
     }
     return new QdrantStore(client, o);
   }
@@ -127,7 +127,15 @@ export class QdrantStore implements PassageStore {
           exists = true;
         }
         if (!announced) {
-          await this.#writeMeta({ citeflowStore: 1, embedder: o.embedder.id, dimensions: vectors[0]!.length, chunker: o.chunkerName, passages: await this.count(), incomplete: true, updatedAt: new Date().toISOString() });
+          await this.#writeMeta({
+            citeflowStore: 1,
+            embedder: o.embedder.id,
+            dimensions: vectors[0]!.length,
+            chunker: o.chunkerName,
+            passages: await this.count(),
+            incomplete: true,
+            updatedAt: new Date().toISOString(),
+          });
           announced = true;
         }
         await this.client.upsert(this.o.collection, {

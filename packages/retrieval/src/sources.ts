@@ -63,4 +63,3 @@ export async function pdfDocuments(path: string, store: PassageStore, report: Re
   const skip = await planSources(store, files, tally);
   return readPdfs(files, report, { skip, onFile: (_f, pages) => (tally.pages += pages) });
 }
-

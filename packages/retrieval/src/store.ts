@@ -99,7 +99,9 @@ export function checkCompatible(location: string, before: StoreMeta | undefined,
 export function checkExistingDimensions(location: string, rows: Array<{ vector?: unknown }>, embedder: string, dimensions: number): void {
   const v = rows[0]?.vector as { length?: number } | undefined;
   if (v?.length !== undefined && v.length !== dimensions)
-    throw new Error(`store ${location} holds ${v.length}-dimensional vectors from an unfinished ingest; embedder "${embedder}" gives ${dimensions}: use another store, or the embedder it was started with`);
+    throw new Error(
+      `store ${location} holds ${v.length}-dimensional vectors from an unfinished ingest; embedder "${embedder}" gives ${dimensions}: use another store, or the embedder it was started with`,
+    );
 }
 
 export function checkDimensions(location: string, meta: StoreMeta | undefined, vector: number[]): void {
@@ -115,7 +117,10 @@ export function sampleOf(firstPassages: Passage[], n: number, o: SampleOptions =
     if (o.minCitations !== undefined && !(m.citationCount !== undefined && m.citationCount >= o.minCitations)) return false;
     return true;
   });
-  const rank = (id: string) => createHash("sha256").update(`${o.seed ?? 0}\0${id}`).digest("hex");
+  const rank = (id: string) =>
+    createHash("sha256")
+      .update(`${o.seed ?? 0}\0${id}`)
+      .digest("hex");
   return keep.sort((a, b) => rank(a.id).localeCompare(rank(b.id))).slice(0, n);
 }
 
@@ -132,11 +137,7 @@ export interface BatchWriter {
  * the ones already stored, embed the rest and write them batch by batch, reporting progress.
  * Returns the counts and the vectors' dimensions (0 when nothing was embedded).
  */
-export async function ingestBatches(
-  docs: AsyncIterable<CorpusDocument> | Iterable<CorpusDocument>,
-  o: IngestOptions,
-  writer: BatchWriter,
-): Promise<IngestResult & { dimensions: number }> {
+export async function ingestBatches(docs: AsyncIterable<CorpusDocument> | Iterable<CorpusDocument>, o: IngestOptions, writer: BatchWriter): Promise<IngestResult & { dimensions: number }> {
   const batchSize = o.batchSize ?? 256;
   const result = { documents: 0, passages: 0, added: 0, skipped: 0, dimensions: 0 };
   let pending: Passage[] = [];

@@ -48,7 +48,7 @@ export class BlobStore {
     try {
       return JSON.parse(text);
     } catch (e) {
-      throw new Error(`blob ${path} is not valid JSON: ${(e as Error).message}`);
+      throw new Error(`blob ${path} is not valid JSON: ${(e as Error).message}`, { cause: e });
     }
   }
 }

@@ -25,7 +25,10 @@ const str = (v: unknown) => typeof v === "string";
 function invalid(c: Record<string, unknown>): string | undefined {
   if (!str(c.id) || !str(c.runId) || !str(c.nodeId) || typeof c.at !== "number") return "needs id, runId, nodeId (strings) and at (a number)";
   if (c.note !== undefined && !str(c.note)) return `"note" is not text`;
-  if (c.kind === "verdict") return str(c.claimId) && CORRECTION_LABELS.includes(c.label as never) && (c.passageId === undefined || str(c.passageId)) ? undefined : `a verdict correction needs claimId and a label (${CORRECTION_LABELS.join(", ")})`;
+  if (c.kind === "verdict")
+    return str(c.claimId) && CORRECTION_LABELS.includes(c.label as never) && (c.passageId === undefined || str(c.passageId))
+      ? undefined
+      : `a verdict correction needs claimId and a label (${CORRECTION_LABELS.join(", ")})`;
   if (c.kind === "answer") return str(c.text) && (c.text as string).trim() ? undefined : "an answer correction needs non-empty text";
   if (c.kind === "relevance") return str(c.passageId) && typeof c.relevant === "boolean" ? undefined : "a relevance correction needs passageId and relevant (true or false)";
   return `unknown kind ${JSON.stringify(c.kind)}`;

@@ -204,8 +204,7 @@ export class RunStore {
       if (n.status !== "done" || !n.outputHashes) continue;
       if (n.outputHashes.metrics) {
         const m = this.blobs.get(n.outputHashes.metrics);
-        if (typeof m === "object" && m !== null)
-          for (const [k, v] of Object.entries(m)) if (typeof v === "number") out[`${n.id}.${k}`] = v;
+        if (typeof m === "object" && m !== null) for (const [k, v] of Object.entries(m)) if (typeof v === "number") out[`${n.id}.${k}`] = v;
       }
       if (n.outputHashes.answer) {
         const invalid = (this.blobs.get(n.outputHashes.answer) as { invalidCitations?: unknown } | null)?.invalidCitations;

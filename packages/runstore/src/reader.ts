@@ -71,6 +71,7 @@ export function readRunFile(path: string): RunRecord {
   };
   lines.forEach((line, i) => {
     if (line.trim() === "") return;
+    // eslint-disable-next-line @typescript-eslint/no-explicit-any -- a line of the run's log, checked field by field below
     let e: any;
     try {
       e = JSON.parse(line);
@@ -107,7 +108,15 @@ export function readRunFile(path: string): RunRecord {
         if (!node) add(placeholder(e.nodeId, "paused"));
         break;
       case "node-end":
-        if (node) Object.assign(node, { status: "done", cache: e.cache, ms: e.ms, outputHashes: e.outputHashes, ...(e.summary ? { summary: e.summary } : {}), ...(e.overridden ? { overridden: e.overridden } : {}) });
+        if (node)
+          Object.assign(node, {
+            status: "done",
+            cache: e.cache,
+            ms: e.ms,
+            outputHashes: e.outputHashes,
+            ...(e.summary ? { summary: e.summary } : {}),
+            ...(e.overridden ? { overridden: e.overridden } : {}),
+          });
         break;
       case "node-error":
         // A node can fail before it starts (its fingerprint threw): it still gets a record.

@@ -41,7 +41,9 @@ export async function demoCommand(runs: string, registry: NodeRegistry, o: { dat
   const generator = describeChat(chooseChat({ model: "", baseUrl: "" }));
   const embedderNote = embedder === OFFLINE_EMBEDDER ? "static-use-en (offline, weak: run `npm run models` for all-MiniLM-L6-v2)" : embedder;
 
-  say(`Citeflow demo: the Verif.ai template on SciFact\n  answers: ${generator}\n  embedder: ${embedderNote}\n  NLI: ${nli}${nli === "pair-nli-scifact" ? " (offline, weak — see docs/models.md)" : ""}\n\n— index SciFact (${corpus}) into ${store} —\n`);
+  say(
+    `Citeflow demo: the Verif.ai template on SciFact\n  answers: ${generator}\n  embedder: ${embedderNote}\n  NLI: ${nli}${nli === "pair-nli-scifact" ? " (offline, weak — see docs/models.md)" : ""}\n\n— index SciFact (${corpus}) into ${store} —\n`,
+  );
   await ingestCommand({ corpus, store, format: "scifact", chunker: "openscholar", embedder, batch: embedder === OFFLINE_EMBEDDER ? 512 : 64 });
   process.env.CITEFLOW_STORE = store;
 
@@ -94,6 +96,12 @@ function showRun(runStore: RunStore, runId: string, nli: string, generator: stri
     say(`  ${claim.id} → ${v.passageId ?? "(no citation)"}: ${label}  ${claim.text}\n${v.evidence ? `      closest: "${v.evidence.sentence}"\n` : ""}`);
   }
   say(`The passages it could cite, with every score they received:\n`);
-  top.forEach((p, i) => say(`  [${i + 1}] ${p.id}  ${Object.entries(p.scores).map(([k, v]) => `${k}=${v.toFixed(3)}`).join(" ")}\n      ${p.title}\n`));
+  top.forEach((p, i) =>
+    say(
+      `  [${i + 1}] ${p.id}  ${Object.entries(p.scores)
+        .map(([k, v]) => `${k}=${v.toFixed(3)}`)
+        .join(" ")}\n      ${p.title}\n`,
+    ),
+  );
   say(`stored: run ${runId} in ${runStore.dir}\n`);
 }

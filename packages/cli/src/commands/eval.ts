@@ -110,13 +110,16 @@ export function sciFactVerificationGraph(o: { k: number; judge: "nli" | "llm"; m
  */
 export async function evalScifactCommand(o: EvalScifactOptions, registry: NodeRegistry): Promise<number> {
   process.env.CITEFLOW_STORE = o.store;
-  const raw = readFileSync(o.claims, "utf8").split("\n").filter((l) => l.trim()).map((l, i) => {
-    try {
-      return JSON.parse(l) as Record<string, unknown>;
-    } catch (e) {
-      throw new FailureError(`${o.claims}:${i + 1}: not valid JSON (${(e as Error).message})`);
-    }
-  });
+  const raw = readFileSync(o.claims, "utf8")
+    .split("\n")
+    .filter((l) => l.trim())
+    .map((l, i) => {
+      try {
+        return JSON.parse(l) as Record<string, unknown>;
+      } catch (e) {
+        throw new FailureError(`${o.claims}:${i + 1}: not valid JSON (${(e as Error).message})`);
+      }
+    });
   let claims = raw.map((c) => ({ id: String(c.id), text: String(c.claim ?? c.text ?? ""), gold: goldLabel(c) })).filter((c) => c.text);
   if (o.binary) claims = claims.filter((c) => c.gold !== "NO_EVIDENCE");
   if (o.limit !== undefined) claims = claims.slice(0, o.limit);
@@ -139,9 +142,16 @@ export async function evalScifactCommand(o: EvalScifactOptions, registry: NodeRe
   const scores = scoreClassification(pairs, o.binary ? ["true", "false"] : ["SUPPORT", "CONTRADICT", "NO_EVIDENCE"]);
   if (o.json) process.stdout.write(JSON.stringify(scores) + "\n");
   else {
-    process.stdout.write(`SciFact ${o.binary ? "binary (claims with evidence)" : "3-way"}, judge ${o.judge ?? "nli"}, on ${scores.claims} claims: accuracy ${scores.accuracy.toFixed(3)} · macro-F1 ${scores.macro_f1.toFixed(3)}\n`);
+    process.stdout.write(
+      `SciFact ${o.binary ? "binary (claims with evidence)" : "3-way"}, judge ${o.judge ?? "nli"}, on ${scores.claims} claims: accuracy ${scores.accuracy.toFixed(3)} · macro-F1 ${scores.macro_f1.toFixed(3)}\n`,
+    );
     const labels = Object.keys(scores.confusion);
-    process.stdout.write(table(["gold \\ predicted", ...labels], labels.map((g) => [g, ...labels.map((p) => String(scores.confusion[g]![p]))])));
+    process.stdout.write(
+      table(
+        ["gold \\ predicted", ...labels],
+        labels.map((g) => [g, ...labels.map((p) => String(scores.confusion[g]![p]))]),
+      ),
+    );
   }
   return 0;
 }

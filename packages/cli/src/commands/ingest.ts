@@ -1,5 +1,20 @@
 import { DEFAULT_MODELS, loadEmbedder } from "@citeflow/models";
-import { formatReadProblem, newTally, openPassageStore, pdfDocuments, openScholarChunker, readBeirCorpus, readCsvCorpus, readJsonlCorpus, readPubMedQA, readPubMedXml, verifaiChunker, type CorpusDocument, type FieldMap, type ReadReport } from "@citeflow/retrieval";
+import {
+  formatReadProblem,
+  newTally,
+  openPassageStore,
+  pdfDocuments,
+  openScholarChunker,
+  readBeirCorpus,
+  readCsvCorpus,
+  readJsonlCorpus,
+  readPubMedQA,
+  readPubMedXml,
+  verifaiChunker,
+  type CorpusDocument,
+  type FieldMap,
+  type ReadReport,
+} from "@citeflow/retrieval";
 import { FailureError, UsageError } from "../errors.js";
 import { bibliographyDocuments, zoteroDocuments } from "./ingest-sources.js";
 
@@ -101,7 +116,9 @@ export async function ingestCommand(o: IngestCommandOptions): Promise<number> {
     if (tty) process.stderr.write("\n");
     listProblems();
     if (report.read === 0 && report.problems.length > 0)
-      throw new FailureError(`no document of ${o.corpus} could be read: all ${report.problems.length} ${kind === "pdf" ? "file(s)" : many ? "entries" : "line(s)"} have a problem (listed above)${o.map ? `; check --map ${o.map}` : ""}`);
+      throw new FailureError(
+        `no document of ${o.corpus} could be read: all ${report.problems.length} ${kind === "pdf" ? "file(s)" : many ? "entries" : "line(s)"} have a problem (listed above)${o.map ? `; check --map ${o.map}` : ""}`,
+      );
     throw e;
   }
   if (tty) process.stderr.write("\n");
@@ -122,7 +139,9 @@ export async function ingestCommand(o: IngestCommandOptions): Promise<number> {
       `ingested ${result.documents} documents → ${result.added} new passages (${result.skipped} already there) into ${store.location} in ${summary.seconds} s; ` +
         `${summary.total} passages in the store; embedder ${embedderId}, chunker ${chunkerName}` +
         (tally.libraryUnchanged ? `; the Zotero library is unchanged since version ${tally.libraryVersion}` : "") +
-        (many && !tally.libraryUnchanged ? `; ${tally.entries} ${kind === "pdf" ? "PDF(s)" : "entries"}: ${tally.pages} PDF pages read, ${tally.unchanged} unchanged since the last ingest, ${tally.replaced} changed and replaced` : "") +
+        (many && !tally.libraryUnchanged
+          ? `; ${tally.entries} ${kind === "pdf" ? "PDF(s)" : "entries"}: ${tally.pages} PDF pages read, ${tally.unchanged} unchanged since the last ingest, ${tally.replaced} changed and replaced`
+          : "") +
         (report.problems.length ? `; ${report.problems.length} ${many ? "problem(s)" : "line(s) left out"}, listed above` : "") +
         "\n",
     );

@@ -59,7 +59,7 @@ export async function runWithSummaries(graphPath: string, opts: RunCommandOption
       ...(overrides ? { overrides } : {}),
       ...(opts.concurrency !== undefined ? { concurrency: opts.concurrency } : {}),
     });
-    printer?.setLabel(batches.length > 1 ? label ?? "" : "");
+    printer?.setLabel(batches.length > 1 ? (label ?? "") : "");
     const forward = (async () => {
       for await (const e of handle.events) printer?.on(e);
     })();
@@ -154,8 +154,7 @@ function answerQuality(graph: CompiledGraph, result: RunResult): Pick<RunSummary
   for (const n of result.nodes) {
     if (n.status !== "done") continue;
     const types = graph.nodes.get(n.id)!.outputTypes;
-    for (const [port, type] of Object.entries(types))
-      if (type === "Answer") out.hallucinatedCitations = (n.outputs![port] as Answer).invalidCitations.length;
+    for (const [port, type] of Object.entries(types)) if (type === "Answer") out.hallucinatedCitations = (n.outputs![port] as Answer).invalidCitations.length;
     if (graph.nodes.get(n.id)!.def.type === "eval.citations") {
       const m = n.outputs!.metrics as { precision: number; recall: number; f1: number };
       out.citations = { precision: m.precision, recall: m.recall, f1: m.f1 };

@@ -42,7 +42,13 @@ export function runsShow(runs: string, runId: string, json: boolean): number {
   out(`run ${r.runId} · graph "${r.graph.name}" · ${r.status}${r.ms !== undefined ? ` in ${fmtMs(r.ms)}` : ""} · started ${new Date(r.startedAt).toISOString()}\n`);
   for (const name of Object.keys(r.inputHashes)) out(`input ${name}: ${preview(store.runInput(runId, name), 100)}\n`);
   const opt = r.options;
-  const flags = [opt.to && `to=${opt.to}`, opt.from && `from=${opt.from}`, opt.only && `only=${opt.only}`, opt.force && "force", opt.overridden.length && `overridden=${opt.overridden.join(",")}`].filter(Boolean);
+  const flags = [
+    opt.to && `to=${opt.to}`,
+    opt.from && `from=${opt.from}`,
+    opt.only && `only=${opt.only}`,
+    opt.force && "force",
+    opt.overridden.length && `overridden=${opt.overridden.join(",")}`,
+  ].filter(Boolean);
   if (flags.length) out(`options: ${flags.join(" ")}\n`);
   out("\n");
   out(
@@ -54,7 +60,7 @@ export function runsShow(runs: string, runId: string, json: boolean): number {
         n.status,
         n.cache ?? "",
         fmtMs(n.ms),
-        n.error ? `${n.error.name}: ${n.error.message}` : n.skipReason ?? (n.outputHashes ? preview(store.outputOf(n), 60) : ""),
+        n.error ? `${n.error.name}: ${n.error.message}` : (n.skipReason ?? (n.outputHashes ? preview(store.outputOf(n), 60) : "")),
       ]),
     ),
   );
@@ -72,7 +78,12 @@ export function runsShow(runs: string, runId: string, json: boolean): number {
   }
   if (spans.length) out(`\n${spans.length} span(s) recorded; see them with --json\n`);
   for (const c of corrections) {
-    const what = c.kind === "verdict" ? `claim ${c.claimId}${c.passageId ? ` × ${c.passageId}` : ""} → ${c.label}` : c.kind === "answer" ? `answer → ${preview(c.text, 60)}` : `${c.passageId} ${c.relevant ? "relevant" : "not relevant"}`;
+    const what =
+      c.kind === "verdict"
+        ? `claim ${c.claimId}${c.passageId ? ` × ${c.passageId}` : ""} → ${c.label}`
+        : c.kind === "answer"
+          ? `answer → ${preview(c.text, 60)}`
+          : `${c.passageId} ${c.relevant ? "relevant" : "not relevant"}`;
     out(`correction ${c.id} (${c.kind}, node ${c.nodeId}): ${what}${c.note ? ` — ${c.note}` : ""}\n`);
   }
   for (const p of r.problems) out(`problem: ${p}\n`);
@@ -114,7 +125,13 @@ export function runsDiff(runs: string, a: string, b: string, json: boolean): num
   );
   if (d.metrics?.length) {
     const num = (v: number | undefined) => (v === undefined ? "—" : Number.isInteger(v) ? String(v) : v.toFixed(3));
-    out("\n" + table(["metric", "a", "b"], d.metrics.map((m) => [m.name, num(m.a), num(m.b)])));
+    out(
+      "\n" +
+        table(
+          ["metric", "a", "b"],
+          d.metrics.map((m) => [m.name, num(m.a), num(m.b)]),
+        ),
+    );
   }
   return 0;
 }

@@ -3,7 +3,11 @@ import { questionFromText } from "../questions.js";
 import { retrievalGraph, retrieve } from "../retrieval-graph.js";
 import { preview, table } from "../table.js";
 
-export async function searchCommand(query: string, o: { store: string; mode: "lexical" | "dense" | "hybrid"; k?: number; modelsDir?: string; json?: boolean }, registry: NodeRegistry): Promise<number> {
+export async function searchCommand(
+  query: string,
+  o: { store: string; mode: "lexical" | "dense" | "hybrid"; k?: number; modelsDir?: string; json?: boolean },
+  registry: NodeRegistry,
+): Promise<number> {
   const g = retrievalGraph({ mode: o.mode, store: o.store, k: o.k ?? 10, ...(o.modelsDir ? { modelsDir: o.modelsDir } : {}) }, registry);
   const passages = await retrieve(g, questionFromText(query));
   if (o.json) process.stdout.write(JSON.stringify(passages) + "\n");
@@ -11,7 +15,14 @@ export async function searchCommand(query: string, o: { store: string; mode: "le
     process.stdout.write(
       table(
         ["#", "passage", "scores", "title"],
-        passages.map((p, i) => [String(i + 1), p.id, Object.entries(p.scores).map(([k, v]) => `${k}=${v.toFixed(3)}`).join(" "), preview(p.title, 60)]),
+        passages.map((p, i) => [
+          String(i + 1),
+          p.id,
+          Object.entries(p.scores)
+            .map(([k, v]) => `${k}=${v.toFixed(3)}`)
+            .join(" "),
+          preview(p.title, 60),
+        ]),
       ),
     );
   return 0;

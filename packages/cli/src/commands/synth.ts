@@ -31,7 +31,9 @@ export async function synthCommand(opts: SynthCommandOptions, registry: NodeRegi
   const chat = await configuredChat(settings);
   if (!chat) throw new UsageError(`synth needs a language model: ${noChatReason(settings)}`);
   const { synthesize, FORMATS } = await import("@citeflow/datasets");
-  const formats = String(opts.formats).split(",").map((f) => f.trim());
+  const formats = String(opts.formats)
+    .split(",")
+    .map((f) => f.trim());
   for (const f of formats) if (!(FORMATS as readonly string[]).includes(f)) throw new UsageError(`--formats: "${f}" is not one of ${FORMATS.join(", ")}`);
   process.env.CITEFLOW_STORE ||= opts.store;
   const tty = process.stderr.isTTY;
@@ -60,9 +62,16 @@ export async function synthCommand(opts: SynthCommandOptions, registry: NodeRegi
   });
   if (opts.json) process.stdout.write(JSON.stringify(r) + "\n");
   else {
-    process.stdout.write(`${r.abstracts} abstracts → ${r.questions} questions → ${r.runs.ok} finished runs (${r.runs.resumed} from an earlier invocation)${r.runs.failed.length ? `; ${r.runs.failed.length} failed: ${r.runs.failed.join("; ")}` : ""}\n`);
+    process.stdout.write(
+      `${r.abstracts} abstracts → ${r.questions} questions → ${r.runs.ok} finished runs (${r.runs.resumed} from an earlier invocation)${r.runs.failed.length ? `; ${r.runs.failed.length} failed: ${r.runs.failed.join("; ")}` : ""}\n`,
+    );
     process.stdout.write(`tokens: ${r.tokens.prompt} prompt + ${r.tokens.completion} completion in ${r.tokens.calls} model calls\n`);
-    for (const [f, e] of Object.entries(r.exports)) process.stdout.write(`${f}: ${Object.entries(e.files).map(([file, c]) => `${file} ${c}`).join(", ")}${e.rubricDropped ? ` (rubric dropped ${e.rubricDropped} answers)` : ""} → ${opts.out}/${f}/\n`);
+    for (const [f, e] of Object.entries(r.exports))
+      process.stdout.write(
+        `${f}: ${Object.entries(e.files)
+          .map(([file, c]) => `${file} ${c}`)
+          .join(", ")}${e.rubricDropped ? ` (rubric dropped ${e.rubricDropped} answers)` : ""} → ${opts.out}/${f}/\n`,
+      );
   }
   return r.runs.failed.length ? 1 : 0;
 }

@@ -22,7 +22,12 @@ export function templatesCommand(json: boolean): number {
   });
   if (json) process.stdout.write(JSON.stringify(rows) + "\n");
   else {
-    process.stdout.write(table(["template", "steps"], rows.map((r) => [r.name, r.nodes.join(" → ")])));
+    process.stdout.write(
+      table(
+        ["template", "steps"],
+        rows.map((r) => [r.name, r.nodes.join(" → ")]),
+      ),
+    );
     for (const r of rows) process.stdout.write(`\n${r.name} (${r.title}): ${r.description}\n  ${r.path}\n`);
     process.stdout.write(`\nRun one: citeflow run <template> --question "…" --store <dir>\n`);
   }

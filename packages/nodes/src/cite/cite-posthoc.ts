@@ -24,7 +24,10 @@ export const citePosthoc = defineNode({
       let result = para;
       for (const sentence of splitSentences(para)) {
         if (sentence.length < p.minLength || findCitations(sentence, passages, { base: p.citationBase }).length > 0) continue;
-        const scores = bm25Scores(sentence, passages.map((x) => `${x.title} ${x.text}`));
+        const scores = bm25Scores(
+          sentence,
+          passages.map((x) => `${x.title} ${x.text}`),
+        );
         const best = scores.reduce((bi, s, i) => (s > scores[bi]! ? i : bi), 0);
         if (!(scores[best]! >= p.minScore)) continue;
         const marker = ` [${best + p.citationBase}]`;

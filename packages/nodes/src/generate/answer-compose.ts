@@ -17,7 +17,11 @@ export const answerCompose = defineNode({
   async run(inputs, p, ctx) {
     const question = inputs.question as Question;
     const passages = inputs.passages as Passage[];
-    const cite = (c: Claim) => c.passageIds.map((id) => `[${passages.findIndex((x) => x.id === id) + 1}]`).filter((m) => m !== "[0]").join("");
+    const cite = (c: Claim) =>
+      c.passageIds
+        .map((id) => `[${passages.findIndex((x) => x.id === id) + 1}]`)
+        .filter((m) => m !== "[0]")
+        .join("");
     const claims = (inputs.claims as Claim[]).map((c) => ({ ...c, cite: cite(c) }));
     const chat = await configuredChat(p);
     if (!chat) {

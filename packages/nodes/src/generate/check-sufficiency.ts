@@ -9,7 +9,10 @@ import { claimsSchema, readClaims, readSufficiency, sufficiencySchema } from "./
 /** The last "Answer: …" line: "No." means enough; anything else is the next search query. */
 export function parseSufficiency(text: string): { sufficient: boolean; query?: string } {
   const lines = [...text.matchAll(/^\s*\**answer\**\s*:\s*(.+?)\s*$/gim)];
-  const last = lines.at(-1)?.[1]?.replace(/^["']|["']$/g, "").trim();
+  const last = lines
+    .at(-1)?.[1]
+    ?.replace(/^["']|["']$/g, "")
+    .trim();
   if (!last) throw new Error(`sufficiency check did not parse: expected a final line "Answer: No." or "Answer: <query>", got ${JSON.stringify(text.slice(-160))}`);
   return /^no\.?$/i.test(last) ? { sufficient: true } : { sufficient: false, query: last };
 }
@@ -51,13 +54,17 @@ export const checkSufficiency = defineNode({
       s.set("query", verdict.query);
       const known = new Set(passages.map((x) => x.id));
       const found = (await (await openStore(p.store)).lexical(verdict.query!, p.k)).filter((x) => !known.has(x.id));
-      s.set("added", found.map((x) => x.id));
+      s.set(
+        "added",
+        found.map((x) => x.id),
+      );
       const all = [...passages, ...found];
       // Claims are numbered against the new passages only, then re-pointed into the merged list.
-      const r = await callChat(ctx, chat, [{ role: "user", content: compileTemplate(loadPrompt(p.claimsPrompt)).render({ question, passages: found }) }], p, "claims", { jsonSchema: claimsSchema(found.length) });
+      const r = await callChat(ctx, chat, [{ role: "user", content: compileTemplate(loadPrompt(p.claimsPrompt)).render({ question, passages: found }) }], p, "claims", {
+        jsonSchema: claimsSchema(found.length),
+      });
       const more = !found.length ? [] : r.structured !== undefined ? readClaims(r.structured, found, claims.length + 1) : parseClaimLines(r.text, found, claims.length + 1);
       return { claims: [...claims, ...more], passages: all, decision: `second hop: ${verdict.query}` };
     });
   },
 });
-

@@ -16,7 +16,10 @@ export const feedbackSelf = defineNode({
     ...llmParams,
     feedbackPrompt: promptParam("openscholar.feedback.v1", "Feedback prompt over question, answer, passages, maxItems"),
     maxItems: z.number().int().positive().default(3),
-    citationBase: z.union([z.literal(0), z.literal(1)]).default(0).describe("How the prompt numbers references (OpenScholar: 0)"),
+    citationBase: z
+      .union([z.literal(0), z.literal(1)])
+      .default(0)
+      .describe("How the prompt numbers references (OpenScholar: 0)"),
   }),
   fingerprint: (p) => ({ llm: llmFingerprint(p), prompt: promptFingerprint(p.feedbackPrompt) }),
   async run(inputs, p, ctx) {

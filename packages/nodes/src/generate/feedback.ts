@@ -34,7 +34,9 @@ export async function requestFeedback(
   answer: Answer,
   passages: Passage[],
 ): Promise<Feedback[]> {
-  const r = await callChat(ctx, chat, [{ role: "user", content: render(p.feedbackPrompt, p.citationBase, { question, answer, passages, maxItems: p.maxItems }) }], p, "feedback", { jsonSchema: feedbackSchema(p.maxItems) });
+  const r = await callChat(ctx, chat, [{ role: "user", content: render(p.feedbackPrompt, p.citationBase, { question, answer, passages, maxItems: p.maxItems }) }], p, "feedback", {
+    jsonSchema: feedbackSchema(p.maxItems),
+  });
   return r.structured !== undefined ? readFeedback(r.structured, p.maxItems) : parseFeedback(r.text, p.maxItems);
 }
 

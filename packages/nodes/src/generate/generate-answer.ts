@@ -9,20 +9,29 @@ export const generateAnswer = defineNode({
   version: 2,
   title: "Answer with citations",
   family: "generate",
-  description: "Writes an answer citing the given passages: with a chat model (in-process GGUF or any OpenAI-compatible server), or with the extractive baseline when chosen or when no model can be found.",
+  description:
+    "Writes an answer citing the given passages: with a chat model (in-process GGUF or any OpenAI-compatible server), or with the extractive baseline when chosen or when no model can be found.",
   inputs: { question: { type: "Question" }, passages: { type: "Passage[]", description: "The passages it may cite, in prompt order" } },
   outputs: { answer: { type: "Answer", description: "Text, citation map and any citations outside the given passages" } },
   params: z.object({
     generator: z
       .enum(["auto", "extractive", "llm"])
       .default("auto")
-      .describe("auto: the chat model (the model param, $CITEFLOW_CHAT_MODEL, else the first .gguf in the models folders), else the extractive baseline; extractive: the baseline (picks and cites passage sentences, not a language model); llm: a chat model, an error without one"),
+      .describe(
+        "auto: the chat model (the model param, $CITEFLOW_CHAT_MODEL, else the first .gguf in the models folders), else the extractive baseline; extractive: the baseline (picks and cites passage sentences, not a language model); llm: a chat model, an error without one",
+      ),
     ...llmParams,
     prompt: promptParam("core-gpt.answer.v1", "Prompt over question and passages; {{@number}} is the citation number"),
     system: z.string().default("You are a careful scientific assistant. You only state what the given papers support, and you cite them.").describe("System message"),
-    citationBase: z.union([z.literal(0), z.literal(1)]).default(1).describe("1: [1] is the first passage; 0: [0] is (OpenScholar)"),
+    citationBase: z
+      .union([z.literal(0), z.literal(1)])
+      .default(1)
+      .describe("1: [1] is the first passage; 0: [0] is (OpenScholar)"),
     sentences: z.number().int().positive().default(3).describe("extractive: sentences in the answer"),
-    constrainCitations: z.boolean().default(true).describe("In-process model: a grammar allows only the markers of the given passages ([1]…[k]), so none is hallucinated. A server's model is not constrained."),
+    constrainCitations: z
+      .boolean()
+      .default(true)
+      .describe("In-process model: a grammar allows only the markers of the given passages ([1]…[k]), so none is hallucinated. A server's model is not constrained."),
   }),
   // Which generator "auto" picks depends on the environment, and the prompt on its file: both are part of the cache key.
   fingerprint: (p) => ({ llm: p.generator === "extractive" ? null : llmFingerprint(p), prompt: promptFingerprint(p.prompt) }),

@@ -1,14 +1,35 @@
 import type { NodeContext } from "@citeflow/core";
 import { statSync } from "node:fs";
 import { basename } from "node:path";
-import { findGguf, firstGguf, hubGguf, loadLocalChat, LOCAL_CHAT_VERSION, modelsDirsFromEnv, openAIChat, type ChatMessage, type ChatModel, type ChatOptions, type ChatResult, type LocalChatOptions } from "@citeflow/models";
+import {
+  findGguf,
+  firstGguf,
+  hubGguf,
+  loadLocalChat,
+  LOCAL_CHAT_VERSION,
+  modelsDirsFromEnv,
+  openAIChat,
+  type ChatMessage,
+  type ChatModel,
+  type ChatOptions,
+  type ChatResult,
+  type LocalChatOptions,
+} from "@citeflow/models";
 import { z } from "zod";
 import { requireEndpoint, sameEndpoint } from "../endpoints.js";
 
 /** Params every node that calls a chat model shares. */
 export const llmParams = {
-  model: z.string().default("").describe("Chat model: a .gguf file (path, or name in the models folders) runs in-process; another name is a server's model; \"none\": no model; empty: $CITEFLOW_CHAT_MODEL, else the first .gguf in the models folders"),
-  baseUrl: z.string().default("").describe("OpenAI-compatible server; empty: $OPENAI_BASE_URL. Another server runs only when you allowed it ($CITEFLOW_ALLOWED_ENDPOINTS, --allow-endpoint, the editor's dialog), and gets no key"),
+  model: z
+    .string()
+    .default("")
+    .describe(
+      'Chat model: a .gguf file (path, or name in the models folders) runs in-process; another name is a server\'s model; "none": no model; empty: $CITEFLOW_CHAT_MODEL, else the first .gguf in the models folders',
+    ),
+  baseUrl: z
+    .string()
+    .default("")
+    .describe("OpenAI-compatible server; empty: $OPENAI_BASE_URL. Another server runs only when you allowed it ($CITEFLOW_ALLOWED_ENDPOINTS, --allow-endpoint, the editor's dialog), and gets no key"),
   temperature: z.number().min(0).max(2).default(0),
   maxTokens: z.number().int().positive().default(512),
   seed: z.number().int().optional().describe("Sampling seed, where the server supports it"),
@@ -22,11 +43,7 @@ export type LlmParams = { model: string; baseUrl: string; temperature: number; m
 const chats = new Map<string, ChatModel>();
 
 /** Which chat model a node's params and the environment select, before anything is loaded. */
-export type ChatChoice =
-  | { kind: "local"; path: string }
-  | { kind: "hub"; uri: string }
-  | { kind: "http"; model: string; baseUrl: string }
-  | { kind: "none"; reason: string };
+export type ChatChoice = { kind: "local"; path: string } | { kind: "hub"; uri: string } | { kind: "http"; model: string; baseUrl: string } | { kind: "none"; reason: string };
 
 /**
  * The one rule for choosing a chat model. The model param, else $CITEFLOW_CHAT_MODEL: "none" →

@@ -51,7 +51,10 @@ export const loopSelfFeedback = defineNode({
               const hits = await (await openStore(p.store)).lexical(item.question!, p.k);
               const known = new Set(passages.map((x) => x.id));
               const fresh = hits.filter((h) => !known.has(h.id));
-              r.set("added", fresh.map((h) => h.id));
+              r.set(
+                "added",
+                fresh.map((h) => h.id),
+              );
               return fresh;
             });
             passages = [...passages, ...found];

@@ -22,7 +22,12 @@ export const queryEnrich = defineNode({
     }
     const r = await callChat(ctx, chat, [{ role: "user", content: compileTemplate(loadPrompt(p.prompt)).render({ question }) }], p);
     // Models add quotes, labels or a second line; the query is the first line, unquoted.
-    const text = r.text.trim().split("\n")[0]!.replace(/^(search )?query\s*:\s*/i, "").replace(/^["'`]+|["'`]+$/g, "").trim();
+    const text = r.text
+      .trim()
+      .split("\n")[0]!
+      .replace(/^(search )?query\s*:\s*/i, "")
+      .replace(/^["'`]+|["'`]+$/g, "")
+      .trim();
     if (!text) throw new Error(`query.enrich: the model returned an empty query (response: ${JSON.stringify(r.text.slice(0, 120))})`);
     return { query: { text, questionId: question.id, origin: "enriched" } };
   },

@@ -9,7 +9,8 @@ export const refineEdit = defineNode({
   version: 1,
   title: "Edit per feedback",
   family: "generate",
-  description: "Revises the answer once per feedback item; an edit is kept only if new/old length > minRatio (OpenScholar: 0.9). Without an LLM the answer passes through unchanged, and the trace says so.",
+  description:
+    "Revises the answer once per feedback item; an edit is kept only if new/old length > minRatio (OpenScholar: 0.9). Without an LLM the answer passes through unchanged, and the trace says so.",
   inputs: { question: { type: "Question" }, answer: { type: "Answer" }, feedback: { type: "Feedback[]" }, passages: { type: "Passage[]" } },
   outputs: { answer: { type: "Answer" } },
   params: z.object({

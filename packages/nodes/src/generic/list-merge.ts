@@ -11,10 +11,7 @@ export const listMerge = defineNode({
   outputs: { items: { type: "T[]" } },
   params: z.object({
     mode: z.enum(["concat", "interleave"]).default("concat").describe("concat: list after list; interleave: round-robin, first of each list first"),
-    dedupe: z
-      .enum(["id", "value", "none"])
-      .default("id")
-      .describe('id: items with the same "id" are one (their "scores" records are merged); value: identical items are one; none: keep all'),
+    dedupe: z.enum(["id", "value", "none"]).default("id").describe('id: items with the same "id" are one (their "scores" records are merged); value: identical items are one; none: keep all'),
   }),
   async run(inputs, params) {
     const lists = inputs.lists as unknown[][];

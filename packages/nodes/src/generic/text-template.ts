@@ -28,9 +28,7 @@ export const textTemplate = defineNode({
           ctx.addIssue({ code: "custom", message: (e as Error).message });
         }
       })
-      .describe(
-        "The template. Inputs are variables ({{question.text}}); in {{#each passages}} use {{@number}}, {{title}}, {{text}}. A missing variable is an error.",
-      ),
+      .describe("The template. Inputs are variables ({{question.text}}); in {{#each passages}} use {{@number}}, {{title}}, {{text}}. A missing variable is an error."),
     trim: z.boolean().default(true).describe("Trim white space at both ends of the result"),
   }),
   async run(inputs, params) {

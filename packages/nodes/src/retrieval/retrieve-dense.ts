@@ -15,7 +15,9 @@ export const denseParams = {
 export async function queryVector(store: PassageStore, q: string, p: { embedder: string; modelsDir: string; dtype: "fp32" | "q8" }): Promise<number[]> {
   const built = (await store.meta())?.embedder;
   if (p.embedder && built && p.embedder !== built)
-    throw new Error(`store ${store.location} was built with the embedder "${built}", but this node asks for "${p.embedder}": their vectors do not compare. Clear the "embedder" param, or rebuild the store with citeflow ingest --embedder ${p.embedder}`);
+    throw new Error(
+      `store ${store.location} was built with the embedder "${built}", but this node asks for "${p.embedder}": their vectors do not compare. Clear the "embedder" param, or rebuild the store with citeflow ingest --embedder ${p.embedder}`,
+    );
   const id = p.embedder || built;
   if (!id) throw new Error(`store ${store.location} does not say which embedder built it; set the "embedder" param`);
   const [vector] = await (await embedder(id, p.modelsDir, p.dtype)).embed([q]);

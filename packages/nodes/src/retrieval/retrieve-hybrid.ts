@@ -10,8 +10,7 @@ export const retrieveHybrid = defineNode({
   version: 1,
   title: "Hybrid retrieval",
   family: "retrieve",
-  description:
-    "BM25 + dense, fused as Verif.ai does (each list ÷ its top score, 0.7·lexical + 0.3·dense), or by min-max or RRF; on a Qdrant store also fused by the server (qdrant-rrf, qdrant-dbsf).",
+  description: "BM25 + dense, fused as Verif.ai does (each list ÷ its top score, 0.7·lexical + 0.3·dense), or by min-max or RRF; on a Qdrant store also fused by the server (qdrant-rrf, qdrant-dbsf).",
   inputs: queryInputs,
   outputs: { passages: { type: "Passage[]", description: "Best first, by `fused` (or `rrf`)" } },
   params: z

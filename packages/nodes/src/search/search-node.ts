@@ -6,7 +6,11 @@ import { queryInputs, queryText } from "../retrieval/query.js";
 
 const common = {
   limit: z.number().int().positive().max(100).default(10).describe("How many papers"),
-  baseUrl: z.string().url().optional().describe("API base URL (default: the public service); another server runs only when you allowed it ($CITEFLOW_ALLOWED_ENDPOINTS, --allow-endpoint, the editor's dialog)"),
+  baseUrl: z
+    .string()
+    .url()
+    .optional()
+    .describe("API base URL (default: the public service); another server runs only when you allowed it ($CITEFLOW_ALLOWED_ENDPOINTS, --allow-endpoint, the editor's dialog)"),
   requestsPerSecond: z.number().positive().optional().describe("Rate limit (default: the service's published limit)"),
   retries: z.number().int().nonnegative().default(3).describe("Retries on 429 / 5xx / network errors, with exponential backoff"),
   timeoutMs: z.number().int().positive().default(30_000).describe("Timeout per attempt"),

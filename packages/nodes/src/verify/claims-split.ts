@@ -21,7 +21,11 @@ function sentencesOf(answer: Answer, passages: Pick<Passage, "id">[], base: 0 | 
   return out;
 }
 
-const stripMarkers = (s: string) => s.replace(/\s*[[(](?:\s*(?:\d+|(?:PUBMED|PMID|DOI|ARXIV|S2|CORE)\s*:[^\])]+)\s*(?:[,;-–]\s*)?)+[\])]/gi, "").replace(/\s+([.,;:!?])/g, "$1").trim();
+const stripMarkers = (s: string) =>
+  s
+    .replace(/\s*[[(](?:\s*(?:\d+|(?:PUBMED|PMID|DOI|ARXIV|S2|CORE)\s*:[^\])]+)\s*(?:[,;-–]\s*)?)+[\])]/gi, "")
+    .replace(/\s+([.,;:!?])/g, "$1")
+    .trim();
 
 export const claimsSplit = defineNode({
   type: "claims.split",
@@ -34,7 +38,12 @@ export const claimsSplit = defineNode({
     passages: { type: "Passage[]", optional: true, description: "The passages the answer was written from (for the neighbour rule); default: those it cites" },
   },
   outputs: { claims: { type: "Claim[]" } },
-  params: z.object({ citationBase: z.union([z.literal(0), z.literal(1)]).default(1).describe("How the answer numbers its citations") }),
+  params: z.object({
+    citationBase: z
+      .union([z.literal(0), z.literal(1)])
+      .default(1)
+      .describe("How the answer numbers its citations"),
+  }),
   async run(inputs, params) {
     const answer = inputs.answer as Answer;
     const passages = (inputs.passages as Passage[] | undefined) ?? [];
@@ -63,8 +72,7 @@ export const claimsSplit = defineNode({
       const sorted = [...parts].sort((a, b) => a.start - b.start);
       const text = stripMarkers(sorted.map((p) => p.text).join(" "));
       if (!text) return;
-      for (const id of ids.length ? ids : [undefined])
-        claims.push({ id: `c${claims.length + 1}`, text, passageIds: id ? [id] : [], span: [sorted[0]!.start, sorted[sorted.length - 1]!.end] });
+      for (const id of ids.length ? ids : [undefined]) claims.push({ id: `c${claims.length + 1}`, text, passageIds: id ? [id] : [], span: [sorted[0]!.start, sorted[sorted.length - 1]!.end] });
     };
     if (cited.length === 0) for (const s of sents) emit([s], []);
     else for (const g of cited) emit(g.parts, g.cited);

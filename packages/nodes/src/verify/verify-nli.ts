@@ -34,12 +34,18 @@ export const verifyNli = defineNode({
         const spans = sentenceSpans(passage.text);
         const sents = spans.map((s) => passage.text.slice(s.start, s.end));
         const sim = bm25Scores(claim.text, sents);
-        const top = sents.map((s, i) => ({ s, span: spans[i]!, score: sim[i]! })).sort((a, b) => b.score - a.score).slice(0, p.sentences);
+        const top = sents
+          .map((s, i) => ({ s, span: spans[i]!, score: sim[i]! }))
+          .sort((a, b) => b.score - a.score)
+          .slice(0, p.sentences);
         const probs: NliProbabilities[] = await ctx.span("nli", async (span) => {
           span.set("model", model.id);
           span.set("claim", claim.id);
           span.set("passage", pid);
-          return model.classify(top.map((t) => ({ premise: t.s, hypothesis: claim.text })), { signal: ctx.signal });
+          return model.classify(
+            top.map((t) => ({ premise: t.s, hypothesis: claim.text })),
+            { signal: ctx.signal },
+          );
         });
         // The sentence that most supports or contradicts decides; with neither, NO_EVIDENCE.
         let best = 0;
@@ -63,7 +69,16 @@ export const verifyNli = defineNode({
           label,
           probabilities: pr ? { ...pr } : {},
           ...(near
-            ? { evidence: { sentence: near.s, passageId: pid, score: pr ? Math.max(pr.SUPPORT, pr.CONTRADICT, pr.NO_EVIDENCE) : 0, start: near.span.start, end: near.span.end, ...(page ? { page } : {}) } }
+            ? {
+                evidence: {
+                  sentence: near.s,
+                  passageId: pid,
+                  score: pr ? Math.max(pr.SUPPORT, pr.CONTRADICT, pr.NO_EVIDENCE) : 0,
+                  start: near.span.start,
+                  end: near.span.end,
+                  ...(page ? { page } : {}),
+                },
+              }
             : {}),
         });
       }

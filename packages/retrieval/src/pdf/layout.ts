@@ -59,7 +59,12 @@ interface Line {
 const blank = (s: string) => s.trim() === "";
 
 /** Ligatures and full-width forms as letters (NFKC), typographic quotes as ASCII, one space between words. */
-const plain = (s: string) => s.normalize("NFKC").replace(/[\u2018\u2019\u201B\u2032]/g, "'").replace(/[\u201C\u201D\u201F\u2033]/g, '"').replace(/\s+/g, " ");
+const plain = (s: string) =>
+  s
+    .normalize("NFKC")
+    .replace(/[\u2018\u2019\u201B\u2032]/g, "'")
+    .replace(/[\u201C\u201D\u201F\u2033]/g, '"')
+    .replace(/\s+/g, " ");
 
 /**
  * The x of the gap between two columns, if the page has two: of the points in the middle of the
@@ -208,7 +213,8 @@ export function layOut(pages: PageRuns[]): LaidOut {
     const gap = sameFlow ? prev!.y - l.y : 0;
     // A heading's lines stay together; a heading ends at the body text after it.
     const headingGoesOn = !!prev && heading && sameFlow && Math.abs(prev.size - l.size) < l.size * 0.05 && gap < l.size * 1.6;
-    const newParagraph = !!prev && !headingGoesOn && (heading || prev.size > bodySize * 1.15 || (sameFlow && gap > Math.max(prev.size, l.size) * 1.6) || (/[.!?:]$/.test(prev.text) && startsIndented(prev, l)));
+    const newParagraph =
+      !!prev && !headingGoesOn && (heading || prev.size > bodySize * 1.15 || (sameFlow && gap > Math.max(prev.size, l.size) * 1.6) || (/[.!?:]$/.test(prev.text) && startsIndented(prev, l)));
     if (!prev) out.text = l.text;
     else if (newParagraph) out.text += `\n${l.text}`;
     else {

@@ -36,7 +36,7 @@ export async function renderEvidencePage(r: EvidencePageRequest): Promise<Eviden
   try {
     bytes = new Uint8Array(readFileSync(r.path));
   } catch (e) {
-    throw new Error(`${r.path}: cannot be read (${(e as Error).message}); was it moved since it was ingested?`);
+    throw new Error(`${r.path}: cannot be read (${(e as Error).message}); was it moved since it was ingested?`, { cause: e });
   }
   if (r.sha256 && sha256(bytes) !== r.sha256) throw new Error(`${r.path} changed since it was ingested: ingest it again to place its passages`);
   const text = await extractPdf(bytes.slice());

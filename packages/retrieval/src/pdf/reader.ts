@@ -32,7 +32,14 @@ export function findPdfs(path: string): PdfFile[] {
   };
   if (stat.isDirectory()) walk(abs);
   else files.push(abs);
-  return files.map((f) => ({ path: f, docId: relative(root, f).replace(/\.pdf$/i, "").split("\\").join("/"), sha256: sha256(readFileSync(f)) }));
+  return files.map((f) => ({
+    path: f,
+    docId: relative(root, f)
+      .replace(/\.pdf$/i, "")
+      .split("\\")
+      .join("/"),
+    sha256: sha256(readFileSync(f)),
+  }));
 }
 
 export function sha256(bytes: Uint8Array): string {

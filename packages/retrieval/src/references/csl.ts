@@ -17,9 +17,7 @@ const str = (v: unknown) => (typeof v === "string" && v.trim() ? v.trim() : unde
 /** CSL names ({family, given, literal, non-dropping-particle}) → "Given Family". */
 function names(v: unknown): string[] {
   if (!Array.isArray(v)) return [];
-  return v
-    .map((n: Csl) => str(n.literal) ?? [str(n.given), str(n["non-dropping-particle"]), str(n.family)].filter(Boolean).join(" "))
-    .filter((n): n is string => !!n);
+  return v.map((n: Csl) => str(n.literal) ?? [str(n.given), str(n["non-dropping-particle"]), str(n.family)].filter(Boolean).join(" ")).filter((n): n is string => !!n);
 }
 
 function year(issued: unknown): number | undefined {
@@ -63,7 +61,7 @@ export function readCslJson(path: string, o: ReferenceFileOptions = {}): { refs:
   try {
     items = JSON.parse(readFileSync(path, "utf8"));
   } catch (e) {
-    throw new Error(`${path}: not CSL-JSON (${(e as Error).message})`);
+    throw new Error(`${path}: not CSL-JSON (${(e as Error).message})`, { cause: e });
   }
   if (!Array.isArray(items)) throw new Error(`${path}: not CSL-JSON: expected an array of items`);
   const refs: Reference[] = [];
@@ -118,7 +116,10 @@ function fileField(entry: string): string | undefined {
 export function readBibtex(path: string, o: ReferenceFileOptions = {}): { refs: Reference[]; problems: ReadProblem[] } {
   const bib = readFileSync(path, "utf8");
   const all = entries(bib);
-  const macros = all.filter((e) => /^\s*@string\b/i.test(e.text)).map((e) => e.text).join("");
+  const macros = all
+    .filter((e) => /^\s*@string\b/i.test(e.text))
+    .map((e) => e.text)
+    .join("");
   const refs: Reference[] = [];
   const problems: ReadProblem[] = [];
   for (const e of all) {

@@ -65,7 +65,13 @@ export async function* readReferences(refs: Iterable<Reference> | AsyncIterable<
         if (pdf.pagesWithoutText.length) report.problems.push({ file: ref.where, message: `${path}: page(s) ${pdf.pagesWithoutText.join(", ")} have no text layer and are left out` });
         if (pdf.text.trim()) {
           report.read++;
-          yield { docId: ref.key, title: ref.title || pdf.title || ref.key, text: pdf.text, pages: pdf.pages, metadata: { ...metadata, path, pageCount: pdf.pageCount, ...(pdf.references.length ? { references: pdf.references.length } : {}) } };
+          yield {
+            docId: ref.key,
+            title: ref.title || pdf.title || ref.key,
+            text: pdf.text,
+            pages: pdf.pages,
+            metadata: { ...metadata, path, pageCount: pdf.pageCount, ...(pdf.references.length ? { references: pdf.references.length } : {}) },
+          };
           continue;
         }
         pdfProblem = `${path}: no body text found`;

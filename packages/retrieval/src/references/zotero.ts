@@ -123,7 +123,8 @@ export async function zoteroLibrary(o: ZoteroOptions): Promise<ZoteroLibrary> {
   for (const it of listing.items) addAttachment(it);
   const documents = listing.items.filter((it) => !NOT_DOCUMENTS.has(it.data.itemType));
   // A collection's or tag's listing holds the items, not their attachments: those are asked for per item.
-  for (const it of documents) if ((it.meta?.numChildren ?? 0) > 0 && !attachments.has(it.key)) for (const child of (await all(`${root}/items/${it.key}/children?format=json&limit=100`, false))!.items) addAttachment(child);
+  for (const it of documents)
+    if ((it.meta?.numChildren ?? 0) > 0 && !attachments.has(it.key)) for (const child of (await all(`${root}/items/${it.key}/children?format=json&limit=100`, false))!.items) addAttachment(child);
 
   const refs: Reference[] = documents.map((it) => {
     const d = it.data;

@@ -30,6 +30,7 @@ export class PubMed {
     if (!Array.isArray(ids) || !ids.every((x) => typeof x === "string")) throw new SearchApiError(`PubMed esearch: unexpected response shape (no esearchresult.idlist)`);
     if (ids.length === 0) return [];
     const fetchUrl = `${this.#base}/efetch.fcgi?${this.#params({ db: "pubmed", id: ids.join(","), retmode: "xml" })}`;
+    // eslint-disable-next-line @typescript-eslint/no-explicit-any -- parsed XML: each field is checked where it is read
     let doc: any;
     try {
       doc = pubmedXmlParser.parse(await this.#http.get(fetchUrl, o.signal), true);
