@@ -22,7 +22,8 @@ export async function planIngest(store: PassageStore, entries: Array<{ docId: st
   const first = await store.passages(entries.map((e) => ({ id: `${e.docId}#0` })));
   for (const e of entries) {
     const stored = first.get(`${e.docId}#0`)?.metadata.sha256;
-    if (stored === undefined) continue;
+    // Not stored yet, or a file that cannot be read now: neither unchanged nor replaced.
+    if (stored === undefined || e.sha256 === "") continue;
     if (stored !== e.sha256) plan.changed.push(e.docId);
     else if (!incomplete) plan.unchanged.add(e.docId);
   }

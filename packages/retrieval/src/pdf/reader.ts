@@ -38,8 +38,17 @@ export function findPdfs(path: string): PdfFile[] {
       .replace(/\.pdf$/i, "")
       .split("\\")
       .join("/"),
-    sha256: sha256(readFileSync(f)),
+    sha256: hashOf(f),
   }));
+}
+
+/** A file's content hash; "" for a file that cannot be read (the reader then reports why). */
+function hashOf(path: string): string {
+  try {
+    return sha256(readFileSync(path));
+  } catch {
+    return "";
+  }
 }
 
 export function sha256(bytes: Uint8Array): string {
