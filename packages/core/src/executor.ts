@@ -1,13 +1,13 @@
 import { AsyncLocalStorage } from "node:async_hooks";
 import { errorInfo, type CacheStatus, type NodeSummary, type RunEvent, type RunStatus } from "./events.js";
 import { EventLog } from "./eventlog.js";
-import { ancestors, descendants, type CompiledGraph, type CompiledNode } from "./graph.js";
+import { descendants, type CompiledGraph, type CompiledNode } from "./graph.js";
 import { hashValue } from "./hash.js";
 import type { NodeContext, SpanHandle } from "./node.js";
-import { schemaFor } from "./ports.js";
-import { checkInputs, checkOutputs, describeIssues } from "./checks.js";
+import { checkInputs, checkOutputs } from "./checks.js";
+import { checkRunRequest, selectNodes } from "./select.js";
 import { summarizeOutputs } from "./summary.js";
-import { AbortError, newRunId, RunRequestError, type NodeResult, type RunOptions, type RunResult } from "./run-types.js";
+import { AbortError, newRunId, type NodeResult, type RunOptions, type RunResult } from "./run-types.js";
 
 export * from "./run-types.js";
 export { describeIssues } from "./checks.js";
@@ -50,10 +50,10 @@ export class RunHandle {
     this.runId = options.runId ?? newRunId();
     this.#stepMode = options.step ?? false;
     this.#breakpoints = new Set(options.breakpoints ?? []);
-    const { selected, forced } = this.#select();
+    const { selected, forced } = selectNodes(graph, options);
     this.selected = selected;
     this.#forced = forced;
-    this.#checkRequest();
+    checkRunRequest(graph, this.selected, options);
     if (options.signal) {
       if (options.signal.aborted) this.#ac.abort(options.signal.reason);
       else options.signal.addEventListener("abort", () => this.abort(options.signal!.reason), { once: true });
@@ -96,56 +96,6 @@ export class RunHandle {
     const g = this.#gate;
     this.#gate = undefined;
     g?.resume();
-  }
-
-  #select(): { selected: string[]; forced: Set<string> } {
-    const g = this.graph;
-    const o = this.options;
-    for (const [key, id] of [
-      ["to", o.to],
-      ["from", o.from],
-      ["only", o.only],
-    ] as const)
-      if (id !== undefined && !g.nodes.has(id)) throw new RunRequestError(`--${key}: no node "${id}" in graph "${g.doc.name}"`);
-    let target = new Set(g.order);
-    const forced = new Set<string>();
-    if (o.to !== undefined) target = new Set([o.to, ...ancestors(g, o.to)]);
-    if (o.from !== undefined) {
-      const downstream = new Set([o.from, ...descendants(g, o.from)]);
-      target = new Set([...target].filter((id) => downstream.has(id)));
-      if (target.size === 0) throw new RunRequestError(`--from ${o.from} and --to ${o.to}: "${o.to}" is not downstream of "${o.from}"`);
-      for (const id of target) forced.add(id);
-    }
-    if (o.only !== undefined) {
-      target = new Set([o.only]);
-      forced.add(o.only);
-    }
-    const needed = new Set(target);
-    for (const id of target) for (const a of ancestors(g, id)) needed.add(a);
-    if (o.force) for (const id of needed) forced.add(id);
-    return { selected: g.order.filter((id) => needed.has(id)), forced };
-  }
-
-  #checkRequest() {
-    const g = this.graph;
-    const inputs = this.options.inputs ?? {};
-    for (const id of this.selected) {
-      const name = g.nodes.get(id)!.graphInput;
-      if (name === undefined) continue;
-      if (!Object.hasOwn(inputs, name)) throw new RunRequestError(`graph input "${name}" (read by node "${id}") was not given`);
-      const schema = schemaFor(g.doc.inputs[name]!.type);
-      const r = schema?.safeParse(inputs[name]);
-      if (r && !r.success) throw new RunRequestError(`graph input "${name}" is not ${g.doc.inputs[name]!.type}: ${describeIssues(r.error)}`);
-    }
-    for (const [id, ports] of Object.entries(this.options.overrides ?? {})) {
-      const node = g.nodes.get(id);
-      if (!node) throw new RunRequestError(`override for unknown node "${id}"`);
-      for (const [port, value] of Object.entries(ports)) {
-        if (!Object.hasOwn(node.outputTypes, port)) throw new RunRequestError(`override ${id}.${port}: ${node.def.type} has no output "${port}"`);
-        const r = schemaFor(node.outputTypes[port]!)?.safeParse(value);
-        if (r && !r.success) throw new RunRequestError(`override ${id}.${port} is not ${node.outputTypes[port]}: ${describeIssues(r.error)}`);
-      }
-    }
   }
 
   #emit(event: RunEvent) {
