@@ -5,7 +5,7 @@
 import type { Kernel, KernelMessage } from "@jupyterlab/services";
 import type { ISessionContext } from "@jupyterlab/apputils";
 import { Signal, type ISignal } from "@lumino/signaling";
-import type { StreamedRunEvent } from "@citeflow/core/browser";
+import type { Method, MethodParams, MethodResult, StreamedRunEvent } from "@citeflow/core/browser";
 
 export const COMM_TARGET = "citeflow";
 
@@ -33,10 +33,11 @@ export class CiteflowClient {
   }
 
   /** Sends `{id, method, ...params}` and resolves with the reply's result (rejects on `ok: false`). */
-  async request<T = unknown>(method: string, params: Record<string, unknown> = {}): Promise<T> {
+  /** One request of the protocol (`CiteflowProtocol` in core): its parameters in, its result out. */
+  async request<M extends Method>(method: M, ...[params]: MethodParams<M> extends Record<string, never> ? [] : [MethodParams<M>]): Promise<MethodResult<M>> {
     const comm = await this.#open();
     const id = this.#next++;
-    return new Promise<T>((resolve, reject) => {
+    return new Promise<MethodResult<M>>((resolve, reject) => {
       this.#pending.set(id, { resolve: resolve as (v: unknown) => void, reject, method });
       comm.send({ id, method, ...params } as never);
     });

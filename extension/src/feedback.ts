@@ -1,16 +1,11 @@
 /**
- * The self-feedback loop's trace as an iteration tree, and a word diff for its edits. Pure and
- * import-free (tests load it from Node as it is).
+ * The self-feedback loop's trace as an iteration tree, and a word diff for its edits. Pure, and
+ * free of runtime imports (tests load it from Node as it is).
  */
+import type { SpanView } from "@citeflow/core/browser";
 
-export interface SpanLike {
-  name: string;
-  status: string;
-  ms?: number;
-  error?: { message: string };
-  data?: unknown;
-  children: SpanLike[];
-}
+/** A span of a run's trace, as the kernel's `record` gives it. */
+export type SpanLike = SpanView;
 
 export interface FeedbackIteration {
   n: number;

@@ -1,11 +1,10 @@
 /** The selected node: its params, its badge, and every output port through the matching inspector. */
-import { modelCalls, type Claim, type ModelCall, type Passage } from "@citeflow/core/browser";
+import { modelCalls, type Claim, type CorrectionInput, type ModelCall, type Passage, type Verdict } from "@citeflow/core/browser";
 import { useEffect, useState } from "react";
 import { trans } from "./i18n";
-import { feedbackIterations, type FeedbackIteration, type SpanLike } from "./feedback";
+import { feedbackIterations, type FeedbackIteration } from "./feedback";
 import { isClaims, isPassages, ValueView, type ValueContext } from "./inspectors";
 import { FeedbackTree } from "./inspectors/feedback";
-import type { PageImage } from "./inspectors/evidence";
 import { nodeSpec, setParam, splitRef } from "./model";
 import { ParamsForm } from "./params";
 import { reveal } from "./reveal";
@@ -26,8 +25,7 @@ function useNodeValues(state: EditorState, nodeId: string) {
         const outputs = await p;
         const ctx: { passages?: Passage[]; claims?: Claim[]; iterations?: FeedbackIteration[]; calls?: ModelCall[] } = {};
         // The node's trace: a self-feedback loop's items, retrievals and edits.
-        const record = await state.client.request<{ nodes: Array<{ id: string; spans: SpanLike[] }> }>("record", { runId: state.run!.runId });
-        const spans = record.nodes.find((n) => n.id === nodeId)?.spans ?? [];
+        const spans = await state.spansOf(nodeId);
         const iterations = feedbackIterations(spans);
         if (iterations.length) ctx.iterations = iterations;
         const calls = modelCalls(spans);
@@ -57,10 +55,10 @@ export function NodeInspector({ state, nodeId }: { state: EditorState; nodeId: s
   if (!node) return null;
   const run = state.run;
   const badge = run?.nodes[nodeId];
-  const correct = async (correction: Record<string, unknown>) => {
+  const correct = async (correction: CorrectionInput) => {
     if (!run) return;
     try {
-      await state.client.request("correct", { runId: run.runId, correction: { nodeId, ...correction } });
+      await state.correct(correction);
       setNotice(trans.__("Correction recorded on run %1 (the run itself is unchanged).", run.runId));
     } catch (e) {
       setNotice((e as Error).message);
@@ -73,12 +71,12 @@ export function NodeInspector({ state, nodeId }: { state: EditorState; nodeId: s
     ...(run && !run.readOnly ? { onApply: (v: unknown) => void state.start({ overrides: { [nodeId]: { [port]: v } } }) } : {}),
     ...(run
       ? {
-          onCorrectVerdict: (v, label) => void correct({ kind: "verdict", claimId: v.claimId, ...(v.passageId ? { passageId: v.passageId } : {}), label }),
-          onRelevance: (passageId, relevant) => void correct({ kind: "relevance", passageId, relevant }),
-          onEditAnswer: (text) => void correct({ kind: "answer", text }),
+          onCorrectVerdict: (v, label) => void correct({ kind: "verdict", nodeId, claimId: v.claimId, ...(v.passageId ? { passageId: v.passageId } : {}), label: label as Verdict["label"] }),
+          onRelevance: (passageId, relevant) => void correct({ kind: "relevance", nodeId, passageId, relevant }),
+          onEditAnswer: (text) => void correct({ kind: "answer", nodeId, text }),
         }
       : {}),
-    onShowPage: (request) => state.client.request<PageImage>("evidencePage", request),
+    onShowPage: (request) => state.evidencePage(request),
   });
   return (
     <div className="cf-inspector" data-node={nodeId}>

@@ -8,27 +8,11 @@ import { trans } from "./i18n";
 import { isAnswer, ValueView, WordDiff } from "./inspectors";
 import { reveal } from "./reveal";
 import type { EditorState } from "./state";
+import type { RunDiffView } from "@citeflow/core/browser";
 
-interface NodeDiff {
-  id: string;
-  change: string;
-  params: Array<{ path: string; a?: unknown; b?: unknown }>;
-  inputs: string[];
-  /** The output ports whose values differ between the runs. */
-  outputs: string[];
-  a?: { status: string; ms?: number };
-  b?: { status: string; ms?: number };
-  msDelta?: number;
-}
-
-export interface RunDiff {
-  a: string;
-  b: string;
-  sameGraph: boolean;
-  inputs: string[];
-  nodes: NodeDiff[];
-  metrics?: Array<{ name: string; a?: number; b?: number }>;
-}
+type NodeDiff = RunDiffView["nodes"][number];
+/** Two runs compared, as the kernel's `diff` answers. */
+export type RunDiff = RunDiffView;
 
 const num = (v: number | undefined) => (v === undefined ? "—" : Number.isInteger(v) ? String(v) : v.toFixed(3));
 const fmt = (v: unknown) => (v === undefined ? "—" : JSON.stringify(v));
@@ -120,7 +104,7 @@ function SideBySide({ state, diff, node }: { state: EditorState; diff: RunDiff; 
   useEffect(() => void (loaded && reveal(box.current)), [loaded]);
   useEffect(() => {
     let live = true;
-    const get = (runId: string) => state.client.request<Record<string, unknown>>("output", { runId, nodeId: node.id }).catch((e: Error) => e);
+    const get = (runId: string) => state.storedOutputs(runId, node.id).catch((e: Error) => e);
     void Promise.all([get(diff.a), get(diff.b)]).then((got) => live && setSides(got));
     return () => void (live = false);
   }, [state, diff, node.id]);

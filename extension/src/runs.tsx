@@ -4,15 +4,7 @@ import { trans } from "./i18n";
 import { slug } from "./model";
 import { DiffView, type RunDiff } from "./rundiff";
 import type { EditorState } from "./state";
-
-interface Listing {
-  runId: string;
-  graph: string;
-  status: string;
-  startedAt: number;
-  ms?: number;
-  question?: string;
-}
+import type { RunListingView } from "@citeflow/core/browser";
 
 /** A labelled form row with optional help text. */
 function Field({ id, label, help, children }: { id: string; label: string; help?: string; children: ReactNode }) {
@@ -26,13 +18,13 @@ function Field({ id, label, help, children }: { id: string; label: string; help?
 }
 
 export function RunsPanel({ state }: { state: EditorState }) {
-  const [runs, setRuns] = useState<Listing[]>([]);
+  const [runs, setRuns] = useState<RunListingView[]>([]);
   const [pick, setPick] = useState<string[]>([]);
   const [diff, setDiff] = useState<RunDiff>();
   const [error, setError] = useState<string>();
   const refresh = () =>
-    state.client
-      .request<Listing[]>("runs", { graphName: state.doc.name })
+    state
+      .listRuns()
       .then(setRuns)
       .catch((e: Error) => setError(e.message));
   useEffect(() => void refresh(), [state.run?.status]);
@@ -46,8 +38,8 @@ export function RunsPanel({ state }: { state: EditorState }) {
         className="cf-button"
         disabled={pick.length !== 2}
         onClick={() =>
-          state.client
-            .request<RunDiff>("diff", { a: pick[0], b: pick[1] })
+          state
+            .diffRuns(pick[0]!, pick[1]!)
             .then(setDiff)
             .catch((e: Error) => setError(e.message))
         }
@@ -105,9 +97,9 @@ function ExportForm({ state, runIds }: { state: EditorState; runIds: string[] })
   const [busy, setBusy] = useState(false);
   const [formats, setFormats] = useState<string[]>([]);
   useEffect(() => {
-    state.client
-      .request<{ exportFormats: string[] }>("hello")
-      .then((h) => setFormats(h.exportFormats))
+    state
+      .exportFormats()
+      .then((f) => setFormats([...f]))
       .catch((e: Error) => setError(e.message));
   }, [state]);
   const folder = out ?? `datasets/${stem}-${format}`;
@@ -115,7 +107,7 @@ function ExportForm({ state, runIds }: { state: EditorState; runIds: string[] })
     setBusy(true);
     setError(undefined);
     try {
-      setResult(await state.client.request("export", { format, out: folder, split, seed, metadata, parquet, runIds }));
+      setResult(await state.exportRuns({ format, out: folder, split, seed, metadata, parquet, ...(runIds ? { runIds } : {}) }));
     } catch (e) {
       setError((e as Error).message);
     } finally {

@@ -7,13 +7,21 @@ import {
   reduceRunEvent,
   startedRun,
   type Catalogue,
+  type CorrectionInput,
+  type ExportReply,
+  type ExportRequest,
   type GraphDoc,
   type GraphEdge,
   type GraphNode,
   type NodeProgress,
+  type MethodParams,
   type NodeStatus,
+  type PageImage,
   type Reach,
+  type RunDiffView,
+  type RunListingView,
   type RunProgress,
+  type SpanView,
   type StreamedRunEvent,
 } from "@citeflow/core/browser";
 import { Signal, type ISignal } from "@lumino/signaling";
@@ -252,7 +260,7 @@ export class EditorState {
 
   async loadCatalogue(): Promise<void> {
     try {
-      this.catalogue = await this.client.request<Catalogue>("catalogue");
+      this.catalogue = await this.client.request("catalogue");
       this.error = undefined;
     } catch (e) {
       this.error = (e as Error).message;
@@ -288,7 +296,7 @@ export class EditorState {
     try {
       this.error = undefined;
       if (!(await this.#consentToServers())) return undefined;
-      const { runId, selected } = await this.client.request<{ runId: string; selected: string[] }>("run", {
+      const { runId, selected } = await this.client.request("run", {
         graph: this.doc,
         ...questionsOf(this.doc, this.question),
         ...options,
@@ -313,7 +321,7 @@ export class EditorState {
    * configured run only after the user agrees (the dialog); the kernel then allows them for its life.
    */
   async #consentToServers(): Promise<boolean> {
-    const reach = await this.client.request<Reach[]>("reach", { graph: this.doc });
+    const reach = await this.client.request("reach", { graph: this.doc });
     const servers = reach.filter((r) => r.kind === "endpoint" && !r.allowed);
     if (servers.length === 0) return true;
     if (!(await this.confirmServers?.(servers))) {
@@ -337,11 +345,7 @@ export class EditorState {
 
   /** Shows a stored run (read-only): its badges from the record. */
   async openRun(runId: string): Promise<void> {
-    const rec = await this.client.request<{
-      status: string;
-      ms?: number;
-      nodes: Array<{ id: string; status: string; cache?: "hit" | "miss"; ms?: number; summary?: string; error?: { message: string } }>;
-    }>("record", { runId });
+    const rec = await this.client.request("record", { runId });
     const nodes: Record<string, NodeProgress> = {};
     for (const n of rec.nodes) {
       const status: NodeStatus = (["done", "error", "skipped", "aborted", "running"].includes(n.status) ? n.status : "skipped") as NodeStatus;
@@ -365,6 +369,46 @@ export class EditorState {
     this.emit();
   }
 
+  /** The current run's trace: each node's spans (a loop's iterations, model calls). */
+  async spansOf(nodeId: string): Promise<SpanView[]> {
+    if (!this.run) return [];
+    const record = await this.client.request("record", { runId: this.run.runId });
+    return record.nodes.find((n) => n.id === nodeId)?.spans ?? [];
+  }
+
+  /** Records a correction of a node's output on the current run (stored beside it; the run is unchanged). */
+  async correct(correction: CorrectionInput): Promise<void> {
+    if (!this.run) throw new Error(trans.__("No run to correct"));
+    await this.client.request("correct", { runId: this.run.runId, correction });
+  }
+
+  /** A PDF page with a span of its text marked, rendered by the kernel. */
+  evidencePage(request: MethodParams<"evidencePage">): Promise<PageImage> {
+    return this.client.request("evidencePage", request);
+  }
+
+  /** The stored runs of this graph, newest first. */
+  listRuns(): Promise<RunListingView[]> {
+    return this.client.request("runs", { graphName: this.doc.name });
+  }
+
+  diffRuns(a: string, b: string): Promise<RunDiffView> {
+    return this.client.request("diff", { a, b });
+  }
+
+  /** A stored run's node outputs (port → value), for the side-by-side diff. */
+  async storedOutputs(runId: string, nodeId: string): Promise<Record<string, unknown>> {
+    return (await this.client.request("output", { runId, nodeId })) as Record<string, unknown>;
+  }
+
+  async exportFormats(): Promise<readonly string[]> {
+    return (await this.client.request("hello")).exportFormats;
+  }
+
+  exportRuns(request: ExportRequest): Promise<ExportReply> {
+    return this.client.request("export", request);
+  }
+
   /** A node's stored outputs (port → value) in the current run, fetched once. */
   outputs(nodeId: string): Promise<Record<string, unknown>> | undefined {
     const run = this.run;
@@ -373,7 +417,7 @@ export class EditorState {
     const key = `${run.runId}/${nodeId}`;
     let p = this.#outputs.get(key);
     if (!p) {
-      p = this.client.request<Record<string, unknown>>("output", { runId: run.runId, nodeId });
+      p = this.storedOutputs(run.runId, nodeId);
       p.catch(() => this.#outputs.delete(key));
       this.#outputs.set(key, p);
     }

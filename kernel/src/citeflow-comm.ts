@@ -1,4 +1,4 @@
-import { errorInfo, loadGraph, questionRuns, validateGraph, type CompiledGraph, type GraphDoc, type RunEvent } from "@citeflow/core";
+import { errorInfo, loadGraph, questionRuns, validateGraph, type CompiledGraph, type GraphDoc, type Method, type MethodResult, type RunEvent } from "@citeflow/core";
 import { allowEndpoint, defaultRunsDir, graph as graphFrom, graphReach, LiveRun, registry, RunStore, templateNames } from "citeflow";
 import { exportDataset, FORMATS, type Format } from "@citeflow/datasets";
 import { renderEvidencePage } from "@citeflow/retrieval";
@@ -56,7 +56,8 @@ export function citeflowTarget(comm: Comm, openData: unknown): CommHandler {
     return r;
   };
 
-  const methods: Record<string, (req: Request) => unknown> = {
+  // Typed by the protocol's results; every parameter is still checked here, since a message is input.
+  const methods: { [M in Method]: (req: Request) => MethodResult<M> | Promise<MethodResult<M>> } = {
     hello: () => ({ version: COMM_VERSION, runStore: store.dir, templates: templateNames(), exportFormats: FORMATS }),
     catalogue: () => registry.catalogue(),
     // What a graph would reach outside the process (servers, files), each allowed or not.
@@ -135,7 +136,7 @@ export function citeflowTarget(comm: Comm, openData: unknown): CommHandler {
         comm.send({ type: "reply", id, ok: false, error: { name, message } });
       };
       try {
-        const method = typeof req.method === "string" ? methods[req.method] : undefined;
+        const method = typeof req.method === "string" && Object.hasOwn(methods, req.method) ? (methods[req.method as Method] as (req: Request) => unknown) : undefined;
         if (!method) throw new RequestError(`unknown method ${JSON.stringify(req.method)} (methods: ${Object.keys(methods).join(", ")})`);
         const result = method(req);
         // Most methods answer at once; the few that read files answer when they are done.

@@ -1,15 +1,7 @@
 /** A verdict's evidence: the sentence marked inside its passage, its page, and (in the editor) the page itself. */
-import type { Passage, Verdict } from "@citeflow/core/browser";
+import type { PageImage, Passage, Verdict } from "@citeflow/core/browser";
 import { useState } from "react";
 import { trans } from "../i18n";
-
-/** A rendered PDF page (PNG, base64) with the evidence marked, as the kernel's `evidencePage` returns it. */
-export interface PageImage {
-  page: number;
-  png: string;
-  width: number;
-  height: number;
-}
 
 export type ShowPage = (request: { path: string; sha256?: string; start: number; end: number }) => Promise<PageImage>;
 

@@ -15,3 +15,4 @@ export type { Catalogue, CatalogueNode } from "./registry.js";
 export type { QuestionsGiven } from "./inputs.js";
 export { reduceRunEvent, startedRun, type NodeStatus, type NodeProgress, type RunProgress, type StreamedRunEvent } from "./progress.js";
 export type { RunEvent } from "./events.js";
+export type * from "./protocol.js";

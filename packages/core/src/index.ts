@@ -20,3 +20,4 @@ export * from "./calls.js";
 export * from "./summary.js";
 export * from "./inputs.js";
 export * from "./progress.js";
+export * from "./protocol.js";

@@ -1,0 +1,147 @@
+/**
+ * The `citeflow` comm between the editor and the kernel (schema v1, kernel/README.md): each method's
+ * parameters and result, in one map. The kernel's handler table and the editor's client are both
+ * typed against it; the kernel still checks every parameter it receives, since a message is input.
+ * Results are the parts of the run store's records the editor reads.
+ */
+import type { Catalogue } from "./registry.js";
+import type { GraphDoc, Problem } from "./graph.js";
+import type { QuestionsGiven } from "./inputs.js";
+import type { Reach } from "./views.js";
+
+export interface RunRequest extends QuestionsGiven {
+  /** A graph document, a template name or a file; the open graph when left out. */
+  graph?: GraphDoc | string;
+  /** Inputs given directly; with `question`/`questions` the kernel makes them (`questionRuns`). */
+  inputs?: Record<string, unknown>;
+  to?: string;
+  from?: string;
+  only?: string;
+  force?: boolean;
+  overrides?: Record<string, Record<string, unknown>>;
+  breakpoints?: string[];
+  step?: boolean;
+  concurrency?: number;
+}
+
+export interface RunListingView {
+  runId: string;
+  graph: string;
+  status: string;
+  startedAt: number;
+  ms?: number;
+  question?: string;
+}
+
+export interface SpanView {
+  name: string;
+  status: string;
+  ms?: number;
+  error?: { message: string };
+  data?: unknown;
+  children: SpanView[];
+}
+
+export interface NodeRecordView {
+  id: string;
+  status: string;
+  cache?: "hit" | "miss";
+  ms?: number;
+  summary?: string;
+  error?: { message: string };
+  spans: SpanView[];
+}
+
+export interface RunRecordView {
+  runId: string;
+  status: string;
+  ms?: number;
+  nodes: NodeRecordView[];
+  corrections: CorrectionView[];
+}
+
+export type CorrectionInput =
+  | { kind: "verdict"; nodeId: string; claimId: string; passageId?: string; label: "SUPPORT" | "CONTRADICT" | "NO_EVIDENCE" | "NO_REFERENCE"; note?: string }
+  | { kind: "answer"; nodeId: string; text: string; note?: string }
+  | { kind: "relevance"; nodeId: string; passageId: string; relevant: boolean; note?: string };
+
+export type CorrectionView = CorrectionInput & { id: string; runId: string; at: number };
+
+export interface RunDiffView {
+  a: string;
+  b: string;
+  sameGraph: boolean;
+  inputs: string[];
+  nodes: Array<{
+    id: string;
+    change: string;
+    params: Array<{ path: string; a?: unknown; b?: unknown }>;
+    inputs: string[];
+    /** The output ports whose values differ between the runs. */
+    outputs: string[];
+    a?: { status: string; ms?: number };
+    b?: { status: string; ms?: number };
+    msDelta?: number;
+  }>;
+  metrics?: Array<{ name: string; a?: number; b?: number }>;
+}
+
+export interface PageImage {
+  page: number;
+  /** PNG, base64. */
+  png: string;
+  width: number;
+  height: number;
+  /** The marked boxes in the image's pixels: [x, y, width, height]. */
+  boxes: Array<[number, number, number, number]>;
+}
+
+export interface ExportRequest {
+  format: string;
+  /** Folder, relative to the kernel's working directory. */
+  out: string;
+  runIds?: string[];
+  split?: number;
+  seed?: number;
+  metadata?: boolean;
+  parquet?: boolean;
+}
+
+export interface ExportReply {
+  out: string;
+  files: Record<string, number>;
+  runs: number;
+  skippedRuns: string[];
+  removed: { exact: number; near: number };
+}
+
+type RunId = { runId: string };
+
+/** Method → [parameters, result]. */
+export interface CiteflowProtocol {
+  hello: [Record<string, never>, { version: number; runStore: string; templates: string[]; exportFormats: readonly string[] }];
+  catalogue: [Record<string, never>, Catalogue];
+  reach: [{ graph?: GraphDoc | string }, Reach[]];
+  allowEndpoints: [{ urls: string[] }, null];
+  validate: [{ graph: GraphDoc }, Problem[]];
+  open: [{ graph: GraphDoc | string }, { name: string; order: string[]; warnings: Problem[] }];
+  run: [RunRequest, { runId: string; selected: string[] }];
+  step: [RunId, { pausedAt: string | null }];
+  continue: [RunId, null];
+  pause: [RunId, null];
+  abort: [RunId, null];
+  breakpoints: [RunId & { nodes: string[] }, null];
+  runs: [{ graphName?: string }, RunListingView[]];
+  record: [RunId, RunRecordView];
+  /** A node's stored outputs, port → value; with `port`, that port's value alone. */
+  output: [RunId & { nodeId: string; port?: string }, unknown];
+  correct: [RunId & { correction: CorrectionInput }, CorrectionView];
+  corrections: [RunId, CorrectionView[]];
+  diff: [{ a: string; b: string }, RunDiffView];
+  evidencePage: [{ path: string; start: number; end: number; sha256?: string }, PageImage];
+  export: [ExportRequest, ExportReply];
+}
+
+export type Method = keyof CiteflowProtocol;
+export type MethodParams<M extends Method> = CiteflowProtocol[M][0];
+export type MethodResult<M extends Method> = CiteflowProtocol[M][1];
