@@ -7,7 +7,7 @@ import { defineConfig } from "vitest/config";
 const installed = process.env.CITEFLOW_MODELS_HOME || join(process.env.XDG_CACHE_HOME || join(homedir(), ".cache"), "citeflow", "models");
 
 const LLM_SUITES = ["tests/models/llama*.test.ts", "tests/nodes/local-llm.test.ts"];
-const BROWSER_SUITES = ["tests/extension/lab.test.ts", "tests/extension/install.test.ts", "tests/extension/evidence.test.ts"];
+const BROWSER_SUITES = ["tests/extension/lab-*.test.ts", "tests/extension/install.test.ts", "tests/extension/evidence.test.ts"];
 
 export default defineConfig({
   test: {

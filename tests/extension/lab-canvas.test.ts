@@ -1,0 +1,389 @@
+/**
+ * End to end, the editing canvas: opening a template, palette, ports, moving, selecting, context
+ * menu, minimap, params, touch.
+ * The session and helpers: lab-harness.ts.
+ */
+import { readFileSync, writeFileSync } from "node:fs";
+import { join } from "node:path";
+import { chromium } from "playwright-core";
+import { describe, expect, it } from "vitest";
+import { CHROMIUM } from "./browser.js";
+import { dragPort, minimapDim, node, page, portState, problems, saveAnd, savedNode, select, selectedIds, shot, undo, uiOf, useLab, viewX, work, lab } from "./lab-harness.js";
+
+describe("The pipeline editor's canvas in JupyterLab (Chromium)", () => {
+  useLab();
+
+  it("opens the Verif.ai template from the launcher", async () => {
+    await page.locator(".jp-LauncherCard", { hasText: "Template: Verif.ai" }).click();
+    await node("verify").waitFor({ timeout: 60_000 });
+    await page.locator('.cf-palette-item[data-type="retrieve.hybrid"]').waitFor();
+    expect(await page.locator(".cf-editor .react-flow__node").count()).toBe(8);
+    expect(readFileSync(join(work, "root", "verifai.citeflow.json"), "utf8")).toContain('"name": "Verif.ai"');
+    await shot("01-verifai-open");
+
+    // It opens legible: every node title, type and port label in view renders at 9.5 px or more
+    // (font size × the view's zoom) in this 1600×1000 window, and the pipeline's start is in view.
+    const editor = page.locator(".cf-editor");
+    await expect.poll(() => editor.locator(".react-flow__viewport").evaluate((el) => new DOMMatrix(getComputedStyle(el).transform).a)).toBeGreaterThanOrEqual(0.9);
+    const sizes = await editor.evaluate((root) => {
+      const pane = root.querySelector(".react-flow")!.getBoundingClientRect();
+      const zoom = new DOMMatrix(getComputedStyle(root.querySelector(".react-flow__viewport")!).transform).a;
+      const inView = (r: DOMRect) => r.right > pane.left && r.left < pane.right && r.bottom > pane.top && r.top < pane.bottom;
+      return [...root.querySelectorAll(".cf-node-id, .cf-node-type, .cf-port-label")].filter((e) => inView(e.getBoundingClientRect())).map((e) => parseFloat(getComputedStyle(e).fontSize) * zoom);
+    });
+    expect(sizes.length).toBeGreaterThan(6);
+    expect(Math.min(...sizes)).toBeGreaterThanOrEqual(9.5);
+    const pane = (await editor.locator(".react-flow").boundingBox())!;
+    const first = (await node("question").boundingBox())!;
+    expect(first.x).toBeGreaterThanOrEqual(pane.x);
+    expect(first.x + first.width).toBeLessThanOrEqual(pane.x + pane.width);
+
+    // Both side panels fold to a strip, and the canvas takes the room.
+    await editor.locator('[data-action="fold-left"]').click();
+    await editor.locator('[data-action="fold-right"]').click();
+    expect((await editor.locator(".react-flow").boundingBox())!.width).toBeGreaterThan(pane.width + 500);
+    await shot("01-verifai-folded");
+    await editor.locator('[data-action="unfold-left"]').click();
+    await editor.locator('[data-action="unfold-right"]').click();
+    await page.locator('.cf-palette-item[data-type="retrieve.hybrid"]').waitFor();
+    // The rest of this suite works on the whole graph at once, as the fit-view control shows it.
+    await editor.locator(".react-flow__controls-fitview").click();
+    await expect.poll(() => editor.locator(".react-flow__viewport").evaluate((el) => new DOMMatrix(getComputedStyle(el).transform).a)).toBeLessThan(0.9);
+  }, 120_000);
+
+  it("drags a node from the palette, connects ports, and refuses an incompatible connection", async () => {
+    const canvas = await page.locator(".cf-editor .react-flow__pane").boundingBox();
+    await page.dragAndDrop('.cf-palette-item[data-type="list.select"]', ".cf-editor .react-flow__pane", { targetPosition: { x: canvas!.width / 2, y: canvas!.height - 60 } });
+    await node("select").waitFor();
+    // While a connection is drawn, the ports show where it starts and whether it may end where it is.
+    await dragPort("question.question", "select.items", async () => {
+      expect(await portState("question.question", "source")).toEqual(["connectingfrom"]);
+      expect(await portState("select.items", "target")).toEqual(["connectingto", "connectionindicator"]);
+      // Strict mode: another output cannot end the connection.
+      expect(await portState("retrieve.passages", "source")).toEqual([]);
+      await shot("02-refused");
+    });
+    await expect.poll(() => page.locator(".cf-refusal").textContent()).toContain("Question cannot flow into T[]");
+    expect(await portState("select.items", "target")).toEqual(["connectionindicator"]);
+    const edges = page.locator(".cf-editor .react-flow__edge");
+    const before = await edges.count();
+    await dragPort("retrieve.passages", "select.items", async () => {
+      expect(await portState("select.items", "target")).toEqual(["connectingto", "valid", "connectionindicator"]);
+    });
+    await expect.poll(() => edges.count()).toBe(before + 1);
+    await shot("03-connected");
+    // The same connection by clicking one port, then the other.
+    await undo();
+    await expect.poll(() => edges.count()).toBe(before);
+    await node("retrieve").locator('.react-flow__handle.source[data-handleid="passages"]').click();
+    await node("select").locator('.react-flow__handle.target[data-handleid="items"]').click();
+    await expect.poll(() => edges.count()).toBe(before + 1);
+    // Click an edge to select it, Shift-click another to add it; Delete removes both, undo brings them back.
+    const edge = page.locator('.cf-editor .cf-edge[data-id="retrieve.passages->select.items"]');
+    const other = page.locator(".cf-editor .cf-edge").first();
+    const clickEdge = async (e: typeof edge, modifiers: "Shift"[] = []) => {
+      const mid = await e.locator(".react-flow__edge-path").evaluate((p: SVGPathElement) => {
+        const at = p.getPointAtLength(p.getTotalLength() / 2);
+        const m = p.getScreenCTM()!;
+        return { x: at.x * m.a + at.y * m.c + m.e, y: at.x * m.b + at.y * m.d + m.f };
+      });
+      for (const k of modifiers) await page.keyboard.down(k);
+      await page.mouse.click(mid.x, mid.y);
+      for (const k of modifiers) await page.keyboard.up(k);
+    };
+    await clickEdge(edge);
+    await expect.poll(() => edge.getAttribute("class")).toContain("selected");
+    await clickEdge(other, ["Shift"]);
+    await expect.poll(() => page.locator(".cf-editor .cf-edge.selected").count()).toBe(2);
+    await page.keyboard.press("Delete");
+    await expect.poll(() => edges.count()).toBe(before - 1);
+    await undo();
+    await expect.poll(() => edges.count()).toBe(before + 1);
+    // Undo removes the edge and the node; the file follows.
+    await undo();
+    await undo();
+    await expect.poll(() => page.locator(".cf-editor .react-flow__node").count()).toBe(8);
+  }, 60_000);
+
+  it("moves a node with the mouse: the file follows, undo puts it back", async () => {
+    const headX = async () => (await node("top").locator(".cf-node-head").boundingBox())!.x;
+    await page.keyboard.press("Control+s");
+    await expect.poll(() => uiOf("top").x).toBeTypeOf("number");
+    const before = uiOf("top");
+    // An edge from the moved node is redrawn with it.
+    const path = page.locator('.cf-editor .cf-edge[data-id^="top."] .react-flow__edge-path').first();
+    const d = await path.getAttribute("d");
+    expect(d).toMatch(/^M/);
+    const head = (await node("top").locator(".cf-node-head").boundingBox())!;
+    await page.mouse.move(head.x + 10, head.y + 5);
+    await page.mouse.down();
+    for (let i = 1; i <= 10; i++) await page.mouse.move(head.x + 10 + i * 6, head.y + 5 + i * 3);
+    await page.mouse.up();
+    // The node follows the pointer (React Flow starts the drag once the pointer has moved past its threshold).
+    await expect.poll(headX).toBeGreaterThan(head.x + 40);
+    expect(await path.getAttribute("d")).not.toBe(d);
+    await page.keyboard.press("Control+s");
+    await expect.poll(() => uiOf("top").x).toBeGreaterThan(before.x);
+    expect(uiOf("top").y).toBeGreaterThan(before.y);
+    await undo();
+    await expect.poll(headX).toBeCloseTo(head.x, 0);
+    await expect.poll(() => path.getAttribute("d")).toBe(d);
+    await page.keyboard.press("Control+s");
+    await expect.poll(() => uiOf("top")).toEqual(before);
+
+    // Past the pane's left edge the view pans under the node, which stays under the pointer, also
+    // when the pointer moves along the edge; the drop lands far left in the file, one undo step.
+    const editor = page.locator(".cf-editor");
+    const pane = (await editor.locator(".react-flow").boundingBox())!;
+    const x0 = await viewX(editor);
+    const grip = { x: head.x + 10, y: head.y + 5 };
+    const gap = async (x: number, y: number) => {
+      const b = (await node("top").locator(".cf-node-head").boundingBox())!;
+      return [b.x + 10 - x, b.y + 5 - y];
+    };
+    await page.mouse.move(grip.x, grip.y);
+    await page.mouse.down();
+    // The first move past React Flow's threshold starts the drag without moving the node: the node
+    // then keeps this gap to the pointer.
+    await page.mouse.move(grip.x - 4, grip.y);
+    const [gx, gy] = await gap(grip.x - 4, grip.y);
+    for (let i = 1; i <= 10; i++) await page.mouse.move(grip.x - 4 + ((pane.x - 16 - grip.x) * i) / 10, grip.y);
+    await expect.poll(() => viewX(editor)).toBeGreaterThan(x0 + 150);
+    await page.mouse.move(pane.x - 20, grip.y + 30);
+    const under = async () => {
+      const [x, y] = await gap(pane.x - 20, grip.y + 30);
+      return Math.max(Math.abs(x - gx), Math.abs(y - gy));
+    };
+    await expect.poll(under).toBeLessThan(1);
+    // A move and the release in one task, before any frame: the held-back move still reaches the
+    // drag, so the node lands where the pointer was released.
+    const drop = { x: pane.x - 20, y: grip.y + 70 };
+    await page.evaluate(({ x, y }) => {
+      const at = { clientX: x, clientY: y, bubbles: true, cancelable: true, view: window };
+      window.dispatchEvent(new MouseEvent("mousemove", { ...at, buttons: 1 }));
+      window.dispatchEvent(new MouseEvent("mouseup", at));
+    }, drop);
+    await page.mouse.up();
+    expect(Math.abs((await gap(drop.x, drop.y))[1] - gy)).toBeLessThan(1);
+    const panned = await viewX(editor);
+    await page.waitForTimeout(200);
+    expect(await viewX(editor)).toBe(panned);
+    await expect.poll(() => saveAnd(() => uiOf("top").x)).toBeLessThan(before.x - 150);
+    await undo();
+    await expect.poll(() => saveAnd(() => uiOf("top"))).toEqual(before);
+  }, 60_000);
+
+  it("selects several nodes (Ctrl-click, Shift-drag box, Ctrl+A), drags them together as one undo entry, cuts, copies and pastes them", async () => {
+    const count = page.locator(".cf-editor .cf-selection-count");
+    const nodes = page.locator(".cf-editor .react-flow__node");
+    const picked = page.locator(".cf-editor .react-flow__node.selected");
+    await node("top").locator(".cf-node-head").click();
+    await node("papers")
+      .locator(".cf-node-head")
+      .click({ modifiers: ["Control"] });
+    await expect.poll(() => count.getAttribute("data-count")).toBe("2");
+    expect(await selectedIds()).toEqual(["papers", "top"]);
+
+    // Dragging one selected node moves both; the file gets both, and one undo puts both back.
+    await page.keyboard.press("Control+s");
+    const before = { top: uiOf("top"), papers: uiOf("papers") };
+    const head = (await node("top").locator(".cf-node-head").boundingBox())!;
+    await page.mouse.move(head.x + 10, head.y + 5);
+    await page.mouse.down();
+    for (let i = 1; i <= 10; i++) await page.mouse.move(head.x + 10 + i * 6, head.y + 5 + i * 3);
+    await page.mouse.up();
+    // The document edit lands a frame after the drop: save until the file has it.
+    await expect.poll(() => saveAnd(() => uiOf("top").x)).toBeGreaterThan(before.top.x);
+    const dx = uiOf("top").x - before.top.x;
+    expect(uiOf("papers").x - before.papers.x).toBe(dx);
+    expect(uiOf("papers").y - before.papers.y).toBe(uiOf("top").y - before.top.y);
+    await undo();
+    await expect.poll(() => saveAnd(() => [uiOf("top"), uiOf("papers")])).toEqual([before.top, before.papers]);
+    // An arrow key moves the selection by 5 px (with the focus on one of its nodes).
+    await node("top").focus();
+    await page.keyboard.press("ArrowRight");
+    await expect.poll(() => saveAnd(() => [uiOf("top").x, uiOf("papers").x])).toEqual([before.top.x + 5, before.papers.x + 5]);
+    await undo();
+    await expect.poll(() => saveAnd(() => [uiOf("top"), uiOf("papers")])).toEqual([before.top, before.papers]);
+
+    // Copy and paste both: the copies (with the edge between them) become the selection.
+    const edges = await page.locator(".cf-editor .cf-edge").count();
+    // Ctrl-click takes a selected node out of the selection, and puts it back.
+    await node("top")
+      .locator(".cf-node-head")
+      .click({ modifiers: ["Control"] });
+    await expect.poll(() => picked.count()).toBe(1);
+    await node("top")
+      .locator(".cf-node-head")
+      .click({ modifiers: ["Control"] });
+    await expect.poll(() => count.getAttribute("data-count")).toBe("2");
+    await page.keyboard.press("Control+c");
+    await page.keyboard.press("Control+v");
+    await expect.poll(() => nodes.count()).toBe(10);
+    await expect.poll(() => page.locator(".cf-editor .cf-edge").count()).toBe(edges + 1);
+    expect(await selectedIds()).toEqual(["per_paper", "select"]);
+    await page.keyboard.press("Control+x");
+    await expect.poll(() => nodes.count()).toBe(8);
+    await undo();
+    await expect.poll(() => nodes.count()).toBe(10);
+    await undo();
+    await expect.poll(() => nodes.count()).toBe(8);
+
+    // Ctrl+A takes every node; a click on the pane clears the selection.
+    await node("top").locator(".cf-node-head").click();
+    await page.keyboard.press("Control+a");
+    await expect.poll(() => count.getAttribute("data-count")).toBe("8");
+    await expect.poll(() => picked.count()).toBe(8);
+    const pane = (await page.locator(".cf-editor .react-flow__pane").boundingBox())!;
+    await page.mouse.click(pane.x + 5, pane.y + 5);
+    await expect.poll(() => picked.count()).toBe(0);
+
+    // A box drawn with Shift held selects the nodes wholly inside it.
+    const box = (await node("top").boundingBox())!;
+    // It starts away from the pane's borders, where a selection drag would pan the view.
+    const start = { x: pane.x + 60, y: pane.y + 60 };
+    const end = { x: box.x + box.width + 5, y: box.y + box.height + 5 };
+    await page.keyboard.down("Shift");
+    await page.mouse.move(start.x, start.y);
+    await page.mouse.down();
+    for (let i = 1; i <= 10; i++) await page.mouse.move(start.x + ((end.x - start.x) * i) / 10, start.y + ((end.y - start.y) * i) / 10);
+    await page.mouse.up();
+    await page.keyboard.up("Shift");
+    await expect.poll(selectedIds).toContain("top");
+    // The box selects nodes, not the page's text.
+    expect(await page.evaluate(() => window.getSelection()?.type)).not.toBe("Range");
+    const inBox = await picked.count();
+    if (inBox > 1) expect(await count.getAttribute("data-count")).toBe(String(inBox));
+    await shot("04b-multi-select");
+    await page.mouse.click(pane.x + 5, pane.y + 5);
+    await expect.poll(() => picked.count()).toBe(0);
+  }, 60_000);
+
+  it("offers the node and canvas commands in JupyterLab's context menu", async () => {
+    const picked = page.locator(".cf-editor .react-flow__node.selected");
+    const menu = page.locator(".lm-Menu");
+    const item = (label: string) => menu.locator(".lm-Menu-item", { hasText: label });
+    const openOn = async (target: ReturnType<typeof node>) => {
+      await target.click({ button: "right" });
+      await menu.waitFor();
+    };
+
+    // A right-click on a node selects it alone; the run commands need a question first.
+    await openOn(node("papers").locator(".cf-node-head"));
+    await expect.poll(selectedIds).toEqual(["papers"]);
+    expect(await item("Run to Selected Node").getAttribute("class")).toContain("lm-mod-disabled");
+    await item("Toggle Breakpoint").click();
+    await node("papers").locator(".cf-breakpoint").waitFor();
+    await openOn(node("papers").locator(".cf-node-head"));
+    expect(await item("Toggle Breakpoint").getAttribute("class")).toContain("lm-mod-toggled");
+    await item("Toggle Breakpoint").click();
+    await expect.poll(() => node("papers").locator(".cf-breakpoint").count()).toBe(0);
+
+    // On the empty canvas: paste, select all, auto-layout. A right-click inside the selection keeps it.
+    const pane = (await page.locator(".cf-editor .react-flow__pane").boundingBox())!;
+    await page.mouse.click(pane.x + 60, pane.y + 60, { button: "right" });
+    await item("Select All Nodes").waitFor();
+    expect(await item("Run to Selected Node").count()).toBe(0);
+    await item("Select All Nodes").click();
+    await expect.poll(() => picked.count()).toBe(8);
+    await openOn(node("top").locator(".cf-node-head"));
+    await page.keyboard.press("Escape");
+    await expect.poll(() => page.locator(".cf-editor .cf-selection-count").textContent()).toContain("showing top");
+    expect(await picked.count()).toBe(8);
+
+    // Delete from the menu, then undo.
+    await page.mouse.click(pane.x + 60, pane.y + 60);
+    await openOn(node("citations").locator(".cf-node-head"));
+    await shot("04c-context-menu");
+    await item("Delete Selected Nodes").click();
+    await expect.poll(() => page.locator(".cf-editor .react-flow__node").count()).toBe(7);
+    await undo();
+    await expect.poll(() => page.locator(".cf-editor .react-flow__node").count()).toBe(8);
+    await page.mouse.click(pane.x + 60, pane.y + 60);
+    await expect.poll(() => picked.count()).toBe(0);
+  }, 60_000);
+
+  it("shows the graph in the minimap with the selected node highlighted, and pans the canvas when the minimap is dragged", async () => {
+    const minimap = page.locator(".cf-editor .cf-minimap canvas.cf-minimap-nodes");
+    // Pixels drawn: the selected node in blue, the others in grey.
+    const drawn = () =>
+      minimap.evaluate((c: HTMLCanvasElement) => {
+        const d = c.getContext("2d")!.getImageData(0, 0, c.width, c.height).data;
+        let grey = 0;
+        let blue = 0;
+        for (let i = 0; i < d.length; i += 4) if (d[i + 3]! > 0) d[i + 2]! > d[i]! + 60 ? blue++ : grey++;
+        return { grey, blue };
+      });
+    const deselect = () => page.locator(".cf-editor .react-flow__pane").click({ position: { x: 5, y: 5 } });
+    await deselect();
+    // The view's frame is drawn on its own canvas over the nodes, the rest dimmed in the theme's colour.
+    expect(await minimapDim()).toEqual([expect.any(Number), expect.any(Number), expect.any(Number), 115]);
+    expect((await minimapDim())[0]).toBeGreaterThan(150);
+    await expect.poll(drawn).toEqual({ grey: expect.any(Number), blue: 0 });
+    expect((await drawn()).grey).toBeGreaterThan(0);
+    await select("verify");
+    await expect.poll(async () => (await drawn()).blue).toBeGreaterThan(0);
+    const panX = () => page.locator(".cf-editor .react-flow__viewport").evaluate((e) => new DOMMatrix(getComputedStyle(e).transform).e);
+    const before = await panX();
+    const box = (await minimap.boundingBox())!;
+    await page.mouse.move(box.x + box.width / 2, box.y + box.height / 2);
+    await page.mouse.down();
+    for (let i = 1; i <= 10; i++) await page.mouse.move(box.x + box.width / 2 + i * 3, box.y + box.height / 2);
+    await page.mouse.up();
+    // Dragging the minimap's window right moves the view right over the graph.
+    await expect.poll(panX).toBeLessThan(before - 10);
+    await shot("03b-minimap");
+    await page.locator(".cf-editor .react-flow__controls-fitview").click();
+    await deselect();
+  }, 60_000);
+
+  it("changes a param through the generated form and saves a stable file", async () => {
+    await select("top");
+    await page.locator('.cf-inspector input[name="limit"]').fill("4");
+    await page.keyboard.press("Control+s");
+    await expect.poll(() => savedNode("top").params.limit).toBe(4);
+  }, 30_000);
+
+  it("pans under a node dragged past the pane's edge by touch, and stops when the touch ends", async () => {
+    // A touch screen needs a browser started with touch: React Flow takes touch drags only there.
+    const touch = await chromium.launch(CHROMIUM);
+    try {
+      const tab = await (await touch.newContext({ hasTouch: true, viewport: { width: 1600, height: 1000 } })).newPage();
+      tab.on("console", (m) => m.type() === "error" && problems.push(`console (touch): ${m.text()}`));
+      tab.on("pageerror", (e) => problems.push(`page error (touch): ${e.message}`));
+      const nodes = [0, 1, 2].map((i) => ({ id: `t${i}`, type: "list.select", version: 1, params: { limit: 5 }, ui: { x: i * 260, y: 0 } }));
+      writeFileSync(join(work, "root", "touch.citeflow.json"), JSON.stringify({ citeflow: 1, name: "touch", inputs: {}, nodes, edges: [] }, null, 2) + "\n");
+      await tab.goto(lab.url);
+      // The workspace opens what the other page left open: wait for JupyterLab to have restored it.
+      await tab.waitForFunction(() => (window as any).jupyterapp, undefined, { timeout: 60_000 });
+      await tab.evaluate(() => (window as any).jupyterapp.restored);
+      await tab.evaluate(() => void (window as any).jupyterapp.commands.execute("docmanager:open", { path: "touch.citeflow.json" }));
+      const editor = tab.locator(".jp-Document:not(.lm-mod-hidden) .cf-editor");
+      const head = editor.locator('.react-flow__node[data-id="t0"] .cf-node-head');
+      await head.waitFor({ timeout: 60_000 });
+      const pane = (await editor.locator(".react-flow").boundingBox())!;
+      const start = (await head.boundingBox())!;
+      const x0 = await viewX(editor);
+      const cdp = await tab.context().newCDPSession(tab);
+      const at = (type: string, x = 0, y = 0) => cdp.send("Input.dispatchTouchEvent", { type, touchPoints: type === "touchEnd" ? [] : [{ x, y }] });
+      const from = { x: start.x + 10, y: start.y + 5 };
+      await at("touchStart", from.x, from.y);
+      for (let i = 1; i <= 12; i++) await at("touchMove", from.x + ((pane.x - 20 - from.x) * i) / 12, from.y);
+      await expect.poll(() => viewX(editor)).toBeGreaterThan(x0 + 150);
+      await at("touchEnd");
+      const ended = await viewX(editor);
+      await tab.waitForTimeout(300);
+      // A frame or two may still pan before the touch's end arrives, then nothing.
+      const settled = await viewX(editor);
+      expect(settled - ended).toBeLessThan(60);
+      await tab.waitForTimeout(300);
+      expect(await viewX(editor)).toBe(settled);
+    } finally {
+      await touch.close();
+    }
+  }, 120_000);
+
+  it("logged no console errors", () => {
+    expect(problems).toEqual([]);
+  });
+});

@@ -1,0 +1,178 @@
+/**
+ * What the JupyterLab end-to-end suites (lab-*.test.ts) share. Each suite file gets its own real
+ * JupyterLab (pip, pinned, `npm run lab`'s venv) with the citeflow-jupyterlab wheel (prebuilt
+ * extension and kernelspec), the Citeflow kernel, and Chromium. The helpers here drive the editor
+ * as a user would. Screenshots go to test-results/extension/ (ignored by git).
+ */
+import { mkdirSync, mkdtempSync, readFileSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join, resolve } from "node:path";
+import type { BrowserContext, Locator, Page } from "playwright-core";
+import { afterAll, afterEach, beforeAll, expect } from "vitest";
+import type { Loopback } from "../models/loopback.js";
+import { labSession, type LabSession } from "./lab-session.js";
+import { MODELS, smallSciFactStore } from "../scifact.js";
+
+export const root = resolve(import.meta.dirname, "..", "..");
+export const shots = join(root, "test-results", "extension");
+export const QUESTION = "Vitamin D deficiency is associated with fractures.";
+
+// The session's state, as live bindings: importers read the current values.
+export let lab: LabSession["lab"];
+let ctx: BrowserContext;
+export let page: Page;
+export let work: string;
+export let problems: string[] = [];
+/** A loopback model server a test started; closed with the session. */
+let llm: Loopback | undefined;
+export function serveLlm(server: Loopback): Loopback {
+  llm = server;
+  return server;
+}
+
+/** The x translation of an editor's canvas view (it grows as the view pans right). */
+export const viewX = (editor: Locator) => editor.locator(".react-flow__viewport").evaluate((el) => new DOMMatrix(getComputedStyle(el).transform).e);
+
+export async function shot(name: string) {
+  await page.screenshot({ path: join(shots, `${name}.png`) });
+}
+
+export const node = (id: string) => page.locator(`.cf-editor .react-flow__node[data-id="${id}"]`);
+/** A node of the Verif.ai pipeline as last saved to disk. */
+export const savedNode = (id: string) => JSON.parse(readFileSync(join(work, "root", "verifai.citeflow.json"), "utf8")).nodes.find((n: { id: string }) => n.id === id);
+export const uiOf = (id: string) => savedNode(id).ui as { x: number; y: number };
+/** Saves, then reads the file: polled, it saves until the file shows an edit that lands a frame late. */
+export const saveAnd = async <T>(read: () => T): Promise<T> => (await page.keyboard.press("Control+s"), read());
+/** The ids of the nodes selected on the canvas, sorted. */
+export const selectedIds = () => page.locator(".cf-editor .react-flow__node.selected").evaluateAll((es) => es.map((e) => e.getAttribute("data-id")).sort());
+export const badge = (id: string) => node(id).locator(".cf-badge");
+
+/** Starts a run by `action` and waits for that run (not the previous one) to end; its status. */
+export async function runBy(action: () => Promise<void>): Promise<string> {
+  const el = page.locator(".cf-run-status");
+  const before = await el.getAttribute("data-run");
+  await action();
+  await expect.poll(async () => (await el.getAttribute("data-run")) !== before && /^(ok|error|aborted)$/.test((await el.getAttribute("data-status")) ?? ""), { timeout: 60_000 }).toBe(true);
+  return (await el.getAttribute("data-status"))!;
+}
+
+export async function select(id: string) {
+  await node(id).locator(".cf-node-head").click();
+  await page.locator(`.cf-inspector[data-node="${id}"]`).waitFor();
+}
+
+/** Closes every tab (one editor at a time keeps the locators simple), discarding unsaved changes. */
+export async function closeAll() {
+  void page.evaluate(() => (window as any).jupyterapp.shell.closeAll());
+  const discard = page.locator(".jp-Dialog button", { hasText: "Discard" });
+  while (
+    await discard.waitFor({ timeout: 3_000 }).then(
+      () => true,
+      () => false,
+    )
+  )
+    await discard.click();
+  await expect.poll(() => page.locator(".jp-Document").count()).toBe(0);
+}
+
+/** Drags from one port handle to another with the mouse, as a user would. */
+/** Drags from an output port to an input port; `over` runs with the pointer over the target, before release. */
+export async function dragPort(from: string, to: string, over?: () => Promise<void>) {
+  const [fn, fp] = from.split(".");
+  const [tn, tp] = to.split(".");
+  const a = await node(fn!).locator(`.react-flow__handle.source[data-handleid="${fp}"]`).boundingBox();
+  const b = await node(tn!).locator(`.react-flow__handle.target[data-handleid="${tp}"]`).boundingBox();
+  await page.mouse.move(a!.x + a!.width / 2, a!.y + a!.height / 2);
+  await page.mouse.down();
+  for (let i = 1; i <= 10; i++) await page.mouse.move(a!.x + ((b!.x - a!.x) * i) / 10 + b!.width / 2, a!.y + ((b!.y - a!.y) * i) / 10 + b!.height / 2);
+  await page.waitForTimeout(100);
+  await over?.();
+  await page.mouse.up();
+}
+
+export const undo = () => page.evaluate(() => (window as any).jupyterapp.commands.execute("citeflow:undo"));
+
+/** The minimap's dimming outside the view, as RGBA at its top-left corner. */
+export const minimapDim = () => page.locator(".cf-editor canvas.cf-minimap-view").evaluate((c: HTMLCanvasElement) => Array.from(c.getContext("2d")!.getImageData(1, 1, 1, 1).data));
+
+/** The connection-state classes of a port handle (`node.port`, an output or an input). */
+export const portState = (ref: string, type: "source" | "target") => {
+  const [n, p] = ref.split(".");
+  return node(n!)
+    .locator(`.react-flow__handle.${type}[data-handleid="${p}"]`)
+    .evaluate((e) => ["connectingfrom", "connectingto", "valid", "connectionindicator"].filter((c) => e.classList.contains(c)));
+};
+
+/**
+ * Text on Citeflow's coloured backgrounds meets WCAG AA (4.5:1) in the current theme: the query
+ * terms marked in the passages on the page, and a probe of every run badge, diff mark and verdict
+ * label (added to the editor for the measurement, then removed).
+ */
+export async function expectReadable() {
+  const contrasts = await page.locator(".jp-Document:not(.lm-mod-hidden) .cf-editor").evaluate((root) => {
+    const probe = document.createElement("div");
+    probe.innerHTML = `${["running", "paused", "done", "cached", "error"].map((s) => `<span class="cf-badge cf-badge-${s}">${s}</span>`).join("")}
+      <div class="cf-diff-text"><ins>added</ins><del>removed</del></div>
+      <table><tr class="cf-diff-changed"><td>changed</td></tr><tr class="cf-diff-added"><td>added</td></tr></table>
+      <span class="cf-diff-mark">differs</span>
+      ${["SUPPORT", "CONTRADICT", "NO_EVIDENCE", "NO_REFERENCE"].map((l) => `<div class="cf-label-${l}"><span class="cf-label">${l}</span></div>`).join("")}`;
+    root.append(probe);
+    const rgb = (c: string) =>
+      c
+        .match(/[\d.]+/g)!
+        .slice(0, 3)
+        .map(Number);
+    const lum = (c: string) => {
+      const [r, g, b] = rgb(c).map((v) => (v / 255 <= 0.03928 ? v / 255 / 12.92 : ((v / 255 + 0.055) / 1.055) ** 2.4));
+      return 0.2126 * r! + 0.7152 * g! + 0.0722 * b!;
+    };
+    const out = [...root.querySelectorAll(".cf-passages mark"), ...probe.querySelectorAll(".cf-badge, ins, del, td, .cf-label, .cf-diff-mark")].map((el) => {
+      const s = getComputedStyle(el);
+      const [a, b] = [lum(s.color), lum(s.backgroundColor)];
+      return { what: `${el.tagName} ${el.className || el.parentElement!.className}`, ratio: (Math.max(a, b) + 0.05) / (Math.min(a, b) + 0.05) };
+    });
+    probe.remove();
+    return out;
+  });
+  expect(contrasts.some((c) => c.what.startsWith("MARK"))).toBe(true);
+  // The lowest ratio of each kind of element that falls short.
+  const short = new Map<string, number>();
+  for (const { what, ratio } of contrasts) if (ratio < 4.5) short.set(what, Math.min(ratio, short.get(what) ?? Infinity));
+  expect(Object.fromEntries(short)).toEqual({});
+}
+
+/** Hooks for a suite file: its own JupyterLab on a SciFact store and a browser; a screenshot of each failure. */
+export function useLab(): void {
+  beforeAll(async () => {
+    mkdirSync(shots, { recursive: true });
+    work = mkdtempSync(join(tmpdir(), "citeflow-lab-"));
+    const { store } = await smallSciFactStore(300);
+    ({ lab, ctx, page, problems } = await labSession(work, {
+      CITEFLOW_STORE: store,
+      CITEFLOW_RUNS: join(work, "runs"),
+      CITEFLOW_MODELS: MODELS,
+      CITEFLOW_NLI_MODEL: "pair-nli-scifact",
+      CITEFLOW_RERANK_MODEL: "pair-rerank-scifact",
+    }));
+  }, 240_000);
+
+  afterEach(async (t) => {
+    if (t.task.result?.state === "fail" && page) await shot(`failed-${t.task.name.slice(0, 40).replace(/[^a-z0-9]+/gi, "-")}`);
+  });
+
+  afterAll(async () => {
+    await ctx?.close();
+    await lab?.stop();
+    await llm?.close();
+  }, 60_000);
+}
+
+/** Opens the Verif.ai template from the launcher and shows the whole graph (the fit-view control). */
+export async function openVerifai(): Promise<void> {
+  await page.locator(".jp-LauncherCard", { hasText: "Template: Verif.ai" }).click();
+  await node("verify").waitFor({ timeout: 60_000 });
+  const editor = page.locator(".cf-editor");
+  await editor.locator(".react-flow__controls-fitview").click();
+  // In a hook, not a test: wait for the zoom with the page's own polling.
+  await page.waitForFunction(() => new DOMMatrix(getComputedStyle(document.querySelector(".cf-editor .react-flow__viewport")!).transform).a < 0.9);
+}

@@ -1,0 +1,245 @@
+/**
+ * End to end, running from the editor: live badges and inspectors, partial runs and overrides,
+ * diffs, stepping and breakpoints, corrections, the dark theme.
+ * The session and helpers: lab-harness.ts.
+ */
+import { readFileSync } from "node:fs";
+import { join } from "node:path";
+import { beforeAll, describe, expect, it } from "vitest";
+import { QUESTION, expectReadable, minimapDim, node, page, problems, runBy, select, shot, useLab, work, badge, openVerifai } from "./lab-harness.js";
+
+describe("Runs in the pipeline editor (JupyterLab, Chromium)", () => {
+  useLab();
+
+  beforeAll(openVerifai, 90_000);
+
+  it("runs on a question with live badges, then inspects passages, sorts by a score, follows a citation", async () => {
+    await page.locator(".cf-question").fill(QUESTION);
+    expect(await runBy(() => page.locator('[data-action="run"]').click())).toBe("ok");
+    for (const id of ["question", "retrieve", "papers", "top", "answer", "claims", "verify", "citations"]) await expect.poll(() => badge(id).getAttribute("data-status")).toMatch(/^(done|cached)$/);
+    await shot("04-run-done");
+    // Each card says what its node produced, in one line.
+    const summary = (id: string) => node(id).locator(".cf-node-summary").textContent();
+    expect(await summary("retrieve")).toMatch(/^\d+ passages · top fused [\d.]+$/);
+    expect(await summary("top")).toMatch(/^\d+ passages · top /);
+    expect(await summary("answer")).toMatch(/^answer · \d+ citations? · 0 hallucinated$/);
+    expect(await summary("verify")).toMatch(/^(\d+ (SUPPORT|CONTRADICT|NO_EVIDENCE|NO_REFERENCE)( · )?)+$/);
+    // The status in words, the run's id a link to it in the Runs tab.
+    const status = page.locator(".cf-run-status");
+    expect(await status.textContent()).toMatch(/^Done in \d+(\.\d)? m?s · run [0-9a-f]+$/);
+    await status.locator('[data-action="show-run"]').click();
+    await expect.poll(() => page.locator('.cf-editor .cf-tabs [aria-selected="true"]').textContent()).toBe("Runs");
+    await page.locator(".cf-editor .cf-tabs button", { hasText: "Node" }).click();
+
+    await select("retrieve");
+    const table = page.locator('.cf-inspector .cf-output[data-port="passages"] table');
+    await table.waitFor();
+    await table.locator('th[data-sort="bm25"]').click();
+    const scores = (await table.locator("tbody tr").evaluateAll((rows) => rows.map((r) => r.querySelectorAll("td")))).length;
+    expect(scores).toBeGreaterThan(1);
+    const col = await table.locator("thead th").evaluateAll((ths) => ths.findIndex((th) => th.getAttribute("data-sort") === "bm25"));
+    const values = await table.locator("tbody tr").evaluateAll((rows, c) => rows.map((r) => Number(r.querySelectorAll("td")[c]?.textContent || "NaN")).filter((v) => !Number.isNaN(v)), col);
+    expect(values.length).toBeGreaterThan(1);
+    expect([...values].sort((a, b) => b - a)).toEqual(values);
+    await expect.poll(() => page.locator(".cf-inspector mark").count()).toBeGreaterThan(0);
+    await shot("05-passages-sorted");
+
+    await select("answer");
+    const cite = page.locator(".cf-inspector .cf-cite[data-passage]").first();
+    await cite.waitFor();
+    const target = await cite.getAttribute("data-passage");
+    const where = () => Promise.all([page.locator('[data-action="run"]').boundingBox(), page.locator(".cf-editor .react-flow__pane").boundingBox()]);
+    const editorAt = await where();
+    await cite.click();
+    await expect(page.locator(`.cf-inspector tr.cf-focus[data-passage="${target}"]`).count()).resolves.toBe(1);
+    // The cited passage is shown whole below the table: its text uncut (the editor has the whole
+    // value), its metadata and every score.
+    const detail = page.locator(`.cf-inspector .cf-passage-detail[data-passage="${target}"]`);
+    await detail.waitFor();
+    const whole = (await detail.locator(".cf-passage-full").textContent()) ?? "";
+    expect(whole.length).toBeGreaterThan(400);
+    expect(whole.endsWith("…")).toBe(false);
+    expect(await detail.locator(".cf-preview-note").count()).toBe(0);
+    expect(await detail.locator(`[data-meta="source"]`).textContent()).toContain("scifact");
+    expect(await detail.locator("[data-score]").count()).toBeGreaterThan(0);
+    // Brought into view by scrolling the side panel alone: the editor stays where it was.
+    expect(await where()).toEqual(editorAt);
+    await shot("06-citation-followed");
+    await detail.locator(".cf-close").click();
+    expect(await detail.count()).toBe(0);
+
+    // The README's picture (docs/images/editor.png): the verdicts beside the end of the pipeline,
+    // zoomed in with the wheel over the verify node, as a user would; then the whole graph again.
+    await select("verify");
+    await page.locator('.cf-inspector .cf-output[data-port="verdicts"]').waitFor();
+    const v = (await node("verify").boundingBox())!;
+    await page.mouse.move(v.x + v.width / 2, v.y + v.height / 2);
+    for (let i = 0; i < 6; i++) await page.mouse.wheel(0, -100);
+    await expect.poll(() => page.locator(".cf-editor .react-flow__viewport").evaluate((el) => new DOMMatrix(getComputedStyle(el).transform).a)).toBeGreaterThan(0.8);
+    await page.waitForTimeout(300);
+    await shot("readme-editor");
+    await page.locator(".cf-editor .react-flow__controls-fitview").click();
+  }, 120_000);
+
+  it("runs to a node, edits an intermediate value and re-runs only downstream", async () => {
+    await select("papers");
+    expect(await runBy(() => page.locator('[data-action="run-to"]').click())).toBe("ok");
+    await expect.poll(() => badge("papers").getAttribute("data-status")).toMatch(/^(done|cached)$/);
+    expect(await badge("verify").count()).toBe(0);
+
+    expect(await runBy(() => page.locator('[data-action="run"]').click())).toBe("ok");
+    await select("top");
+    await page.locator('.cf-inspector .cf-output[data-port="items"] .cf-raw-toggle input').check();
+    await page.locator('.cf-inspector .cf-output[data-port="items"] button', { hasText: "Edit value" }).click();
+    const edit = page.locator(".cf-inspector .cf-json-edit");
+    const value = JSON.parse(await edit.inputValue()) as unknown[];
+    await edit.fill(JSON.stringify(value.slice(0, 1)));
+    expect(await runBy(() => page.locator(".cf-inspector button", { hasText: "Apply and re-run downstream" }).click())).toBe("ok");
+    await expect.poll(() => badge("retrieve").getAttribute("data-status")).toBe("cached");
+    await expect.poll(() => badge("answer").getAttribute("data-status")).toBe("done");
+    await shot("07-override-rerun");
+  }, 120_000);
+
+  it("diffs two runs side by side", async () => {
+    await page.locator(".cf-tabs button", { hasText: "Runs" }).click();
+    const rows = page.locator(".cf-runs tbody tr");
+    await expect.poll(() => rows.count()).toBeGreaterThanOrEqual(3);
+    await rows.nth(0).locator("input[type=checkbox]").check();
+    await rows.nth(1).locator("input[type=checkbox]").check();
+    await page.locator(".cf-runs button", { hasText: "Diff" }).click();
+    await page.locator('.cf-diff tr[data-diff-node="top"]').waitFor();
+    expect(await page.locator(".cf-diff tr.cf-diff-changed").count()).toBeGreaterThan(0);
+    await page.locator('.cf-metrics tr[data-metric="citations.f1"]').waitFor();
+    // A node opened from the diff shows its outputs from both runs side by side, through the
+    // inspector for their type; the port that differs comes first and says so.
+    const answerRow = page.locator('.cf-diff tr[data-diff-node="answer"]');
+    expect(await answerRow.locator("td").nth(3).textContent()).toContain("answer");
+    await answerRow.locator("button").click();
+    const sides = page.locator('.cf-side-by-side[data-node="answer"] .cf-side-port').first();
+    await sides.locator('.cf-side[data-side="b"] .cf-answer').waitFor();
+    expect(await sides.getAttribute("data-port")).toBe("answer");
+    expect(await sides.getAttribute("data-differs")).toBe("true");
+    const [a, b] = await Promise.all(["a", "b"].map((side) => sides.locator(`.cf-side[data-side="${side}"] .cf-answer-text`).textContent()));
+    expect(a).toBeTruthy();
+    expect(a).not.toBe(b);
+    // and the two texts as one word diff, A → B.
+    expect(await sides.locator(".cf-diff-text").locator("ins, del").count()).toBeGreaterThan(0);
+    await shot("08-diff");
+    // Against the run that stopped at "papers" (the third newest), B has no answer and says why.
+    await rows.nth(1).locator("input[type=checkbox]").uncheck();
+    await rows.nth(2).locator("input[type=checkbox]").check();
+    await page.locator(".cf-runs button", { hasText: "Diff" }).click();
+    await expect.poll(() => page.locator(".cf-diff h4").first().textContent()).toContain((await rows.nth(2).getAttribute("data-run"))!);
+    await page.locator('.cf-diff tr[data-diff-node="answer"] button').click();
+    await sides.locator('.cf-side[data-side="a"] .cf-answer').waitFor();
+    expect(await sides.locator('.cf-side[data-side="b"]').textContent()).toMatch(/answer/);
+    expect(await sides.locator('.cf-side[data-side="b"] .cf-answer').count()).toBe(0);
+    expect(await sides.locator(".cf-diff-mark").textContent()).toBe("only in A");
+    await shot("08b-diff-missing-side");
+    // Export this graph's runs as NLI pairs: files and card written where the form says.
+    await page.locator(".cf-export summary").click();
+    await page.locator('.cf-export select[name="format"]').selectOption("nli");
+    await page.locator(".cf-export button[type=submit]").click();
+    const done = page.locator(".cf-export .cf-notice[data-export]");
+    await done.waitFor({ timeout: 30_000 });
+    const out = (await done.getAttribute("data-export"))!;
+    expect(out).toBe(join(work, "root", "datasets", "verif-ai-nli"));
+    const train = readFileSync(join(out, "train.jsonl"), "utf8")
+      .trim()
+      .split("\n")
+      .map((l) => JSON.parse(l));
+    expect(train.length).toBeGreaterThan(0);
+    expect(Object.keys(train[0]).sort()).toEqual(["hypothesis", "label", "label_id", "metadata", "premise"]);
+    expect(readFileSync(join(out, "README.md"), "utf8")).toContain("nli");
+    await shot("09-export");
+  }, 60_000);
+
+  it("steps node by node, stops at a breakpoint, and copies, pastes and undoes with the keyboard", async () => {
+    await page.locator(".cf-tabs button", { hasText: "Node" }).click();
+    const status = page.locator(".cf-run-status");
+    const before = await status.getAttribute("data-run");
+    await page.locator('[data-action="step"]').click();
+    await expect.poll(async () => (await status.getAttribute("data-run")) !== before && (await status.getAttribute("data-status")) === "paused").toBe(true);
+    const first = await status.textContent();
+    expect(first).toContain("Paused before question");
+    await page.locator('[data-action="step"]').click();
+    await expect.poll(() => status.textContent()).toContain("Paused before retrieve");
+    expect(await badge("question").getAttribute("data-status")).toMatch(/^(done|cached)$/);
+    await shot("10-stepping");
+    await page.locator('[data-action="continue"]').click();
+    await expect.poll(() => status.getAttribute("data-status")).toBe("ok");
+
+    await select("answer");
+    await page.locator('[data-action="breakpoint"]').click();
+    await node("answer").locator(".cf-breakpoint").waitFor();
+    const run = await status.getAttribute("data-run");
+    await page.locator('[data-action="run"]').click();
+    await expect.poll(async () => (await status.getAttribute("data-run")) !== run && (await status.textContent())?.includes("Paused before answer")).toBe(true);
+    expect(await badge("verify").getAttribute("data-status")).toBe("queued");
+    await page.locator('[data-action="continue"]').click();
+    await expect.poll(() => status.getAttribute("data-status")).toBe("ok");
+    await page.locator('[data-action="breakpoint"]').click();
+
+    await node("top").locator(".cf-node-head").click();
+    await page.keyboard.press("Control+c");
+    await page.keyboard.press("Control+v");
+    await expect.poll(() => page.locator(".cf-editor .react-flow__node").count()).toBe(9);
+    await node("select").waitFor();
+    await page.keyboard.press("Control+z");
+    await expect.poll(() => page.locator(".cf-editor .react-flow__node").count()).toBe(8);
+    await page.keyboard.press("Control+Shift+z");
+    await expect.poll(() => page.locator(".cf-editor .react-flow__node").count()).toBe(9);
+    await page.keyboard.press("Control+z");
+    await expect.poll(() => page.locator(".cf-editor .react-flow__node").count()).toBe(8);
+  }, 120_000);
+
+  it("records a verdict correction, inspects a port, and follows the dark theme", async () => {
+    const runId = (await page.locator(".cf-run-status").getAttribute("data-run"))!;
+    await select("verify");
+    const correct = page.locator('.cf-inspector select[aria-label="Correct the verdict"]').first();
+    await correct.waitFor();
+    const label = await correct.locator("option").nth(1).getAttribute("value");
+    await correct.selectOption(label!);
+    await expect.poll(() => page.locator(".cf-inspector .cf-notice").textContent()).toContain("Correction recorded");
+    const corrections = () =>
+      readFileSync(join(work, "runs", "corrections", `${runId}.jsonl`), "utf8")
+        .trim()
+        .split("\n")
+        .map((l) => JSON.parse(l));
+    const stored = corrections();
+    expect(stored.at(-1)).toMatchObject({ kind: "verdict", nodeId: "verify", label });
+
+    await node("retrieve").locator('.cf-port-label[data-port="passages"]').click();
+    const port = page.locator('.cf-inspector[data-node="retrieve"] .cf-output.cf-port-focus[data-port="passages"]');
+    await port.waitFor();
+    // A passage read whole, then judged: the relevance correction is stored beside the run.
+    const second = port.locator(".cf-passages tbody tr[data-passage]").nth(1);
+    const passageId = await second.getAttribute("data-passage");
+    await second.locator(".cf-passage-text").click();
+    await port.locator(`.cf-passage-detail[data-passage="${passageId}"] button[data-relevant="false"]`).click();
+    await expect.poll(() => corrections().length).toBe(stored.length + 1);
+    expect(corrections().at(-1)).toMatchObject({ kind: "relevance", nodeId: "retrieve", passageId, relevant: false });
+
+    // A theme change shows JupyterLab's splash and removes it 200 ms after the theme loads. A second
+    // change inside that window makes JupyterLab remove the splash twice, a page error
+    // ("removeChild ... not a child of this node"), so each change waits for the splash to go.
+    const splashGone = () => expect.poll(() => page.locator("#jupyterlab-splash").count(), { timeout: 10_000 }).toBe(0);
+    await page.evaluate(() => (window as any).jupyterapp.commands.execute("apputils:change-theme", { theme: "JupyterLab Dark" }));
+    await expect.poll(() => page.locator("body").getAttribute("data-jp-theme-light")).toBe("false");
+    await splashGone();
+    const bg = await page.locator(".cf-editor").evaluate((el) => getComputedStyle(el).backgroundColor);
+    const [r, g, b] = bg.match(/\d+/g)!.map(Number);
+    expect(r! + g! + b!).toBeLessThan(3 * 100);
+    await expect.poll(async () => (await minimapDim())[0]).toBeLessThan(128);
+    await expectReadable();
+    await shot("10-dark-theme");
+    await page.evaluate(() => (window as any).jupyterapp.commands.execute("apputils:change-theme", { theme: "JupyterLab Light" }));
+    await expect.poll(() => page.locator("body").getAttribute("data-jp-theme-light")).toBe("true");
+    await splashGone();
+    await expectReadable();
+  }, 60_000);
+
+  it("logged no console errors", () => {
+    expect(problems).toEqual([]);
+  });
+});
