@@ -8,20 +8,14 @@ import type { Catalogue } from "./registry.js";
 import type { GraphDoc, Problem } from "./graph.js";
 import type { QuestionsGiven } from "./inputs.js";
 import type { Reach } from "./views.js";
+import type { RunOptions } from "./run-types.js";
 
-export interface RunRequest extends QuestionsGiven {
+/** A run the editor asks for: the engine's run options that travel over the comm, and its question. */
+export interface RunRequest extends QuestionsGiven, Pick<RunOptions, "to" | "from" | "only" | "force" | "overrides" | "breakpoints" | "step" | "concurrency"> {
   /** A graph document, a template name or a file; the open graph when left out. */
   graph?: GraphDoc | string;
   /** Inputs given directly; with `question`/`questions` the kernel makes them (`questionRuns`). */
   inputs?: Record<string, unknown>;
-  to?: string;
-  from?: string;
-  only?: string;
-  force?: boolean;
-  overrides?: Record<string, Record<string, unknown>>;
-  breakpoints?: string[];
-  step?: boolean;
-  concurrency?: number;
 }
 
 export interface RunListingView {
