@@ -25,7 +25,7 @@ function useNodeValues(state: EditorState, nodeId: string) {
         const outputs = await p;
         const ctx: { passages?: Passage[]; claims?: Claim[]; iterations?: FeedbackIteration[]; calls?: ModelCall[] } = {};
         // The node's trace: a self-feedback loop's items, retrievals and edits.
-        const spans = await state.spansOf(nodeId);
+        const spans = await state.stored.spansOf(nodeId);
         const iterations = feedbackIterations(spans);
         if (iterations.length) ctx.iterations = iterations;
         const calls = modelCalls(spans);
@@ -58,7 +58,7 @@ export function NodeInspector({ state, nodeId }: { state: EditorState; nodeId: s
   const correct = async (correction: CorrectionInput) => {
     if (!run) return;
     try {
-      await state.correct(correction);
+      await state.stored.correct(correction);
       setNotice(trans.__("Correction recorded on run %1 (the run itself is unchanged).", run.runId));
     } catch (e) {
       setNotice((e as Error).message);
@@ -76,7 +76,7 @@ export function NodeInspector({ state, nodeId }: { state: EditorState; nodeId: s
           onEditAnswer: (text) => void correct({ kind: "answer", nodeId, text }),
         }
       : {}),
-    onShowPage: (request) => state.evidencePage(request),
+    onShowPage: (request) => state.stored.evidencePage(request),
   });
   return (
     <div className="cf-inspector" data-node={nodeId}>

@@ -104,7 +104,7 @@ function SideBySide({ state, diff, node }: { state: EditorState; diff: RunDiff; 
   useEffect(() => void (loaded && reveal(box.current)), [loaded]);
   useEffect(() => {
     let live = true;
-    const get = (runId: string) => state.storedOutputs(runId, node.id).catch((e: Error) => e);
+    const get = (runId: string) => state.stored.outputs(runId, node.id).catch((e: Error) => e);
     void Promise.all([get(diff.a), get(diff.b)]).then((got) => live && setSides(got));
     return () => void (live = false);
   }, [state, diff, node.id]);

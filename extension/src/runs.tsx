@@ -23,8 +23,8 @@ export function RunsPanel({ state }: { state: EditorState }) {
   const [diff, setDiff] = useState<RunDiff>();
   const [error, setError] = useState<string>();
   const refresh = () =>
-    state
-      .listRuns()
+    state.stored
+      .list()
       .then(setRuns)
       .catch((e: Error) => setError(e.message));
   useEffect(() => void refresh(), [state.run?.status]);
@@ -38,8 +38,8 @@ export function RunsPanel({ state }: { state: EditorState }) {
         className="cf-button"
         disabled={pick.length !== 2}
         onClick={() =>
-          state
-            .diffRuns(pick[0]!, pick[1]!)
+          state.stored
+            .diff(pick[0]!, pick[1]!)
             .then(setDiff)
             .catch((e: Error) => setError(e.message))
         }
@@ -97,7 +97,7 @@ function ExportForm({ state, runIds }: { state: EditorState; runIds: string[] })
   const [busy, setBusy] = useState(false);
   const [formats, setFormats] = useState<string[]>([]);
   useEffect(() => {
-    state
+    state.stored
       .exportFormats()
       .then((f) => setFormats([...f]))
       .catch((e: Error) => setError(e.message));
@@ -107,7 +107,7 @@ function ExportForm({ state, runIds }: { state: EditorState; runIds: string[] })
     setBusy(true);
     setError(undefined);
     try {
-      setResult(await state.exportRuns({ format, out: folder, split, seed, metadata, parquet, ...(runIds ? { runIds } : {}) }));
+      setResult(await state.stored.export({ format, out: folder, split, seed, metadata, parquet, ...(runIds ? { runIds } : {}) }));
     } catch (e) {
       setError((e as Error).message);
     } finally {

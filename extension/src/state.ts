@@ -7,25 +7,18 @@ import {
   reduceRunEvent,
   startedRun,
   type Catalogue,
-  type CorrectionInput,
-  type ExportReply,
-  type ExportRequest,
   type GraphDoc,
   type GraphEdge,
   type GraphNode,
   type NodeProgress,
-  type MethodParams,
   type NodeStatus,
-  type PageImage,
   type Reach,
-  type RunDiffView,
-  type RunListingView,
   type RunProgress,
-  type SpanView,
   type StreamedRunEvent,
 } from "@citeflow/core/browser";
 import { Signal, type ISignal } from "@lumino/signaling";
 import type { CiteflowClient } from "./client";
+import { StoredRuns } from "./stored";
 import { autoLayout, moveNodes, pasteNodes, removeNodes, saveGraph, splitRef } from "./model";
 import { trans } from "./i18n";
 import { questionsOf } from "./questions";
@@ -82,6 +75,8 @@ export class EditorState {
   /** The file and the catalogue have arrived: the canvas can lay out and fit the view. */
   loaded = false;
   readonly client: CiteflowClient;
+  /** What the views ask of the kernel about runs, traces, corrections, PDF pages and exports. */
+  readonly stored: StoredRuns;
   #past: GraphDoc[] = [];
   #future: GraphDoc[] = [];
   #clipboard: { nodes: GraphNode[]; edges: GraphEdge[] } | undefined;
@@ -92,6 +87,7 @@ export class EditorState {
   constructor(doc: GraphDoc, client: CiteflowClient) {
     this.doc = doc;
     this.client = client;
+    this.stored = new StoredRuns(client, () => ({ runId: this.run?.runId, graphName: this.doc.name }));
     client.events.connect((_, { runId, event }) => this.#onEvent(runId, event));
   }
 
@@ -369,46 +365,6 @@ export class EditorState {
     this.emit();
   }
 
-  /** The current run's trace: each node's spans (a loop's iterations, model calls). */
-  async spansOf(nodeId: string): Promise<SpanView[]> {
-    if (!this.run) return [];
-    const record = await this.client.request("record", { runId: this.run.runId });
-    return record.nodes.find((n) => n.id === nodeId)?.spans ?? [];
-  }
-
-  /** Records a correction of a node's output on the current run (stored beside it; the run is unchanged). */
-  async correct(correction: CorrectionInput): Promise<void> {
-    if (!this.run) throw new Error(trans.__("No run to correct"));
-    await this.client.request("correct", { runId: this.run.runId, correction });
-  }
-
-  /** A PDF page with a span of its text marked, rendered by the kernel. */
-  evidencePage(request: MethodParams<"evidencePage">): Promise<PageImage> {
-    return this.client.request("evidencePage", request);
-  }
-
-  /** The stored runs of this graph, newest first. */
-  listRuns(): Promise<RunListingView[]> {
-    return this.client.request("runs", { graphName: this.doc.name });
-  }
-
-  diffRuns(a: string, b: string): Promise<RunDiffView> {
-    return this.client.request("diff", { a, b });
-  }
-
-  /** A stored run's node outputs (port → value), for the side-by-side diff. */
-  async storedOutputs(runId: string, nodeId: string): Promise<Record<string, unknown>> {
-    return (await this.client.request("output", { runId, nodeId })) as Record<string, unknown>;
-  }
-
-  async exportFormats(): Promise<readonly string[]> {
-    return (await this.client.request("hello")).exportFormats;
-  }
-
-  exportRuns(request: ExportRequest): Promise<ExportReply> {
-    return this.client.request("export", request);
-  }
-
   /** A node's stored outputs (port → value) in the current run, fetched once. */
   outputs(nodeId: string): Promise<Record<string, unknown>> | undefined {
     const run = this.run;
@@ -417,7 +373,7 @@ export class EditorState {
     const key = `${run.runId}/${nodeId}`;
     let p = this.#outputs.get(key);
     if (!p) {
-      p = this.storedOutputs(run.runId, nodeId);
+      p = this.stored.outputs(run.runId, nodeId);
       p.catch(() => this.#outputs.delete(key));
       this.#outputs.set(key, p);
     }
