@@ -5,6 +5,8 @@ import { fileURLToPath } from "node:url";
 import { beforeAll, describe, expect, it } from "vitest";
 import { scoreClassification } from "@citeflow/eval";
 import type { CorpusDocument } from "@citeflow/retrieval";
+import { RunStore } from "@citeflow/runstore";
+import { tempDir } from "../helpers.js";
 import { smallSciFactStore } from "../scifact.js";
 
 const bin = fileURLToPath(new URL("../../packages/cli/dist/bin.js", import.meta.url));
@@ -56,8 +58,11 @@ describe("citeflow eval scifact", () => {
     );
 
   it("3-way: accuracy, macro-F1 and confusion over every claim", async () => {
-    const r = await exec(["eval", "scifact", "--claims", claims, "--store", store, "--json"]);
+    const runs = tempDir();
+    const r = await exec(["eval", "scifact", "--claims", claims, "--store", store, "--json", "--runs", runs]);
     expect(r.code, r.stderr).toBe(0);
+    // Each claim's run leaves its trace in the run store, as every run does.
+    expect(new RunStore(runs).listRuns().map((l) => [l.graph, l.status])).toEqual(Array(3).fill(["SciFact open-retrieval verification", "ok"]));
     const s = JSON.parse(r.stdout);
     expect(Object.keys(s).sort()).toEqual(["accuracy", "claims", "confusion", "macro_f1"]);
     expect(s.claims).toBe(3);

@@ -144,6 +144,7 @@ export function buildProgram(registry: NodeRegistry, setCode: (code: number) => 
     .option("-k <n>", "how many passages (default 10)", intArg("-k"))
     .option("--models-dir <dir>", "local models folder (default $CITEFLOW_MODELS)")
     .option("--json", "print the passages as JSON", false)
+    .addOption(runsOption())
     .action(async (query: string, opts) => setCode(await searchCommand(query, { ...opts, ...(opts.k ? { k: opts.k } : {}) }, registry)));
 
   const evalCmd = program.command("eval").description("evaluate a pipeline stage");
@@ -163,6 +164,7 @@ export function buildProgram(registry: NodeRegistry, setCode: (code: number) => 
     .option("--limit <n>", "only the first N claims", intArg("--limit"))
     .option("--models-dir <dir>", "local models folder (default $CITEFLOW_MODELS)")
     .option("--json", 'print { "accuracy", "macro_f1", "confusion", "claims" }', false)
+    .addOption(runsOption())
     .action(async (opts) => setCode(await evalScifactCommand({ ...opts, ...(opts.k ? { k: opts.k } : {}) }, registry)));
   evalCmd
     .command("retrieval")
@@ -175,6 +177,7 @@ export function buildProgram(registry: NodeRegistry, setCode: (code: number) => 
     .option("--models-dir <dir>", "local models folder (default $CITEFLOW_MODELS)")
     .option("--limit <n>", "evaluate only the first N queries that have judgements", intArg("--limit"))
     .option("--json", "print { ndcg@10, recall@100, mrr@10, queries }", false)
+    .addOption(runsOption())
     .action(async (opts) => setCode(await evalRetrievalCommand(opts, registry)));
 
   const runs = program.command("runs").description("read the run store");

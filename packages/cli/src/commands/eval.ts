@@ -4,7 +4,8 @@ import { docsInOrder, readQrels, scoreClassification, scoreRetrieval } from "@ci
 import { table } from "../table.js";
 import { FailureError } from "../errors.js";
 import { readQuestions } from "../questions.js";
-import { retrievalGraph, retrieve } from "../retrieval-graph.js";
+import { retrievalGraph, retrieve, traced } from "../retrieval-graph.js";
+import { RunStore } from "@citeflow/runstore";
 
 export interface EvalRetrievalOptions {
   store: string;
@@ -15,6 +16,8 @@ export interface EvalRetrievalOptions {
   modelsDir?: string;
   limit?: number;
   json?: boolean;
+  /** Run store the evaluation's runs are recorded in. */
+  runs?: string;
 }
 
 /** Runs every judged query through the retrieval graph and scores the document rankings. */
@@ -23,11 +26,12 @@ export async function evalRetrievalCommand(o: EvalRetrievalOptions, registry: No
   const questions = readQuestions(o.queries).filter((q) => qrels.has(q.id));
   if (questions.length === 0) throw new FailureError(`no query in ${o.queries} has a judgement in ${o.qrels}`);
   const todo = o.limit !== undefined ? questions.slice(0, o.limit) : questions;
+  const store = o.runs ? new RunStore(o.runs) : undefined;
   const g = retrievalGraph({ mode: o.mode, store: o.store, k: 100, ...(o.modelsDir ? { modelsDir: o.modelsDir } : {}), ...(o.rerank ? { rerank: o.rerank } : {}) }, registry);
   const runs = new Map<string, string[]>();
   const t0 = performance.now();
   for (const [i, q] of todo.entries()) {
-    runs.set(q.id, docsInOrder((await retrieve(g, q)).map((p) => p.id)));
+    runs.set(q.id, docsInOrder((await retrieve(g, q, store)).map((p) => p.id)));
     if (!o.json && process.stderr.isTTY) process.stderr.write(`\r\x1b[2Keval: ${i + 1}/${todo.length} queries`);
   }
   if (!o.json && process.stderr.isTTY) process.stderr.write("\n");
@@ -53,6 +57,8 @@ export interface EvalScifactOptions {
   /** nli: the NLI model checks the claim against each passage (Verif.ai); llm: the chat model reads the passages and answers true/false (OpenScholar). */
   judge?: "nli" | "llm";
   json?: boolean;
+  /** Run store each claim's run is recorded in. */
+  runs?: string;
 }
 
 type Label = "SUPPORT" | "CONTRADICT" | "NO_EVIDENCE";
@@ -130,8 +136,9 @@ export async function evalScifactCommand(o: EvalScifactOptions, registry: NodeRe
   if (!verifier) throw new FailureError(`graph ${o.graph}: no node outputs Verdict[]`);
   const port = Object.entries(graph.nodes.get(verifier)!.outputTypes).find(([, t]) => t === "Verdict[]")![0];
   const pairs: Array<{ gold: string; predicted: string }> = [];
+  const store = o.runs ? new RunStore(o.runs) : undefined;
   for (const [i, c] of claims.entries()) {
-    const result = await startRun(graph, { inputs: { question: { id: c.id, text: c.text } } }).result;
+    const result = await startRun(graph, { inputs: { question: { id: c.id, text: c.text } }, ...traced(store) }).result;
     const failed = result.nodes.find((n) => n.status === "error");
     if (failed) throw new FailureError(`claim ${c.id}: ${failed.id}: ${failed.error!.message}`);
     const predicted = aggregateVerdicts(result.nodes.find((n) => n.id === verifier)!.outputs![port] as Verdict[]);

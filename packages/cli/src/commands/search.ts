@@ -1,15 +1,16 @@
 import type { NodeRegistry } from "@citeflow/core";
+import { RunStore } from "@citeflow/runstore";
 import { questionFromText } from "../questions.js";
 import { retrievalGraph, retrieve } from "../retrieval-graph.js";
 import { preview, table } from "../table.js";
 
 export async function searchCommand(
   query: string,
-  o: { store: string; mode: "lexical" | "dense" | "hybrid"; k?: number; modelsDir?: string; json?: boolean },
+  o: { store: string; mode: "lexical" | "dense" | "hybrid"; k?: number; modelsDir?: string; json?: boolean; runs?: string },
   registry: NodeRegistry,
 ): Promise<number> {
   const g = retrievalGraph({ mode: o.mode, store: o.store, k: o.k ?? 10, ...(o.modelsDir ? { modelsDir: o.modelsDir } : {}) }, registry);
-  const passages = await retrieve(g, questionFromText(query));
+  const passages = await retrieve(g, questionFromText(query), o.runs ? new RunStore(o.runs) : undefined);
   if (o.json) process.stdout.write(JSON.stringify(passages) + "\n");
   else
     process.stdout.write(
