@@ -63,19 +63,24 @@ const YEAR = /^D:(\d{4})/;
 export async function extractPdf(bytes: Uint8Array): Promise<PdfText> {
   const pdf = await openPdf(bytes);
   try {
-    const pages = await pageRuns(pdf);
-    const pagesWithoutText = pages.filter((p) => p.runs.every((r) => r.str.trim() === "")).map((p) => p.page);
-    if (pagesWithoutText.length === pages.length)
-      throw new PdfError("no-text-layer", `no text layer on any of its ${pages.length} page(s): a scan or images only; run OCR on it (e.g. ocrmypdf) and ingest the result`);
-    const laid = layOut(pages);
-    const info = ((await pdf.getMetadata().catch(() => undefined))?.info ?? {}) as Record<string, unknown>;
-    const title = typeof info.Title === "string" && usefulTitle(info.Title) ? info.Title.trim() : firstPageTitle(pages[0]!);
-    const authors = typeof info.Author === "string" && info.Author.trim() ? splitAuthors(info.Author) : undefined;
-    const year = Number(YEAR.exec(typeof info.CreationDate === "string" ? info.CreationDate : "")?.[1]) || undefined;
-    return { ...laid, pageCount: pages.length, pagesWithoutText, ...(title ? { title } : {}), ...(authors ? { authors } : {}), ...(year ? { year } : {}) };
+    return await textOf(pdf);
   } finally {
     await pdf.destroy();
   }
+}
+
+/** `extractPdf` on a document already open (the caller destroys it). */
+export async function textOf(pdf: PDFDocumentProxy): Promise<PdfText> {
+  const pages = await pageRuns(pdf);
+  const pagesWithoutText = pages.filter((p) => p.runs.every((r) => r.str.trim() === "")).map((p) => p.page);
+  if (pagesWithoutText.length === pages.length)
+    throw new PdfError("no-text-layer", `no text layer on any of its ${pages.length} page(s): a scan or images only; run OCR on it (e.g. ocrmypdf) and ingest the result`);
+  const laid = layOut(pages);
+  const info = ((await pdf.getMetadata().catch(() => undefined))?.info ?? {}) as Record<string, unknown>;
+  const title = typeof info.Title === "string" && usefulTitle(info.Title) ? info.Title.trim() : firstPageTitle(pages[0]!);
+  const authors = typeof info.Author === "string" && info.Author.trim() ? splitAuthors(info.Author) : undefined;
+  const year = Number(YEAR.exec(typeof info.CreationDate === "string" ? info.CreationDate : "")?.[1]) || undefined;
+  return { ...laid, pageCount: pages.length, pagesWithoutText, ...(title ? { title } : {}), ...(authors ? { authors } : {}), ...(year ? { year } : {}) };
 }
 
 /** Word processors put the file name or nothing useful in the title field. */

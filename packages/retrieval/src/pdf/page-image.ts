@@ -1,5 +1,5 @@
 import { readFileSync } from "node:fs";
-import { extractPdf, openPdf } from "./extract.js";
+import { openPdf, textOf } from "./extract.js";
 import { sha256 } from "./reader.js";
 
 export interface EvidencePageRequest {
@@ -39,13 +39,14 @@ export async function renderEvidencePage(r: EvidencePageRequest): Promise<Eviden
     throw new Error(`${r.path}: cannot be read (${(e as Error).message}); was it moved since it was ingested?`, { cause: e });
   }
   if (r.sha256 && sha256(bytes) !== r.sha256) throw new Error(`${r.path} changed since it was ingested: ingest it again to place its passages`);
-  const text = await extractPdf(bytes.slice());
-  const lines = text.lines.filter((l) => l.end > r.start && l.start < r.end);
-  if (lines.length === 0) throw new Error(`${r.path}: characters ${r.start}–${r.end} are not in its text`);
-  const page = lines[0]!.page;
-  const scale = r.scale ?? 1.5;
   const pdf = await openPdf(bytes);
   try {
+    // The layout is read from the same open document that renders the page.
+    const text = await textOf(pdf);
+    const lines = text.lines.filter((l) => l.end > r.start && l.start < r.end);
+    if (lines.length === 0) throw new Error(`${r.path}: characters ${r.start}–${r.end} are not in its text`);
+    const page = lines[0]!.page;
+    const scale = r.scale ?? 1.5;
     const p = await pdf.getPage(page);
     const viewport = p.getViewport({ scale });
     const { canvas, context } = (pdf.canvasFactory as CanvasFactory).create(Math.ceil(viewport.width), Math.ceil(viewport.height));
