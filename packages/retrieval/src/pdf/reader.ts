@@ -2,7 +2,7 @@ import { createHash } from "node:crypto";
 import { readdirSync, readFileSync, statSync } from "node:fs";
 import { basename, dirname, join, relative, resolve } from "node:path";
 import type { CorpusDocument, ReadReport } from "../document.js";
-import { extractPdf, PdfError } from "./extract.js";
+import { extractPdf, PdfError, type PdfText } from "./extract.js";
 
 /** A PDF found under the folder being ingested, with the id its document gets. */
 export interface PdfFile {
@@ -55,6 +55,21 @@ export function sha256(bytes: Uint8Array): string {
   return createHash("sha256").update(bytes).digest("hex");
 }
 
+/**
+ * A PDF's text for a document (throws `PdfError` when it has none); pages without text inside it
+ * are reported under `file` and left out.
+ */
+export async function pdfText(bytes: Uint8Array, file: string, report: ReadReport): Promise<PdfText> {
+  const pdf = await extractPdf(bytes);
+  if (pdf.pagesWithoutText.length) report.problems.push({ file, message: `page(s) ${pdf.pagesWithoutText.join(", ")} have no text layer and are left out (scanned pages need OCR)` });
+  return pdf;
+}
+
+/** What a passage of a PDF keeps about its file: where it is (for "open at page"), its pages, its reference list. */
+export function pdfFileMetadata(path: string, pdf: PdfText): { path: string; pageCount: number; references?: number } {
+  return { path, pageCount: pdf.pageCount, ...(pdf.references.length ? { references: pdf.references.length } : {}) };
+}
+
 export interface PdfReadOptions {
   /** Documents to leave out (already in the store with the same content), by id. */
   skip?: Set<string>;
@@ -84,13 +99,12 @@ export async function* readPdfs(files: PdfFile[], report: ReadReport, o: PdfRead
     }
     let pdf;
     try {
-      pdf = await extractPdf(bytes);
+      pdf = await pdfText(bytes, f.path, report);
     } catch (e) {
       report.problems.push({ file: f.path, message: e instanceof PdfError ? e.message : `cannot be read: ${(e as Error).message}` });
       continue;
     }
     o.onFile?.(f, pdf.pageCount);
-    if (pdf.pagesWithoutText.length) report.problems.push({ file: f.path, message: `page(s) ${pdf.pagesWithoutText.join(", ")} have no text layer and are left out (scanned pages need OCR)` });
     if (pdf.text.trim() === "") {
       report.problems.push({ file: f.path, message: "no body text found" });
       continue;
@@ -103,12 +117,10 @@ export async function* readPdfs(files: PdfFile[], report: ReadReport, o: PdfRead
       pages: pdf.pages,
       metadata: {
         source: "pdf",
-        path: f.path,
         sha256: f.sha256,
-        pageCount: pdf.pageCount,
         ...(pdf.authors ? { authors: pdf.authors } : {}),
         ...(pdf.year ? { year: pdf.year } : {}),
-        ...(pdf.references.length ? { references: pdf.references.length } : {}),
+        ...pdfFileMetadata(f.path, pdf),
       },
     };
   }

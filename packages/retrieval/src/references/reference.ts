@@ -1,6 +1,7 @@
 import { readFileSync } from "node:fs";
 import type { CorpusDocument, ReadReport } from "../document.js";
-import { extractPdf, PdfError } from "../pdf/extract.js";
+import { PdfError } from "../pdf/extract.js";
+import { pdfFileMetadata, pdfText } from "../pdf/reader.js";
 
 /** A library entry (Zotero item, CSL-JSON item, BibTeX entry) and where its full text is. */
 export interface Reference {
@@ -60,9 +61,8 @@ export async function* readReferences(refs: Iterable<Reference> | AsyncIterable<
     if (ref.pdf) {
       try {
         const path = "path" in ref.pdf ? ref.pdf.path : await ref.pdf.fetch();
-        const pdf = await extractPdf(new Uint8Array(readFileSync(path)));
+        const pdf = await pdfText(new Uint8Array(readFileSync(path)), ref.where, report);
         o.onPdf?.(ref, pdf.pageCount);
-        if (pdf.pagesWithoutText.length) report.problems.push({ file: ref.where, message: `${path}: page(s) ${pdf.pagesWithoutText.join(", ")} have no text layer and are left out` });
         if (pdf.text.trim()) {
           report.read++;
           yield {
@@ -70,7 +70,7 @@ export async function* readReferences(refs: Iterable<Reference> | AsyncIterable<
             title: ref.title || pdf.title || ref.key,
             text: pdf.text,
             pages: pdf.pages,
-            metadata: { ...metadata, path, pageCount: pdf.pageCount, ...(pdf.references.length ? { references: pdf.references.length } : {}) },
+            metadata: { ...metadata, ...pdfFileMetadata(path, pdf) },
           };
           continue;
         }
