@@ -1,5 +1,5 @@
 /** A verdict's evidence: the sentence marked inside its passage, its page, and (in the editor) the page itself. */
-import type { PageImage, Passage, Verdict } from "@citeflow/core/browser";
+import { evidenceInDocument, type PageImage, type Passage, type Verdict } from "@citeflow/core/browser";
 import { useState } from "react";
 import { trans } from "../i18n";
 
@@ -15,11 +15,12 @@ export function EvidenceSpan({ evidence: e, passage, onShowPage }: { evidence: E
   const title = trans.__("closest evidence sentence (similarity %1)", e.score.toFixed(3));
   const placed = passage && e.start !== undefined && e.end !== undefined && passage.text.slice(e.start, e.end) === e.sentence;
   const path = passage?.metadata.path;
-  const at = passage?.metadata.start;
-  const canShow = onShowPage && typeof path === "string" && typeof at === "number" && placed;
+  const where = placed ? evidenceInDocument(e, passage) : undefined;
+  const pdf = where?.path ? { ...where, path: where.path } : undefined;
+  const canShow = onShowPage && pdf;
   const show = async () => {
     try {
-      setImage(await onShowPage!({ path: path as string, ...(typeof passage!.metadata.sha256 === "string" ? { sha256: passage!.metadata.sha256 } : {}), start: at! + e.start!, end: at! + e.end! }));
+      setImage(await onShowPage!(pdf!));
     } catch (err) {
       setImage((err as Error).message);
     }

@@ -1,6 +1,7 @@
 import { randomBytes } from "node:crypto";
 import { existsSync, readFileSync } from "node:fs";
 import {
+  evidenceInDocument,
   loadGraph,
   PREVIEW_CHARS,
   questionRuns,
@@ -252,14 +253,18 @@ export class Run {
   async evidencePage(claimId?: string, nodeId = "verify"): Promise<Shown> {
     const verdicts = this.output(nodeId, "verdicts") as Verdict[];
     const passages = new Map(((this.inputOf(nodeId, "passages") as Passage[] | undefined) ?? []).map((p) => [p.id, p]));
-    const inPdf = (v: Verdict) => v.evidence?.start !== undefined && typeof passages.get(v.evidence.passageId)?.metadata.path === "string";
-    const v = verdicts.find((x) => (claimId === undefined || x.claimId === claimId) && inPdf(x));
-    if (!v) throw new Error(`${nodeId}: no verdict${claimId ? ` for claim ${claimId}` : ""} with evidence in a PDF passage`);
-    const e = v.evidence!;
-    const p = passages.get(e.passageId)!;
-    const at = p.metadata.start ?? 0;
-    const page = await renderEvidencePage({ path: String(p.metadata.path), ...(typeof p.metadata.sha256 === "string" ? { sha256: p.metadata.sha256 } : {}), start: at + e.start!, end: at + e.end! });
-    return new Shown({ "image/png": Buffer.from(page.png).toString("base64"), "text/plain": `${String(p.metadata.path)}, page ${page.page}: "${e.sentence}"` });
+    const inPdf = (v: Verdict) => {
+      const p = v.evidence && passages.get(v.evidence.passageId);
+      const where = p && evidenceInDocument(v.evidence!, p);
+      return where?.path ? { e: v.evidence!, where: { ...where, path: where.path } } : undefined;
+    };
+    const found = verdicts
+      .filter((x) => claimId === undefined || x.claimId === claimId)
+      .map(inPdf)
+      .find((x) => x);
+    if (!found) throw new Error(`${nodeId}: no verdict${claimId ? ` for claim ${claimId}` : ""} with evidence in a PDF passage`);
+    const page = await renderEvidencePage(found.where);
+    return new Shown({ "image/png": Buffer.from(page.png).toString("base64"), "text/plain": `${found.where.path}, page ${page.page}: "${found.e.sentence}"` });
   }
 
   /** Display a node's output the way Citeflow shows it (passages, answer, verdicts, or JSON). */

@@ -16,3 +16,4 @@ export type { QuestionsGiven } from "./inputs.js";
 export { reduceRunEvent, startedRun, type NodeStatus, type NodeProgress, type RunProgress, type StreamedRunEvent } from "./progress.js";
 export type { RunEvent } from "./events.js";
 export type * from "./protocol.js";
+export { evidenceInDocument, type EvidenceInDocument } from "./evidence.js";

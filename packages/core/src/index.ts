@@ -21,3 +21,4 @@ export * from "./summary.js";
 export * from "./inputs.js";
 export * from "./progress.js";
 export * from "./protocol.js";
+export * from "./evidence.js";

@@ -1,4 +1,4 @@
-import type { Answer, Claim, Passage, Question, Verdict } from "@citeflow/core";
+import { evidenceInDocument, type Answer, type Claim, type Passage, type Question, type Verdict } from "@citeflow/core";
 import type { ChatMessage } from "@citeflow/models";
 import { answerMessages } from "@citeflow/nodes";
 import type { CorrectionProblem, NodeRecord, RunRecord, RunStore, SpanRecord, StoredCorrection } from "@citeflow/runstore";
@@ -36,8 +36,8 @@ export interface EvidenceSpan {
 export function evidenceSpan(v: Verdict, passage: Passage | undefined): EvidenceSpan | undefined {
   const e = v.evidence;
   if (!e || e.start === undefined || e.end === undefined) return undefined;
-  const at = passage?.metadata.start;
-  return { passageId: e.passageId, start: e.start, end: e.end, ...(at !== undefined ? { docStart: at + e.start, docEnd: at + e.end } : {}), ...(e.page ? { page: e.page } : {}) };
+  const doc = passage && evidenceInDocument(e, passage);
+  return { passageId: e.passageId, start: e.start, end: e.end, ...(doc ? { docStart: doc.start, docEnd: doc.end } : {}), ...(e.page ? { page: e.page } : {}) };
 }
 
 /** A generate.answer call and what the pipeline finally answered. */
