@@ -61,17 +61,18 @@ export async function select(id: string) {
   await page.locator(`.cf-inspector[data-node="${id}"]`).waitFor();
 }
 
+/** Whether `what` shows up within `ms` (a dialog that may or may not come). */
+export const appears = (what: Locator, ms: number) =>
+  what.waitFor({ timeout: ms }).then(
+    () => true,
+    () => false,
+  );
+
 /** Closes every tab (one editor at a time keeps the locators simple), discarding unsaved changes. */
 export async function closeAll() {
   void page.evaluate(() => (window as any).jupyterapp.shell.closeAll());
   const discard = page.locator(".jp-Dialog button", { hasText: "Discard" });
-  while (
-    await discard.waitFor({ timeout: 3_000 }).then(
-      () => true,
-      () => false,
-    )
-  )
-    await discard.click();
+  while (await appears(discard, 3_000)) await discard.click();
   await expect.poll(() => page.locator(".jp-Document").count()).toBe(0);
 }
 

@@ -7,7 +7,7 @@ import { readFileSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { describe, expect, it } from "vitest";
 import { completion, json, loopback } from "../models/loopback.js";
-import { QUESTION, closeAll, node, page, problems, runBy, saveAnd, select, serveLlm, shot, undo, useLab, work } from "./lab-harness.js";
+import { QUESTION, appears, closeAll, node, page, problems, runBy, saveAnd, select, serveLlm, shot, undo, useLab, work } from "./lab-harness.js";
 
 describe("Notebooks, settings and files in JupyterLab (Chromium)", () => {
   useLab();
@@ -137,13 +137,7 @@ describe("Notebooks, settings and files in JupyterLab (Chromium)", () => {
     await expect.poll(() => tab.getAttribute("class")).toContain("jp-mod-dirty");
     void page.evaluate(() => (window as any).jupyterapp.commands.execute("docmanager:reload"));
     const reload = page.locator(".jp-Dialog button", { hasText: "Reload" });
-    if (
-      await reload.waitFor({ timeout: 5_000 }).then(
-        () => true,
-        () => false,
-      )
-    )
-      await reload.click();
+    if (await appears(reload, 5_000)) await reload.click();
     await expect.poll(() => tab.getAttribute("class")).not.toContain("jp-mod-dirty");
     await expect.poll(offset).toBeGreaterThan(50);
     expect(readFileSync(path, "utf8")).toBe(JSON.stringify(graph, null, 2) + "\n");

@@ -130,10 +130,8 @@ const PAGE_NUMBER = /^(page\s*)?(\d+|[ivxlc]+)(\s*(of|\/)\s*\d+)?$/i;
 
 /** Lines in the top or bottom fifth that are page numbers or recur on other pages: running heads and footers. */
 function furnitureOf(pages: PageRuns[], lines: Line[]): Set<Line> {
-  const edge = (l: Line) => {
-    const p = pages.find((q) => q.page === l.page)!;
-    return l.y > p.height * 0.8 || l.y < p.height * 0.2;
-  };
+  const height = new Map(pages.map((p) => [p.page, p.height]));
+  const edge = (l: Line) => l.y > height.get(l.page)! * 0.8 || l.y < height.get(l.page)! * 0.2;
   const pagesWith = new Map<string, Set<number>>();
   for (const l of lines) if (edge(l)) (pagesWith.get(shape(l.text)) ?? pagesWith.set(shape(l.text), new Set()).get(shape(l.text))!).add(l.page);
   return new Set(lines.filter((l) => edge(l) && (PAGE_NUMBER.test(l.text) || (pages.length > 1 && shape(l.text) !== "" && pagesWith.get(shape(l.text))!.size >= 2))));
