@@ -9,25 +9,25 @@ import { loopSelfFeedback } from "./generate/loop-self-feedback.js";
 import { citePosthoc } from "./cite/cite-posthoc.js";
 import { claimsExtract } from "./generate/claims-extract.js";
 import { checkSufficiency } from "./generate/check-sufficiency.js";
-import { rateRelevance } from "./generate/rate-relevance.js";
-import { judgePairwise } from "./generate/judge-pairwise.js";
-import { judgeRubric } from "./generate/judge-rubric.js";
+import { rateRelevance } from "./rerank/rate-relevance.js";
+import { judgePairwise } from "./eval/judge-pairwise.js";
+import { judgeRubric } from "./eval/judge-rubric.js";
 import { answerCompose } from "./generate/answer-compose.js";
 import { evalCitations } from "./eval/eval-citations.js";
 import { claimsSplit } from "./verify/claims-split.js";
 import { verifyNli } from "./verify/verify-nli.js";
 import { verifyLlm } from "./verify/verify-llm.js";
 import { claimsFromQuestion } from "./verify/claims-from-question.js";
-import { inputQuestion } from "./generic/input-question.js";
-import { inputQuestions } from "./generic/input-questions.js";
-import { listMerge } from "./generic/list-merge.js";
-import { listSelect } from "./generic/list-select.js";
-import { textTemplate } from "./generic/text-template.js";
-import { filterPerPaper } from "./retrieval/filter-per-paper.js";
-import { rerankCrossEncoder } from "./retrieval/rerank-cross-encoder.js";
-import { retrieveDense } from "./retrieval/retrieve-dense.js";
-import { retrieveHybrid } from "./retrieval/retrieve-hybrid.js";
-import { retrieveLexical } from "./retrieval/retrieve-lexical.js";
+import { inputQuestion } from "./input/input-question.js";
+import { inputQuestions } from "./input/input-questions.js";
+import { listMerge } from "./list/list-merge.js";
+import { listSelect } from "./list/list-select.js";
+import { textTemplate } from "./text/text-template.js";
+import { filterPerPaper } from "./filter/filter-per-paper.js";
+import { rerankCrossEncoder } from "./rerank/rerank-cross-encoder.js";
+import { retrieveDense } from "./retrieve/retrieve-dense.js";
+import { retrieveHybrid } from "./retrieve/retrieve-hybrid.js";
+import { retrieveLexical } from "./retrieve/retrieve-lexical.js";
 import { searchArxiv } from "./search/search-arxiv.js";
 import { searchCore } from "./search/search-core.js";
 import { searchPubmed } from "./search/search-pubmed.js";
@@ -107,11 +107,11 @@ export function createRegistry(extra: AnyNodeDefinition[] = []): NodeRegistry {
   return new NodeRegistry([...builtinNodes, ...extra]);
 }
 
-export { loadPrompt, promptPath, promptRoots } from "./prompts.js";
-export { allowEndpoint, endpointAllowed, EndpointNotAllowed } from "./endpoints.js";
-export { graphReach, type Reach } from "./reach.js";
+export { loadPrompt, promptPath, promptRoots } from "./shared/prompts.js";
+export { allowEndpoint, endpointAllowed, EndpointNotAllowed } from "./shared/endpoints.js";
+export { graphReach, type Reach } from "./shared/reach.js";
 export { answerMessages } from "./generate/generate-answer.js";
-export { chooseChat, configuredChat, describeChat, noChatReason, type ChatChoice } from "./generate/llm.js";
+export { chooseChat, configuredChat, describeChat, noChatReason, type ChatChoice } from "./shared/llm.js";
 
 /** Path of a graph file shipped with this package (in graphs/). */
 export function shippedGraph(file: string): string {

@@ -2,7 +2,7 @@ import { defineNode, type Answer, type Passage } from "@citeflow/core";
 import { citationScores } from "@citeflow/eval";
 import { DEFAULT_MODELS } from "@citeflow/models";
 import { z } from "zod";
-import { modelParams, nliModel, nliModelId } from "../resources.js";
+import { modelParams, nliModel, nliModelId } from "../shared/resources.js";
 
 export const evalCitations = defineNode({
   type: "eval.citations",

@@ -1,8 +1,8 @@
 import { compileTemplate, defineNode, toAnswer, type Claim, type Passage, type Question } from "@citeflow/core";
 import { EXTRACTIVE_ID } from "@citeflow/models";
 import { z } from "zod";
-import { loadPrompt, promptFingerprint, promptParam } from "../prompts.js";
-import { callChat, configuredChat, llmFingerprint, llmParams } from "./llm.js";
+import { loadPrompt, promptFingerprint, promptParam } from "../shared/prompts.js";
+import { callChat, configuredChat, llmFingerprint, llmParams } from "../shared/llm.js";
 
 export const answerCompose = defineNode({
   type: "answer.compose",

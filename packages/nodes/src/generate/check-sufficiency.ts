@@ -1,10 +1,10 @@
 import { compileTemplate, defineNode, type Claim, type Passage, type Question } from "@citeflow/core";
 import { z } from "zod";
-import { loadPrompt, promptFingerprint, promptParam } from "../prompts.js";
-import { openStore, storeParam } from "../resources.js";
+import { loadPrompt, promptFingerprint, promptParam } from "../shared/prompts.js";
+import { openStore, storeParam } from "../shared/resources.js";
 import { parseClaimLines } from "./claims-extract.js";
-import { callChat, configuredChat, llmFingerprint, llmParams } from "./llm.js";
-import { claimsSchema, readClaims, readSufficiency, sufficiencySchema } from "./structured.js";
+import { callChat, configuredChat, llmFingerprint, llmParams } from "../shared/llm.js";
+import { claimsSchema, readClaims, readSufficiency, sufficiencySchema } from "../shared/structured.js";
 
 /** The last "Answer: …" line: "No." means enough; anything else is the next search query. */
 export function parseSufficiency(text: string): { sufficient: boolean; query?: string } {

@@ -1,8 +1,8 @@
 import { bm25Scores, compileTemplate, defineNode, splitSentences, type Claim, type Passage, type Question } from "@citeflow/core";
 import { z } from "zod";
-import { loadPrompt, promptFingerprint, promptParam } from "../prompts.js";
-import { callChat, configuredChat, llmFingerprint, llmParams } from "./llm.js";
-import { claimsSchema, readClaims } from "./structured.js";
+import { loadPrompt, promptFingerprint, promptParam } from "../shared/prompts.js";
+import { callChat, configuredChat, llmFingerprint, llmParams } from "../shared/llm.js";
+import { claimsSchema, readClaims } from "../shared/structured.js";
 
 /** "[2] claim text" lines → claims citing passage 2 (1-based); other lines are ignored. */
 export function parseClaimLines(text: string, passages: Passage[], startId = 1): Claim[] {

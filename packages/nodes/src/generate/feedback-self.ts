@@ -1,8 +1,8 @@
 import { defineNode, type Answer, type Passage, type Question } from "@citeflow/core";
 import { z } from "zod";
-import { promptFingerprint, promptParam } from "../prompts.js";
-import { requestFeedback } from "./feedback.js";
-import { configuredChat, llmFingerprint, llmParams } from "./llm.js";
+import { promptFingerprint, promptParam } from "../shared/prompts.js";
+import { requestFeedback } from "../shared/feedback.js";
+import { configuredChat, llmFingerprint, llmParams } from "../shared/llm.js";
 
 export const feedbackSelf = defineNode({
   type: "feedback.self",

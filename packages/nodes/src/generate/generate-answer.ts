@@ -1,8 +1,8 @@
 import { compileTemplate, defineNode, toAnswer, type Passage, type Question } from "@citeflow/core";
 import { EXTRACTIVE_ID, extractiveAnswer, type ChatMessage } from "@citeflow/models";
 import { z } from "zod";
-import { loadPrompt, promptFingerprint, promptParam } from "../prompts.js";
-import { callChat, configuredChat, llmFingerprint, llmParams, noChatReason } from "./llm.js";
+import { loadPrompt, promptFingerprint, promptParam } from "../shared/prompts.js";
+import { callChat, configuredChat, llmFingerprint, llmParams, noChatReason } from "../shared/llm.js";
 
 export const generateAnswer = defineNode({
   type: "generate.answer",

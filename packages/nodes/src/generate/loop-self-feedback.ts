@@ -1,9 +1,9 @@
 import { defineNode, type Answer, type Feedback, type Passage, type Question } from "@citeflow/core";
 import { z } from "zod";
-import { promptFingerprint, promptParam } from "../prompts.js";
-import { openStore, storeParam } from "../resources.js";
-import { editOnce, requestFeedback } from "./feedback.js";
-import { configuredChat, llmFingerprint, llmParams } from "./llm.js";
+import { promptFingerprint, promptParam } from "../shared/prompts.js";
+import { openStore, storeParam } from "../shared/resources.js";
+import { editOnce, requestFeedback } from "../shared/feedback.js";
+import { configuredChat, llmFingerprint, llmParams } from "../shared/llm.js";
 
 export const loopSelfFeedback = defineNode({
   type: "loop.self-feedback",

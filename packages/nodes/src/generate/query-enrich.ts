@@ -1,7 +1,7 @@
 import { compileTemplate, defineNode, type Question } from "@citeflow/core";
 import { z } from "zod";
-import { loadPrompt, promptFingerprint, promptParam } from "../prompts.js";
-import { callChat, configuredChat, llmFingerprint, llmParams } from "./llm.js";
+import { loadPrompt, promptFingerprint, promptParam } from "../shared/prompts.js";
+import { callChat, configuredChat, llmFingerprint, llmParams } from "../shared/llm.js";
 
 export const queryEnrich = defineNode({
   type: "query.enrich",

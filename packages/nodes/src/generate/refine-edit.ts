@@ -1,8 +1,8 @@
 import { defineNode, type Answer, type Feedback, type Passage, type Question } from "@citeflow/core";
 import { z } from "zod";
-import { promptFingerprint, promptParam } from "../prompts.js";
-import { editOnce } from "./feedback.js";
-import { configuredChat, llmFingerprint, llmParams } from "./llm.js";
+import { promptFingerprint, promptParam } from "../shared/prompts.js";
+import { editOnce } from "../shared/feedback.js";
+import { configuredChat, llmFingerprint, llmParams } from "../shared/llm.js";
 
 export const refineEdit = defineNode({
   type: "refine.edit",

@@ -1,5 +1,5 @@
 import { Arxiv } from "@citeflow/retrieval";
-import { searchNode } from "./search-node.js";
+import { searchNode } from "../shared/search-node.js";
 
 export const searchArxiv = searchNode({
   type: "search.arxiv",

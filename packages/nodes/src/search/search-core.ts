@@ -1,5 +1,5 @@
 import { CoreApi } from "@citeflow/retrieval";
-import { searchNode } from "./search-node.js";
+import { searchNode } from "../shared/search-node.js";
 
 export const searchCore = searchNode({
   type: "search.core",

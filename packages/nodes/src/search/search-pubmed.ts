@@ -1,5 +1,5 @@
 import { PubMed } from "@citeflow/retrieval";
-import { searchNode } from "./search-node.js";
+import { searchNode } from "../shared/search-node.js";
 
 export const searchPubmed = searchNode({
   type: "search.pubmed",

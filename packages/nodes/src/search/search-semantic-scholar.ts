@@ -1,6 +1,6 @@
 import { SemanticScholar } from "@citeflow/retrieval";
 import { z } from "zod";
-import { searchNode } from "./search-node.js";
+import { searchNode } from "../shared/search-node.js";
 
 export const searchSemanticScholar = searchNode({
   type: "search.semantic-scholar",

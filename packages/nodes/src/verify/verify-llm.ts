@@ -1,7 +1,7 @@
 import { compileTemplate, defineNode, type Claim, type Passage, type Verdict } from "@citeflow/core";
 import { z } from "zod";
-import { callChat, configuredChat, llmFingerprint, llmParams, noChatReason } from "../generate/llm.js";
-import { loadPrompt, promptFingerprint, promptParam } from "../prompts.js";
+import { callChat, configuredChat, llmFingerprint, llmParams, noChatReason } from "../shared/llm.js";
+import { loadPrompt, promptFingerprint, promptParam } from "../shared/prompts.js";
 
 /** The first "true" or "false" in a reply. */
 export function parseTrueFalse(text: string): boolean {

@@ -1,7 +1,7 @@
 import { bm25Scores, defineNode, pageAt, sentenceSpans, type Claim, type Passage, type Verdict } from "@citeflow/core";
 import { DEFAULT_MODELS, type NliProbabilities } from "@citeflow/models";
 import { z } from "zod";
-import { modelParams, nliModel, nliModelId } from "../resources.js";
+import { modelParams, nliModel, nliModelId } from "../shared/resources.js";
 
 export const verifyNli = defineNode({
   type: "verify.nli",

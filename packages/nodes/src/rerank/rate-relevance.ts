@@ -1,8 +1,8 @@
 import { compileTemplate, defineNode, type Passage, type Question } from "@citeflow/core";
 import { z } from "zod";
-import { loadPrompt, promptFingerprint, promptParam } from "../prompts.js";
-import { callChat, configuredChat, llmFingerprint, llmParams } from "./llm.js";
-import { ratingSchema, readRating } from "./structured.js";
+import { loadPrompt, promptFingerprint, promptParam } from "../shared/prompts.js";
+import { callChat, configuredChat, llmFingerprint, llmParams } from "../shared/llm.js";
+import { ratingSchema, readRating } from "../shared/structured.js";
 
 /** The last "Rating: n" line (1–5). */
 export function parseRating(text: string): number {

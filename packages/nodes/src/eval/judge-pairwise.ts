@@ -1,8 +1,8 @@
 import { compileTemplate, defineNode, type Answer, type Passage, type Question } from "@citeflow/core";
 import { z } from "zod";
-import { loadPrompt, promptFingerprint, promptParam } from "../prompts.js";
-import { callChat, configuredChat, llmFingerprint, llmParams } from "./llm.js";
-import { pairwiseSchema, readPairwise } from "./structured.js";
+import { loadPrompt, promptFingerprint, promptParam } from "../shared/prompts.js";
+import { callChat, configuredChat, llmFingerprint, llmParams } from "../shared/llm.js";
+import { pairwiseSchema, readPairwise } from "../shared/structured.js";
 
 /** The last "Better: A|B" line. */
 export function parsePairwise(text: string): "a" | "b" {

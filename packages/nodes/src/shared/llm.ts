@@ -16,7 +16,7 @@ import {
   type LocalChatOptions,
 } from "@citeflow/models";
 import { z } from "zod";
-import { requireEndpoint, sameEndpoint } from "../endpoints.js";
+import { requireEndpoint, sameEndpoint } from "./endpoints.js";
 
 /** Params every node that calls a chat model shares. */
 export const llmParams = {

@@ -1,8 +1,8 @@
 import { defineNode } from "@citeflow/core";
 import type { PassageStore } from "@citeflow/retrieval";
 import { z } from "zod";
-import { embedder, modelParams, openStore, storeFingerprint, storeParam } from "../resources.js";
-import { queryInputs, queryText } from "./query.js";
+import { embedder, modelParams, openStore, storeFingerprint, storeParam } from "../shared/resources.js";
+import { queryInputs, queryText } from "../shared/query.js";
 
 export const denseParams = {
   store: storeParam,

@@ -1,9 +1,9 @@
 import { defineNode } from "@citeflow/core";
 import { hybridSearch, QdrantStore } from "@citeflow/retrieval";
 import { z } from "zod";
-import { openStore, storeFingerprint } from "../resources.js";
+import { openStore, storeFingerprint } from "../shared/resources.js";
 import { denseParams, queryVector } from "./retrieve-dense.js";
-import { queryInputs, queryText } from "./query.js";
+import { queryInputs, queryText } from "../shared/query.js";
 
 export const retrieveHybrid = defineNode({
   type: "retrieve.hybrid",

@@ -2,8 +2,8 @@ import { defineNode, type Passage } from "@citeflow/core";
 import { DEFAULT_MODELS } from "@citeflow/models";
 import { indexText } from "@citeflow/retrieval";
 import { z } from "zod";
-import { modelParams, reranker, rerankModelId } from "../resources.js";
-import { queryInputs, queryText } from "./query.js";
+import { modelParams, reranker, rerankModelId } from "../shared/resources.js";
+import { queryInputs, queryText } from "../shared/query.js";
 
 export const rerankCrossEncoder = defineNode({
   type: "rerank.cross-encoder",

@@ -1,7 +1,7 @@
 import { defineNode } from "@citeflow/core";
 import { z } from "zod";
-import { openStore, storeFingerprint, storeParam } from "../resources.js";
-import { queryInputs, queryText } from "./query.js";
+import { openStore, storeFingerprint, storeParam } from "../shared/resources.js";
+import { queryInputs, queryText } from "../shared/query.js";
 
 export const retrieveLexical = defineNode({
   type: "retrieve.lexical",

@@ -1,8 +1,8 @@
 import { compileTemplate, defineNode, type Answer, type Passage, type Question } from "@citeflow/core";
 import { z } from "zod";
-import { loadPrompt, promptFingerprint, promptParam } from "../prompts.js";
-import { callChat, configuredChat, llmFingerprint, llmParams } from "./llm.js";
-import { readRubric, rubricSchema } from "./structured.js";
+import { loadPrompt, promptFingerprint, promptParam } from "../shared/prompts.js";
+import { callChat, configuredChat, llmFingerprint, llmParams } from "../shared/llm.js";
+import { readRubric, rubricSchema } from "../shared/structured.js";
 
 /** The last "Organisation: n" and "Factuality: n" lines (1–5). */
 export function parseRubric(text: string): { organisation: number; factuality: number } {

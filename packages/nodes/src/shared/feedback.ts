@@ -1,6 +1,6 @@
 import { compileTemplate, toAnswer, type Answer, type Feedback, type NodeContext, type Passage, type Question } from "@citeflow/core";
 import type { ChatModel } from "@citeflow/models";
-import { loadPrompt } from "../prompts.js";
+import { loadPrompt } from "./prompts.js";
 import { callChat, type LlmParams as LlmSettings } from "./llm.js";
 import { feedbackSchema, readFeedback } from "./structured.js";
 

@@ -4,7 +4,7 @@ import { fileURLToPath } from "node:url";
 import { hashText } from "@citeflow/core";
 import { z } from "zod";
 
-const PROMPTS_DIR = fileURLToPath(new URL("../prompts/", import.meta.url));
+const PROMPTS_DIR = fileURLToPath(new URL("../../prompts/", import.meta.url));
 
 /**
  * A prompt param holds either the template itself or `file:<name>`: a shipped, versioned prompt

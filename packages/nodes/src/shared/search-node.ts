@@ -1,8 +1,8 @@
 import { defineNode, type Passage } from "@citeflow/core";
 import type { HttpClientOptions } from "@citeflow/retrieval";
 import { z } from "zod";
-import { requireEndpoint } from "../endpoints.js";
-import { queryInputs, queryText } from "../retrieval/query.js";
+import { requireEndpoint } from "./endpoints.js";
+import { queryInputs, queryText } from "./query.js";
 
 const common = {
   limit: z.number().int().positive().max(100).default(10).describe("How many papers"),
