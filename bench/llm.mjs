@@ -18,7 +18,7 @@ import { join } from "node:path";
 import { loadGraph, startRun } from "@citeflow/core";
 import { docsInOrder, readQrels, scoreClassification, scoreRetrieval } from "@citeflow/eval";
 import { loadEmbedder, loadLocalChat, modelsHome } from "@citeflow/models";
-import { createRegistry, templatePath } from "@citeflow/nodes";
+import { configFromEnv, createRegistry, createServices, templatePath } from "@citeflow/nodes";
 import { aggregateVerdicts, sciFactVerificationGraph } from "@citeflow/cli";
 import { LanceStore, hybridSearch, openScholarChunker, readBeirCorpus } from "@citeflow/retrieval";
 
@@ -103,10 +103,13 @@ const staticScores = await retrievalScores(staticStore, "static-use-en");
 
 // ── Speed: prompt and generation tokens/s, one sequence. ──
 const registry = createRegistry();
-process.env.CITEFLOW_STORE = store;
-process.env.CITEFLOW_CHAT_MODEL = GGUF;
-process.env.CITEFLOW_NLI_MODEL ||= "pair-nli-scifact";
-process.env.CITEFLOW_RERANK_MODEL ||= "pair-rerank-scifact";
+const configured = configFromEnv(process.env);
+const services = createServices({
+  ...configured,
+  store,
+  chat: { ...configured.chat, model: GGUF },
+  models: { nli: process.env.CITEFLOW_NLI_MODEL || "pair-nli-scifact", reranker: process.env.CITEFLOW_RERANK_MODEL || "pair-rerank-scifact" },
+});
 const chat1 = await loadLocalChat(GGUF, { sequences: 1 });
 const passagesText = (ds) => ds.map((d, i) => `[${i + 1}] ${d.title}\n${d.text}`).join("\n\n");
 const speed = [];
@@ -132,7 +135,7 @@ for (const n of [1, 2, 4]) {
 // ── Templates end to end, three held-out claims each. ──
 async function runTemplate(doc, text) {
   const t = performance.now();
-  const result = await startRun(loadGraph(doc, registry), { inputs: { question: { id: "q", text } } }).result;
+  const result = await startRun(loadGraph(doc, registry), { services, inputs: { question: { id: "q", text } } }).result;
   if (result.status !== "ok") throw new Error(`${doc.name}: ${JSON.stringify(result.nodes.find((n) => n.error)?.error)}`);
   return { s: (performance.now() - t) / 1000, byId: Object.fromEntries(result.nodes.map((n) => [n.id, n])) };
 }

@@ -102,15 +102,18 @@ export async function startLab(options = {}) {
 }
 
 /**
- * Offline models and the SciFact store, when the data is there (as the notebooks do). The store is
- * the one `npm run demo` builds (.citeflow/stores/), so whichever runs first builds it for both.
+ * Offline models and the SciFact store, when the data is there (as the notebooks do), handed to
+ * JupyterLab and its kernels through their environment. The store is the one `npm run demo` builds
+ * (.citeflow/stores/), so whichever runs first builds it for both.
  */
 async function sciFact(state) {
   const citeflow = await import(join(root, "packages", "citeflow", "dist", "index.js"));
-  citeflow.useOfflineModels();
+  const offline = citeflow.useOfflineModels();
+  if (offline.nli) process.env.CITEFLOW_NLI_MODEL = offline.nli;
+  if (offline.reranker) process.env.CITEFLOW_RERANK_MODEL = offline.reranker;
   if (!process.env.CITEFLOW_STORE && process.env.CITEFLOW_DATA) {
     process.stderr.write("citeflow lab: preparing the SciFact store (the first time, about 5 minutes on 2 cores)…\n");
-    await citeflow.sciFactStore({ runs: process.env.CITEFLOW_RUNS || join(root, ".citeflow") });
+    process.env.CITEFLOW_STORE = await citeflow.sciFactStore({ runs: process.env.CITEFLOW_RUNS || join(root, ".citeflow") });
   }
   process.env.CITEFLOW_RUNS ||= join(state, "runs");
 }

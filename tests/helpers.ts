@@ -3,6 +3,7 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterEach } from "vitest";
 import { loadGraph, startRun, type RunEvent, type RunOptions } from "@citeflow/core";
+import { configFromEnv, createServices, type CiteflowServices } from "@citeflow/nodes";
 // @ts-expect-error: plain JS fixture shared with child processes
 import * as fx from "./fixtures/test-nodes.mjs";
 
@@ -22,11 +23,22 @@ afterEach(() => {
   for (const d of temps.splice(0)) rmSync(d, { recursive: true, force: true });
 });
 
-/** Load a doc with the test registry and run it, collecting every event. */
+let loaded: CiteflowServices | undefined;
+/**
+ * Services from the environment as it is now: tests act as the edge and set variables between
+ * runs. What is loaded (models, stores) stays loaded from test to test.
+ */
+export function envServices(): CiteflowServices {
+  const config = configFromEnv(process.env);
+  loaded = loaded ? loaded.with(config) : createServices(config);
+  return loaded;
+}
+
+/** Load a doc with the test registry and run it, collecting every event. The test nodes count their calls in `services.probe`. */
 export async function run(document: unknown, options: RunOptions = {}, registry = testRegistry()) {
   const graph = loadGraph(document, registry);
   const probe = makeProbe();
-  const handle = startRun(graph, { ...options, services: { probe, ...(options.services ?? {}) } });
+  const handle = startRun(graph, { ...options, services: Object.assign(options.services ?? envServices(), { probe }) });
   const events: RunEvent[] = [];
   const collecting = (async () => {
     for await (const e of handle.events) events.push(e);

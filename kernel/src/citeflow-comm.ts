@@ -1,5 +1,5 @@
 import { errorInfo, loadGraph, questionRuns, validateGraph, type CompiledGraph, type GraphDoc, type Method, type MethodResult, type RunEvent } from "@citeflow/core";
-import { allowEndpoint, defaultRunsDir, graph as graphFrom, graphReach, LiveRun, registry, RunStore, templateNames } from "citeflow";
+import { allowEndpoint, defaultRunsDir, services, graph as graphFrom, graphReach, LiveRun, registry, RunStore, templateNames } from "citeflow";
 import { exportDataset, FORMATS, type Format } from "@citeflow/datasets";
 import { renderEvidencePage } from "@citeflow/retrieval";
 import { resolve } from "node:path";
@@ -61,7 +61,7 @@ export function citeflowTarget(comm: Comm, openData: unknown): CommHandler {
     hello: () => ({ version: COMM_VERSION, runStore: store.dir, templates: templateNames(), exportFormats: FORMATS }),
     catalogue: () => registry.catalogue(),
     // What a graph would reach outside the process (servers, files), each allowed or not.
-    reach: (req) => graphReach(graphOf(req).doc.nodes),
+    reach: (req) => graphReach(graphOf(req).doc.nodes, services()),
     // The user's consent, from the editor's dialog: these servers, for this kernel's life.
     allowEndpoints: (req) => {
       for (const url of need<unknown[]>(req, "urls", "object")) allowEndpoint(String(url));
@@ -122,7 +122,7 @@ export function citeflowTarget(comm: Comm, openData: unknown): CommHandler {
       const format = need<string>(req, "format", "string") as Format;
       const out = resolve(need<string>(req, "out", "string"));
       const opts = Object.fromEntries(["split", "seed", "metadata", "runIds", "parquet"].filter((k) => req[k] !== undefined).map((k) => [k, req[k]]));
-      const result = exportDataset({ runs: store.dir, format, out, ...opts, command: `citeflow export --runs ${store.dir} --format ${format} --out ${out}` });
+      const result = exportDataset({ runs: store.dir, services: services(), format, out, ...opts, command: `citeflow export --runs ${store.dir} --format ${format} --out ${out}` });
       return { out, ...result };
     },
   };

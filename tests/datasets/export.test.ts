@@ -10,6 +10,7 @@ import { RunStore } from "@citeflow/runstore";
 import { dedupe, exportDataset, split, type Row } from "@citeflow/datasets";
 import { completion, json } from "../models/loopback.js";
 import { templateSuite } from "../scifact.js";
+import { envServices } from "../helpers.js";
 
 const SECRET = "sk-planted-export-key-0123456789abcdef";
 const DRAFT = "The first study found a clear effect on the outcome measured in this cohort [0].";
@@ -23,7 +24,7 @@ const BIN = fileURLToPath(new URL("../../packages/cli/dist/bin.js", import.meta.
 async function runTemplate(name: string, question: string) {
   const store = new RunStore(runsDir);
   const g = loadGraph(readFileSync(templatePath(name), "utf8"), registry);
-  const r = await startRun(g, { ...store.runOptions(), inputs: { question: { id: `q-${question.length}-${name}`, text: question } } }).result;
+  const r = await startRun(g, { ...store.runOptions(), services: envServices(), inputs: { question: { id: `q-${question.length}-${name}`, text: question } } }).result;
   expect(r.status, JSON.stringify(r.nodes.find((n) => n.error)?.error)).toBe("ok");
   return r.runId;
 }
@@ -36,7 +37,7 @@ const read = (dir: string, file: string) =>
 
 function exportTo(format: Parameters<typeof exportDataset>[0]["format"], extra: Partial<Parameters<typeof exportDataset>[0]> = {}) {
   const out = mkdtempSync(join(tmpdir(), `citeflow-export-${format}-`));
-  const result = exportDataset({ runs: runsDir, format, out, split: 1, ...extra });
+  const result = exportDataset({ runs: runsDir, services: envServices(), format, out, split: 1, ...extra });
   return { out, result, rows: read(out, "train.jsonl") };
 }
 
@@ -139,9 +140,9 @@ describe("exports from template runs (scripted LLM on loopback)", () => {
 
   it("the card counts rows per split and label; the split is deterministic by seed", () => {
     const out = mkdtempSync(join(tmpdir(), "citeflow-export-split-"));
-    const a = exportDataset({ runs: runsDir, format: "sft", out, split: 0.5, seed: 7 });
+    const a = exportDataset({ runs: runsDir, services: envServices(), format: "sft", out, split: 0.5, seed: 7 });
     const out2 = mkdtempSync(join(tmpdir(), "citeflow-export-split-"));
-    const b = exportDataset({ runs: runsDir, format: "sft", out: out2, split: 0.5, seed: 7 });
+    const b = exportDataset({ runs: runsDir, services: envServices(), format: "sft", out: out2, split: 0.5, seed: 7 });
     expect(a.files).toEqual(b.files);
     expect(readFileSync(join(out, "train.jsonl"), "utf8")).toBe(readFileSync(join(out2, "train.jsonl"), "utf8"));
     expect(a.files["train.jsonl"]! + a.files["validation.jsonl"]!).toBe(exportTo("sft").rows.length);
@@ -241,7 +242,7 @@ describe("corrections", () => {
     const lines = readFileSync(corrections, "utf8").split("\n").length;
 
     const out = mkdtempSync(join(tmpdir(), "citeflow-export-damaged-"));
-    const r = exportDataset({ runs: dir, format: "nli", out, split: 1 });
+    const r = exportDataset({ runs: dir, services: envServices(), format: "nli", out, split: 1 });
     expect(r.skippedRuns).toEqual(expect.arrayContaining([expect.stringContaining(`${os1} (blob ${changed} does not match its hash`), expect.stringContaining(`${os2} (blob `)]));
     expect(r.skippedRuns.find((s) => s.startsWith(os2!))).toContain("is missing");
     expect(r.correctionProblems).toEqual([
@@ -298,14 +299,14 @@ describe("reranker pairs", () => {
     process.env.OPENAI_BASE_URL = server.url;
     const store = new RunStore(rerankRuns);
     const g = loadGraph(graphDoc, registry);
-    const r = await startRun(g, { ...store.runOptions(), concurrency: 1, inputs: { question: { id: "rq1", text: suite.docs[8]!.title } } }).result;
+    const r = await startRun(g, { ...store.runOptions(), services: envServices(), concurrency: 1, inputs: { question: { id: "rq1", text: suite.docs[8]!.title } } }).result;
     expect(r.status, JSON.stringify(r.nodes.find((n) => n.error)?.error)).toBe("ok");
     runId = r.runId;
     const rated = store.nodeOutput(runId, "rate", "passages") as Array<{ id: string; scores: Record<string, number> }>;
     expect(rated.map((p) => p.scores.relevance)).toEqual(ratings);
 
     const out = mkdtempSync(join(tmpdir(), "citeflow-rerank-"));
-    exportDataset({ runs: rerankRuns, format: "rerank-scored", out, split: 1 });
+    exportDataset({ runs: rerankRuns, services: envServices(), format: "rerank-scored", out, split: 1 });
     const scored = read(out, "train.jsonl");
     expect(scored.map((x) => [x.label, x.score])).toEqual([
       [1, 5],
@@ -317,7 +318,7 @@ describe("reranker pairs", () => {
     expect(Object.keys(scored[0]!).sort()).toEqual(["label", "metadata", "passage", "query", "score"]);
 
     const out2 = mkdtempSync(join(tmpdir(), "citeflow-rerank-"));
-    exportDataset({ runs: rerankRuns, format: "rerank", out: out2, split: 1 });
+    exportDataset({ runs: rerankRuns, services: envServices(), format: "rerank", out: out2, split: 1 });
     const triplets = read(out2, "train.jsonl");
     expect(triplets.length).toBe(2 * 3);
     expect(Object.keys(triplets[0]!).sort()).toEqual(["metadata", "negative", "positive", "query"]);
@@ -330,7 +331,7 @@ describe("reranker pairs", () => {
     const rated = store.nodeOutput(runId, "rate", "passages") as Array<{ id: string; title: string }>;
     store.correct(runId, { kind: "relevance", nodeId: "rate", passageId: rated[0]!.id, relevant: false, note: "off topic" });
     const out = mkdtempSync(join(tmpdir(), "citeflow-rerank-"));
-    exportDataset({ runs: rerankRuns, format: "rerank-scored", out, split: 1 });
+    exportDataset({ runs: rerankRuns, services: envServices(), format: "rerank-scored", out, split: 1 });
     const first = read(out, "train.jsonl").find((x) => x.metadata.passageIds[0] === rated[0]!.id)!;
     expect([first.label, first.metadata.corrections.length]).toEqual([0, 1]);
 
@@ -339,7 +340,7 @@ describe("reranker pairs", () => {
     const qrels = join(mkdtempSync(join(tmpdir(), "citeflow-qrels-")), "qrels.tsv");
     writeFileSync(qrels, `query-id\tcorpus-id\tscore\nrq1\t${doc}\t1\n`);
     const out2 = mkdtempSync(join(tmpdir(), "citeflow-rerank-"));
-    exportDataset({ runs: rerankRuns, format: "rerank-scored", out: out2, split: 1, qrels });
+    exportDataset({ runs: rerankRuns, services: envServices(), format: "rerank-scored", out: out2, split: 1, qrels });
     const fromQrels = read(out2, "train.jsonl").filter((x) => x.metadata.nodeId === "retrieve");
     expect(fromQrels.length).toBe(retrieved.length);
     // qrels judge documents: every retrieved chunk of the relevant paper is a positive.

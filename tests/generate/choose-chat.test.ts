@@ -1,7 +1,7 @@
 import { copyFileSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { afterEach, describe, expect, it } from "vitest";
-import { chooseChat } from "@citeflow/nodes";
+import { chooseChat, configFromEnv } from "@citeflow/nodes";
 import { tempDir } from "../helpers.js";
 
 /** The one rule that picks a chat model from a node's params and the environment. */
@@ -11,12 +11,14 @@ describe("chooseChat", () => {
     for (const k of ["CITEFLOW_CHAT_MODEL", "CITEFLOW_MODELS", "CITEFLOW_MODELS_HOME", "OPENAI_BASE_URL"]) saved[k] === undefined ? delete process.env[k] : (process.env[k] = saved[k]);
   });
   const none = { model: "", baseUrl: "" };
+  // The environment, read as an edge reads it, is the configuration the rule sees.
+  const choose = (p: typeof none) => chooseChat(p, configFromEnv(process.env));
 
   it("nothing named and no .gguf in the models folders: none, saying where it looked and what to run", () => {
     process.env.CITEFLOW_MODELS = tempDir();
     process.env.CITEFLOW_MODELS_HOME = tempDir();
     delete process.env.CITEFLOW_CHAT_MODEL;
-    const c = chooseChat(none);
+    const c = choose(none);
     expect(c.kind).toBe("none");
     expect(c.kind === "none" && c.reason).toMatch(new RegExp(`${process.env.CITEFLOW_MODELS}[\\s\\S]*npm run models`));
   });
@@ -30,14 +32,14 @@ describe("chooseChat", () => {
     process.env.CITEFLOW_MODELS = `${a}:${b}`;
     process.env.CITEFLOW_MODELS_HOME = tempDir();
     delete process.env.CITEFLOW_CHAT_MODEL;
-    expect(chooseChat(none)).toEqual({ kind: "local", path: join(b, "m.gguf") });
+    expect(choose(none)).toEqual({ kind: "local", path: join(b, "m.gguf") });
     process.env.CITEFLOW_CHAT_MODEL = "z";
-    expect(chooseChat(none)).toEqual({ kind: "local", path: join(b, "z.gguf") });
-    expect(chooseChat({ model: join(b, "z.gguf"), baseUrl: "" })).toEqual({ kind: "local", path: join(b, "z.gguf") });
+    expect(choose(none)).toEqual({ kind: "local", path: join(b, "z.gguf") });
+    expect(choose({ model: join(b, "z.gguf"), baseUrl: "" })).toEqual({ kind: "local", path: join(b, "z.gguf") });
     process.env.CITEFLOW_CHAT_MODEL = "none";
-    expect(chooseChat(none).kind).toBe("none");
+    expect(choose(none).kind).toBe("none");
     process.env.CITEFLOW_CHAT_MODEL = "hf:acme/repo/model.gguf";
-    expect(chooseChat(none)).toEqual({ kind: "hub", uri: "hf:acme/repo/model.gguf" });
+    expect(choose(none)).toEqual({ kind: "hub", uri: "hf:acme/repo/model.gguf" });
   });
 
   it("a name that is no local file is a server's model; a .gguf that is missing is an error naming where it looked", () => {
@@ -45,7 +47,7 @@ describe("chooseChat", () => {
     process.env.CITEFLOW_MODELS_HOME = tempDir();
     process.env.OPENAI_BASE_URL = "http://127.0.0.1:9/v1";
     process.env.CITEFLOW_CHAT_MODEL = "llama3.1";
-    expect(chooseChat(none)).toEqual({ kind: "http", model: "llama3.1", baseUrl: "http://127.0.0.1:9/v1" });
-    expect(() => chooseChat({ model: "missing.gguf", baseUrl: "" })).toThrow(new RegExp(`${process.env.CITEFLOW_MODELS}/missing\\.gguf`));
+    expect(choose(none)).toEqual({ kind: "http", model: "llama3.1", baseUrl: "http://127.0.0.1:9/v1" });
+    expect(() => choose({ model: "missing.gguf", baseUrl: "" })).toThrow(new RegExp(`${process.env.CITEFLOW_MODELS}/missing\\.gguf`));
   });
 });

@@ -131,9 +131,9 @@ class CellTests(unittest.TestCase):
         try:
             port = server.server_address[1]
             code = (
-                f'process.env.OPENAI_BASE_URL = "http://127.0.0.1:{port}/v1"; process.env.OPENAI_API_KEY = "sk-test";\n'
-                'process.env.CITEFLOW_CHAT_MODEL = "slow-model";\n'
-                'import { start } from "citeflow";\n'
+                'import { configure, services, start } from "citeflow";\n'
+                'globalThis.chatBefore = services().config.chat;\n'
+                f'configure({{ chat: {{ model: "slow-model", baseUrl: "http://127.0.0.1:{port}/v1", apiKey: "sk-test" }} }});\n'
                 f'const live = start("verifai", {json.dumps(QUESTION)}, {{ force: true }});\n'
                 "globalThis.liveRunId = live.runId;\n"
                 "await live.done;"
@@ -147,8 +147,8 @@ class CellTests(unittest.TestCase):
             reply = self.s.shell_reply(msg_id, timeout=30)["content"]
             self.assertEqual((reply["status"], reply["ename"]), ("error", "Interrupted"))
             reply, out = self.s.execute(
-                'delete process.env.CITEFLOW_CHAT_MODEL; delete process.env.OPENAI_BASE_URL;\n'
-                'import { Run } from "citeflow";\n'
+                'import { Run, configure as reconfigure } from "citeflow";\n'
+                'reconfigure({ chat: (globalThis as any).chatBefore });\n'
                 "await new Promise((r) => setTimeout(r, 500));\n"
                 "const stored = Run.open((globalThis as any).liveRunId);\n"
                 "[stored.status, stored.node(\"retrieve\").status, stored.node(\"answer\").status, (stored.output(\"top\", \"items\") as unknown[]).length > 0]"

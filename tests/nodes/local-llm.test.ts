@@ -4,6 +4,7 @@ import { MemoryCache, loadGraph, startRun, type Answer, type RunEvent } from "@c
 import { createRegistry, templatePath } from "@citeflow/nodes";
 import { GEMMA } from "../models/local.js";
 import { templateSuite } from "../scifact.js";
+import { envServices } from "../helpers.js";
 
 /**
  * Every template on the in-process Gemma 3 270M (a base model, so the answers are weak): each runs
@@ -25,7 +26,7 @@ function short(name: string, maxTokens = 48) {
 }
 
 async function runIt(doc: unknown, question: string, o: { cache?: MemoryCache; abortOn?: (e: RunEvent) => boolean } = {}) {
-  const handle = startRun(loadGraph(doc, registry), { inputs: { question: { id: "q", text: question } }, ...(o.cache ? { cache: o.cache } : {}) });
+  const handle = startRun(loadGraph(doc, registry), { services: envServices(), inputs: { question: { id: "q", text: question } }, ...(o.cache ? { cache: o.cache } : {}) });
   const events: RunEvent[] = [];
   for await (const e of handle.events) {
     events.push(e);

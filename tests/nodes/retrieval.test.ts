@@ -2,10 +2,11 @@ import { mkdtempSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { beforeAll, describe, expect, it } from "vitest";
-import { loadGraph, MemoryCache, type Passage } from "@citeflow/core";
+import { loadGraph, MemoryCache, runGraph, type Passage } from "@citeflow/core";
 import { loadEmbedder } from "@citeflow/models";
 import { hybridSearch, LanceStore, openScholarChunker, readBeirCorpus, weightedFusion, type CorpusDocument } from "@citeflow/retrieval";
-import { doc, run, tempDir, testRegistry } from "../helpers.js";
+import { doc, envServices, run, tempDir, testRegistry } from "../helpers.js";
+import { restoreEnvAfterEach } from "../scifact.js";
 
 const DATA = process.env.CITEFLOW_DATA;
 const MODELS = process.env.CITEFLOW_MODELS;
@@ -41,6 +42,7 @@ const passagesOf = (r: Awaited<ReturnType<typeof run>>, id: string) => {
 const docOf = (p: Passage) => p.id.split("#")[0];
 
 describe("retrieval nodes on a LanceDB store of SciFact abstracts", () => {
+  restoreEnvAfterEach("CITEFLOW_STORE");
   it("retrieve.lexical finds a paper by the words of its title, scored bm25", async () => {
     const target = docs[7]!;
     const r = await run(graph(["retrieve.lexical", { k: 5 }]), { inputs: q(target.title) });
@@ -192,7 +194,7 @@ describe("retrieval nodes on a LanceDB store of SciFact abstracts", () => {
     delete process.env.CITEFLOW_STORE;
     try {
       const r = await run(graph(["retrieve.lexical", { store: "" }]), { inputs: q("x") });
-      expect(r.byId.r!.error!.message).toMatch(/no store: set the node's "store" param or \$CITEFLOW_STORE/);
+      expect(r.byId.r!.error!.message).toMatch(/no store: set the node's "store" param, or the store of the run \(--store, \$CITEFLOW_STORE\)/);
       const missing = await run(graph(["retrieve.lexical", { store: join(tempDir(), "nope") }]), { inputs: q("x") });
       expect(missing.byId.r!.error!.message).toMatch(/does not exist: build it with citeflow ingest/);
     } finally {
@@ -200,5 +202,23 @@ describe("retrieval nodes on a LanceDB store of SciFact abstracts", () => {
     }
     const noQuery = await run(doc({ r: ["retrieve.lexical", { store: storeDir }] }));
     expect(noQuery.byId.r!.error!.message).toBe("retrieve.lexical: connect a query or a question");
+  });
+
+  it("a run started without services fails the node that asks for one, naming it", async () => {
+    const r = await runGraph(loadGraph(graph(["retrieve.lexical", { store: storeDir }]), testRegistry()), { inputs: q("x") });
+    expect(r.nodes.find((n) => n.id === "r")!.error!.message).toMatch(/started without services and a node asked for "storeIdentity"/);
+  });
+
+  it("the store a node names is the run's own: two runs with two services read two stores, whatever the environment says", async () => {
+    const other = tempDir();
+    const later = (await firstDocs(130)).slice(120);
+    const lance = await LanceStore.open(other);
+    await lance.ingest(later, { chunker: openScholarChunker(), chunkerName: "openscholar-256", embedder: await loadEmbedder("static-use-en", { modelsDirs: [MODELS] }) });
+    process.env.CITEFLOW_STORE = storeDir; // the environment names the first store; the second run's services name the other
+    const g = graph(["retrieve.lexical", { k: 3, store: "" }]);
+    const [a, b] = await Promise.all([run(g, { inputs: q(later[2]!.title), services: envServices() }), run(g, { inputs: q(later[2]!.title), services: envServices().with({ store: other }) })]);
+    expect(passagesOf(b, "r").map(docOf)[0]).toBe(later[2]!.docId);
+    expect(passagesOf(a, "r").map(docOf)).not.toContain(later[2]!.docId);
+    expect(a.byId.r!.cacheKey).not.toBe(b.byId.r!.cacheKey);
   });
 });

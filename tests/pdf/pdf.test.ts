@@ -6,12 +6,12 @@ import { fileURLToPath } from "node:url";
 import { beforeAll, describe, expect, it } from "vitest";
 import { pageAt, splitSentences, type Passage, type Verdict } from "@citeflow/core";
 import { templateNames, templatePath } from "@citeflow/nodes";
-import { pdfStore, run as runInNotebook, CITEFLOW_MIME } from "citeflow";
+import { configure, pdfStore, run as runInNotebook, services, CITEFLOW_MIME } from "citeflow";
 import { exportDataset } from "@citeflow/datasets";
 import { loadImage, createCanvas } from "@napi-rs/canvas";
 import { readingOrder } from "@citeflow/eval";
 import { extractPdf, findPdfs, LanceStore, openScholarChunker, readPdfs, renderEvidencePage, verifaiChunker, type PdfText, type ReadReport } from "@citeflow/retrieval";
-import { run, tempDir } from "../helpers.js";
+import { envServices, run, tempDir } from "../helpers.js";
 import { MODELS, restoreEnvAfterEach } from "../scifact.js";
 import { encrypted, plainAbstracts, rasterised, requireTool, sourceBody, truncated, typesetPaper } from "../../scripts/papers.mjs";
 
@@ -237,13 +237,12 @@ describe("PDFs from a notebook (the citeflow package)", () => {
     truncated(paper.pdf, join(folder, "cut.pdf"));
     const runs = tempDir();
     const made = await pdfStore(folder, { runs });
-    expect(process.env.CITEFLOW_STORE).toBe(made.store);
+    expect(services().config.store).toBe(made.store);
     expect(made.tally).toMatchObject({ entries: 2, pages: text.pageCount });
     expect(made.problems).toEqual([{ file: join(folder, "cut.pdf"), message: expect.stringMatching(/cut short/) }]);
     expect((await pdfStore(folder, { runs })).tally).toMatchObject({ unchanged: 1, pages: 0 });
 
-    process.env.CITEFLOW_NLI_MODEL = "pair-nli-scifact";
-    process.env.CITEFLOW_CHAT_MODEL = "none";
+    configure({ models: { nli: "pair-nli-scifact" }, chat: { model: "none" } });
     const r = await runInNotebook("verifai", splitSentences(paper.sections[4]!.text)[1]!, { runs, display: false });
     const view = r.verdicts().data[CITEFLOW_MIME] as { verdicts: Verdict[]; passages?: Passage[] };
     const pinned = view.verdicts.find((v) => v.evidence?.page)!;
@@ -257,7 +256,7 @@ describe("PDFs from a notebook (the citeflow package)", () => {
 
     // The NLI export says where each premise sits: in its passage, in its document, on its page.
     const out = tempDir();
-    exportDataset({ runs, format: "nli", out, split: 1 });
+    exportDataset({ runs, services: envServices(), format: "nli", out, split: 1 });
     const rows = readFileSync(join(out, "train.jsonl"), "utf8")
       .trim()
       .split("\n")

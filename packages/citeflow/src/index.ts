@@ -29,7 +29,8 @@ export {
 export { scoreChart, Chart, VEGA_LITE_MIME } from "./vega.js";
 export { sciFactStore, pdfStore, useOfflineModels, languageModel } from "./setup.js";
 export { setDisplaySink, displaySink, showBundle, display, newDisplay, SHOWN_IN, type Display, type DisplaySink, type MimeBundle } from "./display.js";
-export { templateNames, templatePath, createRegistry, builtinNodes, graphReach, allowEndpoint, type Reach } from "@citeflow/nodes";
+export { templateNames, templatePath, createRegistry, builtinNodes, graphReach, type Reach, type ServicesConfig, type ServicesPatch } from "@citeflow/nodes";
+export { services, configure, allowEndpoint } from "./services.js";
 export { RunStore } from "@citeflow/runstore";
 export { questionFromText, loadGraph, saveGraph, defineNode, type Passage, type Answer, type Claim, type Verdict, type Question, type GraphDoc, type CompiledGraph } from "@citeflow/core";
 import { inspect } from "node:util";

@@ -19,6 +19,7 @@ import { createRegistry, templateNames, templatePath } from "@citeflow/nodes";
 import { renderEvidencePage } from "@citeflow/retrieval";
 import { RunStore, type Correction, type NodeRecord, type RunRecord, type StoredCorrection } from "@citeflow/runstore";
 import { SHOWN_IN, showBundle, type MimeBundle } from "./display.js";
+import { services } from "./services.js";
 import type { Claim, Passage, Verdict } from "@citeflow/core";
 import { bundleFor, previewOutputs, verdictsBundle, viewBundle, VIEW_VERSION, type RunNodeView, type RunView } from "./mime.js";
 
@@ -88,7 +89,7 @@ export class LiveRun {
   ) {
     this.store = new RunStore(options.runs ?? defaultRunsDir());
     const { runs: _r, display: _d, ...rest } = options;
-    this.handle = startRun(graph, { ...rest, ...this.store.runOptions(), inputs: resolveInputs(graph, inputs) });
+    this.handle = startRun(graph, { services: services(), ...rest, ...this.store.runOptions(), inputs: resolveInputs(graph, inputs) });
     this.#progress = startedRun(this.handle.runId, this.handle.selected);
     active.add(this);
     const watching = this.#watch();

@@ -1,31 +1,33 @@
 import { existsSync } from "node:fs";
 import { basename, join } from "node:path";
 import { defaultEmbedder, loadEmbedder, OFFLINE_EMBEDDER } from "@citeflow/models";
-import { chooseChat, describeChat } from "@citeflow/nodes";
+import { describeChat } from "@citeflow/nodes";
 import { LanceStore, newTally, openScholarChunker, pdfDocuments, readBeirCorpus, type ReadProblem, type SourceTally } from "@citeflow/retrieval";
 import { defaultRunsDir } from "./run.js";
+import { configure, services } from "./services.js";
 
 /**
- * The offline models in `$CITEFLOW_MODELS` for what the templates would otherwise fetch from a
- * model hub: the SciFact pair NLI model and pair reranker. Only unset variables are set; returns
- * what was set. These models are weak (see the models' READMEs); online, skip this call.
+ * The offline models in the models folders for what the templates would otherwise fetch from a
+ * model hub: the SciFact pair NLI model and pair reranker, for the kinds no environment variable
+ * ($CITEFLOW_NLI_MODEL, $CITEFLOW_RERANK_MODEL) chose. Returns what was chosen. These models are
+ * weak (see the models' READMEs); online, skip this call.
  */
-export function useOfflineModels(): Record<string, string> {
-  const set: Record<string, string> = {};
-  const dirs = (process.env.CITEFLOW_MODELS ?? "").split(":").filter(Boolean);
-  const offer = (name: string, model: string) => {
-    if (process.env[name] || !dirs.some((d) => existsSync(join(d, model)))) return;
-    process.env[name] = set[name] = model;
+export function useOfflineModels(): { nli?: string; reranker?: string } {
+  const { modelsDirs } = services().config;
+  const set: { nli?: string; reranker?: string } = {};
+  const offer = (kind: "nli" | "reranker", variable: string, model: string) => {
+    if (!process.env[variable] && modelsDirs.some((d) => existsSync(join(d, model)))) set[kind] = model;
   };
-  offer("CITEFLOW_NLI_MODEL", "pair-nli-scifact");
-  offer("CITEFLOW_RERANK_MODEL", "pair-rerank-scifact");
+  offer("nli", "CITEFLOW_NLI_MODEL", "pair-nli-scifact");
+  offer("reranker", "CITEFLOW_RERANK_MODEL", "pair-rerank-scifact");
+  configure({ models: set });
   return set;
 }
 
 /**
  * A store of SciFact's 5,183 abstracts (OpenScholar chunking; all-MiniLM-L6-v2 when `npm run models`
  * installed it, else the offline static-use-en: see `defaultEmbedder`), the same one `citeflow demo` builds, made on first use from `$CITEFLOW_DATA/scifact/corpus.jsonl`
- * (resumed if an earlier build was cut short) and set as `$CITEFLOW_STORE`. Returns its folder.
+ * (resumed if an earlier build was cut short) and made the store of this kernel's runs. Returns its folder.
  */
 export async function sciFactStore(options: { runs?: string; onProgress?: (documents: number) => void } = {}): Promise<string> {
   const data = process.env.CITEFLOW_DATA;
@@ -43,13 +45,13 @@ export async function sciFactStore(options: { runs?: string; onProgress?: (docum
     batchSize: embedderId === OFFLINE_EMBEDDER ? 512 : 64,
     ...(options.onProgress ? { onProgress: (p: { documents: number }) => options.onProgress!(p.documents) } : {}),
   });
-  process.env.CITEFLOW_STORE = dir;
+  configure({ store: dir });
   return dir;
 }
 
 /**
  * A store of your PDFs (a file or a folder, read as `citeflow ingest --format pdf` reads it:
- * unchanged files are not read again, changed ones replaced), set as `$CITEFLOW_STORE`. Returns the
+ * unchanged files are not read again, changed ones replaced), made the store of this kernel's runs. Returns the
  * store's folder, what was read, and every file left out with the reason.
  */
 export async function pdfStore(path: string, options: { store?: string; runs?: string } = {}): Promise<{ store: string; tally: SourceTally; problems: ReadProblem[] }> {
@@ -65,7 +67,7 @@ export async function pdfStore(path: string, options: { store?: string; runs?: s
     if (report.read > 0 || report.problems.length === 0) throw e;
     throw new Error(`no PDF of ${path} could be read:\n${report.problems.map((p) => `  ${p.file}: ${p.message}`).join("\n")}`, { cause: e });
   }
-  process.env.CITEFLOW_STORE = dir;
+  configure({ store: dir });
   return { store: dir, tally, problems: report.problems };
 }
 
@@ -74,5 +76,5 @@ export async function pdfStore(path: string, options: { store?: string; runs?: s
  * `npm run models`: Gemma 3 270M), a server's model, or the extractive baseline and why.
  */
 export function languageModel(): string {
-  return describeChat(chooseChat({ model: "", baseUrl: "" }));
+  return describeChat(services().chatChoice({ model: "", baseUrl: "" }));
 }

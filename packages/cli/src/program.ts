@@ -1,7 +1,6 @@
 import { Command, CommanderError, Option } from "commander";
 import { existsSync, statSync } from "node:fs";
 import type { NodeRegistry } from "@citeflow/core";
-import { allowEndpoint } from "@citeflow/nodes";
 import { catalogueCommand } from "./commands/catalogue.js";
 import { correctCommand } from "./commands/correct.js";
 import { exportCommand } from "./commands/export.js";
@@ -13,6 +12,7 @@ import { searchCommand } from "./commands/search.js";
 import { runCommand } from "./commands/run.js";
 import { runsDiff, runsList, runsOutput, runsShow } from "./commands/runs.js";
 import { graphOrTemplate, templatesCommand } from "./commands/templates.js";
+import { cliServices } from "./services.js";
 import { validateCommand } from "./commands/validate.js";
 import { EXIT, FailureError, UsageError } from "./errors.js";
 import { RunStore } from "@citeflow/runstore";
@@ -70,7 +70,10 @@ export function buildProgram(registry: NodeRegistry, setCode: (code: number) => 
     .command("validate")
     .description("check a graph file; prints each problem with its node and field")
     .argument("<graph>", "a *.citeflow.json file, or a template name")
-    .action((graph: string) => setCode(validateCommand(graphOrTemplate(graph), registry)));
+    .action((graph: string) => {
+      const g = graphOrTemplate(graph);
+      setCode(validateCommand(g.path, registry, cliServices({ graphDir: g.dir })));
+    });
 
   program
     .command("run")
@@ -87,7 +90,7 @@ export function buildProgram(registry: NodeRegistry, setCode: (code: number) => 
     .option("--force", "ignore the cache for every node", false)
     .option("--override <node.port=json>", "replace an output value (JSON, or @file.json); repeatable", (v: string, acc: string[]) => [...acc, v], [] as string[])
     .option("--concurrency <n>", "nodes run at once (default 4)", intArg("--concurrency"))
-    .option("--store <dir>", "store folder for retrieval nodes that name none (sets $CITEFLOW_STORE)")
+    .option("--store <dir>", "store folder for retrieval nodes that name none (default $CITEFLOW_STORE)")
     .option(
       "--allow-endpoint <url>",
       "let the graph send requests to this server, which you have not configured (no key is sent to it); repeatable",
@@ -96,15 +99,9 @@ export function buildProgram(registry: NodeRegistry, setCode: (code: number) => 
     )
     .option("--json", "print one JSON summary instead of progress", false)
     .action(async (graph: string, opts) => {
-      if (opts.store) process.env.CITEFLOW_STORE = opts.store;
-      for (const url of opts.allowEndpoint as string[]) {
-        try {
-          allowEndpoint(url);
-        } catch (e) {
-          throw new UsageError((e as Error).message);
-        }
-      }
-      setCode(await runCommand(graphOrTemplate(graph), opts, registry));
+      const g = graphOrTemplate(graph);
+      const services = cliServices({ store: opts.store, graphDir: g.dir, allowEndpoints: opts.allowEndpoint as string[] });
+      setCode(await runCommand(g.path, opts, registry, services));
     });
 
   program

@@ -1,4 +1,4 @@
-import { loadGraph, newRunId, startRun, type CompiledGraph, type NodeRegistry, type Passage } from "@citeflow/core";
+import { loadGraph, newRunId, startRun, type CompiledGraph, type NodeRegistry, type Passage, type Services } from "@citeflow/core";
 import type { RunStore } from "@citeflow/runstore";
 import { FailureError } from "./errors.js";
 
@@ -36,8 +36,8 @@ export function retrievalGraph(o: RetrievalGraphOptions, registry: NodeRegistry)
   return { graph: loadGraph(doc, registry), last: o.rerank ? "rerank" : "retrieve" };
 }
 
-export async function retrieve(g: { graph: CompiledGraph; last: string }, question: { id: string; text: string }, runs?: RunStore): Promise<Passage[]> {
-  const result = await startRun(g.graph, { inputs: { question }, ...traced(runs) }).result;
+export async function retrieve(g: { graph: CompiledGraph; last: string }, question: { id: string; text: string }, services: Services, runs?: RunStore): Promise<Passage[]> {
+  const result = await startRun(g.graph, { inputs: { question }, services, ...traced(runs) }).result;
   const failed = result.nodes.find((n) => n.status === "error");
   if (failed) throw new FailureError(`${failed.id}: ${failed.error!.message}`);
   return result.nodes.find((n) => n.id === g.last)!.outputs!.passages as Passage[];

@@ -3,7 +3,7 @@ import { errorInfo, type CacheStatus, type NodeSummary, type RunEvent, type RunS
 import { EventLog } from "./eventlog.js";
 import { descendants, type CompiledGraph, type CompiledNode } from "./graph.js";
 import { hashValue } from "./hash.js";
-import type { NodeContext, SpanHandle } from "./node.js";
+import { noServices, type NodeContext, type Services, type SpanHandle } from "./node.js";
 import { checkInputs, checkOutputs } from "./checks.js";
 import { checkRunRequest, selectNodes } from "./select.js";
 import { summarizeOutputs } from "./summary.js";
@@ -42,6 +42,7 @@ export class RunHandle {
   #forced: Set<string>;
   #recordChain: Promise<void> = Promise.resolve();
   #recordError: unknown;
+  #services: Services;
 
   constructor(
     readonly graph: CompiledGraph,
@@ -50,6 +51,7 @@ export class RunHandle {
     this.runId = options.runId ?? newRunId();
     this.#stepMode = options.step ?? false;
     this.#breakpoints = new Set(options.breakpoints ?? []);
+    this.#services = options.services ?? noServices;
     const { selected, forced } = selectNodes(graph, options);
     this.selected = selected;
     this.#forced = forced;
@@ -237,7 +239,7 @@ export class RunHandle {
         params: node.params,
         inputs: inputHashes,
         graphInput: node.graphInput !== undefined ? hashValue(graphInput ?? null) : null,
-        fingerprint: def.fingerprint ? await def.fingerprint(node.params) : null,
+        fingerprint: def.fingerprint ? await def.fingerprint(node.params, this.#services) : null,
       });
       this.#emit({ type: "node-start", runId: this.runId, at: Date.now(), nodeId: id, nodeType: def.type, version: def.version, params: node.params, inputHashes, cacheKey });
       let outputs: Record<string, unknown>;
@@ -304,7 +306,7 @@ export class RunHandle {
       runId,
       nodeId,
       signal: this.#ac.signal,
-      services: this.options.services ?? {},
+      services: this.#services,
       graphInput,
       log: (level, message, data) => emit({ type: "node-log", runId, at: Date.now(), nodeId, level, message, ...(data !== undefined ? { data } : {}) }),
       progress: (done, total, message) =>

@@ -3,13 +3,34 @@ import { isValidPortType, type PortSpec } from "./ports.js";
 
 export type LogLevel = "debug" | "info" | "warn" | "error";
 
+/**
+ * What the host hands every node: models, stores, prompts, the servers the user configured. Core
+ * knows no models or stores, so it declares this open; a node package states what its nodes use by
+ * merging members into it (`declare module "@citeflow/core" { interface Services { … } }`), as
+ * @citeflow/nodes does in `nodes/src/shared/services.ts`. Hosts build one at their edge, from the
+ * environment and settings read once there, and pass it as the run's `services`.
+ */
+// eslint-disable-next-line @typescript-eslint/no-empty-object-type
+export interface Services {}
+
+/** The services of a run started without any: whatever a node asks for fails, naming it. */
+export const noServices: Services = new Proxy(
+  {},
+  {
+    get(_target, name) {
+      if (typeof name === "symbol" || name === "then" || name === "toJSON") return undefined;
+      throw new Error(`this run was started without services and a node asked for "${name}": the host passes them when it starts a run (createServices in @citeflow/nodes)`);
+    },
+  },
+);
+
 /** What a node sees while it runs. Everything external (models, stores) comes through `services`. */
 export interface NodeContext {
   readonly runId: string;
   readonly nodeId: string;
   readonly signal: AbortSignal;
-  /** Shared services registered by the host (model adapters, stores, HTTP clients). */
-  readonly services: Readonly<Record<string, unknown>>;
+  /** What the host configured: model adapters, stores, prompts, servers. */
+  readonly services: Services;
   /** The graph-level input this node declared with `graphInput`, if any. */
   readonly graphInput: unknown;
   log(level: LogLevel, message: string, data?: unknown): void;
@@ -45,9 +66,11 @@ export interface NodeDefinition<P extends z.ZodObject = z.ZodObject> {
   graphInput?: (params: z.infer<P>) => string;
   /**
    * Extra state the result depends on beyond params and inputs (e.g. a store's version), folded
-   * into the cache key so a re-built index misses instead of serving stale results.
+   * into the cache key so a re-built index misses instead of serving stale results. Models are named
+   * here as the services resolve them (the configured default for an empty param), never by raw
+   * environment.
    */
-  fingerprint?: (params: z.infer<P>) => unknown | Promise<unknown>;
+  fingerprint?: (params: z.infer<P>, services: Services) => unknown | Promise<unknown>;
   /** False for nodes whose result must never be reused (default true). */
   cacheable?: boolean;
   run(inputs: Record<string, unknown>, params: z.infer<P>, ctx: NodeContext): Promise<Record<string, unknown>>;

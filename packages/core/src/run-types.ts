@@ -1,5 +1,6 @@
 /** What a run is asked for and what it returns, and the errors it raises. */
 import type { CacheStore } from "./cache.js";
+import type { Services } from "./node.js";
 import type { CacheStatus, ErrorInfo, NodeSummary, RunEvent, RunStatus } from "./events.js";
 
 export interface RunOptions {
@@ -10,8 +11,8 @@ export interface RunOptions {
   cache?: CacheStore;
   /** Receives every event in order, before the run moves on (the run store). */
   recorder?: { record(event: RunEvent): void | Promise<void> };
-  /** Services handed to nodes as `ctx.services` (model adapters, stores). */
-  services?: Record<string, unknown>;
+  /** What nodes use (`ctx.services`): models, stores, prompts, servers. Without it, a node that asks for one fails naming what it asked for. */
+  services?: Services;
   /** How many nodes may run at once (default 4). */
   concurrency?: number;
   /** Run only this node and what it needs. */

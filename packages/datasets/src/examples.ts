@@ -1,4 +1,4 @@
-import { evidenceInDocument, type Answer, type Claim, type Passage, type Question, type Verdict } from "@citeflow/core";
+import { evidenceInDocument, type Answer, type Claim, type Passage, type Question, type Services, type Verdict } from "@citeflow/core";
 import type { ChatMessage } from "@citeflow/models";
 import { answerMessages } from "@citeflow/nodes";
 import type { CorrectionProblem, NodeRecord, RunRecord, RunStore, SpanRecord, StoredCorrection } from "@citeflow/runstore";
@@ -166,7 +166,12 @@ interface RunExamples {
 }
 
 /** Examples from every finished (status ok) run in the store, oldest first. */
-export function collectExamples(store: RunStore, runIds?: string[], qrels?: QrelsMap): RunExamples & { runs: number; skipped: string[]; correctionProblems: CorrectionProblem[] } {
+export function collectExamples(
+  store: RunStore,
+  services: Pick<Services, "prompt">,
+  runIds?: string[],
+  qrels?: QrelsMap,
+): RunExamples & { runs: number; skipped: string[]; correctionProblems: CorrectionProblem[] } {
   const all: RunExamples = { answers: [], nli: [], loop: [], relevance: [], loopsFromCache: 0 };
   const skipped: string[] = [];
   const correctionProblems: CorrectionProblem[] = [];
@@ -189,7 +194,7 @@ export function collectExamples(store: RunStore, runIds?: string[], qrels?: Qrel
         continue;
       }
       read = store.readCorrections(id);
-      rows = collectRun(store, record, read.corrections, qrels);
+      rows = collectRun(store, services, record, read.corrections, qrels);
     } catch (e) {
       skipped.push(`${id} (${(e as Error).message})`);
       continue;
@@ -206,7 +211,7 @@ export function collectExamples(store: RunStore, runIds?: string[], qrels?: Qrel
 }
 
 /** The rows of one finished run. */
-function collectRun(store: RunStore, record: RunRecord, corrections: StoredCorrection[], qrels: QrelsMap | undefined): RunExamples {
+function collectRun(store: RunStore, services: Pick<Services, "prompt">, record: RunRecord, corrections: StoredCorrection[], qrels: QrelsMap | undefined): RunExamples {
   const out: RunExamples = { answers: [], nli: [], loop: [], relevance: [], loopsFromCache: 0 };
   const { answers, nli, loop, relevance } = out;
   const view = new RunView(store, record);
@@ -252,7 +257,7 @@ function collectRun(store: RunStore, record: RunRecord, corrections: StoredCorre
       answers.push({
         question,
         passages,
-        prompt: answerMessages(question, passages, p),
+        prompt: answerMessages(services, question, passages, p),
         draft: view.output(nodeId, "answer") as Answer,
         final: view.output(finalNodeId, ANSWER_PORTS[byId.get(finalNodeId)!.type]!) as Answer,
         finalNodeId,

@@ -1,5 +1,6 @@
 import { mkdirSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
+import type { Services } from "@citeflow/core";
 import { readQrels } from "@citeflow/eval";
 import { Redactor, RunStore, secretsFromEnv, type CorrectionProblem } from "@citeflow/runstore";
 import { datasetCard } from "./card.js";
@@ -10,6 +11,8 @@ import { dedupe, split } from "./process.js";
 
 export interface ExportOptions {
   runs: string;
+  /** Where `file:` prompts are read from, to show each example the messages its generator was sent. */
+  services: Pick<Services, "prompt">;
   format: Format;
   out: string;
   /** Fraction for train (default 0.9); 1 writes train only. */
@@ -53,7 +56,7 @@ export function exportDataset(o: ExportOptions): ExportResult {
   const seed = o.seed ?? 0;
   const metadata = o.metadata ?? true;
   const store = new RunStore(o.runs);
-  const ex = collectExamples(store, o.runIds, o.qrels ? readQrels(o.qrels) : undefined);
+  const ex = collectExamples(store, o.services, o.runIds, o.qrels ? readQrels(o.qrels) : undefined);
   const passes = (a: (typeof ex.answers)[number]) => !o.rubric || (!!a.rubric && a.rubric.organisation >= o.rubric.organisation && a.rubric.factuality >= o.rubric.factuality);
   const answers = ex.answers.filter(passes);
   const rubricDropped = ex.answers.length - answers.length;

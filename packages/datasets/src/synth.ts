@@ -1,9 +1,8 @@
 import { appendFileSync, existsSync, readFileSync } from "node:fs";
 import { join } from "node:path";
-import { compileTemplate, loadGraph, startRun, type NodeRegistry, type Passage } from "@citeflow/core";
+import { compileTemplate, loadGraph, startRun, type NodeRegistry, type Passage, type Services } from "@citeflow/core";
 import type { ChatModel } from "@citeflow/models";
-import { loadPrompt, templateNames, templatePath } from "@citeflow/nodes";
-import { openPassageStore } from "@citeflow/retrieval";
+import { templateNames, templatePath } from "@citeflow/nodes";
 import { RunStore, type SpanRecord } from "@citeflow/runstore";
 import { exportDataset, type ExportResult } from "./export.js";
 import type { Format } from "./formats.js";
@@ -14,6 +13,8 @@ export interface SynthOptions {
   n: number;
   out: string;
   chat: ChatModel;
+  /** What the pipeline's nodes use (its retrieval store included) and where prompts are read from. */
+  services: Services;
   registry: NodeRegistry;
   seed?: number;
   minYear?: number;
@@ -95,7 +96,7 @@ export async function synthesize(o: SynthOptions): Promise<SynthResult> {
   const runs = new RunStore(join(o.out, "runs"));
   const tokens = { prompt: 0, completion: 0, calls: 0 };
 
-  const store = await openPassageStore(o.store);
+  const store = await o.services.store(o.store);
   const abstracts: Passage[] = await store.sample(o.n, {
     seed: o.seed ?? 0,
     ...(o.minYear !== undefined ? { minYear: o.minYear } : {}),
@@ -105,7 +106,7 @@ export async function synthesize(o: SynthOptions): Promise<SynthResult> {
   if (abstracts.length === 0) throw new Error(`no abstract in ${o.store} passes the filters (year ${o.minYear ?? "any"}–${o.maxYear ?? "any"}, citations ≥ ${o.minCitations ?? 0})`);
 
   const asked = new Map(readLines<QuestionLine>(questionsPath).map((q) => [q.passageId, q]));
-  const template = compileTemplate(loadPrompt(o.questionPrompt ?? "file:openscholar.question.v1"));
+  const template = compileTemplate(o.services.prompt(o.questionPrompt ?? "file:openscholar.question.v1"));
   for (const [i, passage] of abstracts.entries()) {
     if (!asked.has(passage.id)) {
       const r = await o.chat.chat([{ role: "user", content: template.render({ passage }) }], { maxTokens: 96, temperature: 0.7, ...(o.seed !== undefined ? { seed: o.seed } : {}) });
@@ -143,7 +144,7 @@ export async function synthesize(o: SynthOptions): Promise<SynthResult> {
   for (const [i, q] of items.entries()) {
     const questionId = `synth-${q.docId}`;
     if (!done.has(questionId)) {
-      const handle = startRun(graph, { ...runs.runOptions(), inputs: { [inputName]: { id: questionId, text: q.question } } });
+      const handle = startRun(graph, { ...runs.runOptions(), services: o.services, inputs: { [inputName]: { id: questionId, text: q.question } } });
       const r = await handle.result;
       const line: DoneLine = { questionId, runId: r.runId, status: r.status };
       appendFileSync(donePath, JSON.stringify(line) + "\n");
@@ -165,6 +166,7 @@ export async function synthesize(o: SynthOptions): Promise<SynthResult> {
   for (const format of o.formats ?? (["sft", "openscholar", "dpo", "kto"] as Format[]))
     exports[format] = exportDataset({
       runs: runs.dir,
+      services: o.services,
       runIds,
       format,
       out: join(o.out, format),

@@ -107,11 +107,13 @@ export function createRegistry(extra: AnyNodeDefinition[] = []): NodeRegistry {
   return new NodeRegistry([...builtinNodes, ...extra]);
 }
 
-export { loadPrompt, promptPath, promptRoots } from "./shared/prompts.js";
-export { allowEndpoint, endpointAllowed, EndpointNotAllowed } from "./shared/endpoints.js";
+export { createServices, CiteflowServices, type ModelRequest } from "./shared/services.js";
+export { configFromEnv, type ServicesConfig, type ServicesPatch, type SearchService } from "./shared/config.js";
+export { loadPrompt, promptPath } from "./shared/prompts.js";
+export { EndpointNotAllowed } from "./shared/endpoints.js";
 export { graphReach, type Reach } from "./shared/reach.js";
 export { answerMessages } from "./generate/generate-answer.js";
-export { chooseChat, configuredChat, describeChat, noChatReason, type ChatChoice } from "./shared/llm.js";
+export { chooseChat, describeChat, noChatReason, type ChatChoice, type LlmParams } from "./shared/llm.js";
 
 /** Path of a graph file shipped with this package (in graphs/). */
 export function shippedGraph(file: string): string {

@@ -38,7 +38,7 @@ export function pointId(passageId: string): string {
 }
 
 /** Where a `qdrant:` store spec points: `qdrant:<collection>` on $QDRANT_URL, or `qdrant:<url>/collections/<collection>`. */
-export function parseQdrantSpec(spec: string, env: NodeJS.ProcessEnv = process.env): QdrantStoreOptions {
+export function parseQdrantSpec(spec: string, env: Record<string, string | undefined> = process.env): QdrantStoreOptions {
   const rest = spec.replace(/^qdrant:/, "");
   const m = /^(https?:\/\/.+?)\/collections\/([^/]+)\/?$/.exec(rest);
   const url = m ? m[1]! : env.QDRANT_URL;

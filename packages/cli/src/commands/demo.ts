@@ -1,10 +1,11 @@
 import { basename, join } from "node:path";
 import type { Answer, Claim, NodeRegistry, Passage, Verdict } from "@citeflow/core";
 import { defaultEmbedder, OFFLINE_EMBEDDER } from "@citeflow/models";
-import { chooseChat, describeChat, templatePath } from "@citeflow/nodes";
+import { describeChat, templatePath } from "@citeflow/nodes";
 import { RunStore } from "@citeflow/runstore";
 import { FailureError } from "../errors.js";
 import { ingestCommand } from "./ingest.js";
+import { cliServices } from "../services.js";
 import { runWithSummaries } from "./run.js";
 import { sciFactFolder } from "../scifact-data.js";
 import { runModelCalls, runsShow } from "./runs.js";
@@ -36,26 +37,25 @@ export async function demoCommand(runs: string, registry: NodeRegistry, o: { dat
   const store = join(runs, "stores", `scifact-${basename(embedder)}`);
   const graph = templatePath("verifai");
   // Offline, verification uses the SciFact pair model unless another NLI model is configured.
-  process.env.CITEFLOW_NLI_MODEL ||= "pair-nli-scifact";
-  const nli = process.env.CITEFLOW_NLI_MODEL;
-  const generator = describeChat(chooseChat({ model: "", baseUrl: "" }));
+  const nli = process.env.CITEFLOW_NLI_MODEL || "pair-nli-scifact";
+  const services = cliServices({ store }).with({ models: { nli } });
+  const generator = describeChat(services.chatChoice({ model: "", baseUrl: "" }));
   const embedderNote = embedder === OFFLINE_EMBEDDER ? "static-use-en (offline, weak: run `npm run models` for all-MiniLM-L6-v2)" : embedder;
 
   say(
     `Citeflow demo: the Verif.ai template on SciFact\n  answers: ${generator}\n  embedder: ${embedderNote}\n  NLI: ${nli}${nli === "pair-nli-scifact" ? " (offline, weak — see docs/models.md)" : ""}\n\n— index SciFact (${corpus}) into ${store} —\n`,
   );
   await ingestCommand({ corpus, store, format: "scifact", chunker: "openscholar", embedder, batch: embedder === OFFLINE_EMBEDDER ? 512 : 64 });
-  process.env.CITEFLOW_STORE = store;
 
   say(`\n— run ${graph}\n  on the first ${CLAIMS} SciFact training claims; answers from ${generator} —\n`);
   const opts = { questions: claims, questionField: "claim", limit: CLAIMS, runs };
-  const first = await runWithSummaries(graph, opts, registry);
+  const first = await runWithSummaries(graph, opts, registry, services);
   if (first.code !== 0) return first.code;
   const runStore = new RunStore(runs);
   for (const s of first.summaries) showRun(runStore, s.runId, nli, generator, say);
 
   say(`\n— the same runs again: every node comes from the cache —\n`);
-  const again = await runWithSummaries(graph, opts, registry);
+  const again = await runWithSummaries(graph, opts, registry, services);
   if (again.code !== 0) return again.code;
   const hits = again.summaries.map((s) => `${s.nodes.filter((n) => n.cache === "hit").length}/${s.nodes.length}`);
   say(`cached nodes per run: ${hits.join(", ")}\n`);

@@ -1,4 +1,5 @@
 import { readFileSync } from "node:fs";
+import { dirname, resolve } from "node:path";
 import { loadGraph, startRun, type NodeRegistry, type Verdict } from "@citeflow/core";
 import { docsInOrder, readQrels, scoreClassification, scoreRetrieval } from "@citeflow/eval";
 import { table } from "../table.js";
@@ -6,6 +7,7 @@ import { FailureError } from "../errors.js";
 import { readQuestions } from "../questions.js";
 import { retrievalGraph, retrieve, traced } from "../retrieval-graph.js";
 import { RunStore } from "@citeflow/runstore";
+import { cliServices } from "../services.js";
 
 export interface EvalRetrievalOptions {
   store: string;
@@ -28,10 +30,11 @@ export async function evalRetrievalCommand(o: EvalRetrievalOptions, registry: No
   const todo = o.limit !== undefined ? questions.slice(0, o.limit) : questions;
   const store = o.runs ? new RunStore(o.runs) : undefined;
   const g = retrievalGraph({ mode: o.mode, store: o.store, k: 100, ...(o.modelsDir ? { modelsDir: o.modelsDir } : {}), ...(o.rerank ? { rerank: o.rerank } : {}) }, registry);
+  const services = cliServices({ store: o.store });
   const runs = new Map<string, string[]>();
   const t0 = performance.now();
   for (const [i, q] of todo.entries()) {
-    runs.set(q.id, docsInOrder((await retrieve(g, q, store)).map((p) => p.id)));
+    runs.set(q.id, docsInOrder((await retrieve(g, q, services, store)).map((p) => p.id)));
     if (!o.json && process.stderr.isTTY) process.stderr.write(`\r\x1b[2Keval: ${i + 1}/${todo.length} queries`);
   }
   if (!o.json && process.stderr.isTTY) process.stderr.write("\n");
@@ -115,7 +118,7 @@ export function sciFactVerificationGraph(o: { k: number; judge: "nli" | "llm"; m
  * `--binary`: only claims with evidence, SUPPORT = true vs everything else = false (OpenScholar's setting).
  */
 export async function evalScifactCommand(o: EvalScifactOptions, registry: NodeRegistry): Promise<number> {
-  process.env.CITEFLOW_STORE = o.store;
+  const services = cliServices({ store: o.store, graphDir: o.graph ? dirname(resolve(o.graph)) : undefined });
   const raw = readFileSync(o.claims, "utf8")
     .split("\n")
     .filter((l) => l.trim())
@@ -138,7 +141,7 @@ export async function evalScifactCommand(o: EvalScifactOptions, registry: NodeRe
   const pairs: Array<{ gold: string; predicted: string }> = [];
   const store = o.runs ? new RunStore(o.runs) : undefined;
   for (const [i, c] of claims.entries()) {
-    const result = await startRun(graph, { inputs: { question: { id: c.id, text: c.text } }, ...traced(store) }).result;
+    const result = await startRun(graph, { inputs: { question: { id: c.id, text: c.text } }, services, ...traced(store) }).result;
     const failed = result.nodes.find((n) => n.status === "error");
     if (failed) throw new FailureError(`claim ${c.id}: ${failed.id}: ${failed.error!.message}`);
     const predicted = aggregateVerdicts(result.nodes.find((n) => n.id === verifier)!.outputs![port] as Verdict[]);

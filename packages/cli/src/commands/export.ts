@@ -1,4 +1,5 @@
 import { UsageError } from "../errors.js";
+import { cliServices } from "../services.js";
 
 export interface ExportCommandOptions {
   runs: string;
@@ -21,7 +22,17 @@ export async function exportCommand(opts: ExportCommandOptions): Promise<number>
   const seed = Number(opts.seed);
   if (!(ratio > 0 && ratio <= 1)) throw new UsageError(`--split ${opts.split}: give a fraction in (0, 1]`);
   if (!Number.isInteger(seed)) throw new UsageError(`--seed ${opts.seed}: give an integer`);
-  const r = exportDataset({ runs: opts.runs, format, out: opts.out, split: ratio, seed, metadata: opts.metadata, parquet: opts.parquet, ...(opts.qrels ? { qrels: opts.qrels } : {}) });
+  const r = exportDataset({
+    runs: opts.runs,
+    services: cliServices(),
+    format,
+    out: opts.out,
+    split: ratio,
+    seed,
+    metadata: opts.metadata,
+    parquet: opts.parquet,
+    ...(opts.qrels ? { qrels: opts.qrels } : {}),
+  });
   // What was left out is said on stderr whatever the output format: a skipped run or correction is never silent.
   for (const s of r.skippedRuns) process.stderr.write(`left out run ${s}\n`);
   for (const p of r.correctionProblems) process.stderr.write(`${p.file}:${p.line}: left out: ${p.message}\n`);

@@ -1,5 +1,5 @@
 import { readFileSync } from "node:fs";
-import { QuestionInputError, questionRuns, startRun, type Answer, type CompiledGraph, type NodeRegistry, type QuestionRun, type RunResult } from "@citeflow/core";
+import { QuestionInputError, questionRuns, startRun, type Answer, type CompiledGraph, type NodeRegistry, type QuestionRun, type RunResult, type Services } from "@citeflow/core";
 import { RunStore } from "@citeflow/runstore";
 import { FailureError, UsageError } from "../errors.js";
 import { loadGraphFile } from "../graphfile.js";
@@ -33,12 +33,12 @@ export interface RunSummary {
   nodes: Array<{ id: string; status: string; cache?: "hit" | "miss"; ms?: number; error?: string }>;
 }
 
-export async function runCommand(graphPath: string, opts: RunCommandOptions, registry: NodeRegistry): Promise<number> {
-  return (await runWithSummaries(graphPath, opts, registry)).code;
+export async function runCommand(graphPath: string, opts: RunCommandOptions, registry: NodeRegistry, services: Services): Promise<number> {
+  return (await runWithSummaries(graphPath, opts, registry, services)).code;
 }
 
 /** `citeflow run`, also returning one summary per run (a run per question for per-question graphs). */
-export async function runWithSummaries(graphPath: string, opts: RunCommandOptions, registry: NodeRegistry): Promise<{ code: number; summaries: RunSummary[] }> {
+export async function runWithSummaries(graphPath: string, opts: RunCommandOptions, registry: NodeRegistry, services: Services): Promise<{ code: number; summaries: RunSummary[] }> {
   if (opts.question !== undefined && opts.questions !== undefined) throw new UsageError("give --question or --questions, not both");
   const graph = loadGraphFile(graphPath, registry);
   for (const w of graph.warnings) process.stderr.write(`warning: node "${w.nodeId}": ${w.message}\n`);
@@ -51,6 +51,7 @@ export async function runWithSummaries(graphPath: string, opts: RunCommandOption
   for (const { inputs, label } of batches) {
     const handle = startRun(graph, {
       ...store.runOptions(),
+      services,
       inputs,
       ...(opts.to !== undefined ? { to: opts.to } : {}),
       ...(opts.from !== undefined ? { from: opts.from } : {}),

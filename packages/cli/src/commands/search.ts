@@ -3,6 +3,7 @@ import { RunStore } from "@citeflow/runstore";
 import { questionFromText } from "../questions.js";
 import { retrievalGraph, retrieve } from "../retrieval-graph.js";
 import { preview, table } from "../table.js";
+import { cliServices } from "../services.js";
 
 export async function searchCommand(
   query: string,
@@ -10,7 +11,7 @@ export async function searchCommand(
   registry: NodeRegistry,
 ): Promise<number> {
   const g = retrievalGraph({ mode: o.mode, store: o.store, k: o.k ?? 10, ...(o.modelsDir ? { modelsDir: o.modelsDir } : {}) }, registry);
-  const passages = await retrieve(g, questionFromText(query), o.runs ? new RunStore(o.runs) : undefined);
+  const passages = await retrieve(g, questionFromText(query), cliServices({ store: o.store }), o.runs ? new RunStore(o.runs) : undefined);
   if (o.json) process.stdout.write(JSON.stringify(passages) + "\n");
   else
     process.stdout.write(

@@ -1,5 +1,6 @@
 import type { NodeRegistry } from "@citeflow/core";
 import { UsageError } from "../errors.js";
+import { cliServices } from "../services.js";
 
 export interface SynthCommandOptions {
   store: string;
@@ -26,16 +27,16 @@ export async function synthCommand(opts: SynthCommandOptions, registry: NodeRegi
   };
   const n = num("n", opts.n)!;
   if (!Number.isInteger(n) || n < 1) throw new UsageError(`--n ${opts.n}: give a positive integer`);
-  const { configuredChat, noChatReason } = await import("@citeflow/nodes");
-  const settings = { model: "", baseUrl: "", apiKeyEnv: "OPENAI_API_KEY", temperature: 0, maxTokens: 512, repeatPenalty: 1.1, timeoutMs: 120_000, retries: 3 };
-  const chat = await configuredChat(settings);
-  if (!chat) throw new UsageError(`synth needs a language model: ${noChatReason(settings)}`);
+  const { noChatReason } = await import("@citeflow/nodes");
+  const services = cliServices({ store: opts.store });
+  const settings = { model: "", baseUrl: "", temperature: 0, maxTokens: 512, repeatPenalty: 1.1, timeoutMs: 120_000, retries: 3 };
+  const chat = await services.chat(settings);
+  if (!chat) throw new UsageError(`synth needs a language model: ${noChatReason(services, settings)}`);
   const { synthesize, FORMATS } = await import("@citeflow/datasets");
   const formats = String(opts.formats)
     .split(",")
     .map((f) => f.trim());
   for (const f of formats) if (!(FORMATS as readonly string[]).includes(f)) throw new UsageError(`--formats: "${f}" is not one of ${FORMATS.join(", ")}`);
-  process.env.CITEFLOW_STORE ||= opts.store;
   const tty = process.stderr.isTTY;
   let last = "";
   const r = await synthesize({
@@ -43,6 +44,7 @@ export async function synthCommand(opts: SynthCommandOptions, registry: NodeRegi
     n,
     out: opts.out,
     chat,
+    services,
     registry,
     seed: num("seed", opts.seed)!,
     ...(opts.minYear !== undefined ? { minYear: num("min-year", opts.minYear)! } : {}),

@@ -4,15 +4,12 @@ import { templateNames, templatePath } from "@citeflow/nodes";
 import { table } from "../table.js";
 
 /**
- * A graph argument names a file or a shipped template: its path. A file's folder becomes the
- * folder its `file:` prompts are read from ($CITEFLOW_GRAPH_DIR, set here at the edge).
+ * A graph argument names a file or a shipped template: its path, and the folder its `file:`
+ * prompts are read from (a file's own folder; for a template, the working folder).
  */
-export function graphOrTemplate(arg: string): string {
-  if (existsSync(arg)) {
-    process.env.CITEFLOW_GRAPH_DIR = dirname(realpathSync(arg));
-    return arg;
-  }
-  return templateNames().includes(arg) ? templatePath(arg) : arg;
+export function graphOrTemplate(arg: string): { path: string; dir?: string } {
+  if (existsSync(arg)) return { path: arg, dir: dirname(realpathSync(arg)) };
+  return { path: templateNames().includes(arg) ? templatePath(arg) : arg };
 }
 
 export function templatesCommand(json: boolean): number {

@@ -2,7 +2,7 @@ import { defineNode, type Answer, type Passage } from "@citeflow/core";
 import { citationScores } from "@citeflow/eval";
 import { DEFAULT_MODELS } from "@citeflow/models";
 import { z } from "zod";
-import { modelParams, nliModel, nliModelId } from "../shared/resources.js";
+import { modelParams } from "../shared/params.js";
 
 export const evalCitations = defineNode({
   type: "eval.citations",
@@ -18,17 +18,17 @@ export const evalCitations = defineNode({
     ...modelParams,
     citationBase: z.union([z.literal(0), z.literal(1)]).default(1),
   }),
-  fingerprint: (p) => nliModelId(p.model),
+  fingerprint: (p, s) => s.modelId("nli", p.model),
   async run(inputs, p, ctx) {
     const answer = inputs.answer as Answer;
-    const nli = await nliModel(nliModelId(p.model), p.modelsDir, p.dtype);
+    const nli = await ctx.services.nli({ id: ctx.services.modelId("nli", p.model), modelsDir: p.modelsDir, dtype: p.dtype });
     // Entailment: SUPPORT is the most probable label.
     const entails = async (premise: string, hypothesis: string) => {
       const [pr] = await nli.classify([{ premise, hypothesis }], { signal: ctx.signal });
       return pr!.SUPPORT >= pr!.NO_EVIDENCE && pr!.SUPPORT >= pr!.CONTRADICT;
     };
     const scores = await ctx.span("judge", async (s) => {
-      s.set("model", nliModelId(p.model));
+      s.set("model", nli.id);
       return citationScores(answer, inputs.passages as Passage[], entails, { base: p.citationBase });
     });
     return { metrics: { ...scores, hallucinated: answer.invalidCitations.length } };

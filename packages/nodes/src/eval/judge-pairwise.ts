@@ -1,7 +1,7 @@
 import { compileTemplate, defineNode, type Answer, type Passage, type Question } from "@citeflow/core";
 import { z } from "zod";
-import { loadPrompt, promptFingerprint, promptParam } from "../shared/prompts.js";
-import { callChat, configuredChat, llmFingerprint, llmParams } from "../shared/llm.js";
+import { promptParam } from "../shared/prompts.js";
+import { callChat, llmParams } from "../shared/llm.js";
 import { pairwiseSchema, readPairwise } from "../shared/structured.js";
 
 /** The last "Better: A|B" line. */
@@ -25,16 +25,16 @@ export const judgePairwise = defineNode({
     decision: { type: "Text", description: '"a", "b", "same" or "skipped: no LLM configured"' },
   },
   params: z.object({ ...llmParams, maxTokens: z.number().int().positive().default(256), prompt: promptParam("openscholar.pairwise.v1", "Prompt over question, passages, a and b") }),
-  fingerprint: (p) => ({ llm: llmFingerprint(p), prompt: promptFingerprint(p.prompt) }),
+  fingerprint: (p, s) => ({ llm: s.chatIdentity(p), prompt: s.promptIdentity(p.prompt) }),
   async run(inputs, p, ctx) {
     const [a, b] = [inputs.a as Answer, inputs.b as Answer];
     if (a.text.trim() === b.text.trim()) return { preferred: b, rejected: a, decision: "same" };
-    const chat = await configuredChat(p);
+    const chat = await ctx.services.chat(p);
     if (!chat) {
       ctx.log("warn", "pairwise judgement skipped: no LLM configured");
       return { preferred: b, rejected: a, decision: "skipped: no LLM configured" };
     }
-    const user = compileTemplate(loadPrompt(p.prompt)).render({ question: inputs.question as Question, passages: inputs.passages as Passage[], a, b });
+    const user = compileTemplate(ctx.services.prompt(p.prompt)).render({ question: inputs.question as Question, passages: inputs.passages as Passage[], a, b });
     const r = await callChat(ctx, chat, [{ role: "user", content: user }], p, "judge", { jsonSchema: pairwiseSchema });
     const better = r.structured !== undefined ? readPairwise(r.structured) : parsePairwise(r.text);
     return better === "a" ? { preferred: a, rejected: b, decision: "a" } : { preferred: b, rejected: a, decision: "b" };

@@ -1,7 +1,7 @@
 import { compileTemplate, defineNode, type Answer, type Passage, type Question } from "@citeflow/core";
 import { z } from "zod";
-import { loadPrompt, promptFingerprint, promptParam } from "../shared/prompts.js";
-import { callChat, configuredChat, llmFingerprint, llmParams } from "../shared/llm.js";
+import { promptParam } from "../shared/prompts.js";
+import { callChat, llmParams } from "../shared/llm.js";
 import { readRubric, rubricSchema } from "../shared/structured.js";
 
 /** The last "Organisation: n" and "Factuality: n" lines (1–5). */
@@ -23,14 +23,14 @@ export const judgeRubric = defineNode({
   inputs: { question: { type: "Question" }, passages: { type: "Passage[]" }, answer: { type: "Answer" } },
   outputs: { scores: { type: "Any", description: "{ organisation, factuality } (1–5), or null without an LLM" } },
   params: z.object({ ...llmParams, maxTokens: z.number().int().positive().default(256), prompt: promptParam("openscholar.rubric.v1", "Prompt over question, passages and answer") }),
-  fingerprint: (p) => ({ llm: llmFingerprint(p), prompt: promptFingerprint(p.prompt) }),
+  fingerprint: (p, s) => ({ llm: s.chatIdentity(p), prompt: s.promptIdentity(p.prompt) }),
   async run(inputs, p, ctx) {
-    const chat = await configuredChat(p);
+    const chat = await ctx.services.chat(p);
     if (!chat) {
       ctx.log("warn", "rubric judgement skipped: no LLM configured");
       return { scores: null };
     }
-    const user = compileTemplate(loadPrompt(p.prompt)).render({ question: inputs.question as Question, passages: inputs.passages as Passage[], answer: inputs.answer as Answer });
+    const user = compileTemplate(ctx.services.prompt(p.prompt)).render({ question: inputs.question as Question, passages: inputs.passages as Passage[], answer: inputs.answer as Answer });
     const r = await callChat(ctx, chat, [{ role: "user", content: user }], p, "judge", { jsonSchema: rubricSchema });
     return { scores: r.structured !== undefined ? readRubric(r.structured) : parseRubric(r.text) };
   },

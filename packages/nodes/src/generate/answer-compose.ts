@@ -1,8 +1,8 @@
 import { compileTemplate, defineNode, toAnswer, type Claim, type Passage, type Question } from "@citeflow/core";
 import { EXTRACTIVE_ID } from "@citeflow/models";
 import { z } from "zod";
-import { loadPrompt, promptFingerprint, promptParam } from "../shared/prompts.js";
-import { callChat, configuredChat, llmFingerprint, llmParams } from "../shared/llm.js";
+import { promptParam } from "../shared/prompts.js";
+import { callChat, llmParams } from "../shared/llm.js";
 
 export const answerCompose = defineNode({
   type: "answer.compose",
@@ -13,7 +13,7 @@ export const answerCompose = defineNode({
   inputs: { question: { type: "Question" }, claims: { type: "Claim[]" }, passages: { type: "Passage[]" } },
   outputs: { answer: { type: "Answer" } },
   params: z.object({ ...llmParams, prompt: promptParam("arxivbot.answer.v1", "Prompt over question and claims ({{cite}} is a claim's citation)") }),
-  fingerprint: (p) => ({ llm: llmFingerprint(p), prompt: promptFingerprint(p.prompt) }),
+  fingerprint: (p, s) => ({ llm: s.chatIdentity(p), prompt: s.promptIdentity(p.prompt) }),
   async run(inputs, p, ctx) {
     const question = inputs.question as Question;
     const passages = inputs.passages as Passage[];
@@ -23,7 +23,7 @@ export const answerCompose = defineNode({
         .filter((m) => m !== "[0]")
         .join("");
     const claims = (inputs.claims as Claim[]).map((c) => ({ ...c, cite: cite(c) }));
-    const chat = await configuredChat(p);
+    const chat = await ctx.services.chat(p);
     if (!chat) {
       const text = await ctx.span("extractive", async (s) => {
         s.set("model", EXTRACTIVE_ID);
@@ -31,7 +31,7 @@ export const answerCompose = defineNode({
       });
       return { answer: toAnswer(text, passages) };
     }
-    const r = await callChat(ctx, chat, [{ role: "user", content: compileTemplate(loadPrompt(p.prompt)).render({ question, claims }) }], p);
+    const r = await callChat(ctx, chat, [{ role: "user", content: compileTemplate(ctx.services.prompt(p.prompt)).render({ question, claims }) }], p);
     return { answer: toAnswer(r.text.trim(), passages) };
   },
 });

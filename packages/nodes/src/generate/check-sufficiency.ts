@@ -1,9 +1,9 @@
 import { compileTemplate, defineNode, type Claim, type Passage, type Question } from "@citeflow/core";
 import { z } from "zod";
-import { loadPrompt, promptFingerprint, promptParam } from "../shared/prompts.js";
-import { openStore, storeParam } from "../shared/resources.js";
+import { promptParam } from "../shared/prompts.js";
+import { storeParam } from "../shared/params.js";
 import { parseClaimLines } from "./claims-extract.js";
-import { callChat, configuredChat, llmFingerprint, llmParams } from "../shared/llm.js";
+import { callChat, llmParams } from "../shared/llm.js";
 import { claimsSchema, readClaims, readSufficiency, sufficiencySchema } from "../shared/structured.js";
 
 /** The last "Answer: …" line: "No." means enough; anything else is the next search query. */
@@ -37,30 +37,30 @@ export const checkSufficiency = defineNode({
     store: storeParam,
     k: z.number().int().positive().default(3).describe("Passages the second hop keeps (BM25 over the store)"),
   }),
-  fingerprint: (p) => ({ llm: llmFingerprint(p), prompts: [promptFingerprint(p.prompt), promptFingerprint(p.claimsPrompt)] }),
+  fingerprint: (p, s) => ({ llm: s.chatIdentity(p), prompts: [s.promptIdentity(p.prompt), s.promptIdentity(p.claimsPrompt)] }),
   async run(inputs, p, ctx) {
     const question = inputs.question as Question;
     const claims = inputs.claims as Claim[];
     const passages = inputs.passages as Passage[];
-    const chat = await configuredChat(p);
+    const chat = await ctx.services.chat(p);
     if (!chat) {
       ctx.log("warn", "sufficiency check skipped: no LLM configured");
       return { claims, passages, decision: "skipped: no LLM configured" };
     }
-    const check = await callChat(ctx, chat, [{ role: "user", content: compileTemplate(loadPrompt(p.prompt)).render({ question, claims }) }], p, "check", { jsonSchema: sufficiencySchema });
+    const check = await callChat(ctx, chat, [{ role: "user", content: compileTemplate(ctx.services.prompt(p.prompt)).render({ question, claims }) }], p, "check", { jsonSchema: sufficiencySchema });
     const verdict = check.structured !== undefined ? readSufficiency(check.structured) : parseSufficiency(check.text);
     if (verdict.sufficient) return { claims, passages, decision: "sufficient" };
     return ctx.span("second hop", async (s) => {
       s.set("query", verdict.query);
       const known = new Set(passages.map((x) => x.id));
-      const found = (await (await openStore(p.store)).lexical(verdict.query!, p.k)).filter((x) => !known.has(x.id));
+      const found = (await (await ctx.services.store(p.store)).lexical(verdict.query!, p.k)).filter((x) => !known.has(x.id));
       s.set(
         "added",
         found.map((x) => x.id),
       );
       const all = [...passages, ...found];
       // Claims are numbered against the new passages only, then re-pointed into the merged list.
-      const r = await callChat(ctx, chat, [{ role: "user", content: compileTemplate(loadPrompt(p.claimsPrompt)).render({ question, passages: found }) }], p, "claims", {
+      const r = await callChat(ctx, chat, [{ role: "user", content: compileTemplate(ctx.services.prompt(p.claimsPrompt)).render({ question, passages: found }) }], p, "claims", {
         jsonSchema: claimsSchema(found.length),
       });
       const more = !found.length ? [] : r.structured !== undefined ? readClaims(r.structured, found, claims.length + 1) : parseClaimLines(r.text, found, claims.length + 1);

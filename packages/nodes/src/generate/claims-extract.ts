@@ -1,7 +1,7 @@
 import { bm25Scores, compileTemplate, defineNode, splitSentences, type Claim, type Passage, type Question } from "@citeflow/core";
 import { z } from "zod";
-import { loadPrompt, promptFingerprint, promptParam } from "../shared/prompts.js";
-import { callChat, configuredChat, llmFingerprint, llmParams } from "../shared/llm.js";
+import { promptParam } from "../shared/prompts.js";
+import { callChat, llmParams } from "../shared/llm.js";
 import { claimsSchema, readClaims } from "../shared/structured.js";
 
 /** "[2] claim text" lines → claims citing passage 2 (1-based); other lines are ignored. */
@@ -36,16 +36,18 @@ export const claimsExtract = defineNode({
   inputs: { question: { type: "Question" }, passages: { type: "Passage[]" } },
   outputs: { claims: { type: "Claim[]" } },
   params: z.object({ ...llmParams, prompt: promptParam("arxivbot.claims.v1", "Prompt over question and passages") }),
-  fingerprint: (p) => ({ llm: llmFingerprint(p), prompt: promptFingerprint(p.prompt) }),
+  fingerprint: (p, s) => ({ llm: s.chatIdentity(p), prompt: s.promptIdentity(p.prompt) }),
   async run(inputs, p, ctx) {
     const question = inputs.question as Question;
     const passages = inputs.passages as Passage[];
-    const chat = await configuredChat(p);
+    const chat = await ctx.services.chat(p);
     if (!chat) {
       ctx.log("warn", "no LLM configured: claims are extracted by the extractive baseline");
       return { claims: extractiveClaims(question.text, passages) };
     }
-    const r = await callChat(ctx, chat, [{ role: "user", content: compileTemplate(loadPrompt(p.prompt)).render({ question, passages }) }], p, "model", { jsonSchema: claimsSchema(passages.length) });
+    const r = await callChat(ctx, chat, [{ role: "user", content: compileTemplate(ctx.services.prompt(p.prompt)).render({ question, passages }) }], p, "model", {
+      jsonSchema: claimsSchema(passages.length),
+    });
     return { claims: r.structured !== undefined ? readClaims(r.structured, passages) : parseClaimLines(r.text, passages) };
   },
 });

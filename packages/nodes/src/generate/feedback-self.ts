@@ -1,8 +1,8 @@
 import { defineNode, type Answer, type Passage, type Question } from "@citeflow/core";
 import { z } from "zod";
-import { promptFingerprint, promptParam } from "../shared/prompts.js";
+import { promptParam } from "../shared/prompts.js";
 import { requestFeedback } from "../shared/feedback.js";
-import { configuredChat, llmFingerprint, llmParams } from "../shared/llm.js";
+import { llmParams } from "../shared/llm.js";
 
 export const feedbackSelf = defineNode({
   type: "feedback.self",
@@ -21,9 +21,9 @@ export const feedbackSelf = defineNode({
       .default(0)
       .describe("How the prompt numbers references (OpenScholar: 0)"),
   }),
-  fingerprint: (p) => ({ llm: llmFingerprint(p), prompt: promptFingerprint(p.feedbackPrompt) }),
+  fingerprint: (p, s) => ({ llm: s.chatIdentity(p), prompt: s.promptIdentity(p.feedbackPrompt) }),
   async run(inputs, p, ctx) {
-    const chat = await configuredChat(p);
+    const chat = await ctx.services.chat(p);
     if (!chat) {
       ctx.log("warn", "self-feedback skipped: no LLM configured");
       return { feedback: [] };

@@ -1,8 +1,8 @@
-import { compileTemplate, defineNode, toAnswer, type Passage, type Question } from "@citeflow/core";
+import { compileTemplate, defineNode, toAnswer, type Passage, type Question, type Services } from "@citeflow/core";
 import { EXTRACTIVE_ID, extractiveAnswer, type ChatMessage } from "@citeflow/models";
 import { z } from "zod";
-import { loadPrompt, promptFingerprint, promptParam } from "../shared/prompts.js";
-import { callChat, configuredChat, llmFingerprint, llmParams, noChatReason } from "../shared/llm.js";
+import { promptParam } from "../shared/prompts.js";
+import { callChat, llmParams, noChatReason } from "../shared/llm.js";
 
 export const generateAnswer = defineNode({
   type: "generate.answer",
@@ -34,14 +34,14 @@ export const generateAnswer = defineNode({
       .describe("In-process model: a grammar allows only the markers of the given passages ([1]…[k]), so none is hallucinated. A server's model is not constrained."),
   }),
   // Which generator "auto" picks depends on the environment, and the prompt on its file: both are part of the cache key.
-  fingerprint: (p) => ({ llm: p.generator === "extractive" ? null : llmFingerprint(p), prompt: promptFingerprint(p.prompt) }),
+  fingerprint: (p, s) => ({ llm: p.generator === "extractive" ? null : s.chatIdentity(p), prompt: s.promptIdentity(p.prompt) }),
   async run(inputs, p, ctx) {
     const question = inputs.question as Question;
     const passages = inputs.passages as Passage[];
-    const chat = p.generator === "extractive" ? undefined : await configuredChat(p);
-    if (p.generator === "llm" && !chat) throw new Error(`generate.answer: no chat model: ${noChatReason(p)} (or use generator "extractive")`);
+    const chat = p.generator === "extractive" ? undefined : await ctx.services.chat(p);
+    if (p.generator === "llm" && !chat) throw new Error(`generate.answer: no chat model: ${noChatReason(ctx.services, p)} (or use generator "extractive")`);
     if (!chat) {
-      if (p.generator === "auto") ctx.log("warn", `no language model: the answer is the extractive baseline (sentences picked from the passages), because ${noChatReason(p)}`);
+      if (p.generator === "auto") ctx.log("warn", `no language model: the answer is the extractive baseline (sentences picked from the passages), because ${noChatReason(ctx.services, p)}`);
       const text = await ctx.span("extractive", async (s) => {
         s.set("model", EXTRACTIVE_ID);
         return extractiveAnswer(question.text, passages, { sentences: p.sentences, base: p.citationBase });
@@ -49,7 +49,7 @@ export const generateAnswer = defineNode({
       return { answer: toAnswer(text, passages, { base: p.citationBase }) };
     }
     const constraint = p.constrainCitations && passages.length > 0 ? { citations: { count: passages.length, base: p.citationBase } } : {};
-    const r = await callChat(ctx, chat, answerMessages(question, passages, p), p, "model", constraint);
+    const r = await callChat(ctx, chat, answerMessages(ctx.services, question, passages, p), p, "model", constraint);
     return { answer: toAnswer(r.text.trim(), passages, { base: p.citationBase }) };
   },
 });
@@ -59,9 +59,9 @@ export const generateAnswer = defineNode({
  * then the prompt file rendered over the question and the numbered passages. Dataset exports use
  * it to show a training example exactly what the generator saw.
  */
-export function answerMessages(question: Question, passages: Passage[], p: { prompt: string; system: string; citationBase: 0 | 1 }): ChatMessage[] {
+export function answerMessages(services: Pick<Services, "prompt">, question: Question, passages: Passage[], p: { prompt: string; system: string; citationBase: 0 | 1 }): ChatMessage[] {
   // {{@number}} counts from 1; with 0-based citations the prompt numbers passages from 0.
-  const template = loadPrompt(p.prompt);
+  const template = services.prompt(p.prompt);
   const user = compileTemplate(p.citationBase === 0 ? template.replaceAll("{{@number}}", "{{@index}}") : template).render({ question, passages });
   return [
     { role: "system", content: p.system },

@@ -1,9 +1,9 @@
 import { defineNode, type Answer, type Feedback, type Passage, type Question } from "@citeflow/core";
 import { z } from "zod";
-import { promptFingerprint, promptParam } from "../shared/prompts.js";
-import { openStore, storeParam } from "../shared/resources.js";
+import { promptParam } from "../shared/prompts.js";
+import { storeParam } from "../shared/params.js";
 import { editOnce, requestFeedback } from "../shared/feedback.js";
-import { configuredChat, llmFingerprint, llmParams } from "../shared/llm.js";
+import { llmParams } from "../shared/llm.js";
 
 export const loopSelfFeedback = defineNode({
   type: "loop.self-feedback",
@@ -29,12 +29,12 @@ export const loopSelfFeedback = defineNode({
     store: storeParam,
     k: z.number().int().positive().default(3).describe("Passages added per feedback question (BM25 over the store)"),
   }),
-  fingerprint: (p) => ({ llm: llmFingerprint(p), prompts: [promptFingerprint(p.feedbackPrompt), promptFingerprint(p.editPrompt)] }),
+  fingerprint: (p, s) => ({ llm: s.chatIdentity(p), prompts: [s.promptIdentity(p.feedbackPrompt), s.promptIdentity(p.editPrompt)] }),
   async run(inputs, p, ctx) {
     const question = inputs.question as Question;
     let answer = inputs.answer as Answer;
     let passages = [...(inputs.passages as Passage[])];
-    const chat = await configuredChat(p);
+    const chat = await ctx.services.chat(p);
     if (!chat) {
       ctx.log("warn", "self-feedback loop skipped: no LLM configured");
       return { answer, passages, feedback: [] };
@@ -48,7 +48,7 @@ export const loopSelfFeedback = defineNode({
           if (item.question) {
             const found = await ctx.span("retrieve", async (r) => {
               r.set("query", item.question);
-              const hits = await (await openStore(p.store)).lexical(item.question!, p.k);
+              const hits = await (await ctx.services.store(p.store)).lexical(item.question!, p.k);
               const known = new Set(passages.map((x) => x.id));
               const fresh = hits.filter((h) => !known.has(h.id));
               r.set(

@@ -1,7 +1,7 @@
 import { compileTemplate, defineNode, type Question } from "@citeflow/core";
 import { z } from "zod";
-import { loadPrompt, promptFingerprint, promptParam } from "../shared/prompts.js";
-import { callChat, configuredChat, llmFingerprint, llmParams } from "../shared/llm.js";
+import { promptParam } from "../shared/prompts.js";
+import { callChat, llmParams } from "../shared/llm.js";
 
 export const queryEnrich = defineNode({
   type: "query.enrich",
@@ -12,15 +12,15 @@ export const queryEnrich = defineNode({
   inputs: { question: { type: "Question" } },
   outputs: { query: { type: "Query" } },
   params: z.object({ ...llmParams, maxTokens: z.number().int().positive().default(64), prompt: promptParam("core-gpt.query.v1", "Prompt over question") }),
-  fingerprint: (p) => ({ llm: llmFingerprint(p), prompt: promptFingerprint(p.prompt) }),
+  fingerprint: (p, s) => ({ llm: s.chatIdentity(p), prompt: s.promptIdentity(p.prompt) }),
   async run(inputs, p, ctx) {
     const question = inputs.question as Question;
-    const chat = await configuredChat(p);
+    const chat = await ctx.services.chat(p);
     if (!chat) {
       ctx.log("warn", "no LLM configured: the question text is used as the query");
       return { query: { text: question.text, questionId: question.id, origin: "question" } };
     }
-    const r = await callChat(ctx, chat, [{ role: "user", content: compileTemplate(loadPrompt(p.prompt)).render({ question }) }], p);
+    const r = await callChat(ctx, chat, [{ role: "user", content: compileTemplate(ctx.services.prompt(p.prompt)).render({ question }) }], p);
     // Models add quotes, labels or a second line; the query is the first line, unquoted.
     const text = r.text
       .trim()

@@ -1,8 +1,8 @@
 import { defineNode, type Answer, type Feedback, type Passage, type Question } from "@citeflow/core";
 import { z } from "zod";
-import { promptFingerprint, promptParam } from "../shared/prompts.js";
+import { promptParam } from "../shared/prompts.js";
 import { editOnce } from "../shared/feedback.js";
-import { configuredChat, llmFingerprint, llmParams } from "../shared/llm.js";
+import { llmParams } from "../shared/llm.js";
 
 export const refineEdit = defineNode({
   type: "refine.edit",
@@ -20,11 +20,11 @@ export const refineEdit = defineNode({
     minRatio: z.number().positive().default(0.9).describe("Keep an edit only if new length / old length exceeds this"),
     citationBase: z.union([z.literal(0), z.literal(1)]).default(0),
   }),
-  fingerprint: (p) => ({ llm: llmFingerprint(p), prompt: promptFingerprint(p.editPrompt) }),
+  fingerprint: (p, s) => ({ llm: s.chatIdentity(p), prompt: s.promptIdentity(p.editPrompt) }),
   async run(inputs, p, ctx) {
     let answer = inputs.answer as Answer;
     const items = inputs.feedback as Feedback[];
-    const chat = await configuredChat(p);
+    const chat = await ctx.services.chat(p);
     if (!chat) {
       if (items.length) ctx.log("warn", "edits skipped: no LLM configured");
       return { answer };

@@ -1,7 +1,7 @@
 import { compileTemplate, defineNode, type Passage, type Question } from "@citeflow/core";
 import { z } from "zod";
-import { loadPrompt, promptFingerprint, promptParam } from "../shared/prompts.js";
-import { callChat, configuredChat, llmFingerprint, llmParams } from "../shared/llm.js";
+import { promptParam } from "../shared/prompts.js";
+import { callChat, llmParams } from "../shared/llm.js";
 import { ratingSchema, readRating } from "../shared/structured.js";
 
 /** The last "Rating: n" line (1–5). */
@@ -21,16 +21,16 @@ export const rateRelevance = defineNode({
   inputs: { question: { type: "Question" }, passages: { type: "Passage[]" } },
   outputs: { passages: { type: "Passage[]", description: "The passages with a `relevance` score (1–5)" } },
   params: z.object({ ...llmParams, maxTokens: z.number().int().positive().default(128), prompt: promptParam("openscholar.relevance.v1", "Rating prompt over question and passage") }),
-  fingerprint: (p) => ({ llm: llmFingerprint(p), prompt: promptFingerprint(p.prompt) }),
+  fingerprint: (p, s) => ({ llm: s.chatIdentity(p), prompt: s.promptIdentity(p.prompt) }),
   async run(inputs, p, ctx) {
     const question = inputs.question as Question;
     const passages = inputs.passages as Passage[];
-    const chat = await configuredChat(p);
+    const chat = await ctx.services.chat(p);
     if (!chat) {
       ctx.log("warn", "relevance rating skipped: no LLM configured");
       return { passages };
     }
-    const template = compileTemplate(loadPrompt(p.prompt));
+    const template = compileTemplate(ctx.services.prompt(p.prompt));
     const rated: Passage[] = [];
     for (const [i, passage] of passages.entries()) {
       const r = await callChat(ctx, chat, [{ role: "user", content: template.render({ question, passage }) }], p, "rate", { jsonSchema: ratingSchema });

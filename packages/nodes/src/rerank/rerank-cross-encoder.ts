@@ -2,7 +2,7 @@ import { defineNode, type Passage } from "@citeflow/core";
 import { DEFAULT_MODELS } from "@citeflow/models";
 import { indexText } from "@citeflow/retrieval";
 import { z } from "zod";
-import { modelParams, reranker, rerankModelId } from "../shared/resources.js";
+import { modelParams } from "../shared/params.js";
 import { queryInputs, queryText } from "../shared/query.js";
 
 export const rerankCrossEncoder = defineNode({
@@ -18,12 +18,12 @@ export const rerankCrossEncoder = defineNode({
     ...modelParams,
     topN: z.number().int().positive().optional().describe("Keep only the N best after reranking"),
   }),
-  fingerprint: (p) => rerankModelId(p.model),
+  fingerprint: (p, s) => s.modelId("reranker", p.model),
   async run(inputs, params, ctx) {
     const q = queryText(inputs, "rerank.cross-encoder");
     const passages = inputs.passages as Passage[];
-    const id = rerankModelId(params.model);
-    const model = await reranker(id, params.modelsDir, params.dtype);
+    const id = ctx.services.modelId("reranker", params.model);
+    const model = await ctx.services.reranker({ id, modelsDir: params.modelsDir, dtype: params.dtype });
     const scores = await ctx.span("model", async (s) => {
       s.set("model", id);
       s.set("pairs", passages.length);

@@ -1,7 +1,7 @@
-import { defineNode } from "@citeflow/core";
+import { defineNode, type Services } from "@citeflow/core";
 import type { PassageStore } from "@citeflow/retrieval";
 import { z } from "zod";
-import { embedder, modelParams, openStore, storeFingerprint, storeParam } from "../shared/resources.js";
+import { modelParams, storeParam } from "../shared/params.js";
 import { queryInputs, queryText } from "../shared/query.js";
 
 export const denseParams = {
@@ -12,7 +12,7 @@ export const denseParams = {
 };
 
 /** The query's vector, from the param's embedder or else the one the store was built with. */
-export async function queryVector(store: PassageStore, q: string, p: { embedder: string; modelsDir: string; dtype: "fp32" | "q8" }): Promise<number[]> {
+export async function queryVector(services: Services, store: PassageStore, q: string, p: { embedder: string; modelsDir: string; dtype: "fp32" | "q8" }): Promise<number[]> {
   const built = (await store.meta())?.embedder;
   if (p.embedder && built && p.embedder !== built)
     throw new Error(
@@ -20,12 +20,12 @@ export async function queryVector(store: PassageStore, q: string, p: { embedder:
     );
   const id = p.embedder || built;
   if (!id) throw new Error(`store ${store.location} does not say which embedder built it; set the "embedder" param`);
-  const [vector] = await (await embedder(id, p.modelsDir, p.dtype)).embed([q]);
+  const [vector] = await (await services.embedder({ id, modelsDir: p.modelsDir, dtype: p.dtype })).embed([q]);
   return vector!;
 }
 
-export async function denseSearch(store: PassageStore, q: string, p: { k: number; embedder: string; modelsDir: string; dtype: "fp32" | "q8" }) {
-  return store.dense(await queryVector(store, q, p), p.k);
+export async function denseSearch(services: Services, store: PassageStore, q: string, p: { k: number; embedder: string; modelsDir: string; dtype: "fp32" | "q8" }) {
+  return store.dense(await queryVector(services, store, q, p), p.k);
 }
 
 export const retrieveDense = defineNode({
@@ -37,10 +37,10 @@ export const retrieveDense = defineNode({
   inputs: queryInputs,
   outputs: { passages: { type: "Passage[]", description: "Best first" } },
   params: z.object(denseParams),
-  fingerprint: (p) => storeFingerprint(p.store),
+  fingerprint: (p, services) => services.storeIdentity(p.store),
   async run(inputs, params, ctx) {
     const q = queryText(inputs, "retrieve.dense");
-    const store = await openStore(params.store);
-    return { passages: await ctx.span("dense", async (s) => (s.set("query", q), denseSearch(store, q, params))) };
+    const store = await ctx.services.store(params.store);
+    return { passages: await ctx.span("dense", async (s) => (s.set("query", q), denseSearch(ctx.services, store, q, params))) };
   },
 });

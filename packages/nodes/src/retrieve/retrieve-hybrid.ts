@@ -1,7 +1,6 @@
 import { defineNode } from "@citeflow/core";
 import { hybridSearch, QdrantStore } from "@citeflow/retrieval";
 import { z } from "zod";
-import { openStore, storeFingerprint } from "../shared/resources.js";
 import { denseParams, queryVector } from "./retrieve-dense.js";
 import { queryInputs, queryText } from "../shared/query.js";
 
@@ -26,11 +25,11 @@ export const retrieveHybrid = defineNode({
       rrfK: z.number().positive().default(60).describe("k in 1 / (k + rank)"),
     })
     .refine((p) => p.lexicalWeight + p.denseWeight <= 1 + 1e-9, { message: "lexicalWeight + denseWeight must not exceed 1", path: ["denseWeight"] }),
-  fingerprint: (p) => storeFingerprint(p.store),
+  fingerprint: (p, services) => services.storeIdentity(p.store),
   async run(inputs, params, ctx) {
     const q = queryText(inputs, "retrieve.hybrid");
-    const store = await openStore(params.store);
-    const vector = await ctx.span("embed", () => queryVector(store, q, params));
+    const store = await ctx.services.store(params.store);
+    const vector = await ctx.span("embed", () => queryVector(ctx.services, store, q, params));
     const { fusion } = params;
     if (fusion === "qdrant-rrf" || fusion === "qdrant-dbsf") {
       if (!(store instanceof QdrantStore)) throw new Error(`fusion "${fusion}" needs a Qdrant store (qdrant:<collection>); store ${store.location} is LanceDB`);

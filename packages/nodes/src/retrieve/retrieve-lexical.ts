@@ -1,6 +1,6 @@
 import { defineNode } from "@citeflow/core";
 import { z } from "zod";
-import { openStore, storeFingerprint, storeParam } from "../shared/resources.js";
+import { storeParam } from "../shared/params.js";
 import { queryInputs, queryText } from "../shared/query.js";
 
 export const retrieveLexical = defineNode({
@@ -15,10 +15,10 @@ export const retrieveLexical = defineNode({
     store: storeParam,
     k: z.number().int().positive().default(100).describe("How many passages"),
   }),
-  fingerprint: (p) => storeFingerprint(p.store),
+  fingerprint: (p, services) => services.storeIdentity(p.store),
   async run(inputs, params, ctx) {
     const q = queryText(inputs, "retrieve.lexical");
-    const store = await openStore(params.store);
+    const store = await ctx.services.store(params.store);
     return { passages: await ctx.span("bm25", async (s) => (s.set("query", q), store.lexical(q, params.k))) };
   },
 });

@@ -5,7 +5,7 @@ export const searchPubmed = searchNode({
   type: "search.pubmed",
   title: "PubMed search",
   description: "PubMed through the NCBI E-utilities (esearch, then efetch for titles and abstracts).",
-  keyEnv: "NCBI_API_KEY",
+  keyOf: "pubmed",
   params: {},
   client: (o) => new PubMed(o),
   search: (c, q, p, signal) => c.search(q, { limit: p.limit, signal }),

@@ -6,7 +6,7 @@ export const searchSemanticScholar = searchNode({
   type: "search.semantic-scholar",
   title: "Semantic Scholar search",
   description: "Keyword search on Semantic Scholar, as OpenScholar uses it: abstracts only, a citation floor, sorted by citations.",
-  keyEnv: "S2_API_KEY",
+  keyOf: "semantic-scholar",
   params: {
     minCitations: z.number().int().nonnegative().default(0).describe("Drop papers with fewer citations"),
     sortByCitations: z.boolean().default(true).describe("Most-cited first (else the API's relevance order)"),

@@ -1,6 +1,5 @@
 import { compileTemplate, toAnswer, type Answer, type Feedback, type NodeContext, type Passage, type Question } from "@citeflow/core";
 import type { ChatModel } from "@citeflow/models";
-import { loadPrompt } from "./prompts.js";
 import { callChat, type LlmParams as LlmSettings } from "./llm.js";
 import { feedbackSchema, readFeedback } from "./structured.js";
 
@@ -21,8 +20,8 @@ export function parseFeedback(text: string, maxItems: number): Feedback[] {
 }
 
 /** {{@number}} counts from 1; OpenScholar numbers references from 0. */
-function render(ref: string, base: 0 | 1, scope: Record<string, unknown>): string {
-  const template = loadPrompt(ref);
+function render(ctx: NodeContext, ref: string, base: 0 | 1, scope: Record<string, unknown>): string {
+  const template = ctx.services.prompt(ref);
   return compileTemplate(base === 0 ? template.replaceAll("{{@number}}", "{{@index}}") : template).render(scope);
 }
 
@@ -34,7 +33,7 @@ export async function requestFeedback(
   answer: Answer,
   passages: Passage[],
 ): Promise<Feedback[]> {
-  const r = await callChat(ctx, chat, [{ role: "user", content: render(p.feedbackPrompt, p.citationBase, { question, answer, passages, maxItems: p.maxItems }) }], p, "feedback", {
+  const r = await callChat(ctx, chat, [{ role: "user", content: render(ctx, p.feedbackPrompt, p.citationBase, { question, answer, passages, maxItems: p.maxItems }) }], p, "feedback", {
     jsonSchema: feedbackSchema(p.maxItems),
   });
   return r.structured !== undefined ? readFeedback(r.structured, p.maxItems) : parseFeedback(r.text, p.maxItems);
@@ -53,7 +52,7 @@ export async function editOnce(
   feedback: Feedback,
   passages: Passage[],
 ): Promise<{ answer: Answer; kept: boolean; ratio: number }> {
-  const r = await callChat(ctx, chat, [{ role: "user", content: render(p.editPrompt, p.citationBase, { question, answer, feedback, passages }) }], p, "edit");
+  const r = await callChat(ctx, chat, [{ role: "user", content: render(ctx, p.editPrompt, p.citationBase, { question, answer, feedback, passages }) }], p, "edit");
   const text = r.text.trim();
   const ratio = answer.text.length === 0 ? Infinity : text.length / answer.text.length;
   const kept = text.length > 0 && ratio > p.minRatio;

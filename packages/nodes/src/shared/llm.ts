@@ -1,22 +1,8 @@
-import type { NodeContext } from "@citeflow/core";
-import { statSync } from "node:fs";
+import type { NodeContext, Services } from "@citeflow/core";
 import { basename } from "node:path";
-import {
-  findGguf,
-  firstGguf,
-  hubGguf,
-  loadLocalChat,
-  LOCAL_CHAT_VERSION,
-  modelsDirsFromEnv,
-  openAIChat,
-  type ChatMessage,
-  type ChatModel,
-  type ChatOptions,
-  type ChatResult,
-  type LocalChatOptions,
-} from "@citeflow/models";
+import { findGguf, firstGguf, type ChatMessage, type ChatModel, type ChatOptions, type ChatResult } from "@citeflow/models";
 import { z } from "zod";
-import { requireEndpoint, sameEndpoint } from "./endpoints.js";
+import type { ServicesConfig } from "./config.js";
 
 /** Params every node that calls a chat model shares. */
 export const llmParams = {
@@ -40,68 +26,28 @@ export const llmParams = {
 
 export type LlmParams = { model: string; baseUrl: string; temperature: number; maxTokens: number; seed?: number | undefined; repeatPenalty: number; timeoutMs: number; retries: number };
 
-const chats = new Map<string, ChatModel>();
-
-/** Which chat model a node's params and the environment select, before anything is loaded. */
+/** Which chat model a node's params and the configuration select, before anything is loaded. */
 export type ChatChoice = { kind: "local"; path: string } | { kind: "hub"; uri: string } | { kind: "http"; model: string; baseUrl: string } | { kind: "none"; reason: string };
 
 /**
- * The one rule for choosing a chat model. The model param, else $CITEFLOW_CHAT_MODEL: "none" →
- * no model; a .gguf path, or the name of a .gguf file in the models folders → in-process;
- * `hf:<user>/<repo>/<file>.gguf` → in-process, from the Hugging Face hub into the models home;
- * any other name → that model on the OpenAI-compatible server ($OPENAI_BASE_URL or baseUrl).
- * Nothing named → the first .gguf in the models folders; none there → no model.
+ * The one rule for choosing a chat model. The model param, else the configured one
+ * ($CITEFLOW_CHAT_MODEL): "none" → no model; a .gguf path, or the name of a .gguf file in the
+ * models folders → in-process; `hf:<user>/<repo>/<file>.gguf` → in-process, from the Hugging Face
+ * hub into the models home; any other name → that model on the OpenAI-compatible server (baseUrl,
+ * else the configured one). Nothing named → the first .gguf in the models folders; none there → no model.
  */
-export function chooseChat(p: Pick<LlmParams, "model" | "baseUrl">): ChatChoice {
-  const name = (p.model || process.env.CITEFLOW_CHAT_MODEL || "").trim();
+export function chooseChat(p: Pick<LlmParams, "model" | "baseUrl">, config: Pick<ServicesConfig, "chat" | "modelsDirs">): ChatChoice {
+  const name = (p.model || config.chat.model).trim();
   if (name === "none") return { kind: "none", reason: `the chat model is set to "none"` };
   if (name) {
     if (/^(hf|huggingface):/.test(name)) return { kind: "hub", uri: name };
-    const path = findGguf(name, modelsDirsFromEnv(), /\.gguf$/i.test(name) || name.includes("/"));
+    const path = findGguf(name, config.modelsDirs, /\.gguf$/i.test(name) || name.includes("/"));
     if (path) return { kind: "local", path };
-    return { kind: "http", model: name, baseUrl: p.baseUrl || process.env.OPENAI_BASE_URL || "" };
+    return { kind: "http", model: name, baseUrl: p.baseUrl || config.chat.baseUrl };
   }
-  const first = firstGguf();
+  const first = firstGguf(config.modelsDirs);
   if (first) return { kind: "local", path: first };
-  return { kind: "none", reason: `no chat model is configured ($CITEFLOW_CHAT_MODEL) and no .gguf file is in the models folders (${modelsDirsFromEnv().join(", ")}): run \`npm run models\`` };
-}
-
-/** The configured chat model, or undefined when the choice is none. Loaded once per process. */
-export async function configuredChat(p: LlmParams): Promise<ChatModel | undefined> {
-  const c = chooseChat(p);
-  if (c.kind === "none") return undefined;
-  if (c.kind === "local") return loadLocalChat(c.path, localChatOptions());
-  if (c.kind === "hub") return loadLocalChat(await hubGguf(c.uri, process.env.CITEFLOW_ALLOW_DOWNLOADS === "1"), localChatOptions());
-  // The key ($OPENAI_API_KEY) goes to the server the user configured ($OPENAI_BASE_URL, or the
-  // SDK's default when unset) and nowhere else; a server named by the graph needs consent.
-  const configured = process.env.OPENAI_BASE_URL ?? "";
-  const toConfigured = !p.baseUrl || (configured !== "" && sameEndpoint(p.baseUrl, configured));
-  if (!toConfigured) requireEndpoint(p.baseUrl, "params.baseUrl");
-  const key = JSON.stringify([c.model, c.baseUrl, toConfigured, p.timeoutMs, p.retries]);
-  let m = chats.get(key);
-  if (!m) {
-    const apiKey = toConfigured ? process.env.OPENAI_API_KEY : undefined;
-    m = openAIChat({ model: c.model, ...(c.baseUrl ? { baseURL: c.baseUrl } : {}), apiKey: apiKey || "no-key", timeoutMs: p.timeoutMs, maxRetries: p.retries });
-    chats.set(key, m);
-  }
-  return m;
-}
-
-/** In-process model settings from the environment: $CITEFLOW_LLM_SEQUENCES, $CITEFLOW_LLM_CONTEXT. */
-function localChatOptions(): LocalChatOptions {
-  const n = (v: string | undefined) => (v && /^\d+$/.test(v) ? Number(v) : undefined);
-  const sequences = n(process.env.CITEFLOW_LLM_SEQUENCES);
-  const contextSize = n(process.env.CITEFLOW_LLM_CONTEXT);
-  return { ...(sequences ? { sequences } : {}), ...(contextSize ? { contextSize } : {}) };
-}
-
-/** Which chat model a node would use is part of its cache key: a local model by file name and size. */
-export function llmFingerprint(p: LlmParams): unknown {
-  const c = chooseChat(p);
-  if (c.kind === "none") return null;
-  if (c.kind === "local") return { local: basename(c.path), bytes: statSync(c.path).size, format: LOCAL_CHAT_VERSION };
-  if (c.kind === "hub") return { hub: c.uri, format: LOCAL_CHAT_VERSION };
-  return { model: c.model, baseUrl: c.baseUrl || null };
+  return { kind: "none", reason: `no chat model is configured ($CITEFLOW_CHAT_MODEL) and no .gguf file is in the models folders (${config.modelsDirs.join(", ")}): run \`npm run models\`` };
 }
 
 /** A choice in words, for the demo and logs. */
@@ -118,9 +64,9 @@ export function describeChat(c: ChatChoice): string {
   }
 }
 
-/** Why a node runs without a chat model, in words for its log and the demo. */
-export function noChatReason(p: LlmParams): string {
-  const c = chooseChat(p);
+/** Why a node's params select no chat model ("" when they select one), for its log and errors. */
+export function noChatReason(services: Services, p: Pick<LlmParams, "model" | "baseUrl">): string {
+  const c = services.chatChoice(p);
   return c.kind === "none" ? c.reason : "";
 }
 

@@ -10,24 +10,13 @@ const PROMPTS_DIR = fileURLToPath(new URL("../../prompts/", import.meta.url));
  * A prompt param holds either the template itself or `file:<name>`: a shipped, versioned prompt
  * (`file:core-gpt.answer.v1`, from packages/nodes/prompts/) or a file of your own
  * (`file:prompts/my-answer.txt`), relative to the graph's folder. A graph file is shared like a
- * notebook, so a file it names is read only from the graph's folder ($CITEFLOW_GRAPH_DIR, which
- * `citeflow run` and `validate` set; else the working folder, which for the editor's kernel is the
- * graph's folder) or a folder in $CITEFLOW_PROMPTS, after resolving symlinks: never
- * `file:/etc/passwd` or `file:../../.ssh/id_rsa`.
+ * notebook, so a file it names is read only from the prompt roots (the services' `graphDir`: the
+ * graph file's folder for `citeflow run` and `validate`, else the working folder, which for the
+ * editor's kernel is the graph's folder; then the folders in $CITEFLOW_PROMPTS), after resolving
+ * symlinks: never `file:/etc/passwd` or `file:../../.ssh/id_rsa`.
  */
 export function promptParam(defaultName: string, what: string) {
   return z.string().min(1).default(`file:${defaultName}`).describe(`${what}: a template, or file:<shipped name, or a path in the graph's folder or $CITEFLOW_PROMPTS>`);
-}
-
-/** The folders a prompt file may come from: the graph's folder (relative names resolve there), then $CITEFLOW_PROMPTS (":"-separated). */
-export function promptRoots(env: NodeJS.ProcessEnv = process.env): string[] {
-  return [
-    resolve(env.CITEFLOW_GRAPH_DIR || process.cwd()),
-    ...(env.CITEFLOW_PROMPTS ?? "")
-      .split(":")
-      .filter(Boolean)
-      .map((d) => resolve(d)),
-  ];
 }
 
 const inside = (root: string, path: string) => {
@@ -40,12 +29,11 @@ const SHIPPED = /^[a-z0-9-]+(\.[a-z0-9-]+)*\.v\d+$/;
 /** Whether a prompt param names a prompt shipped with Citeflow (`file:core-gpt.answer.v1`). */
 export const isShippedPrompt = (ref: string) => ref.startsWith("file:") && SHIPPED.test(ref.slice(5).trim());
 
-/** Where a `file:` prompt is, or undefined for an inline template; throws for a file outside the prompt roots. */
-export function promptPath(ref: string): string | undefined {
+/** Where a `file:` prompt is, or undefined for an inline template; throws for a file outside the prompt roots (the first resolves relative names). */
+export function promptPath(ref: string, roots: string[]): string | undefined {
   if (!ref.startsWith("file:")) return undefined;
   const name = ref.slice(5).trim();
   if (SHIPPED.test(name)) return resolve(PROMPTS_DIR, `${name}.txt`);
-  const roots = promptRoots();
   // Relative names resolve in the graph's folder; then the real path (symlinks followed) must be in a root.
   const path = resolve(roots[0]!, name);
   const real = existsSync(path) ? realpathSync(path) : path;
@@ -57,15 +45,15 @@ export function promptPath(ref: string): string | undefined {
   return path;
 }
 
-export function loadPrompt(ref: string): string {
-  const path = promptPath(ref);
+export function loadPrompt(ref: string, roots: string[]): string {
+  const path = promptPath(ref, roots);
   if (!path) return ref;
   if (!existsSync(path)) throw new Error(`prompt ${ref}: no file at ${path}`);
   return readFileSync(path, "utf8");
 }
 
 /** What a prompt param resolves to, for the cache key: edits to a prompt file re-run the node. */
-export function promptFingerprint(ref: string): string | null {
-  const path = promptPath(ref);
+export function promptFingerprint(ref: string, roots: string[]): string | null {
+  const path = promptPath(ref, roots);
   return path && existsSync(path) ? hashText(readFileSync(path, "utf8")) : null;
 }

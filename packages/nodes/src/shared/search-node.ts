@@ -1,7 +1,7 @@
 import { defineNode, type Passage } from "@citeflow/core";
 import type { HttpClientOptions } from "@citeflow/retrieval";
 import { z } from "zod";
-import { requireEndpoint } from "./endpoints.js";
+import type { SearchService } from "./config.js";
 import { queryInputs, queryText } from "./query.js";
 
 const common = {
@@ -22,8 +22,8 @@ interface SearchNodeSpec<E extends z.ZodRawShape, C> {
   type: string;
   title: string;
   description: string;
-  /** Environment variable that holds the API key, if the service takes one (graphs never hold keys, nor name them). */
-  keyEnv?: string;
+  /** The service whose API key the configuration holds, if it takes one (graphs never hold keys, nor name them). */
+  keyOf?: SearchService;
   params: E;
   client: (o: Partial<HttpClientOptions> & { baseUrl?: string; apiKey?: string }) => C;
   search: (client: C, query: string, params: z.infer<z.ZodObject<E>> & Common, signal: AbortSignal) => Promise<Passage[]>;
@@ -46,9 +46,9 @@ export function searchNode<E extends z.ZodRawShape, C>(spec: SearchNodeSpec<E, C
     async run(inputs, params, ctx) {
       const p = params as unknown as z.infer<z.ZodObject<E>> & Common;
       const q = queryText(inputs, spec.type);
-      if (p.baseUrl) requireEndpoint(p.baseUrl, "params.baseUrl");
-      const apiKey = spec.keyEnv ? process.env[spec.keyEnv] : undefined;
-      const key = JSON.stringify([spec.type, p.baseUrl, p.requestsPerSecond, p.retries, p.timeoutMs]);
+      if (p.baseUrl) ctx.services.requireEndpoint(p.baseUrl, "params.baseUrl");
+      const apiKey = spec.keyOf ? ctx.services.apiKey(spec.keyOf) : undefined;
+      const key = JSON.stringify([spec.type, p.baseUrl, p.requestsPerSecond, p.retries, p.timeoutMs, apiKey]);
       let client = clients.get(key) as C | undefined;
       if (!client) {
         client = spec.client({

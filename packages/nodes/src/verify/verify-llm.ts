@@ -1,7 +1,7 @@
 import { compileTemplate, defineNode, type Claim, type Passage, type Verdict } from "@citeflow/core";
 import { z } from "zod";
-import { callChat, configuredChat, llmFingerprint, llmParams, noChatReason } from "../shared/llm.js";
-import { loadPrompt, promptFingerprint, promptParam } from "../shared/prompts.js";
+import { callChat, llmParams, noChatReason } from "../shared/llm.js";
+import { promptParam } from "../shared/prompts.js";
 
 /** The first "true" or "false" in a reply. */
 export function parseTrueFalse(text: string): boolean {
@@ -22,13 +22,13 @@ export const verifyLlm = defineNode({
   inputs: { claims: { type: "Claim[]" }, passages: { type: "Passage[]" } },
   outputs: { verdicts: { type: "Verdict[]", description: "One per claim" } },
   params: z.object({ ...llmParams, maxTokens: z.number().int().positive().default(8), prompt: promptParam("openscholar.scifact.v1", "Prompt over claim and passages") }),
-  fingerprint: (p) => ({ llm: llmFingerprint(p), prompt: promptFingerprint(p.prompt) }),
+  fingerprint: (p, s) => ({ llm: s.chatIdentity(p), prompt: s.promptIdentity(p.prompt) }),
   async run(inputs, p, ctx) {
     const claims = inputs.claims as Claim[];
     const all = inputs.passages as Passage[];
-    const chat = await configuredChat(p);
-    if (!chat) throw new Error(`verify.llm needs a chat model: ${noChatReason(p)}`);
-    const template = compileTemplate(loadPrompt(p.prompt));
+    const chat = await ctx.services.chat(p);
+    if (!chat) throw new Error(`verify.llm needs a chat model: ${noChatReason(ctx.services, p)}`);
+    const template = compileTemplate(ctx.services.prompt(p.prompt));
     const verdicts: Verdict[] = [];
     for (const [i, claim] of claims.entries()) {
       const cited = all.filter((x) => claim.passageIds.includes(x.id));

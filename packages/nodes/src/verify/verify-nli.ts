@@ -1,7 +1,7 @@
 import { bm25Scores, defineNode, pageAt, sentenceSpans, type Claim, type Passage, type Verdict } from "@citeflow/core";
 import { DEFAULT_MODELS, type NliProbabilities } from "@citeflow/models";
 import { z } from "zod";
-import { modelParams, nliModel, nliModelId } from "../shared/resources.js";
+import { modelParams } from "../shared/params.js";
 
 export const verifyNli = defineNode({
   type: "verify.nli",
@@ -17,11 +17,11 @@ export const verifyNli = defineNode({
     ...modelParams,
     sentences: z.number().int().positive().default(10).describe("Sentences of each cited passage compared with the claim"),
   }),
-  fingerprint: (p) => nliModelId(p.model),
+  fingerprint: (p, s) => s.modelId("nli", p.model),
   async run(inputs, p, ctx) {
     const claims = inputs.claims as Claim[];
     const byId = new Map((inputs.passages as Passage[]).map((x) => [x.id, x]));
-    const model = await nliModel(nliModelId(p.model), p.modelsDir, p.dtype);
+    const model = await ctx.services.nli({ id: ctx.services.modelId("nli", p.model), modelsDir: p.modelsDir, dtype: p.dtype });
     const verdicts: Verdict[] = [];
     for (const claim of claims) {
       if (claim.passageIds.length === 0) verdicts.push({ claimId: claim.id, label: "NO_REFERENCE", probabilities: {} });

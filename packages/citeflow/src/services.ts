@@ -1,0 +1,27 @@
+import { configFromEnv, createServices, type CiteflowServices, type ServicesPatch } from "@citeflow/nodes";
+
+let current: CiteflowServices | undefined;
+
+/**
+ * What this kernel's runs use (models, stores, prompts, servers): the environment read once, on
+ * first use, with what the notebook changed since (`configure`, `sciFactStore`, `pdfStore`,
+ * `useOfflineModels`).
+ */
+export function services(): CiteflowServices {
+  return (current ??= createServices(configFromEnv(process.env)));
+}
+
+/**
+ * Change this kernel's settings for the runs that follow, e.g. `configure({ store: "my-store" })`
+ * or `configure({ chat: { model: "llama3.1", baseUrl: "http://localhost:11434/v1" } })`; models
+ * already loaded stay loaded.
+ */
+export function configure(patch: ServicesPatch): CiteflowServices {
+  current = services().with(patch);
+  return current;
+}
+
+/** Let graphs run in this kernel send requests to `url` (and what is under it), which you have not configured. No key is sent to it. */
+export function allowEndpoint(url: string): void {
+  services().allowEndpoint(url);
+}

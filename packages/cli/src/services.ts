@@ -1,0 +1,25 @@
+import { configFromEnv, createServices, type CiteflowServices } from "@citeflow/nodes";
+import { UsageError } from "./errors.js";
+
+export interface CliServiceOptions {
+  /** --store: the store nodes use when their param names none. */
+  store?: string | undefined;
+  /** The graph file's folder, where its `file:` prompts are read from (default: the working folder). */
+  graphDir?: string | undefined;
+  /** --allow-endpoint: servers the user lets the graph reach for this command. */
+  allowEndpoints?: string[] | undefined;
+}
+
+/** The services a command's runs use: the environment read once, then the command's own options over it. */
+export function cliServices(o: CliServiceOptions = {}): CiteflowServices {
+  const config = configFromEnv(process.env, o.graphDir);
+  const services = createServices(o.store ? { ...config, store: o.store } : config);
+  for (const url of o.allowEndpoints ?? []) {
+    try {
+      services.allowEndpoint(url);
+    } catch (e) {
+      throw new UsageError((e as Error).message);
+    }
+  }
+  return services;
+}

@@ -1,0 +1,87 @@
+import { delimiter, resolve } from "node:path";
+import { DEFAULT_MODELS, modelsDirsFromEnv } from "@citeflow/models";
+
+/** The search services that take an API key. */
+export type SearchService = "semantic-scholar" | "core" | "pubmed";
+
+/**
+ * Everything the built-in nodes depend on outside their params, resolved once at the edge (the CLI,
+ * the kernel, a notebook) and handed to `createServices`. Nodes never read the environment.
+ */
+export interface ServicesConfig {
+  /** The store nodes use when their `store` param is empty: a folder, or `qdrant:<collection>`. */
+  store: string;
+  /** Local models folders, searched in order. */
+  modelsDirs: string[];
+  /** May a missing model be downloaded? */
+  allowDownloads: boolean;
+  /** Model ids nodes use when their `model` param is empty. */
+  models: { nli: string; reranker: string };
+  /** The chat model nodes use when their `model` param is empty, and the OpenAI-compatible server the user configured. */
+  chat: { model: string; baseUrl: string; apiKey: string; sequences?: number; contextSize?: number };
+  /** Servers a graph may name besides `chat.baseUrl` (the user's list; consents are added per process). */
+  allowedEndpoints: string[];
+  /** The graph's folder: relative `file:` prompts resolve there, and it is one of the folders prompts are read from. */
+  graphDir: string;
+  /** More folders prompts may be read from. */
+  promptDirs: string[];
+  /** API keys for the search services (graphs never hold keys, nor name them). */
+  apiKeys: Partial<Record<SearchService, string>>;
+  /** The Qdrant server `qdrant:<collection>` stores are on. */
+  qdrant: { url: string; apiKey: string };
+}
+
+/** Settings to change: a top-level field is replaced; `chat`, `models`, `qdrant` and `apiKeys` are merged field by field. */
+export type ServicesPatch = Partial<Omit<ServicesConfig, "chat" | "models" | "qdrant" | "apiKeys">> & {
+  chat?: Partial<ServicesConfig["chat"]>;
+  models?: Partial<ServicesConfig["models"]>;
+  qdrant?: Partial<ServicesConfig["qdrant"]>;
+  apiKeys?: ServicesConfig["apiKeys"];
+};
+
+export function patchConfig(c: ServicesConfig, p: ServicesPatch): ServicesConfig {
+  return {
+    ...c,
+    ...p,
+    chat: { ...c.chat, ...p.chat },
+    models: { ...c.models, ...p.models },
+    qdrant: { ...c.qdrant, ...p.qdrant },
+    apiKeys: { ...c.apiKeys, ...p.apiKeys },
+  };
+}
+
+type Env = Record<string, string | undefined>;
+
+const count = (v: string | undefined) => (v && /^\d+$/.test(v) ? Number(v) : undefined);
+const list = (v: string | undefined, sep: RegExp | string) => (v ?? "").split(sep).filter((x) => x.trim() !== "");
+
+/**
+ * The one reading of the environment for nodes, at the edge: pass `process.env`, and the graph's
+ * folder when a graph file is run (else the working folder).
+ */
+export function configFromEnv(env: Env, graphDir: string = process.cwd()): ServicesConfig {
+  const keys: Partial<Record<SearchService, string>> = {};
+  if (env.S2_API_KEY) keys["semantic-scholar"] = env.S2_API_KEY;
+  if (env.CORE_API_KEY) keys.core = env.CORE_API_KEY;
+  if (env.NCBI_API_KEY) keys.pubmed = env.NCBI_API_KEY;
+  const sequences = count(env.CITEFLOW_LLM_SEQUENCES);
+  const contextSize = count(env.CITEFLOW_LLM_CONTEXT);
+  return {
+    store: env.CITEFLOW_STORE ?? "",
+    modelsDirs: modelsDirsFromEnv(env),
+    allowDownloads: env.CITEFLOW_ALLOW_DOWNLOADS === "1",
+    models: { nli: env.CITEFLOW_NLI_MODEL || DEFAULT_MODELS.nli, reranker: env.CITEFLOW_RERANK_MODEL || DEFAULT_MODELS.reranker },
+    chat: {
+      model: (env.CITEFLOW_CHAT_MODEL ?? "").trim(),
+      baseUrl: env.OPENAI_BASE_URL ?? "",
+      apiKey: env.OPENAI_API_KEY ?? "",
+      ...(sequences ? { sequences } : {}),
+      ...(contextSize ? { contextSize } : {}),
+    },
+    allowedEndpoints: list(env.CITEFLOW_ALLOWED_ENDPOINTS, /[\s,]+/),
+    graphDir: resolve(graphDir),
+    promptDirs: list(env.CITEFLOW_PROMPTS, delimiter).map((d) => resolve(d)),
+    apiKeys: keys,
+    qdrant: { url: env.QDRANT_URL ?? "", apiKey: env.QDRANT_API_KEY ?? "" },
+  };
+}

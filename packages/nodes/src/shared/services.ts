@@ -1,0 +1,200 @@
+import { statSync } from "node:fs";
+import { basename, resolve } from "node:path";
+import { existsSync } from "node:fs";
+import { hubGguf, loadEmbedder, loadLocalChat, loadNli, loadReranker, LOCAL_CHAT_VERSION, openAIChat, type ChatModel, type Dtype, type Embedder, type NliModel, type Reranker } from "@citeflow/models";
+import type { Services } from "@citeflow/core";
+import { openPassageStore, type PassageStore } from "@citeflow/retrieval";
+import { patchConfig, type SearchService, type ServicesConfig, type ServicesPatch } from "./config.js";
+import { allowedEndpoint, EndpointNotAllowed, httpUrl, sameEndpoint } from "./endpoints.js";
+import { chooseChat, type ChatChoice, type LlmParams } from "./llm.js";
+import { loadPrompt, promptFingerprint, promptPath } from "./prompts.js";
+
+/** A model a node asks for: its id as resolved, the node's models folder ("" = the configured ones) and precision. */
+export interface ModelRequest {
+  id: string;
+  modelsDir: string;
+  dtype: Dtype;
+}
+
+declare module "@citeflow/core" {
+  /** What the built-in nodes use; `createServices` builds it from a `ServicesConfig`. */
+  interface Services {
+    /** The store a node names ("" = the configured one): a folder made by `citeflow ingest`, or `qdrant:<collection>`. Opened once. */
+    store(name: string): Promise<PassageStore>;
+    /** What a store's results depend on, for cache keys: where it is and when it was last written. */
+    storeIdentity(name: string): Promise<unknown>;
+    /** A node's model param resolved: the param, else the configured model of that kind. */
+    modelId(kind: "nli" | "reranker", param: string): string;
+    embedder(m: ModelRequest): Promise<Embedder>;
+    reranker(m: ModelRequest): Promise<Reranker>;
+    nli(m: ModelRequest): Promise<NliModel>;
+    /** Which chat model a node's params select, before anything is loaded. */
+    chatChoice(p: Pick<LlmParams, "model" | "baseUrl">): ChatChoice;
+    /** The chat model a node's params select, loaded once; undefined when the choice is none. */
+    chat(p: LlmParams): Promise<ChatModel | undefined>;
+    /** Which chat model a node would use, for cache keys: a local model by file name and size, a server's by name and address. */
+    chatIdentity(p: Pick<LlmParams, "model" | "baseUrl">): unknown;
+    /** A prompt param's template: inline, a shipped `file:<name>.vN`, or a file in the graph's folder or the prompt folders. */
+    prompt(ref: string): string;
+    /** Where a `file:` prompt is, or undefined for an inline one; throws for a file outside the prompt folders. */
+    promptPath(ref: string): string | undefined;
+    /** A prompt's content hash, for cache keys: edits to a prompt file re-run the node. */
+    promptIdentity(ref: string): string | null;
+    /** Whether the user configured or allowed this server. */
+    endpointAllowed(url: string): boolean;
+    /** Throws EndpointNotAllowed unless the user configured or allowed this server (`where`: the node's param that names it). */
+    requireEndpoint(url: string, where: string): void;
+    /** A search service's API key, from the configuration (graphs never hold keys). */
+    apiKey(service: SearchService): string | undefined;
+  }
+}
+
+/** What services derived from one another share: models and stores loaded, and the servers consented to. */
+interface Shared {
+  loaded: Map<string, Promise<unknown>>;
+  consented: Set<string>;
+}
+
+/** The built-in nodes' services over one configuration. Models and stores load once and are shared by every run that uses them. */
+export class CiteflowServices implements Services {
+  readonly #shared: Shared;
+
+  constructor(
+    readonly config: Readonly<ServicesConfig>,
+    shared: Shared = { loaded: new Map(), consented: new Set() },
+  ) {
+    this.#shared = shared;
+  }
+
+  /** The same services with some settings changed (a notebook picking its store); what is loaded stays loaded. */
+  with(patch: ServicesPatch): CiteflowServices {
+    return new CiteflowServices(patchConfig(this.config, patch), this.#shared);
+  }
+
+  /** Consent, for these services and those derived from them, to a server a graph names (`citeflow run --allow-endpoint`, the editor's dialog): it and everything under it. */
+  allowEndpoint(url: string): void {
+    if (!httpUrl(url)) throw new Error(`--allow-endpoint ${url}: not an http(s) URL`);
+    this.#shared.consented.add(url.trim());
+  }
+
+  /** The servers a graph may reach: the configured chat server, the user's list, then consents. */
+  get endpoints(): string[] {
+    const c = this.config;
+    return [...(c.chat.baseUrl ? [c.chat.baseUrl] : []), ...c.allowedEndpoints, ...this.#shared.consented];
+  }
+
+  #once<T>(key: string, load: () => Promise<T>): Promise<T> {
+    let p = this.#shared.loaded.get(key) as Promise<T> | undefined;
+    if (!p) {
+      p = load();
+      this.#shared.loaded.set(key, p);
+      p.catch(() => this.#shared.loaded.delete(key)); // a failed load is tried again next time
+    }
+    return p;
+  }
+
+  #storeSpec(name: string): string {
+    const spec = name || this.config.store;
+    if (!spec) throw new Error(`no store: set the node's "store" param, or the store of the run (--store, $CITEFLOW_STORE), to a folder made by citeflow ingest (or qdrant:<collection>)`);
+    if (spec.startsWith("qdrant:")) return spec;
+    const abs = resolve(spec);
+    if (!existsSync(abs)) throw new Error(`store folder ${abs} does not exist: build it with citeflow ingest --store ${spec} …`);
+    return abs;
+  }
+
+  store(name: string): Promise<PassageStore> {
+    const spec = this.#storeSpec(name);
+    const q = this.config.qdrant;
+    return this.#once(`store:${spec}`, () => openPassageStore(spec, { QDRANT_URL: q.url || undefined, QDRANT_API_KEY: q.apiKey || undefined }));
+  }
+
+  async storeIdentity(name: string): Promise<unknown> {
+    const store = await this.store(name);
+    const meta = await store.meta();
+    return { dir: store.location, updatedAt: meta?.updatedAt ?? null, passages: meta?.passages ?? null };
+  }
+
+  modelId(kind: "nli" | "reranker", param: string): string {
+    return param || this.config.models[kind];
+  }
+
+  #modelOptions(m: ModelRequest) {
+    return { dtype: m.dtype, modelsDirs: m.modelsDir ? [m.modelsDir] : this.config.modelsDirs, allowDownloads: this.config.allowDownloads };
+  }
+
+  embedder(m: ModelRequest): Promise<Embedder> {
+    return this.#once(`embedder:${JSON.stringify(m)}`, () => loadEmbedder(m.id, this.#modelOptions(m)));
+  }
+
+  reranker(m: ModelRequest): Promise<Reranker> {
+    return this.#once(`reranker:${JSON.stringify(m)}`, () => loadReranker(m.id, this.#modelOptions(m)));
+  }
+
+  nli(m: ModelRequest): Promise<NliModel> {
+    return this.#once(`nli:${JSON.stringify(m)}`, () => loadNli(m.id, this.#modelOptions(m)));
+  }
+
+  chatChoice(p: Pick<LlmParams, "model" | "baseUrl">): ChatChoice {
+    return chooseChat(p, this.config);
+  }
+
+  chat(p: LlmParams): Promise<ChatModel | undefined> {
+    const c = this.chatChoice(p);
+    const { sequences, contextSize } = this.config.chat;
+    const local = { ...(sequences ? { sequences } : {}), ...(contextSize ? { contextSize } : {}) };
+    if (c.kind === "none") return Promise.resolve(undefined);
+    if (c.kind === "local") return loadLocalChat(c.path, local);
+    if (c.kind === "hub") return this.#once(`hub:${c.uri}`, async () => loadLocalChat(await hubGguf(c.uri, this.config.allowDownloads), local));
+    // The key goes to the server the user configured (or the SDK's default when none is) and
+    // nowhere else; a server the graph names needs consent, and gets no key.
+    const configured = this.config.chat.baseUrl;
+    const toConfigured = !p.baseUrl || (configured !== "" && sameEndpoint(p.baseUrl, configured));
+    if (!toConfigured) this.requireEndpoint(p.baseUrl, "params.baseUrl");
+    const key = JSON.stringify([c.model, c.baseUrl, toConfigured, p.timeoutMs, p.retries]);
+    return this.#once(`chat:${key}`, async () => {
+      const apiKey = (toConfigured && this.config.chat.apiKey) || "no-key";
+      return openAIChat({ model: c.model, ...(c.baseUrl ? { baseURL: c.baseUrl } : {}), apiKey, timeoutMs: p.timeoutMs, maxRetries: p.retries });
+    });
+  }
+
+  chatIdentity(p: Pick<LlmParams, "model" | "baseUrl">): unknown {
+    const c = this.chatChoice(p);
+    if (c.kind === "none") return null;
+    if (c.kind === "local") return { local: basename(c.path), bytes: statSync(c.path).size, format: LOCAL_CHAT_VERSION };
+    if (c.kind === "hub") return { hub: c.uri, format: LOCAL_CHAT_VERSION };
+    return { model: c.model, baseUrl: c.baseUrl || null };
+  }
+
+  get #promptRoots(): string[] {
+    return [this.config.graphDir, ...this.config.promptDirs];
+  }
+
+  prompt(ref: string): string {
+    return loadPrompt(ref, this.#promptRoots);
+  }
+
+  promptPath(ref: string): string | undefined {
+    return promptPath(ref, this.#promptRoots);
+  }
+
+  promptIdentity(ref: string): string | null {
+    return promptFingerprint(ref, this.#promptRoots);
+  }
+
+  endpointAllowed(url: string): boolean {
+    return allowedEndpoint(url, this.endpoints);
+  }
+
+  requireEndpoint(url: string, where: string): void {
+    if (!this.endpointAllowed(url)) throw new EndpointNotAllowed(url, where);
+  }
+
+  apiKey(service: SearchService): string | undefined {
+    return this.config.apiKeys[service];
+  }
+}
+
+/** The built-in nodes' services over a configuration (`configFromEnv(process.env)` at an edge). */
+export function createServices(config: ServicesConfig): CiteflowServices {
+  return new CiteflowServices(config);
+}
