@@ -1,5 +1,5 @@
 import { z } from "zod";
-import { isValidPortType, type PortSpec } from "./ports.js";
+import { isValidPortType, type InputsOf, type OutputsOf, type PortSpec } from "./ports.js";
 
 export type LogLevel = "debug" | "info" | "warn" | "error";
 
@@ -50,7 +50,11 @@ export interface SpanHandle {
 
 export type PortMap = Record<string, PortSpec>;
 
-export interface NodeDefinition<P extends z.ZodObject = z.ZodObject> {
+/**
+ * A node type. Its `run` is typed by its declarations: `inputs: { passages: { type: "Passage[]" } }`
+ * gives `run` a `Passage[]`, and what it returns is checked against `outputs` at compile time.
+ */
+export interface NodeDefinition<P extends z.ZodObject = z.ZodObject, I extends PortMap = PortMap, O extends PortMap = PortMap> {
   /** Stable id, e.g. `rerank.cross-encoder`. */
   type: string;
   /** Bump when behaviour changes: old cache entries then stop matching. */
@@ -58,8 +62,8 @@ export interface NodeDefinition<P extends z.ZodObject = z.ZodObject> {
   title: string;
   family: string;
   description: string;
-  inputs: PortMap;
-  outputs: PortMap;
+  inputs: I;
+  outputs: O;
   /** Params with defaults; `.describe()` on each field is its documentation. */
   params: P;
   /** Names the graph input (declared in the graph's `inputs`) this node reads, from its params. */
@@ -73,7 +77,7 @@ export interface NodeDefinition<P extends z.ZodObject = z.ZodObject> {
   fingerprint?: (params: z.infer<P>, services: Services) => unknown | Promise<unknown>;
   /** False for nodes whose result must never be reused (default true). */
   cacheable?: boolean;
-  run(inputs: Record<string, unknown>, params: z.infer<P>, ctx: NodeContext): Promise<Record<string, unknown>>;
+  run(inputs: InputsOf<I>, params: z.infer<P>, ctx: NodeContext): Promise<OutputsOf<O>>;
 }
 
 export type AnyNodeDefinition = NodeDefinition<z.ZodObject>;
@@ -82,7 +86,7 @@ const TYPE_ID = /^[a-z][a-z0-9-]*(\.[a-z0-9][a-z0-9-]*)+$/;
 const PORT_NAME = /^[A-Za-z_][A-Za-z0-9_]*$/;
 
 /** Declare a node type. Checks the declaration itself so a bad node fails at import, not mid-run. */
-export function defineNode<P extends z.ZodObject>(def: NodeDefinition<P>): NodeDefinition<P> {
+export function defineNode<P extends z.ZodObject, const I extends PortMap, const O extends PortMap>(def: NodeDefinition<P, I, O>): NodeDefinition<P, I, O> {
   const where = `node type "${def.type}"`;
   if (!TYPE_ID.test(def.type)) throw new Error(`${where}: type ids are dotted lower-case, e.g. "retrieve.dense"`);
   if (!Number.isInteger(def.version) || def.version < 1) throw new Error(`${where}: version must be an integer ≥ 1`);

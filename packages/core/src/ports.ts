@@ -1,6 +1,33 @@
 import type { z } from "zod";
 import { VALUE_TYPES, VALUE_TYPE_NAMES, type ValueTypeName } from "./values.js";
 
+type Schemas = typeof VALUE_TYPES;
+/** What a value of each type is when a node receives it (checked, defaults filled in). */
+type Received = { [K in ValueTypeName]: z.output<Schemas[K]> };
+/** What a node may return for each type (defaults may be left out). */
+type Returned = { [K in ValueTypeName]: z.input<Schemas[K]> };
+
+/**
+ * The TypeScript type a port type string stands for: `Passage[]` → `Passage[]`, `Text` → `string`;
+ * `Any` and type variables (`T`, `T[]`) → `unknown`, `unknown[]`.
+ */
+export type ValueOf<T extends string, M extends Record<ValueTypeName, unknown> = Received> = T extends `${infer B}[]`
+  ? B extends ValueTypeName
+    ? M[B][]
+    : unknown[]
+  : T extends ValueTypeName
+    ? M[T]
+    : unknown;
+
+type InputValue<S extends PortSpec> = S extends { many: true } ? ValueOf<S["type"]>[] : S extends { optional: true } ? ValueOf<S["type"]> | undefined : ValueOf<S["type"]>;
+
+/** The values `run` receives for a node's declared inputs: `many` ports as arrays, unconnected `optional` ones undefined. */
+export type InputsOf<I extends Record<string, PortSpec>> = { -readonly [K in keyof I]: InputValue<I[K]> };
+/** A list a node returns may be readonly: the executor does not change it. */
+type Produced<T> = T extends (infer E)[] ? readonly E[] : T;
+/** What `run` returns for a node's declared outputs: one value per port. */
+export type OutputsOf<O extends Record<string, PortSpec>> = { -readonly [K in keyof O]: Produced<ValueOf<O[K]["type"], Returned>> };
+
 /**
  * Port types are strings: a value type (`Passage`), a list of one (`Passage[]`), `Any`, or a type
  * variable (`T`, `T[]`) that generic nodes such as list.merge use. A variable is bound per node

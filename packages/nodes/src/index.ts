@@ -100,7 +100,7 @@ export const builtinNodes: AnyNodeDefinition[] = [
   verifyNli,
   verifyLlm,
   evalCitations,
-] as AnyNodeDefinition[];
+];
 
 /** A registry holding the built-in nodes, plus any extra ones. */
 export function createRegistry(extra: AnyNodeDefinition[] = []): NodeRegistry {

@@ -1,4 +1,4 @@
-import { bm25Scores, defineNode, findCitations, splitSentences, toAnswer, type Answer, type Passage } from "@citeflow/core";
+import { bm25Scores, defineNode, findCitations, splitSentences, toAnswer } from "@citeflow/core";
 import { z } from "zod";
 
 export const citePosthoc = defineNode({
@@ -15,8 +15,8 @@ export const citePosthoc = defineNode({
     citationBase: z.union([z.literal(0), z.literal(1)]).default(0),
   }),
   async run(inputs, p, ctx) {
-    const answer = inputs.answer as Answer;
-    const passages = inputs.passages as Passage[];
+    const answer = inputs.answer;
+    const passages = inputs.passages;
     let added = 0;
     const paragraphs = answer.text.split(/(\n\s*\n)/);
     const out = paragraphs.map((para) => {

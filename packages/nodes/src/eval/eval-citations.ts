@@ -1,4 +1,4 @@
-import { defineNode, type Answer, type Passage } from "@citeflow/core";
+import { defineNode } from "@citeflow/core";
 import { citationScores } from "@citeflow/eval";
 import { DEFAULT_MODELS } from "@citeflow/models";
 import { z } from "zod";
@@ -20,7 +20,7 @@ export const evalCitations = defineNode({
   }),
   fingerprint: (p, s) => s.modelId("nli", p.model),
   async run(inputs, p, ctx) {
-    const answer = inputs.answer as Answer;
+    const answer = inputs.answer;
     const nli = await ctx.services.nli({ id: ctx.services.modelId("nli", p.model), modelsDir: p.modelsDir, dtype: p.dtype });
     // Entailment: SUPPORT is the most probable label.
     const entails = async (premise: string, hypothesis: string) => {
@@ -29,7 +29,7 @@ export const evalCitations = defineNode({
     };
     const scores = await ctx.span("judge", async (s) => {
       s.set("model", nli.id);
-      return citationScores(answer, inputs.passages as Passage[], entails, { base: p.citationBase });
+      return citationScores(answer, inputs.passages, entails, { base: p.citationBase });
     });
     return { metrics: { ...scores, hallucinated: answer.invalidCitations.length } };
   },

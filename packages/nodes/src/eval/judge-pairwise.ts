@@ -1,4 +1,4 @@
-import { compileTemplate, defineNode, type Answer, type Passage, type Question } from "@citeflow/core";
+import { compileTemplate, defineNode } from "@citeflow/core";
 import { z } from "zod";
 import { promptParam } from "../shared/prompts.js";
 import { callChat, llmParams } from "../shared/llm.js";
@@ -8,7 +8,7 @@ import { pairwiseSchema, readPairwise } from "../shared/structured.js";
 export function parsePairwise(text: string): "a" | "b" {
   const m = [...text.matchAll(/better\**\s*:\s*\**\s*(A|B)\b/gi)].at(-1);
   if (!m) throw new Error(`pairwise judgement did not parse: expected a final line "Better: A" or "Better: B", got ${JSON.stringify(text.slice(-120))}`);
-  return m[1]!.toLowerCase() as "a" | "b";
+  return m[1]!.toLowerCase() === "a" ? "a" : "b";
 }
 
 export const judgePairwise = defineNode({
@@ -27,14 +27,14 @@ export const judgePairwise = defineNode({
   params: z.object({ ...llmParams, maxTokens: z.number().int().positive().default(256), prompt: promptParam("openscholar.pairwise.v1", "Prompt over question, passages, a and b") }),
   fingerprint: (p, s) => ({ llm: s.chatIdentity(p), prompt: s.promptIdentity(p.prompt) }),
   async run(inputs, p, ctx) {
-    const [a, b] = [inputs.a as Answer, inputs.b as Answer];
+    const [a, b] = [inputs.a, inputs.b];
     if (a.text.trim() === b.text.trim()) return { preferred: b, rejected: a, decision: "same" };
     const chat = await ctx.services.chat(p);
     if (!chat) {
       ctx.log("warn", "pairwise judgement skipped: no LLM configured");
       return { preferred: b, rejected: a, decision: "skipped: no LLM configured" };
     }
-    const user = compileTemplate(ctx.services.prompt(p.prompt)).render({ question: inputs.question as Question, passages: inputs.passages as Passage[], a, b });
+    const user = compileTemplate(ctx.services.prompt(p.prompt)).render({ question: inputs.question, passages: inputs.passages, a, b });
     const r = await callChat(ctx, chat, [{ role: "user", content: user }], p, "judge", { jsonSchema: pairwiseSchema });
     const better = r.structured !== undefined ? readPairwise(r.structured) : parsePairwise(r.text);
     return better === "a" ? { preferred: a, rejected: b, decision: "a" } : { preferred: b, rejected: a, decision: "b" };

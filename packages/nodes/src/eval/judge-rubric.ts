@@ -1,4 +1,4 @@
-import { compileTemplate, defineNode, type Answer, type Passage, type Question } from "@citeflow/core";
+import { compileTemplate, defineNode } from "@citeflow/core";
 import { z } from "zod";
 import { promptParam } from "../shared/prompts.js";
 import { callChat, llmParams } from "../shared/llm.js";
@@ -30,7 +30,7 @@ export const judgeRubric = defineNode({
       ctx.log("warn", "rubric judgement skipped: no LLM configured");
       return { scores: null };
     }
-    const user = compileTemplate(ctx.services.prompt(p.prompt)).render({ question: inputs.question as Question, passages: inputs.passages as Passage[], answer: inputs.answer as Answer });
+    const user = compileTemplate(ctx.services.prompt(p.prompt)).render({ question: inputs.question, passages: inputs.passages, answer: inputs.answer });
     const r = await callChat(ctx, chat, [{ role: "user", content: user }], p, "judge", { jsonSchema: rubricSchema });
     return { scores: r.structured !== undefined ? readRubric(r.structured) : parseRubric(r.text) };
   },

@@ -1,4 +1,4 @@
-import { defineNode, type Passage } from "@citeflow/core";
+import { defineNode } from "@citeflow/core";
 import { perPaper } from "@citeflow/retrieval";
 import { z } from "zod";
 
@@ -12,6 +12,6 @@ export const filterPerPaper = defineNode({
   outputs: { passages: { type: "Passage[]" } },
   params: z.object({ max: z.number().int().positive().default(3).describe("Passages per paper") }),
   async run(inputs, params) {
-    return { passages: perPaper(inputs.passages as Passage[], params.max) };
+    return { passages: perPaper(inputs.passages, params.max) };
   },
 });

@@ -1,4 +1,4 @@
-import { compileTemplate, defineNode, toAnswer, type Claim, type Passage, type Question } from "@citeflow/core";
+import { compileTemplate, defineNode, toAnswer, type Claim } from "@citeflow/core";
 import { EXTRACTIVE_ID } from "@citeflow/models";
 import { z } from "zod";
 import { promptParam } from "../shared/prompts.js";
@@ -15,14 +15,14 @@ export const answerCompose = defineNode({
   params: z.object({ ...llmParams, prompt: promptParam("arxivbot.answer.v1", "Prompt over question and claims ({{cite}} is a claim's citation)") }),
   fingerprint: (p, s) => ({ llm: s.chatIdentity(p), prompt: s.promptIdentity(p.prompt) }),
   async run(inputs, p, ctx) {
-    const question = inputs.question as Question;
-    const passages = inputs.passages as Passage[];
+    const question = inputs.question;
+    const passages = inputs.passages;
     const cite = (c: Claim) =>
       c.passageIds
         .map((id) => `[${passages.findIndex((x) => x.id === id) + 1}]`)
         .filter((m) => m !== "[0]")
         .join("");
-    const claims = (inputs.claims as Claim[]).map((c) => ({ ...c, cite: cite(c) }));
+    const claims = inputs.claims.map((c) => ({ ...c, cite: cite(c) }));
     const chat = await ctx.services.chat(p);
     if (!chat) {
       const text = await ctx.span("extractive", async (s) => {

@@ -1,4 +1,4 @@
-import { compileTemplate, defineNode, type Claim, type Passage, type Question } from "@citeflow/core";
+import { compileTemplate, defineNode } from "@citeflow/core";
 import { z } from "zod";
 import { promptParam } from "../shared/prompts.js";
 import { storeParam } from "../shared/params.js";
@@ -39,9 +39,9 @@ export const checkSufficiency = defineNode({
   }),
   fingerprint: (p, s) => ({ llm: s.chatIdentity(p), prompts: [s.promptIdentity(p.prompt), s.promptIdentity(p.claimsPrompt)] }),
   async run(inputs, p, ctx) {
-    const question = inputs.question as Question;
-    const claims = inputs.claims as Claim[];
-    const passages = inputs.passages as Passage[];
+    const question = inputs.question;
+    const claims = inputs.claims;
+    const passages = inputs.passages;
     const chat = await ctx.services.chat(p);
     if (!chat) {
       ctx.log("warn", "sufficiency check skipped: no LLM configured");

@@ -1,4 +1,4 @@
-import { bm25Scores, compileTemplate, defineNode, splitSentences, type Claim, type Passage, type Question } from "@citeflow/core";
+import { bm25Scores, compileTemplate, defineNode, splitSentences, type Claim, type Passage } from "@citeflow/core";
 import { z } from "zod";
 import { promptParam } from "../shared/prompts.js";
 import { callChat, llmParams } from "../shared/llm.js";
@@ -38,8 +38,8 @@ export const claimsExtract = defineNode({
   params: z.object({ ...llmParams, prompt: promptParam("arxivbot.claims.v1", "Prompt over question and passages") }),
   fingerprint: (p, s) => ({ llm: s.chatIdentity(p), prompt: s.promptIdentity(p.prompt) }),
   async run(inputs, p, ctx) {
-    const question = inputs.question as Question;
-    const passages = inputs.passages as Passage[];
+    const question = inputs.question;
+    const passages = inputs.passages;
     const chat = await ctx.services.chat(p);
     if (!chat) {
       ctx.log("warn", "no LLM configured: claims are extracted by the extractive baseline");

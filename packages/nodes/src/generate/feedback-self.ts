@@ -1,4 +1,4 @@
-import { defineNode, type Answer, type Passage, type Question } from "@citeflow/core";
+import { defineNode } from "@citeflow/core";
 import { z } from "zod";
 import { promptParam } from "../shared/prompts.js";
 import { requestFeedback } from "../shared/feedback.js";
@@ -28,6 +28,6 @@ export const feedbackSelf = defineNode({
       ctx.log("warn", "self-feedback skipped: no LLM configured");
       return { feedback: [] };
     }
-    return { feedback: await requestFeedback(ctx, chat, p, inputs.question as Question, inputs.answer as Answer, inputs.passages as Passage[]) };
+    return { feedback: await requestFeedback(ctx, chat, p, inputs.question, inputs.answer, inputs.passages) };
   },
 });

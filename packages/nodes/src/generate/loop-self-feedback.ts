@@ -1,4 +1,4 @@
-import { defineNode, type Answer, type Feedback, type Passage, type Question } from "@citeflow/core";
+import { defineNode, type Feedback } from "@citeflow/core";
 import { z } from "zod";
 import { promptParam } from "../shared/prompts.js";
 import { storeParam } from "../shared/params.js";
@@ -31,9 +31,9 @@ export const loopSelfFeedback = defineNode({
   }),
   fingerprint: (p, s) => ({ llm: s.chatIdentity(p), prompts: [s.promptIdentity(p.feedbackPrompt), s.promptIdentity(p.editPrompt)] }),
   async run(inputs, p, ctx) {
-    const question = inputs.question as Question;
-    let answer = inputs.answer as Answer;
-    let passages = [...(inputs.passages as Passage[])];
+    const question = inputs.question;
+    let answer = inputs.answer;
+    let passages = [...inputs.passages];
     const chat = await ctx.services.chat(p);
     if (!chat) {
       ctx.log("warn", "self-feedback loop skipped: no LLM configured");

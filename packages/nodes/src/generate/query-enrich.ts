@@ -1,4 +1,4 @@
-import { compileTemplate, defineNode, type Question } from "@citeflow/core";
+import { compileTemplate, defineNode } from "@citeflow/core";
 import { z } from "zod";
 import { promptParam } from "../shared/prompts.js";
 import { callChat, llmParams } from "../shared/llm.js";
@@ -14,7 +14,7 @@ export const queryEnrich = defineNode({
   params: z.object({ ...llmParams, maxTokens: z.number().int().positive().default(64), prompt: promptParam("core-gpt.query.v1", "Prompt over question") }),
   fingerprint: (p, s) => ({ llm: s.chatIdentity(p), prompt: s.promptIdentity(p.prompt) }),
   async run(inputs, p, ctx) {
-    const question = inputs.question as Question;
+    const question = inputs.question;
     const chat = await ctx.services.chat(p);
     if (!chat) {
       ctx.log("warn", "no LLM configured: the question text is used as the query");

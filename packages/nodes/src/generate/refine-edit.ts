@@ -1,4 +1,4 @@
-import { defineNode, type Answer, type Feedback, type Passage, type Question } from "@citeflow/core";
+import { defineNode } from "@citeflow/core";
 import { z } from "zod";
 import { promptParam } from "../shared/prompts.js";
 import { editOnce } from "../shared/feedback.js";
@@ -22,8 +22,8 @@ export const refineEdit = defineNode({
   }),
   fingerprint: (p, s) => ({ llm: s.chatIdentity(p), prompt: s.promptIdentity(p.editPrompt) }),
   async run(inputs, p, ctx) {
-    let answer = inputs.answer as Answer;
-    const items = inputs.feedback as Feedback[];
+    let answer = inputs.answer;
+    const items = inputs.feedback;
     const chat = await ctx.services.chat(p);
     if (!chat) {
       if (items.length) ctx.log("warn", "edits skipped: no LLM configured");
@@ -32,7 +32,7 @@ export const refineEdit = defineNode({
     for (const [i, item] of items.entries())
       answer = await ctx.span(`feedback ${i + 1}`, async (s) => {
         s.set("feedback", item);
-        const r = await editOnce(ctx, chat, p, inputs.question as Question, answer, item, inputs.passages as Passage[]);
+        const r = await editOnce(ctx, chat, p, inputs.question, answer, item, inputs.passages);
         s.set("kept", r.kept);
         s.set("lengthRatio", r.ratio);
         return r.answer;

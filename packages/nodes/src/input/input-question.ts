@@ -1,4 +1,4 @@
-import { defineNode, type Question } from "@citeflow/core";
+import { defineNode, Question } from "@citeflow/core";
 import { z } from "zod";
 
 export const inputQuestion = defineNode({
@@ -14,6 +14,7 @@ export const inputQuestion = defineNode({
   }),
   graphInput: (p) => p.name,
   async run(_inputs, _params, ctx) {
-    return { question: ctx.graphInput as Question };
+    // The executor checked the graph input against its declared type; parsing gives it that type here.
+    return { question: Question.parse(ctx.graphInput) };
   },
 });

@@ -1,4 +1,4 @@
-import { defineNode, type Question } from "@citeflow/core";
+import { defineNode, Question } from "@citeflow/core";
 import { z } from "zod";
 
 export const inputQuestions = defineNode({
@@ -15,7 +15,8 @@ export const inputQuestions = defineNode({
   }),
   graphInput: (p) => p.name,
   async run(_inputs, params, ctx) {
-    const all = ctx.graphInput as Question[];
+    // The executor checked the graph input against its declared type; parsing gives it that type here.
+    const all = z.array(Question).parse(ctx.graphInput);
     return { questions: params.limit === undefined ? all : all.slice(0, params.limit) };
   },
 });

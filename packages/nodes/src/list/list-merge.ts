@@ -14,7 +14,7 @@ export const listMerge = defineNode({
     dedupe: z.enum(["id", "value", "none"]).default("id").describe('id: items with the same "id" are one (their "scores" records are merged); value: identical items are one; none: keep all'),
   }),
   async run(inputs, params) {
-    const lists = inputs.lists as unknown[][];
+    const lists = inputs.lists;
     const ordered: unknown[] = [];
     if (params.mode === "concat") for (const l of lists) ordered.push(...l);
     else for (let i = 0, n = Math.max(0, ...lists.map((l) => l.length)); i < n; i++) for (const l of lists) if (i < l.length) ordered.push(l[i]);
@@ -33,15 +33,17 @@ export const listMerge = defineNode({
 });
 
 function idOf(item: unknown): string | undefined {
-  if (typeof item !== "object" || item === null) return undefined;
-  const id = (item as { id?: unknown }).id;
-  return typeof id === "string" || typeof id === "number" ? String(id) : undefined;
+  if (typeof item !== "object" || item === null || !("id" in item)) return undefined;
+  return typeof item.id === "string" || typeof item.id === "number" ? String(item.id) : undefined;
 }
+
+const scoresOf = (item: unknown): object | undefined =>
+  typeof item === "object" && item !== null && "scores" in item && typeof item.scores === "object" && item.scores !== null ? item.scores : undefined;
 
 /** The first occurrence wins, but it gains every score the later ones carry (bm25 + dense, …). */
 function mergeScores(first: unknown, later: unknown): unknown {
-  const a = first as { scores?: Record<string, number> };
-  const b = later as { scores?: Record<string, number> };
-  if (!a.scores || !b.scores) return first;
-  return { ...a, scores: { ...b.scores, ...a.scores } };
+  const a = scoresOf(first);
+  const b = scoresOf(later);
+  if (!a || !b || typeof first !== "object") return first;
+  return { ...first, scores: { ...b, ...a } };
 }

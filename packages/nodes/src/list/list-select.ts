@@ -23,7 +23,7 @@ export const listSelect = defineNode({
     limit: z.number().int().positive().optional().describe("Keep at most this many items (all when unset)"),
   }),
   async run(inputs, params) {
-    let items = (inputs.items as unknown[]).filter((item) => params.where.every((c) => test(get(item, c.path), c)));
+    let items = inputs.items.filter((item) => params.where.every((c) => test(get(item, c.path), c)));
     if (params.sortBy !== undefined) {
       const path = params.sortBy;
       const sign = params.order === "desc" ? -1 : 1;
@@ -34,7 +34,8 @@ export const listSelect = defineNode({
           const ma = a.key === undefined || a.key === null;
           const mb = b.key === undefined || b.key === null;
           if (ma || mb) return ma === mb ? a.i - b.i : ma ? 1 : -1;
-          const c = (a.key as number | string) < (b.key as number | string) ? -1 : (a.key as number | string) > (b.key as number | string) ? 1 : 0;
+          const [x, y] = [sortKey(a.key), sortKey(b.key)];
+          const c = x < y ? -1 : x > y ? 1 : 0;
           return c * sign || a.i - b.i;
         })
         .map((x) => x.item);
@@ -44,11 +45,14 @@ export const listSelect = defineNode({
   },
 });
 
+/** Numbers sort as numbers, everything else by its text. */
+const sortKey = (v: unknown): number | string => (typeof v === "number" ? v : String(v));
+
 function get(item: unknown, path: string): unknown {
   let v: unknown = item;
   for (const key of path.split(".")) {
     if (v === null || typeof v !== "object" || !Object.hasOwn(v, key)) return undefined;
-    v = (v as Record<string, unknown>)[key];
+    v = Object.getOwnPropertyDescriptor(v, key)?.value;
   }
   return v;
 }
@@ -64,9 +68,8 @@ function test(v: unknown, c: z.infer<typeof Condition>): boolean {
     case "contains":
       return typeof v === "string" ? v.toLowerCase().includes(String(c.value).toLowerCase()) : Array.isArray(v) && v.includes(c.value);
     default: {
-      if (typeof v !== typeof c.value || (typeof v !== "number" && typeof v !== "string")) return false;
-      const a = v as number | string;
-      const b = c.value as number | string;
+      const [a, b] = [v, c.value];
+      if (typeof a !== typeof b || (typeof a !== "number" && typeof a !== "string") || (typeof b !== "number" && typeof b !== "string")) return false;
       return c.op === "gt" ? a > b : c.op === "gte" ? a >= b : c.op === "lt" ? a < b : a <= b;
     }
   }

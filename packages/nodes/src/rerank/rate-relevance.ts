@@ -1,4 +1,4 @@
-import { compileTemplate, defineNode, type Passage, type Question } from "@citeflow/core";
+import { compileTemplate, defineNode, type Passage } from "@citeflow/core";
 import { z } from "zod";
 import { promptParam } from "../shared/prompts.js";
 import { callChat, llmParams } from "../shared/llm.js";
@@ -23,8 +23,8 @@ export const rateRelevance = defineNode({
   params: z.object({ ...llmParams, maxTokens: z.number().int().positive().default(128), prompt: promptParam("openscholar.relevance.v1", "Rating prompt over question and passage") }),
   fingerprint: (p, s) => ({ llm: s.chatIdentity(p), prompt: s.promptIdentity(p.prompt) }),
   async run(inputs, p, ctx) {
-    const question = inputs.question as Question;
-    const passages = inputs.passages as Passage[];
+    const question = inputs.question;
+    const passages = inputs.passages;
     const chat = await ctx.services.chat(p);
     if (!chat) {
       ctx.log("warn", "relevance rating skipped: no LLM configured");

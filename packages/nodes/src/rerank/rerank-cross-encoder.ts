@@ -1,4 +1,4 @@
-import { defineNode, type Passage } from "@citeflow/core";
+import { defineNode } from "@citeflow/core";
 import { DEFAULT_MODELS } from "@citeflow/models";
 import { indexText } from "@citeflow/retrieval";
 import { z } from "zod";
@@ -21,7 +21,7 @@ export const rerankCrossEncoder = defineNode({
   fingerprint: (p, s) => s.modelId("reranker", p.model),
   async run(inputs, params, ctx) {
     const q = queryText(inputs, "rerank.cross-encoder");
-    const passages = inputs.passages as Passage[];
+    const passages = inputs.passages;
     const id = ctx.services.modelId("reranker", params.model);
     const model = await ctx.services.reranker({ id, modelsDir: params.modelsDir, dtype: params.dtype });
     const scores = await ctx.span("model", async (s) => {

@@ -29,11 +29,12 @@ interface SearchNodeSpec<E extends z.ZodRawShape, C> {
   search: (client: C, query: string, params: z.infer<z.ZodObject<E>> & Common, signal: AbortSignal) => Promise<Passage[]>;
 }
 
-// One client per configuration, so the rate limit holds across nodes and runs in this process.
-const clients = new Map<string, unknown>();
-
 /** A node that queries an external search API; each of the four lives in its own file. */
 export function searchNode<E extends z.ZodRawShape, C>(spec: SearchNodeSpec<E, C>) {
+  // One client per configuration, so the rate limit holds across nodes and runs in this process.
+  const clients = new Map<string, C>();
+  const commonParams = z.object(common);
+  const ownParams = z.object(spec.params);
   return defineNode({
     type: spec.type,
     version: 1,
@@ -44,12 +45,13 @@ export function searchNode<E extends z.ZodRawShape, C>(spec: SearchNodeSpec<E, C
     outputs: { passages: { type: "Passage[]", description: "One passage per paper (title + abstract); score `search` = 1 / the API's rank" } },
     params: z.object({ ...common, ...spec.params }),
     async run(inputs, params, ctx) {
-      const p = params as unknown as z.infer<z.ZodObject<E>> & Common;
+      // The merged object is opaque to the compiler for a generic service; each part parses as its own type.
+      const p = { ...ownParams.parse(params), ...commonParams.parse(params) };
       const q = queryText(inputs, spec.type);
       if (p.baseUrl) ctx.services.requireEndpoint(p.baseUrl, "params.baseUrl");
       const apiKey = spec.keyOf ? ctx.services.apiKey(spec.keyOf) : undefined;
       const key = JSON.stringify([spec.type, p.baseUrl, p.requestsPerSecond, p.retries, p.timeoutMs, apiKey]);
-      let client = clients.get(key) as C | undefined;
+      let client = clients.get(key);
       if (!client) {
         client = spec.client({
           ...(p.baseUrl ? { baseUrl: p.baseUrl } : {}),
@@ -62,7 +64,7 @@ export function searchNode<E extends z.ZodRawShape, C>(spec: SearchNodeSpec<E, C
       }
       const passages = await ctx.span("request", async (s) => {
         s.set("query", q);
-        const out = await spec.search(client!, q, p, ctx.signal);
+        const out = await spec.search(client, q, p, ctx.signal);
         s.set("results", out.length);
         return out;
       });

@@ -1,11 +1,18 @@
-import type { Claim, Feedback, Passage } from "@citeflow/core";
+import { describeIssues, type Claim, type Feedback, type Passage } from "@citeflow/core";
+import { z } from "zod";
 
 /**
  * JSON schemas for the nodes whose answers have a structure. An in-process model is held to them
- * by a grammar, and every string and list is bounded, so its answer always parses and closes; a server's model answers in text, read by each
- * node's text parser. Each reader turns the JSON (already of the schema's shape) into the node's
- * value.
+ * by a grammar, and every string and list is bounded, so its answer always parses and closes; a
+ * server's model answers in text, read by each node's text parser. Each reader checks the JSON
+ * against the shape it asked for and turns it into the node's value.
  */
+
+function read<T>(shape: z.ZodType<T>, json: unknown, what: string): T {
+  const r = shape.safeParse(json);
+  if (!r.success) throw new Error(`the model's ${what} is not of the shape asked for: ${describeIssues(r.error)}`);
+  return r.data;
+}
 
 const reasoning = { type: "string", maxLength: 300 } as const;
 const score = { enum: [1, 2, 3, 4, 5] } as const;
@@ -22,7 +29,7 @@ export const feedbackSchema = (maxItems: number) => ({
 });
 
 export function readFeedback(json: unknown, maxItems: number): Feedback[] {
-  const items = (json as { items: Array<{ feedback: string; question: string }> }).items;
+  const { items } = read(z.object({ items: z.array(z.object({ feedback: z.string(), question: z.string() })) }), json, "feedback");
   return items.slice(0, maxItems).flatMap(({ feedback, question }) => {
     const text = feedback.trim();
     const q = question.trim();
@@ -44,7 +51,7 @@ export const claimsSchema = (passages: number) => ({
 /** Claims numbered from `startId`, each citing the passage it names (1-based). */
 export function readClaims(json: unknown, passages: Passage[], startId = 1): Claim[] {
   const out: Claim[] = [];
-  for (const { passage, claim } of (json as { claims: Array<{ passage: number; claim: string }> }).claims) {
+  for (const { passage, claim } of read(z.object({ claims: z.array(z.object({ passage: z.number().int(), claim: z.string() })) }), json, "claims").claims) {
     const p = passages[passage - 1];
     if (p && claim.trim()) out.push({ id: `c${startId + out.length}`, text: claim.trim(), passageIds: [p.id] });
   }
@@ -57,20 +64,23 @@ export const sufficiencySchema = {
 } as const;
 
 export function readSufficiency(json: unknown): { sufficient: boolean; query?: string } {
-  const { sufficient, query } = json as { sufficient: boolean; query: string };
+  const { sufficient, query } = read(z.object({ sufficient: z.boolean(), query: z.string() }), json, "sufficiency check");
   const q = query.trim();
   // "Not enough" with no query to search has nowhere to go: it counts as enough.
   return sufficient || !q ? { sufficient: true } : { sufficient: false, query: q };
 }
 
 export const ratingSchema = { type: "object", properties: { reasoning, rating: score } } as const;
-export const readRating = (json: unknown): number => (json as { rating: number }).rating;
+export const readRating = (json: unknown): number => read(z.object({ rating: z.number() }), json, "rating").rating;
 
 export const pairwiseSchema = { type: "object", properties: { reasoning, better: { enum: ["A", "B"] } } } as const;
-export const readPairwise = (json: unknown): "a" | "b" => ((json as { better: "A" | "B" }).better === "A" ? "a" : "b");
+export const readPairwise = (json: unknown): "a" | "b" => (read(z.object({ better: z.enum(["A", "B"]) }), json, "comparison").better === "A" ? "a" : "b");
 
 export const rubricSchema = { type: "object", properties: { reasoning, organisation: score, factuality: score } } as const;
 export function readRubric(json: unknown): { organisation: number; factuality: number } {
-  const { organisation, factuality } = json as { organisation: number; factuality: number };
+  const { organisation, factuality } = read(z.object({ organisation: z.number(), factuality: z.number() }), json, "rubric scores");
   return { organisation, factuality };
 }
+
+export const trueFalseSchema = { type: "object", properties: { answer: { enum: ["true", "false"] } } } as const;
+export const readTrueFalse = (json: unknown): boolean => read(z.object({ answer: z.enum(["true", "false"]) }), json, "verdict").answer === "true";

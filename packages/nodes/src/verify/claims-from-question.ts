@@ -1,4 +1,4 @@
-import { defineNode, type Passage, type Question } from "@citeflow/core";
+import { defineNode } from "@citeflow/core";
 import { z } from "zod";
 
 export const claimsFromQuestion = defineNode({
@@ -11,7 +11,7 @@ export const claimsFromQuestion = defineNode({
   outputs: { claims: { type: "Claim[]" } },
   params: z.object({}),
   async run(inputs) {
-    const q = inputs.question as Question;
-    return { claims: [{ id: q.id, text: q.text, passageIds: (inputs.passages as Passage[]).map((p) => p.id) }] };
+    const q = inputs.question;
+    return { claims: [{ id: q.id, text: q.text, passageIds: inputs.passages.map((p) => p.id) }] };
   },
 });

@@ -45,8 +45,8 @@ export const claimsSplit = defineNode({
       .describe("How the answer numbers its citations"),
   }),
   async run(inputs, params) {
-    const answer = inputs.answer as Answer;
-    const passages = (inputs.passages as Passage[] | undefined) ?? [];
+    const answer = inputs.answer;
+    const passages = inputs.passages ?? [];
     // Markers resolve against the passages the generator was allowed to cite, in its order.
     const order = answer.allowed.map((id) => ({ id }));
     const sents = sentencesOf(answer, order, params.citationBase);

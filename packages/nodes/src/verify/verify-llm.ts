@@ -1,7 +1,8 @@
-import { compileTemplate, defineNode, type Claim, type Passage, type Verdict } from "@citeflow/core";
+import { compileTemplate, defineNode, type Verdict } from "@citeflow/core";
 import { z } from "zod";
 import { callChat, llmParams, noChatReason } from "../shared/llm.js";
 import { promptParam } from "../shared/prompts.js";
+import { readTrueFalse, trueFalseSchema } from "../shared/structured.js";
 
 /** The first "true" or "false" in a reply. */
 export function parseTrueFalse(text: string): boolean {
@@ -9,8 +10,6 @@ export function parseTrueFalse(text: string): boolean {
   if (!m) throw new Error(`true/false judgement did not parse: expected "true" or "false", got ${JSON.stringify(text.slice(0, 120))}`);
   return m[1]!.toLowerCase() === "true";
 }
-
-const schema = { type: "object", properties: { answer: { enum: ["true", "false"] } } } as const;
 
 export const verifyLlm = defineNode({
   type: "verify.llm",
@@ -24,16 +23,16 @@ export const verifyLlm = defineNode({
   params: z.object({ ...llmParams, maxTokens: z.number().int().positive().default(8), prompt: promptParam("openscholar.scifact.v1", "Prompt over claim and passages") }),
   fingerprint: (p, s) => ({ llm: s.chatIdentity(p), prompt: s.promptIdentity(p.prompt) }),
   async run(inputs, p, ctx) {
-    const claims = inputs.claims as Claim[];
-    const all = inputs.passages as Passage[];
+    const claims = inputs.claims;
+    const all = inputs.passages;
     const chat = await ctx.services.chat(p);
     if (!chat) throw new Error(`verify.llm needs a chat model: ${noChatReason(ctx.services, p)}`);
     const template = compileTemplate(ctx.services.prompt(p.prompt));
     const verdicts: Verdict[] = [];
     for (const [i, claim] of claims.entries()) {
       const cited = all.filter((x) => claim.passageIds.includes(x.id));
-      const r = await callChat(ctx, chat, [{ role: "user", content: template.render({ claim, passages: cited.length ? cited : all }) }], p, "judge", { jsonSchema: schema });
-      const isTrue = r.structured !== undefined ? (r.structured as { answer: string }).answer === "true" : parseTrueFalse(r.text);
+      const r = await callChat(ctx, chat, [{ role: "user", content: template.render({ claim, passages: cited.length ? cited : all }) }], p, "judge", { jsonSchema: trueFalseSchema });
+      const isTrue = r.structured !== undefined ? readTrueFalse(r.structured) : parseTrueFalse(r.text);
       verdicts.push({ claimId: claim.id, label: isTrue ? "SUPPORT" : "CONTRADICT", probabilities: isTrue ? { SUPPORT: 1 } : { CONTRADICT: 1 } });
       ctx.progress(i + 1, claims.length);
     }

@@ -1,4 +1,4 @@
-import { bm25Scores, defineNode, pageAt, sentenceSpans, type Claim, type Passage, type Verdict } from "@citeflow/core";
+import { bm25Scores, defineNode, pageAt, sentenceSpans, type Verdict } from "@citeflow/core";
 import { DEFAULT_MODELS, type NliProbabilities } from "@citeflow/models";
 import { z } from "zod";
 import { modelParams } from "../shared/params.js";
@@ -19,8 +19,8 @@ export const verifyNli = defineNode({
   }),
   fingerprint: (p, s) => s.modelId("nli", p.model),
   async run(inputs, p, ctx) {
-    const claims = inputs.claims as Claim[];
-    const byId = new Map((inputs.passages as Passage[]).map((x) => [x.id, x]));
+    const claims = inputs.claims;
+    const byId = new Map(inputs.passages.map((x) => [x.id, x]));
     const model = await ctx.services.nli({ id: ctx.services.modelId("nli", p.model), modelsDir: p.modelsDir, dtype: p.dtype });
     const verdicts: Verdict[] = [];
     for (const claim of claims) {
