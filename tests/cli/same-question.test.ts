@@ -1,12 +1,13 @@
 import { execFile } from "node:child_process";
-import { readFileSync } from "node:fs";
+import { readFileSync, realpathSync, writeFileSync } from "node:fs";
+import { join } from "node:path";
 import { fileURLToPath } from "node:url";
 import { describe, expect, it } from "vitest";
 import { questionRuns } from "@citeflow/core";
 import { citeflowTarget } from "@citeflow/kernel";
-import { templatePath } from "@citeflow/nodes";
+import { findGraph, templatePath } from "@citeflow/nodes";
 import { RunStore } from "@citeflow/runstore";
-import { run } from "citeflow";
+import { graph, run } from "citeflow";
 import { questionsOf } from "../../extension/src/questions.js";
 import { tempDir } from "../helpers.js";
 import { restoreEnvAfterEach, smallSciFactStore } from "../scifact.js";
@@ -51,6 +52,22 @@ describe("one question, one run: the CLI, a notebook and the editor make the sam
     expect(cacheKeys(notebook)).toEqual(keys);
     expect(cacheKeys(editor)).toEqual(keys);
   }, 120_000);
+
+  it("names a graph by one rule: an existing file wins over a template's name, else the template; neither is an error naming the templates", () => {
+    const dir = tempDir();
+    const mine = { citeflow: 1, name: "my verifai", inputs: { question: { type: "Question" } }, nodes: [{ id: "q", type: "input.question", version: 1, params: {} }], edges: [] };
+    writeFileSync(join(dir, "verifai"), JSON.stringify(mine));
+    const cwd = process.cwd();
+    try {
+      expect(graph("verifai").doc.name).not.toBe("my verifai"); // no such file here: the template
+      process.chdir(dir);
+      expect(findGraph("verifai")).toEqual({ path: "verifai", dir: realpathSync(dir) });
+      expect(graph("verifai").doc.name).toBe("my verifai");
+      expect(() => findGraph("nope")).toThrow(/no graph "nope": no such file, and not a template \(.*verifai/);
+    } finally {
+      process.chdir(cwd);
+    }
+  });
 
   it("maps questions onto inputs by one rule", () => {
     const doc = (inputs: Record<string, string>) => ({ citeflow: 1, name: "g", inputs: Object.fromEntries(Object.entries(inputs).map(([k, type]) => [k, { type }])), nodes: [], edges: [] }) as never;

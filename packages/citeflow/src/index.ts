@@ -5,7 +5,7 @@
  *   const r = await run("verifai", "Vitamin D lowers the risk of fractures.");
  *   r.show("verify");
  */
-export { graph, run, start, Run, LiveRun, registry, defaultRunsDir, abortActiveRuns, activeRuns, richBundle, type RunInputs, type StartOptions } from "./run.js";
+export { graph, run, start, session, Run, LiveRun, registry, defaultRunsDir, abortActiveRuns, activeRuns, richBundle, type RunInputs, type StartOptions } from "./run.js";
 export {
   bundleFor,
   viewBundle,
@@ -31,6 +31,7 @@ export { sciFactStore, pdfStore, useOfflineModels, languageModel } from "./setup
 export { setDisplaySink, displaySink, showBundle, display, newDisplay, SHOWN_IN, type Display, type DisplaySink, type MimeBundle } from "./display.js";
 export { templateNames, templatePath, createRegistry, builtinNodes, graphReach, type Reach, type ServicesConfig, type ServicesPatch } from "@citeflow/nodes";
 export { services, configure, allowEndpoint } from "./services.js";
+export { Session, type RunRequest } from "./session.js";
 export { RunStore } from "@citeflow/runstore";
 export { questionFromText, loadGraph, saveGraph, defineNode, type Passage, type Answer, type Claim, type Verdict, type Question, type GraphDoc, type CompiledGraph } from "@citeflow/core";
 import { inspect } from "node:util";

@@ -1,25 +1,25 @@
 import { randomBytes } from "node:crypto";
-import { existsSync, readFileSync } from "node:fs";
+import { readFileSync } from "node:fs";
 import {
   evidenceInDocument,
   loadGraph,
   PREVIEW_CHARS,
-  questionRuns,
   reduceRunEvent,
   startedRun,
-  startRun,
   type RunProgress,
   type CompiledGraph,
   type GraphDoc,
   type RunEvent,
   type RunHandle,
   type RunOptions,
+  type Services,
 } from "@citeflow/core";
-import { createRegistry, templateNames, templatePath } from "@citeflow/nodes";
+import { createRegistry, findGraph } from "@citeflow/nodes";
 import { renderEvidencePage } from "@citeflow/retrieval";
 import { RunStore, type Correction, type NodeRecord, type RunRecord, type StoredCorrection } from "@citeflow/runstore";
 import { SHOWN_IN, showBundle, type MimeBundle } from "./display.js";
 import { services } from "./services.js";
+import { Session } from "./session.js";
 import type { Claim, Passage, Verdict } from "@citeflow/core";
 import { bundleFor, previewOutputs, verdictsBundle, viewBundle, VIEW_VERSION, type RunNodeView, type RunView } from "./mime.js";
 
@@ -30,11 +30,15 @@ export function defaultRunsDir(): string {
 
 export const registry = createRegistry();
 
-/** A graph from a template name (`verifai`, `core-gpt`, `openscholar`, `arxivbot`), a file path, or a document. */
+/** This kernel's session: the built-in nodes, its services (`services()`, or the ones given) and a run store (default `$CITEFLOW_RUNS` or `./.citeflow`). */
+export function session(runs: string = defaultRunsDir(), withServices: Services = services()): Session {
+  return new Session(registry, withServices, runs);
+}
+
+/** A graph from a file path (an existing file wins), a template name (`verifai`, `core-gpt`, `openscholar`, `arxivbot`), or a document. */
 export function graph(source: string | GraphDoc): CompiledGraph {
   if (typeof source !== "string") return loadGraph(JSON.stringify(source), registry, { source: `graph "${source.name}"` });
-  const path = templateNames().includes(source) ? templatePath(source) : source;
-  if (!existsSync(path)) throw new Error(`no graph "${source}": not a template (${templateNames().join(", ")}) and no such file`);
+  const { path } = findGraph(source);
   return loadGraph(readFileSync(path, "utf8"), registry, { source: path });
 }
 
@@ -65,11 +69,6 @@ export function activeRuns(): LiveRun[] {
   return [...active];
 }
 
-/** A question as text → the graph's inputs by the rule the CLI and the editor use too (`questionRuns`). */
-function resolveInputs(g: CompiledGraph, inputs: RunInputs): Record<string, unknown> {
-  return typeof inputs === "string" ? questionRuns(g.doc, { question: inputs })[0]!.inputs : inputs;
-}
-
 /** A run in progress: steer it (step, continue, abort), watch it, await `done`. */
 export class LiveRun {
   readonly handle: RunHandle;
@@ -87,9 +86,11 @@ export class LiveRun {
     inputs: RunInputs,
     readonly options: StartOptions = {},
   ) {
-    this.store = new RunStore(options.runs ?? defaultRunsDir());
-    const { runs: _r, display: _d, ...rest } = options;
-    this.handle = startRun(graph, { services: services(), ...rest, ...this.store.runOptions(), inputs: resolveInputs(graph, inputs) });
+    const { runs, display: _d, services: given, ...request } = options;
+    const s = session(runs, given);
+    this.store = s.store;
+    // A question as text → the graph's inputs by the rule the CLI and the editor use too.
+    this.handle = s.start(graph, typeof inputs === "string" ? s.questionRuns(graph, { question: inputs })[0]!.inputs : inputs, request);
     this.#progress = startedRun(this.handle.runId, this.handle.selected);
     active.add(this);
     const watching = this.#watch();

@@ -12,7 +12,7 @@ import { searchCommand } from "./commands/search.js";
 import { runCommand } from "./commands/run.js";
 import { runsDiff, runsList, runsOutput, runsShow } from "./commands/runs.js";
 import { graphOrTemplate, templatesCommand } from "./commands/templates.js";
-import { cliServices } from "./services.js";
+import { cliServices, cliSession } from "./services.js";
 import { validateCommand } from "./commands/validate.js";
 import { EXIT, FailureError, UsageError } from "./errors.js";
 import { RunStore } from "@citeflow/runstore";
@@ -100,8 +100,8 @@ export function buildProgram(registry: NodeRegistry, setCode: (code: number) => 
     .option("--json", "print one JSON summary instead of progress", false)
     .action(async (graph: string, opts) => {
       const g = graphOrTemplate(graph);
-      const services = cliServices({ store: opts.store, graphDir: g.dir, allowEndpoints: opts.allowEndpoint as string[] });
-      setCode(await runCommand(g.path, opts, registry, services));
+      const session = cliSession(registry, opts.runs, { store: opts.store, graphDir: g.dir, allowEndpoints: opts.allowEndpoint as string[] });
+      setCode(await runCommand(g.path, opts, session));
     });
 
   program

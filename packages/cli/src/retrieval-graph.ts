@@ -1,16 +1,6 @@
-import { loadGraph, newRunId, startRun, type CompiledGraph, type NodeRegistry, type Passage, type Services } from "@citeflow/core";
-import type { RunStore } from "@citeflow/runstore";
+import { loadGraph, type CompiledGraph, type NodeRegistry, type Passage } from "@citeflow/core";
+import type { Session } from "citeflow";
 import { FailureError } from "./errors.js";
-
-/**
- * A run recorded in the run store (its trace, readable with `citeflow runs`) but not served from
- * its cache: evaluation and search measure what the pipeline does now.
- */
-export function traced(runs: RunStore | undefined): { runId?: string; recorder?: ReturnType<RunStore["recorder"]> } {
-  if (!runs) return {};
-  const runId = newRunId();
-  return { runId, recorder: runs.recorder(runId) };
-}
 
 export interface RetrievalGraphOptions {
   mode: "lexical" | "dense" | "hybrid";
@@ -36,8 +26,9 @@ export function retrievalGraph(o: RetrievalGraphOptions, registry: NodeRegistry)
   return { graph: loadGraph(doc, registry), last: o.rerank ? "rerank" : "retrieve" };
 }
 
-export async function retrieve(g: { graph: CompiledGraph; last: string }, question: { id: string; text: string }, services: Services, runs?: RunStore): Promise<Passage[]> {
-  const result = await startRun(g.graph, { inputs: { question }, services, ...traced(runs) }).result;
+/** One question through a retrieval graph: the run is recorded in the session's store (`citeflow runs`), never served from its cache. */
+export async function retrieve(session: Session, g: { graph: CompiledGraph; last: string }, question: { id: string; text: string }): Promise<Passage[]> {
+  const result = await session.start(g.graph, { question }, { reuse: false }).result;
   const failed = result.nodes.find((n) => n.status === "error");
   if (failed) throw new FailureError(`${failed.id}: ${failed.error!.message}`);
   return result.nodes.find((n) => n.id === g.last)!.outputs!.passages as Passage[];

@@ -1,4 +1,6 @@
+import type { NodeRegistry } from "@citeflow/core";
 import { configFromEnv, createServices, type CiteflowServices } from "@citeflow/nodes";
+import { Session } from "citeflow";
 import { UsageError } from "./errors.js";
 
 export interface CliServiceOptions {
@@ -22,4 +24,9 @@ export function cliServices(o: CliServiceOptions = {}): CiteflowServices {
     }
   }
   return services;
+}
+
+/** A command's session: the registry, the command's services, and the run store its runs are recorded in (--runs). */
+export function cliSession(registry: NodeRegistry, runs: string, o: CliServiceOptions = {}): Session {
+  return new Session(registry, cliServices(o), runs);
 }

@@ -1,4 +1,5 @@
-import { readdirSync } from "node:fs";
+import { existsSync, readdirSync, realpathSync, statSync } from "node:fs";
+import { dirname } from "node:path";
 import { fileURLToPath } from "node:url";
 import { NodeRegistry, type AnyNodeDefinition } from "@citeflow/core";
 import { generateAnswer } from "./generate/generate-answer.js";
@@ -130,4 +131,15 @@ export function templateNames(): string[] {
     .filter((f) => f.endsWith(".citeflow.json"))
     .map((f) => f.replace(/\.citeflow\.json$/, ""))
     .sort();
+}
+
+/**
+ * The one rule for naming a graph, in the CLI and in notebooks: an existing file wins (your own
+ * `verifai` is never shadowed by the template), else a shipped template's name. `dir` is the folder
+ * its `file:` prompts are read from: the file's own folder, none for a template.
+ */
+export function findGraph(ref: string): { path: string; dir?: string } {
+  if (existsSync(ref) && statSync(ref).isFile()) return { path: ref, dir: dirname(realpathSync(ref)) };
+  if (templateNames().includes(ref)) return { path: templatePath(ref) };
+  throw new Error(`no graph "${ref}": no such file, and not a template (${templateNames().join(", ")})`);
 }

@@ -3,6 +3,7 @@ import type { Answer, Claim, NodeRegistry, Passage, Verdict } from "@citeflow/co
 import { defaultEmbedder, OFFLINE_EMBEDDER } from "@citeflow/models";
 import { describeChat, templatePath } from "@citeflow/nodes";
 import { RunStore } from "@citeflow/runstore";
+import { Session } from "citeflow";
 import { FailureError } from "../errors.js";
 import { ingestCommand } from "./ingest.js";
 import { cliServices } from "../services.js";
@@ -39,6 +40,7 @@ export async function demoCommand(runs: string, registry: NodeRegistry, o: { dat
   // Offline, verification uses the SciFact pair model unless another NLI model is configured.
   const nli = process.env.CITEFLOW_NLI_MODEL || "pair-nli-scifact";
   const services = cliServices({ store }).with({ models: { nli } });
+  const session = new Session(registry, services, runs);
   const generator = describeChat(services.chatChoice({ model: "", baseUrl: "" }));
   const embedderNote = embedder === OFFLINE_EMBEDDER ? "static-use-en (offline, weak: run `npm run models` for all-MiniLM-L6-v2)" : embedder;
 
@@ -49,13 +51,13 @@ export async function demoCommand(runs: string, registry: NodeRegistry, o: { dat
 
   say(`\n— run ${graph}\n  on the first ${CLAIMS} SciFact training claims; answers from ${generator} —\n`);
   const opts = { questions: claims, questionField: "claim", limit: CLAIMS, runs };
-  const first = await runWithSummaries(graph, opts, registry, services);
+  const first = await runWithSummaries(graph, opts, session);
   if (first.code !== 0) return first.code;
   const runStore = new RunStore(runs);
   for (const s of first.summaries) showRun(runStore, s.runId, nli, generator, say);
 
   say(`\n— the same runs again: every node comes from the cache —\n`);
-  const again = await runWithSummaries(graph, opts, registry, services);
+  const again = await runWithSummaries(graph, opts, session);
   if (again.code !== 0) return again.code;
   const hits = again.summaries.map((s) => `${s.nodes.filter((n) => n.cache === "hit").length}/${s.nodes.length}`);
   say(`cached nodes per run: ${hits.join(", ")}\n`);

@@ -1,13 +1,12 @@
 import { readFileSync } from "node:fs";
 import { dirname, resolve } from "node:path";
-import { loadGraph, startRun, type NodeRegistry, type Verdict } from "@citeflow/core";
+import { loadGraph, type NodeRegistry, type Verdict } from "@citeflow/core";
 import { docsInOrder, readQrels, scoreClassification, scoreRetrieval } from "@citeflow/eval";
 import { table } from "../table.js";
 import { FailureError } from "../errors.js";
 import { readQuestions } from "../questions.js";
-import { retrievalGraph, retrieve, traced } from "../retrieval-graph.js";
-import { RunStore } from "@citeflow/runstore";
-import { cliServices } from "../services.js";
+import { retrievalGraph, retrieve } from "../retrieval-graph.js";
+import { cliSession } from "../services.js";
 
 export interface EvalRetrievalOptions {
   store: string;
@@ -19,7 +18,7 @@ export interface EvalRetrievalOptions {
   limit?: number;
   json?: boolean;
   /** Run store the evaluation's runs are recorded in. */
-  runs?: string;
+  runs: string;
 }
 
 /** Runs every judged query through the retrieval graph and scores the document rankings. */
@@ -28,13 +27,12 @@ export async function evalRetrievalCommand(o: EvalRetrievalOptions, registry: No
   const questions = readQuestions(o.queries).filter((q) => qrels.has(q.id));
   if (questions.length === 0) throw new FailureError(`no query in ${o.queries} has a judgement in ${o.qrels}`);
   const todo = o.limit !== undefined ? questions.slice(0, o.limit) : questions;
-  const store = o.runs ? new RunStore(o.runs) : undefined;
   const g = retrievalGraph({ mode: o.mode, store: o.store, k: 100, ...(o.modelsDir ? { modelsDir: o.modelsDir } : {}), ...(o.rerank ? { rerank: o.rerank } : {}) }, registry);
-  const services = cliServices({ store: o.store });
+  const session = cliSession(registry, o.runs, { store: o.store });
   const runs = new Map<string, string[]>();
   const t0 = performance.now();
   for (const [i, q] of todo.entries()) {
-    runs.set(q.id, docsInOrder((await retrieve(g, q, services, store)).map((p) => p.id)));
+    runs.set(q.id, docsInOrder((await retrieve(session, g, q)).map((p) => p.id)));
     if (!o.json && process.stderr.isTTY) process.stderr.write(`\r\x1b[2Keval: ${i + 1}/${todo.length} queries`);
   }
   if (!o.json && process.stderr.isTTY) process.stderr.write("\n");
@@ -61,7 +59,7 @@ export interface EvalScifactOptions {
   judge?: "nli" | "llm";
   json?: boolean;
   /** Run store each claim's run is recorded in. */
-  runs?: string;
+  runs: string;
 }
 
 type Label = "SUPPORT" | "CONTRADICT" | "NO_EVIDENCE";
@@ -118,7 +116,7 @@ export function sciFactVerificationGraph(o: { k: number; judge: "nli" | "llm"; m
  * `--binary`: only claims with evidence, SUPPORT = true vs everything else = false (OpenScholar's setting).
  */
 export async function evalScifactCommand(o: EvalScifactOptions, registry: NodeRegistry): Promise<number> {
-  const services = cliServices({ store: o.store, graphDir: o.graph ? dirname(resolve(o.graph)) : undefined });
+  const session = cliSession(registry, o.runs, { store: o.store, graphDir: o.graph ? dirname(resolve(o.graph)) : undefined });
   const raw = readFileSync(o.claims, "utf8")
     .split("\n")
     .filter((l) => l.trim())
@@ -139,9 +137,8 @@ export async function evalScifactCommand(o: EvalScifactOptions, registry: NodeRe
   if (!verifier) throw new FailureError(`graph ${o.graph}: no node outputs Verdict[]`);
   const port = Object.entries(graph.nodes.get(verifier)!.outputTypes).find(([, t]) => t === "Verdict[]")![0];
   const pairs: Array<{ gold: string; predicted: string }> = [];
-  const store = o.runs ? new RunStore(o.runs) : undefined;
   for (const [i, c] of claims.entries()) {
-    const result = await startRun(graph, { inputs: { question: { id: c.id, text: c.text } }, services, ...traced(store) }).result;
+    const result = await session.start(graph, { question: { id: c.id, text: c.text } }, { reuse: false }).result;
     const failed = result.nodes.find((n) => n.status === "error");
     if (failed) throw new FailureError(`claim ${c.id}: ${failed.id}: ${failed.error!.message}`);
     const predicted = aggregateVerdicts(result.nodes.find((n) => n.id === verifier)!.outputs![port] as Verdict[]);

@@ -1,6 +1,6 @@
 import { readFileSync } from "node:fs";
-import { QuestionInputError, questionRuns, startRun, type Answer, type CompiledGraph, type NodeRegistry, type QuestionRun, type RunResult, type Services } from "@citeflow/core";
-import { RunStore } from "@citeflow/runstore";
+import { QuestionInputError, type Answer, type CompiledGraph, type QuestionRun, type RunResult } from "@citeflow/core";
+import type { Session } from "citeflow";
 import { FailureError, UsageError } from "../errors.js";
 import { loadGraphFile } from "../graphfile.js";
 import { fmtMs, ProgressPrinter } from "../progress.js";
@@ -33,26 +33,23 @@ export interface RunSummary {
   nodes: Array<{ id: string; status: string; cache?: "hit" | "miss"; ms?: number; error?: string }>;
 }
 
-export async function runCommand(graphPath: string, opts: RunCommandOptions, registry: NodeRegistry, services: Services): Promise<number> {
-  return (await runWithSummaries(graphPath, opts, registry, services)).code;
+export async function runCommand(graphPath: string, opts: RunCommandOptions, session: Session): Promise<number> {
+  return (await runWithSummaries(graphPath, opts, session)).code;
 }
 
 /** `citeflow run`, also returning one summary per run (a run per question for per-question graphs). */
-export async function runWithSummaries(graphPath: string, opts: RunCommandOptions, registry: NodeRegistry, services: Services): Promise<{ code: number; summaries: RunSummary[] }> {
+export async function runWithSummaries(graphPath: string, opts: RunCommandOptions, session: Session): Promise<{ code: number; summaries: RunSummary[] }> {
   if (opts.question !== undefined && opts.questions !== undefined) throw new UsageError("give --question or --questions, not both");
-  const graph = loadGraphFile(graphPath, registry);
+  const graph = loadGraphFile(graphPath, session.registry);
   for (const w of graph.warnings) process.stderr.write(`warning: node "${w.nodeId}": ${w.message}\n`);
-  const batches = graphInputSets(graph, opts);
+  const batches = graphInputSets(session, graph, opts);
   const overrides = parseOverrides(opts.override ?? []);
-  const store = new RunStore(opts.runs);
+  const store = session.store;
   const printer = opts.json ? undefined : new ProgressPrinter();
   const summaries: RunSummary[] = [];
 
   for (const { inputs, label } of batches) {
-    const handle = startRun(graph, {
-      ...store.runOptions(),
-      services,
-      inputs,
+    const handle = session.start(graph, inputs, {
       ...(opts.to !== undefined ? { to: opts.to } : {}),
       ...(opts.from !== undefined ? { from: opts.from } : {}),
       ...(opts.only !== undefined ? { only: opts.only } : {}),
@@ -106,10 +103,10 @@ export async function runWithSummaries(graphPath: string, opts: RunCommandOption
  * (`questionRuns`): a Question input runs the graph once per question, a Question[] input takes
  * the whole set.
  */
-function graphInputSets(graph: CompiledGraph, opts: RunCommandOptions): QuestionRun[] {
+function graphInputSets(session: Session, graph: CompiledGraph, opts: RunCommandOptions): QuestionRun[] {
   const given = opts.question !== undefined ? { question: opts.question } : opts.questions !== undefined ? { questions: readQuestions(opts.questions, opts.questionField).slice(0, opts.limit) } : {};
   try {
-    return questionRuns(graph.doc, given);
+    return session.questionRuns(graph, given);
   } catch (e) {
     if (e instanceof QuestionInputError) throw new UsageError(`${e.message}${opts.question === undefined && opts.questions === undefined ? ' (--question "…" or --questions <file.jsonl>)' : ""}`);
     throw e;

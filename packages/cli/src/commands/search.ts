@@ -1,17 +1,16 @@
 import type { NodeRegistry } from "@citeflow/core";
-import { RunStore } from "@citeflow/runstore";
 import { questionFromText } from "../questions.js";
 import { retrievalGraph, retrieve } from "../retrieval-graph.js";
 import { preview, table } from "../table.js";
-import { cliServices } from "../services.js";
+import { cliSession } from "../services.js";
 
 export async function searchCommand(
   query: string,
-  o: { store: string; mode: "lexical" | "dense" | "hybrid"; k?: number; modelsDir?: string; json?: boolean; runs?: string },
+  o: { store: string; mode: "lexical" | "dense" | "hybrid"; k?: number; modelsDir?: string; json?: boolean; runs: string },
   registry: NodeRegistry,
 ): Promise<number> {
   const g = retrievalGraph({ mode: o.mode, store: o.store, k: o.k ?? 10, ...(o.modelsDir ? { modelsDir: o.modelsDir } : {}) }, registry);
-  const passages = await retrieve(g, questionFromText(query), cliServices({ store: o.store }), o.runs ? new RunStore(o.runs) : undefined);
+  const passages = await retrieve(cliSession(registry, o.runs, { store: o.store }), g, questionFromText(query));
   if (o.json) process.stdout.write(JSON.stringify(passages) + "\n");
   else
     process.stdout.write(

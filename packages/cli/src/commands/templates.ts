@@ -1,15 +1,18 @@
-import { existsSync, readFileSync, realpathSync } from "node:fs";
-import { dirname } from "node:path";
-import { templateNames, templatePath } from "@citeflow/nodes";
+import { readFileSync } from "node:fs";
+import { findGraph, templateNames, templatePath } from "@citeflow/nodes";
+import { FailureError } from "../errors.js";
 import { table } from "../table.js";
 
 /**
- * A graph argument names a file or a shipped template: its path, and the folder its `file:`
- * prompts are read from (a file's own folder; for a template, the working folder).
+ * A graph argument names a file (an existing file wins) or a shipped template (`findGraph`, the
+ * rule notebooks use too): its path, and the folder its `file:` prompts are read from.
  */
 export function graphOrTemplate(arg: string): { path: string; dir?: string } {
-  if (existsSync(arg)) return { path: arg, dir: dirname(realpathSync(arg)) };
-  return { path: templateNames().includes(arg) ? templatePath(arg) : arg };
+  try {
+    return findGraph(arg);
+  } catch (e) {
+    throw new FailureError((e as Error).message);
+  }
 }
 
 export function templatesCommand(json: boolean): number {
