@@ -21,6 +21,15 @@ describe("The pipeline editor's canvas in JupyterLab (Chromium)", () => {
     expect(readFileSync(join(work, "root", "verifai.citeflow.json"), "utf8")).toContain('"name": "Verif.ai"');
     await shot("01-verifai-open");
 
+    // Other extensions find the open editors through the token the plugin provides.
+    const provided = await page.evaluate(async () => {
+      const app = (window as any).jupyterapp;
+      const token = [...app.pluginRegistry._services].find(([, id]) => id === "@citeflow/jupyterlab:plugin")?.[0];
+      const tracker = token && (await app.resolveRequiredService(token));
+      return { token: token?.name, current: tracker?.currentWidget?.context.path };
+    });
+    expect(provided).toEqual({ token: "@citeflow/jupyterlab:ICiteflowTracker", current: "verifai.citeflow.json" });
+
     // It opens legible: every node title, type and port label in view renders at 9.5 px or more
     // (font size × the view's zoom) in this 1600×1000 window, and the pipeline's start is in view.
     const editor = page.locator(".cf-editor");
