@@ -1,9 +1,9 @@
-import { AsyncLocalStorage } from "node:async_hooks";
 import { errorInfo, type CacheStatus, type NodeSummary, type RunEvent, type RunStatus } from "./events.js";
 import { EventLog } from "./eventlog.js";
 import { descendants, type CompiledGraph, type CompiledNode } from "./graph.js";
 import { hashValue } from "./hash.js";
-import { noServices, type NodeContext, type Services, type SpanHandle } from "./node.js";
+import { noServices, type Services } from "./node.js";
+import { inNode, nodeContext } from "./context.js";
 import { checkInputs, checkOutputs } from "./checks.js";
 import { checkRunRequest, selectNodes } from "./select.js";
 import { summarizeOutputs } from "./summary.js";
@@ -20,13 +20,6 @@ export async function runGraph(graph: CompiledGraph, options: RunOptions = {}): 
 export function startRun(graph: CompiledGraph, options: RunOptions = {}): RunHandle {
   return new RunHandle(graph, options);
 }
-
-interface SpanFrame {
-  id: string;
-  nodeId: string;
-}
-
-const spanScope = new AsyncLocalStorage<SpanFrame>();
 
 export class RunHandle {
   readonly runId: string;
@@ -253,9 +246,9 @@ export class RunHandle {
         cache = "hit";
       } else {
         checkInputs(this.graph, node, inputs);
-        const ctx = this.#context(node, graphInput);
+        const ctx = nodeContext({ runId: this.runId, nodeId: id, signal, services: this.#services, graphInput, emit: (e) => this.#emit(e) });
         const produced = await raceAbort(
-          spanScope.run({ id: "", nodeId: id }, () => def.run(inputs, node.params, ctx)),
+          inNode(id, () => def.run(inputs, node.params, ctx)),
           signal,
         );
         outputs = checkOutputs(node, produced);
@@ -295,51 +288,6 @@ export class RunHandle {
       this.#emit({ type: "node-error", runId: this.runId, at: Date.now(), nodeId: id, ms, error: info });
       return { id, status: aborted ? "aborted" : "error", ms, ...(cacheKey ? { cacheKey } : {}), error: info };
     }
-  }
-
-  #context(node: CompiledNode, graphInput: unknown): NodeContext {
-    const runId = this.runId;
-    const nodeId = node.id;
-    let spanCount = 0;
-    const emit = (e: RunEvent) => this.#emit(e);
-    return {
-      runId,
-      nodeId,
-      signal: this.#ac.signal,
-      services: this.#services,
-      graphInput,
-      log: (level, message, data) => emit({ type: "node-log", runId, at: Date.now(), nodeId, level, message, ...(data !== undefined ? { data } : {}) }),
-      progress: (done, total, message) =>
-        emit({ type: "node-progress", runId, at: Date.now(), nodeId, done, ...(total !== undefined ? { total } : {}), ...(message !== undefined ? { message } : {}) }),
-      span: async <T>(name: string, fn: (span: SpanHandle) => Promise<T>, attrs?: Record<string, unknown>): Promise<T> => {
-        const parent = spanScope.getStore();
-        const spanId = `${nodeId}/${++spanCount}`;
-        const data: Record<string, unknown> = {};
-        const handle: SpanHandle = { id: spanId, set: (k, v) => void (data[k] = v) };
-        const t0 = performance.now();
-        emit({ type: "span-start", runId, at: Date.now(), nodeId, spanId, name, ...(parent?.id ? { parentId: parent.id } : {}), ...(attrs ? { attrs } : {}) });
-        const end = (status: "ok" | "error", error?: unknown) =>
-          emit({
-            type: "span-end",
-            runId,
-            at: Date.now(),
-            nodeId,
-            spanId,
-            ms: performance.now() - t0,
-            status,
-            ...(error !== undefined ? { error: errorInfo(error) } : {}),
-            ...(Object.keys(data).length ? { data } : {}),
-          });
-        try {
-          const value = await spanScope.run({ id: spanId, nodeId }, () => fn(handle));
-          end("ok");
-          return value;
-        } catch (e) {
-          end("error", e);
-          throw e;
-        }
-      },
-    };
   }
 }
 
