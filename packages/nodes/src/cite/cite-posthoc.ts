@@ -15,8 +15,7 @@ export const citePosthoc = defineNode({
     citationBase: z.union([z.literal(0), z.literal(1)]).default(0),
   }),
   async run(inputs, p, ctx) {
-    const answer = inputs.answer;
-    const passages = inputs.passages;
+    const { answer, passages } = inputs;
     let added = 0;
     const paragraphs = answer.text.split(/(\n\s*\n)/);
     const out = paragraphs.map((para) => {

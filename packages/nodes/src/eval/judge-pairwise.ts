@@ -1,7 +1,7 @@
 import { compileTemplate, defineNode } from "@citeflow/core";
 import { z } from "zod";
 import { promptParam } from "../shared/prompts.js";
-import { callChat, llmParams } from "../shared/llm.js";
+import { callChat, chatAndPrompt, llmParams } from "../shared/llm.js";
 import { pairwiseSchema, readPairwise } from "../shared/structured.js";
 
 /** The last "Better: A|B" line. */
@@ -25,9 +25,9 @@ export const judgePairwise = defineNode({
     decision: { type: "Text", description: '"a", "b", "same" or "skipped: no LLM configured"' },
   },
   params: z.object({ ...llmParams, maxTokens: z.number().int().positive().default(256), prompt: promptParam("openscholar.pairwise.v1", "Prompt over question, passages, a and b") }),
-  fingerprint: (p, s) => ({ llm: s.chatIdentity(p), prompt: s.promptIdentity(p.prompt) }),
+  fingerprint: chatAndPrompt,
   async run(inputs, p, ctx) {
-    const [a, b] = [inputs.a, inputs.b];
+    const { a, b } = inputs;
     if (a.text.trim() === b.text.trim()) return { preferred: b, rejected: a, decision: "same" };
     const chat = await ctx.services.chat(p);
     if (!chat) {

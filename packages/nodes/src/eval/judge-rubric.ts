@@ -1,7 +1,7 @@
 import { compileTemplate, defineNode } from "@citeflow/core";
 import { z } from "zod";
 import { promptParam } from "../shared/prompts.js";
-import { callChat, llmParams } from "../shared/llm.js";
+import { callChat, chatAndPrompt, llmParams } from "../shared/llm.js";
 import { readRubric, rubricSchema } from "../shared/structured.js";
 
 /** The last "Organisation: n" and "Factuality: n" lines (1–5). */
@@ -23,7 +23,7 @@ export const judgeRubric = defineNode({
   inputs: { question: { type: "Question" }, passages: { type: "Passage[]" }, answer: { type: "Answer" } },
   outputs: { scores: { type: "Any", description: "{ organisation, factuality } (1–5), or null without an LLM" } },
   params: z.object({ ...llmParams, maxTokens: z.number().int().positive().default(256), prompt: promptParam("openscholar.rubric.v1", "Prompt over question, passages and answer") }),
-  fingerprint: (p, s) => ({ llm: s.chatIdentity(p), prompt: s.promptIdentity(p.prompt) }),
+  fingerprint: chatAndPrompt,
   async run(inputs, p, ctx) {
     const chat = await ctx.services.chat(p);
     if (!chat) {

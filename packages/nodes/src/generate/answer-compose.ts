@@ -2,7 +2,7 @@ import { compileTemplate, defineNode, toAnswer, type Claim } from "@citeflow/cor
 import { EXTRACTIVE_ID } from "@citeflow/models";
 import { z } from "zod";
 import { promptParam } from "../shared/prompts.js";
-import { callChat, llmParams } from "../shared/llm.js";
+import { callChat, chatAndPrompt, llmParams } from "../shared/llm.js";
 
 export const answerCompose = defineNode({
   type: "answer.compose",
@@ -13,10 +13,9 @@ export const answerCompose = defineNode({
   inputs: { question: { type: "Question" }, claims: { type: "Claim[]" }, passages: { type: "Passage[]" } },
   outputs: { answer: { type: "Answer" } },
   params: z.object({ ...llmParams, prompt: promptParam("arxivbot.answer.v1", "Prompt over question and claims ({{cite}} is a claim's citation)") }),
-  fingerprint: (p, s) => ({ llm: s.chatIdentity(p), prompt: s.promptIdentity(p.prompt) }),
+  fingerprint: chatAndPrompt,
   async run(inputs, p, ctx) {
-    const question = inputs.question;
-    const passages = inputs.passages;
+    const { question, passages } = inputs;
     const cite = (c: Claim) =>
       c.passageIds
         .map((id) => `[${passages.findIndex((x) => x.id === id) + 1}]`)

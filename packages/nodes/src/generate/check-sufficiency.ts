@@ -39,9 +39,7 @@ export const checkSufficiency = defineNode({
   }),
   fingerprint: (p, s) => ({ llm: s.chatIdentity(p), prompts: [s.promptIdentity(p.prompt), s.promptIdentity(p.claimsPrompt)] }),
   async run(inputs, p, ctx) {
-    const question = inputs.question;
-    const claims = inputs.claims;
-    const passages = inputs.passages;
+    const { question, claims, passages } = inputs;
     const chat = await ctx.services.chat(p);
     if (!chat) {
       ctx.log("warn", "sufficiency check skipped: no LLM configured");

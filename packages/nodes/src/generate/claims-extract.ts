@@ -1,7 +1,7 @@
 import { bm25Scores, compileTemplate, defineNode, splitSentences, type Claim, type Passage } from "@citeflow/core";
 import { z } from "zod";
 import { promptParam } from "../shared/prompts.js";
-import { callChat, llmParams } from "../shared/llm.js";
+import { callChat, chatAndPrompt, llmParams } from "../shared/llm.js";
 import { claimsSchema, readClaims } from "../shared/structured.js";
 
 /** "[2] claim text" lines → claims citing passage 2 (1-based); other lines are ignored. */
@@ -36,10 +36,9 @@ export const claimsExtract = defineNode({
   inputs: { question: { type: "Question" }, passages: { type: "Passage[]" } },
   outputs: { claims: { type: "Claim[]" } },
   params: z.object({ ...llmParams, prompt: promptParam("arxivbot.claims.v1", "Prompt over question and passages") }),
-  fingerprint: (p, s) => ({ llm: s.chatIdentity(p), prompt: s.promptIdentity(p.prompt) }),
+  fingerprint: chatAndPrompt,
   async run(inputs, p, ctx) {
-    const question = inputs.question;
-    const passages = inputs.passages;
+    const { question, passages } = inputs;
     const chat = await ctx.services.chat(p);
     if (!chat) {
       ctx.log("warn", "no LLM configured: claims are extracted by the extractive baseline");

@@ -36,8 +36,7 @@ export const generateAnswer = defineNode({
   // Which generator "auto" picks depends on the environment, and the prompt on its file: both are part of the cache key.
   fingerprint: (p, s) => ({ llm: p.generator === "extractive" ? null : s.chatIdentity(p), prompt: s.promptIdentity(p.prompt) }),
   async run(inputs, p, ctx) {
-    const question = inputs.question;
-    const passages = inputs.passages;
+    const { question, passages } = inputs;
     const chat = p.generator === "extractive" ? undefined : await ctx.services.chat(p);
     if (p.generator === "llm" && !chat) throw new Error(`generate.answer: no chat model: ${noChatReason(ctx.services, p)} (or use generator "extractive")`);
     if (!chat) {

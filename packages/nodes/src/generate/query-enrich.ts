@@ -1,7 +1,7 @@
 import { compileTemplate, defineNode } from "@citeflow/core";
 import { z } from "zod";
 import { promptParam } from "../shared/prompts.js";
-import { callChat, llmParams } from "../shared/llm.js";
+import { callChat, chatAndPrompt, llmParams } from "../shared/llm.js";
 
 export const queryEnrich = defineNode({
   type: "query.enrich",
@@ -12,7 +12,7 @@ export const queryEnrich = defineNode({
   inputs: { question: { type: "Question" } },
   outputs: { query: { type: "Query" } },
   params: z.object({ ...llmParams, maxTokens: z.number().int().positive().default(64), prompt: promptParam("core-gpt.query.v1", "Prompt over question") }),
-  fingerprint: (p, s) => ({ llm: s.chatIdentity(p), prompt: s.promptIdentity(p.prompt) }),
+  fingerprint: chatAndPrompt,
   async run(inputs, p, ctx) {
     const question = inputs.question;
     const chat = await ctx.services.chat(p);

@@ -1,7 +1,7 @@
 import { compileTemplate, defineNode, type Passage } from "@citeflow/core";
 import { z } from "zod";
 import { promptParam } from "../shared/prompts.js";
-import { callChat, llmParams } from "../shared/llm.js";
+import { callChat, chatAndPrompt, llmParams } from "../shared/llm.js";
 import { ratingSchema, readRating } from "../shared/structured.js";
 
 /** The last "Rating: n" line (1–5). */
@@ -21,10 +21,9 @@ export const rateRelevance = defineNode({
   inputs: { question: { type: "Question" }, passages: { type: "Passage[]" } },
   outputs: { passages: { type: "Passage[]", description: "The passages with a `relevance` score (1–5)" } },
   params: z.object({ ...llmParams, maxTokens: z.number().int().positive().default(128), prompt: promptParam("openscholar.relevance.v1", "Rating prompt over question and passage") }),
-  fingerprint: (p, s) => ({ llm: s.chatIdentity(p), prompt: s.promptIdentity(p.prompt) }),
+  fingerprint: chatAndPrompt,
   async run(inputs, p, ctx) {
-    const question = inputs.question;
-    const passages = inputs.passages;
+    const { question, passages } = inputs;
     const chat = await ctx.services.chat(p);
     if (!chat) {
       ctx.log("warn", "relevance rating skipped: no LLM configured");

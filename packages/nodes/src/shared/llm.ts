@@ -64,6 +64,9 @@ export function describeChat(c: ChatChoice): string {
   }
 }
 
+/** What a node that renders one prompt for one chat model depends on: which model, and the prompt's content. */
+export const chatAndPrompt = (p: Pick<LlmParams, "model" | "baseUrl"> & { prompt: string }, s: Services) => ({ llm: s.chatIdentity(p), prompt: s.promptIdentity(p.prompt) });
+
 /** Why a node's params select no chat model ("" when they select one), for its log and errors. */
 export function noChatReason(services: Services, p: Pick<LlmParams, "model" | "baseUrl">): string {
   const c = services.chatChoice(p);

@@ -1,6 +1,5 @@
-import { statSync } from "node:fs";
+import { existsSync, statSync } from "node:fs";
 import { basename, resolve } from "node:path";
-import { existsSync } from "node:fs";
 import { hubGguf, loadEmbedder, loadLocalChat, loadNli, loadReranker, LOCAL_CHAT_VERSION, openAIChat, type ChatModel, type Dtype, type Embedder, type NliModel, type Reranker } from "@citeflow/models";
 import type { Services } from "@citeflow/core";
 import { openPassageStore, type PassageStore } from "@citeflow/retrieval";
@@ -150,9 +149,9 @@ export class CiteflowServices implements Services {
     const configured = this.config.chat.baseUrl;
     const toConfigured = !p.baseUrl || (configured !== "" && sameEndpoint(p.baseUrl, configured));
     if (!toConfigured) this.requireEndpoint(p.baseUrl, "params.baseUrl");
-    const key = JSON.stringify([c.model, c.baseUrl, toConfigured, p.timeoutMs, p.retries]);
+    const apiKey = (toConfigured && this.config.chat.apiKey) || "no-key";
+    const key = JSON.stringify([c.model, c.baseUrl, apiKey, p.timeoutMs, p.retries]); // a key kept in memory only
     return this.#once(`chat:${key}`, async () => {
-      const apiKey = (toConfigured && this.config.chat.apiKey) || "no-key";
       return openAIChat({ model: c.model, ...(c.baseUrl ? { baseURL: c.baseUrl } : {}), apiKey, timeoutMs: p.timeoutMs, maxRetries: p.retries });
     });
   }

@@ -1,6 +1,6 @@
 import { compileTemplate, defineNode, type Verdict } from "@citeflow/core";
 import { z } from "zod";
-import { callChat, llmParams, noChatReason } from "../shared/llm.js";
+import { callChat, chatAndPrompt, llmParams, noChatReason } from "../shared/llm.js";
 import { promptParam } from "../shared/prompts.js";
 import { readTrueFalse, trueFalseSchema } from "../shared/structured.js";
 
@@ -21,7 +21,7 @@ export const verifyLlm = defineNode({
   inputs: { claims: { type: "Claim[]" }, passages: { type: "Passage[]" } },
   outputs: { verdicts: { type: "Verdict[]", description: "One per claim" } },
   params: z.object({ ...llmParams, maxTokens: z.number().int().positive().default(8), prompt: promptParam("openscholar.scifact.v1", "Prompt over claim and passages") }),
-  fingerprint: (p, s) => ({ llm: s.chatIdentity(p), prompt: s.promptIdentity(p.prompt) }),
+  fingerprint: chatAndPrompt,
   async run(inputs, p, ctx) {
     const claims = inputs.claims;
     const all = inputs.passages;
