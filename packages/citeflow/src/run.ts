@@ -1,8 +1,6 @@
 import { randomBytes } from "node:crypto";
-import { readFileSync } from "node:fs";
 import {
   evidenceInDocument,
-  loadGraph,
   PREVIEW_CHARS,
   reduceRunEvent,
   startedRun,
@@ -14,12 +12,12 @@ import {
   type RunOptions,
   type Services,
 } from "@citeflow/core";
-import { createRegistry, findGraph } from "@citeflow/nodes";
+import { createRegistry } from "@citeflow/nodes";
 import { renderEvidencePage } from "@citeflow/retrieval";
 import { RunStore, type Correction, type NodeRecord, type RunRecord, type StoredCorrection } from "@citeflow/runstore";
 import { SHOWN_IN, showBundle, type MimeBundle } from "./display.js";
 import { services } from "./services.js";
-import { Session } from "./session.js";
+import { loadGraphFrom, Session } from "./session.js";
 import type { Claim, Passage, Verdict } from "@citeflow/core";
 import { bundleFor, previewOutputs, verdictsBundle, viewBundle, VIEW_VERSION, type RunNodeView, type RunView } from "./mime.js";
 
@@ -37,9 +35,7 @@ export function session(runs: string = defaultRunsDir(), withServices: Services 
 
 /** A graph from a file path (an existing file wins), a template name (`verifai`, `core-gpt`, `openscholar`, `arxivbot`), or a document. */
 export function graph(source: string | GraphDoc): CompiledGraph {
-  if (typeof source !== "string") return loadGraph(JSON.stringify(source), registry, { source: `graph "${source.name}"` });
-  const { path } = findGraph(source);
-  return loadGraph(readFileSync(path, "utf8"), registry, { source: path });
+  return loadGraphFrom(source, registry);
 }
 
 /** Values for the graph's inputs; a string is the question for a graph with one Question input. */

@@ -15,6 +15,13 @@ import {
 import { findGraph } from "@citeflow/nodes";
 import { RunStore } from "@citeflow/runstore";
 
+/** A graph from a document, a file, or a shipped template's name (`findGraph`: an existing file wins). */
+export function loadGraphFrom(source: string | GraphDoc, registry: NodeRegistry): CompiledGraph {
+  if (typeof source !== "string") return loadGraph(JSON.stringify(source), registry, { source: `graph "${source.name}"` });
+  const { path } = findGraph(source);
+  return loadGraph(readFileSync(path, "utf8"), registry, { source: path });
+}
+
 /** What a caller may ask of a run beyond its graph and inputs (partial runs, stepping, overrides, …). */
 export type RunRequest = Omit<RunOptions, "services" | "cache" | "recorder" | "runId" | "inputs">;
 
@@ -37,9 +44,7 @@ export class Session {
 
   /** A graph from a document, a file, or a shipped template's name (`findGraph`: an existing file wins). */
   graph(source: string | GraphDoc): CompiledGraph {
-    if (typeof source !== "string") return loadGraph(JSON.stringify(source), this.registry, { source: `graph "${source.name}"` });
-    const { path } = findGraph(source);
-    return loadGraph(readFileSync(path, "utf8"), this.registry, { source: path });
+    return loadGraphFrom(source, this.registry);
   }
 
   /** The runs a question or a question set makes (`questionRuns`): one per question for a Question input, one on the set for a Question[] input. */
