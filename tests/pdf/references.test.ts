@@ -122,7 +122,9 @@ async function fileStorage() {
 
 /** Zotero's Web API, as far as Citeflow uses it, with its real response shapes and failures. */
 async function zoteroServer(storage: Loopback) {
-  const version = 412;
+  let version = 412;
+  /** Item keys deleted at each library version (what GET /deleted?since= reports). */
+  const deletions = new Map<number, string[]>();
   const item = (key: string, d: Record<string, unknown>, numChildren = 0) => ({ key, version: 400, library: { type: "user", id: 1 }, meta: { numChildren }, data: { key, version: 400, ...d } });
   const items = [
     item(
@@ -168,6 +170,12 @@ async function zoteroServer(storage: Loopback) {
     const url = new URL(req.path, `http://${req.headers.host}`);
     const p = url.pathname;
     if (req.headers["zotero-api-key"] !== KEY) return json(res, 403, "Invalid key");
+    if (p === "/users/1/deleted") {
+      const since = Number(url.searchParams.get("since"));
+      if (!url.searchParams.has("since") || !Number.isInteger(since)) return json(res, 400, "'since' must be provided");
+      const keys = [...deletions].filter(([v]) => v > since).flatMap(([, k]) => k);
+      return json(res, 200, { collections: [], searches: [], items: keys, tags: [], settings: [] }, { "last-modified-version": String(version) });
+    }
     if (p === "/users/1/collections") return pages([{ key: "COLL0001", version: 5, data: { key: "COLL0001", name: "Epilepsy", parentCollection: false } }], url, res);
     if (p === "/users/1/items" || p === "/users/1/collections/COLL0001/items") {
       listedAt.push(Date.now());
@@ -188,7 +196,15 @@ async function zoteroServer(storage: Loopback) {
     json(res, 404, "Not found");
   });
   servers.push(server);
-  return Object.assign(server, { listedAt });
+  /** Deletes an item in the library, as a user emptying it from Zotero's trash: the library version moves on. */
+  const remove = (key: string) => {
+    items.splice(
+      items.findIndex((i) => i.key === key),
+      1,
+    );
+    deletions.set(++version, [key]);
+  };
+  return Object.assign(server, { listedAt, remove });
 }
 
 describe("Zotero libraries (zotero:users/<id>)", () => {
@@ -242,6 +258,16 @@ describe("Zotero libraries (zotero:users/<id>)", () => {
     const asked = zotero.requests.slice(before).filter((q) => q.path.startsWith("/users/1/items"));
     expect(asked).toHaveLength(1);
     expect(asked[0]!.headers["if-modified-since-version"]).toBe("412");
+    expect(storage.requests).toHaveLength(1);
+
+    // An item deleted in Zotero leaves the store at the next ingest; the others are not read again.
+    zotero.remove("BBBB2222");
+    const after = await cli(["zotero:users/1", "--store", store], env);
+    expect(after.code, after.stderr).toBe(0);
+    expect(after.summary.sources).toMatchObject({ libraryVersion: 413, libraryUnchanged: false, deleted: 1, unchanged: 1 });
+    expect(zotero.requests.some((q) => q.path === "/users/1/deleted?since=412")).toBe(true);
+    const left = await (await LanceStore.open(store)).passages([{ id: "AAAA1111#0" }, { id: "BBBB2222#0" }]);
+    expect([...left.keys()]).toEqual(["AAAA1111#0"]);
     expect(storage.requests).toHaveLength(1);
   }, 60_000);
 

@@ -43,6 +43,8 @@ export interface SourceTally {
   /** Zotero: the library version ingested, and whether the server said nothing changed (304). */
   libraryVersion?: number;
   libraryUnchanged?: boolean;
+  /** Zotero: items deleted from the library since the last ingest, whose passages were removed. */
+  deleted?: number;
 }
 
 export const newTally = (): SourceTally => ({ entries: 0, unchanged: 0, replaced: 0, pages: 0 });

@@ -63,6 +63,11 @@ export async function zoteroDocuments(z: ZoteroSpec, store: PassageStore, report
   });
   tally.libraryVersion = lib.version;
   tally.libraryUnchanged = lib.unchanged;
+  // Items deleted in Zotero since the last ingest leave the store too (their passages, by item key).
+  if (lib.deleted.length) {
+    await store.removeDocuments(lib.deleted);
+    tally.deleted = lib.deleted.length;
+  }
   const finished = () => {
     if (statePath) writeFileSync(statePath, JSON.stringify({ ...state, [syncKey(z)]: lib.version }, null, 2) + "\n");
   };

@@ -140,7 +140,7 @@ export async function ingestCommand(o: IngestCommandOptions): Promise<number> {
         `${summary.total} passages in the store; embedder ${embedderId}, chunker ${chunkerName}` +
         (tally.libraryUnchanged ? `; the Zotero library is unchanged since version ${tally.libraryVersion}` : "") +
         (many && !tally.libraryUnchanged
-          ? `; ${tally.entries} ${kind === "pdf" ? "PDF(s)" : "entries"}: ${tally.pages} PDF pages read, ${tally.unchanged} unchanged since the last ingest, ${tally.replaced} changed and replaced`
+          ? `; ${tally.entries} ${kind === "pdf" ? "PDF(s)" : "entries"}: ${tally.pages} PDF pages read, ${tally.unchanged} unchanged since the last ingest, ${tally.replaced} changed and replaced${tally.deleted ? `, ${tally.deleted} deleted in Zotero and removed` : ""}`
           : "") +
         (report.problems.length ? `; ${report.problems.length} ${many ? "problem(s)" : "line(s) left out"}, listed above` : "") +
         "\n",

@@ -31,6 +31,8 @@ export interface ZoteroLibrary {
   /** Nothing changed since `since` (the server answered 304). */
   unchanged: boolean;
   refs: Reference[];
+  /** Keys of the items deleted from the library since `since` (emptied from its trash), to remove from a store. */
+  deleted: string[];
   /** Requests made, for the summary. */
   requests: number;
 }
@@ -113,7 +115,8 @@ export async function zoteroLibrary(o: ZoteroOptions): Promise<ZoteroLibrary> {
   const collections = await collectionsOf(o, root, all);
   const filter = `format=json&limit=100${o.tag ? `&tag=${encodeURIComponent(o.tag)}` : ""}`;
   const listing = await all(`${root}${collections.filter ? `/collections/${collections.filter}` : ""}/items?${filter}`, true);
-  if (!listing) return { version: o.since!, unchanged: true, refs: [], requests };
+  if (!listing) return { version: o.since!, unchanged: true, refs: [], deleted: [], requests };
+  const deleted = o.since === undefined ? [] : await deletedSince(o.since, root, get, json);
 
   const attachments = new Map<string, ZoteroItem[]>();
   const addAttachment = (a: ZoteroItem) => {
@@ -147,7 +150,16 @@ export async function zoteroLibrary(o: ZoteroOptions): Promise<ZoteroLibrary> {
       extra: { zoteroKey: it.key, zoteroLibrary: o.library },
     };
   });
-  return { version: listing.version, unchanged: false, refs, requests };
+  return { version: listing.version, unchanged: false, refs, deleted, requests };
+}
+
+/** The keys of items deleted since a library version (`GET <library>/deleted?since=<version>`). */
+async function deletedSince(since: number, root: string, get: (url: string) => Promise<HttpResponse>, json: (r: HttpResponse, url: string) => unknown): Promise<string[]> {
+  const url = `${root}/deleted?since=${since}`;
+  const body = json(await get(url), url);
+  const items = typeof body === "object" && body !== null && "items" in body ? body.items : undefined;
+  if (!Array.isArray(items) || !items.every((k) => typeof k === "string")) throw new SearchApiError(`Zotero (${url}): expected { "items": [keys…] }`);
+  return items;
 }
 
 /** The collection to filter by (a key, or a name looked up) and every collection's name. */
