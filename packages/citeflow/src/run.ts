@@ -1,6 +1,9 @@
 import { randomBytes } from "node:crypto";
+import { readFileSync } from "node:fs";
 import {
   evidenceInDocument,
+  loadGraph,
+  questionRuns,
   PREVIEW_CHARS,
   reduceRunEvent,
   startedRun,
@@ -12,12 +15,12 @@ import {
   type RunOptions,
   type Services,
 } from "@citeflow/core";
-import { createRegistry } from "@citeflow/nodes";
+import { createRegistry, findGraph } from "@citeflow/nodes";
 import { renderEvidencePage } from "@citeflow/retrieval";
 import { RunStore, type Correction, type NodeRecord, type RunRecord, type StoredCorrection } from "@citeflow/runstore";
 import { SHOWN_IN, showBundle, type MimeBundle } from "./display.js";
 import { services } from "./services.js";
-import { loadGraphFrom, Session } from "./session.js";
+import { Session } from "./session.js";
 import type { Claim, Passage, Verdict } from "@citeflow/core";
 import { bundleFor, previewOutputs, verdictsBundle, viewBundle, VIEW_VERSION, type RunNodeView, type RunView } from "./mime.js";
 
@@ -35,7 +38,9 @@ export function session(runs: string = defaultRunsDir(), withServices: Services 
 
 /** A graph from a file path (an existing file wins), a template name (`verifai`, `core-gpt`, `openscholar`, `arxivbot`), or a document. */
 export function graph(source: string | GraphDoc): CompiledGraph {
-  return loadGraphFrom(source, registry);
+  if (typeof source !== "string") return loadGraph(JSON.stringify(source), registry, { source: `graph "${source.name}"` });
+  const { path } = findGraph(source);
+  return loadGraph(readFileSync(path, "utf8"), registry, { source: path });
 }
 
 /** Values for the graph's inputs; a string is the question for a graph with one Question input. */
@@ -86,7 +91,7 @@ export class LiveRun {
     const s = session(runs, given);
     this.store = s.store;
     // A question as text → the graph's inputs by the rule the CLI and the editor use too.
-    this.handle = s.start(graph, typeof inputs === "string" ? s.questionRuns(graph, { question: inputs })[0]!.inputs : inputs, request);
+    this.handle = s.start(graph, typeof inputs === "string" ? questionRuns(graph.doc, { question: inputs })[0]!.inputs : inputs, request);
     this.#progress = startedRun(this.handle.runId, this.handle.selected);
     active.add(this);
     const watching = this.#watch();

@@ -1,5 +1,5 @@
 import { readFileSync } from "node:fs";
-import { QuestionInputError, type Answer, type CompiledGraph, type QuestionRun, type RunResult } from "@citeflow/core";
+import { QuestionInputError, questionRuns, type Answer, type CompiledGraph, type QuestionRun, type RunResult } from "@citeflow/core";
 import type { Session } from "citeflow";
 import { FailureError, UsageError } from "../errors.js";
 import { loadGraphFile } from "../graphfile.js";
@@ -42,7 +42,7 @@ export async function runWithSummaries(graphPath: string, opts: RunCommandOption
   if (opts.question !== undefined && opts.questions !== undefined) throw new UsageError("give --question or --questions, not both");
   const graph = loadGraphFile(graphPath, session.registry);
   for (const w of graph.warnings) process.stderr.write(`warning: node "${w.nodeId}": ${w.message}\n`);
-  const batches = graphInputSets(session, graph, opts);
+  const batches = graphInputSets(graph, opts);
   const overrides = parseOverrides(opts.override ?? []);
   const store = session.store;
   const printer = opts.json ? undefined : new ProgressPrinter();
@@ -103,10 +103,10 @@ export async function runWithSummaries(graphPath: string, opts: RunCommandOption
  * (`questionRuns`): a Question input runs the graph once per question, a Question[] input takes
  * the whole set.
  */
-function graphInputSets(session: Session, graph: CompiledGraph, opts: RunCommandOptions): QuestionRun[] {
+function graphInputSets(graph: CompiledGraph, opts: RunCommandOptions): QuestionRun[] {
   const given = opts.question !== undefined ? { question: opts.question } : opts.questions !== undefined ? { questions: readQuestions(opts.questions, opts.questionField).slice(0, opts.limit) } : {};
   try {
-    return session.questionRuns(graph, given);
+    return questionRuns(graph.doc, given);
   } catch (e) {
     if (e instanceof QuestionInputError) throw new UsageError(`${e.message}${opts.question === undefined && opts.questions === undefined ? ' (--question "…" or --questions <file.jsonl>)' : ""}`);
     throw e;

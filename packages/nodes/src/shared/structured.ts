@@ -8,6 +8,17 @@ import { z } from "zod";
  * against the shape it asked for and turns it into the node's value.
  */
 
+/** What each reader accepts: the fields its schema asks for, of their types. */
+const shapes = {
+  feedback: z.object({ items: z.array(z.object({ feedback: z.string(), question: z.string() })) }),
+  claims: z.object({ claims: z.array(z.object({ passage: z.number().int(), claim: z.string() })) }),
+  sufficiency: z.object({ sufficient: z.boolean(), query: z.string() }),
+  rating: z.object({ rating: z.number() }),
+  pairwise: z.object({ better: z.enum(["A", "B"]) }),
+  rubric: z.object({ organisation: z.number(), factuality: z.number() }),
+  trueFalse: z.object({ answer: z.enum(["true", "false"]) }),
+};
+
 function read<T>(shape: z.ZodType<T>, json: unknown, what: string): T {
   const r = shape.safeParse(json);
   if (!r.success) throw new Error(`the model's ${what} is not of the shape asked for: ${describeIssues(r.error)}`);
@@ -29,7 +40,7 @@ export const feedbackSchema = (maxItems: number) => ({
 });
 
 export function readFeedback(json: unknown, maxItems: number): Feedback[] {
-  const { items } = read(z.object({ items: z.array(z.object({ feedback: z.string(), question: z.string() })) }), json, "feedback");
+  const { items } = read(shapes.feedback, json, "feedback");
   return items.slice(0, maxItems).flatMap(({ feedback, question }) => {
     const text = feedback.trim();
     const q = question.trim();
@@ -51,7 +62,7 @@ export const claimsSchema = (passages: number) => ({
 /** Claims numbered from `startId`, each citing the passage it names (1-based). */
 export function readClaims(json: unknown, passages: Passage[], startId = 1): Claim[] {
   const out: Claim[] = [];
-  for (const { passage, claim } of read(z.object({ claims: z.array(z.object({ passage: z.number().int(), claim: z.string() })) }), json, "claims").claims) {
+  for (const { passage, claim } of read(shapes.claims, json, "claims").claims) {
     const p = passages[passage - 1];
     if (p && claim.trim()) out.push({ id: `c${startId + out.length}`, text: claim.trim(), passageIds: [p.id] });
   }
@@ -64,23 +75,23 @@ export const sufficiencySchema = {
 } as const;
 
 export function readSufficiency(json: unknown): { sufficient: boolean; query?: string } {
-  const { sufficient, query } = read(z.object({ sufficient: z.boolean(), query: z.string() }), json, "sufficiency check");
+  const { sufficient, query } = read(shapes.sufficiency, json, "sufficiency check");
   const q = query.trim();
   // "Not enough" with no query to search has nowhere to go: it counts as enough.
   return sufficient || !q ? { sufficient: true } : { sufficient: false, query: q };
 }
 
 export const ratingSchema = { type: "object", properties: { reasoning, rating: score } } as const;
-export const readRating = (json: unknown): number => read(z.object({ rating: z.number() }), json, "rating").rating;
+export const readRating = (json: unknown): number => read(shapes.rating, json, "rating").rating;
 
 export const pairwiseSchema = { type: "object", properties: { reasoning, better: { enum: ["A", "B"] } } } as const;
-export const readPairwise = (json: unknown): "a" | "b" => (read(z.object({ better: z.enum(["A", "B"]) }), json, "comparison").better === "A" ? "a" : "b");
+export const readPairwise = (json: unknown): "a" | "b" => (read(shapes.pairwise, json, "comparison").better === "A" ? "a" : "b");
 
 export const rubricSchema = { type: "object", properties: { reasoning, organisation: score, factuality: score } } as const;
 export function readRubric(json: unknown): { organisation: number; factuality: number } {
-  const { organisation, factuality } = read(z.object({ organisation: z.number(), factuality: z.number() }), json, "rubric scores");
+  const { organisation, factuality } = read(shapes.rubric, json, "rubric scores");
   return { organisation, factuality };
 }
 
 export const trueFalseSchema = { type: "object", properties: { answer: { enum: ["true", "false"] } } } as const;
-export const readTrueFalse = (json: unknown): boolean => read(z.object({ answer: z.enum(["true", "false"]) }), json, "verdict").answer === "true";
+export const readTrueFalse = (json: unknown): boolean => read(shapes.trueFalse, json, "verdict").answer === "true";
