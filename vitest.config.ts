@@ -1,6 +1,6 @@
 import { mkdtempSync } from "node:fs";
 import { homedir, tmpdir } from "node:os";
-import { join } from "node:path";
+import { dirname, join } from "node:path";
 import { defineConfig } from "vitest/config";
 
 // Where `npm run models` installed the pretrained models (Gemma 3 270M GGUF, all-MiniLM-L6-v2).
@@ -28,6 +28,8 @@ export default defineConfig({
       // extractive baseline stays the baseline); the local-model suites ask for the installed ones.
       CITEFLOW_MODELS_HOME: mkdtempSync(join(tmpdir(), "citeflow-models-home-")),
       CITEFLOW_INSTALLED_MODELS: installed,
+      // citeflow train's environment (PyTorch, ~6 GB): made once beside the models home, not per suite.
+      CITEFLOW_TRAIN_VENV: process.env.CITEFLOW_TRAIN_VENV || join(dirname(installed), "train-venv"),
     },
   },
 });

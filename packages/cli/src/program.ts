@@ -5,6 +5,7 @@ import { catalogueCommand } from "./commands/catalogue.js";
 import { correctCommand } from "./commands/correct.js";
 import { exportCommand } from "./commands/export.js";
 import { synthCommand } from "./commands/synth.js";
+import { trainCommand } from "./commands/train.js";
 import { demoCommand } from "./commands/demo.js";
 import { evalRetrievalCommand, evalScifactCommand } from "./commands/eval.js";
 import { ingestCommand } from "./commands/ingest.js";
@@ -34,7 +35,7 @@ function intArg(name: string) {
 /** Folder options: a path that is a file is a usage error; these commands read a folder that must exist. */
 const FOLDERS = { store: ["search", "scifact", "retrieval", "run", "synth"], runs: ["export", "list", "show", "output", "diff", "correct"], out: [] as string[] };
 /** File options that must name an existing file. */
-const FILES = ["questions", "claims", "queries", "qrels"];
+const FILES = ["questions", "claims", "queries", "qrels", "labels", "corpus"];
 
 /** Paths the user gave, checked before a command runs, with the fix in the user's terms. */
 function checkPaths(cmd: Command): void {
@@ -235,10 +236,32 @@ export function buildProgram(registry: NodeRegistry, setCode: (code: number) => 
     .option("--split <fraction>", "fraction of questions in train (1: no validation file)", "0.9")
     .option("--seed <n>", "seed of the train/validation split", "0")
     .option("--qrels <tsv>", "BEIR qrels for rerank formats (judged by question id)")
+    .option("--labels <claims.jsonl>", "labelled claims (SciFact's shape) for the nli format: each run whose question id is a claim id gives the claim's gold pairs")
+    .option("--corpus <corpus.jsonl>", "the corpus --labels points into (doc_id, abstract as sentences)")
     .option("--parquet", "also write train.parquet / validation.parquet", false)
     .option("--no-metadata", "strip the metadata back-links (for providers that reject extra keys)")
     .option("--json", "print the counts as JSON", false)
     .action(async (opts) => setCode(await exportCommand(opts)));
+
+  program
+    .command("train")
+    .description("fine-tune a cross-encoder from a citeflow export folder: nli (SUPPORT / NO_EVIDENCE / CONTRADICT) or rerank; writes the Hugging Face ONNX layout (fp32 and int8), a card and sha256 sums")
+    .argument("<task>", "nli | rerank")
+    .requiredOption("--data <dir>", "a citeflow export --format nli|rerank folder")
+    .requiredOption("--out <dir>", "the model folder to write (replaced only once the new model is whole)")
+    .option("--base <dir>", "a BERT model folder (config.json, model.safetensors, tokenizer.json); default all-MiniLM-L6-v2")
+    .option("--heldout <json>", "a held-out split ({ heldout_ids }): rows about those claims are scored, never trained on")
+    .option("--claims <jsonl>", "the claims file the held-out ids point into")
+    .option("--epochs <n>", "passes over the data (default 2)", intArg("--epochs"))
+    .option("--max-steps <n>", "stop after N optimiser steps", intArg("--max-steps"))
+    .option("--batch-size <n>", "pairs per step (default 32)", intArg("--batch-size"))
+    .option("--lr <rate>", "learning rate (default 4e-5)")
+    .option("--seed <n>", "seed (default 13)", (v: string) => Number(v))
+    .option("--threads <n>", "CPU threads (default: all)", intArg("--threads"))
+    .option("--no-augment", "nli: gold rows only, without the self / clause / flipped-claim augmentations")
+    .option("--bf16", "train in bfloat16 autocast (faster on CPUs with AVX512-BF16)", false)
+    .option("--json", "print the result as JSON", false)
+    .action(async (task: string, opts) => setCode(await trainCommand(task, opts)));
 
   program
     .command("synth")

@@ -2,6 +2,7 @@ import { evidenceInDocument, type Answer, type Claim, type Passage, type Questio
 import type { ChatMessage } from "@citeflow/models";
 import { answerMessages } from "@citeflow/nodes";
 import type { CorrectionProblem, NodeRecord, RunRecord, RunStore, SpanRecord, StoredCorrection } from "@citeflow/runstore";
+import { goldPairs, type GoldLabels } from "./gold.js";
 
 /** Where a row came from: enough to find the run, node and evidence again. */
 export interface Provenance {
@@ -65,6 +66,8 @@ export interface NliExample {
   label: "SUPPORT" | "NO_EVIDENCE" | "CONTRADICT";
   /** The model's label when a user corrected it. */
   originalLabel?: string;
+  /** "gold": from a labelled corpus (`--labels`), not from a model's verdict. */
+  source?: "gold";
   provenance: Provenance;
 }
 
@@ -171,6 +174,7 @@ export function collectExamples(
   services: Pick<Services, "prompt">,
   runIds?: string[],
   qrels?: QrelsMap,
+  gold?: GoldLabels,
 ): RunExamples & { runs: number; skipped: string[]; correctionProblems: CorrectionProblem[] } {
   const all: RunExamples = { answers: [], nli: [], loop: [], relevance: [], loopsFromCache: 0 };
   const skipped: string[] = [];
@@ -194,7 +198,7 @@ export function collectExamples(
         continue;
       }
       read = store.readCorrections(id);
-      rows = collectRun(store, services, record, read.corrections, qrels);
+      rows = collectRun(store, services, record, read.corrections, qrels, gold);
     } catch (e) {
       skipped.push(`${id} (${(e as Error).message})`);
       continue;
@@ -211,7 +215,14 @@ export function collectExamples(
 }
 
 /** The rows of one finished run. */
-function collectRun(store: RunStore, services: Pick<Services, "prompt">, record: RunRecord, corrections: StoredCorrection[], qrels: QrelsMap | undefined): RunExamples {
+function collectRun(
+  store: RunStore,
+  services: Pick<Services, "prompt">,
+  record: RunRecord,
+  corrections: StoredCorrection[],
+  qrels: QrelsMap | undefined,
+  gold: GoldLabels | undefined,
+): RunExamples {
   const out: RunExamples = { answers: [], nli: [], loop: [], relevance: [], loopsFromCache: 0 };
   const { answers, nli, loop, relevance } = out;
   const view = new RunView(store, record);
@@ -224,6 +235,7 @@ function collectRun(store: RunStore, services: Pick<Services, "prompt">, record:
   const judged = new Map<string, RelevanceExample>();
   const judge = (e: RelevanceExample) => judged.set(`${e.provenance.nodeId}\0${e.passage.id}`, e);
   let qrelsUsed = false;
+  let goldUsed = false;
   for (const nodeId of order) {
     const n = byId.get(nodeId);
     if (!n || n.status !== "done") continue;
@@ -245,6 +257,24 @@ function collectRun(store: RunStore, services: Pick<Services, "prompt">, record:
           const doc = p.id.slice(0, p.id.lastIndexOf("#"));
           judge({ query: q.text, passage: p, relevant: (rel.get(doc) ?? 0) > 0, source: "qrels", provenance: view.provenance(nodeId, [p], {}) });
         }
+      }
+    }
+    if (gold && !goldUsed && RETRIEVERS.has(n.type)) {
+      // The first retriever's list: the labelled claim's gold pairs, with its retrieved non-evidence documents as hard negatives.
+      const q = (view.input(nodeId, "question") ?? view.input(nodeId, "query")) as { id?: string; questionId?: string } | undefined;
+      const claimId = q && String(q.id ?? q.questionId);
+      if (claimId && gold.claims.has(claimId)) {
+        goldUsed = true;
+        const passages = (view.output(nodeId, "passages") as Passage[]) ?? [];
+        const docs = [...new Set(passages.map((p) => p.id.slice(0, p.id.lastIndexOf("#"))))];
+        for (const g of goldPairs(gold, claimId, docs))
+          nli.push({
+            premise: g.premise,
+            hypothesis: g.hypothesis,
+            label: g.label,
+            source: "gold",
+            provenance: { ...view.provenance(nodeId, passages.filter((p) => p.id.startsWith(`${g.docId}#`)).slice(0, 1), {}), docIds: [g.docId], sources: ["labels"] },
+          });
       }
     }
     if (n.type === "generate.answer" && finalNodeId) {

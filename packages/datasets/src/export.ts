@@ -6,6 +6,7 @@ import { Redactor, RunStore, secretsFromEnv, type CorrectionProblem } from "@cit
 import { datasetCard } from "./card.js";
 import { toParquet } from "./parquet.js";
 import { collectExamples } from "./examples.js";
+import { readGoldLabels } from "./gold.js";
 import { FORMATS, rowsFor, type Format, type Row } from "./formats.js";
 import { dedupe, split } from "./process.js";
 
@@ -26,6 +27,8 @@ export interface ExportOptions {
   rubric?: { organisation: number; factuality: number };
   /** BEIR qrels (query-id, corpus-id, score) for rerank formats: judged by question id. */
   qrels?: string;
+  /** A labelled corpus for the nli format: SciFact-style claims (rationales, labels) and their corpus; runs whose question id is a claim id get its gold pairs. */
+  labels?: { claims: string; corpus: string };
   /** Also write `<split>.parquet` next to each JSONL file. */
   parquet?: boolean;
   /** Shown in the card's "Reproduce" section. */
@@ -56,7 +59,7 @@ export function exportDataset(o: ExportOptions): ExportResult {
   const seed = o.seed ?? 0;
   const metadata = o.metadata ?? true;
   const store = new RunStore(o.runs);
-  const ex = collectExamples(store, o.services, o.runIds, o.qrels ? readQrels(o.qrels) : undefined);
+  const ex = collectExamples(store, o.services, o.runIds, o.qrels ? readQrels(o.qrels) : undefined, o.labels ? readGoldLabels(o.labels.claims, o.labels.corpus) : undefined);
   const passes = (a: (typeof ex.answers)[number]) => !o.rubric || (!!a.rubric && a.rubric.organisation >= o.rubric.organisation && a.rubric.factuality >= o.rubric.factuality);
   const answers = ex.answers.filter(passes);
   const rubricDropped = ex.answers.length - answers.length;
@@ -82,7 +85,7 @@ export function exportDataset(o: ExportOptions): ExportResult {
   }
   const command =
     o.command ??
-    `citeflow export --runs ${o.runs} --format ${o.format} --out ${o.out} --split ${ratio} --seed ${seed}${o.qrels ? ` --qrels ${o.qrels}` : ""}${o.rubric ? ` --min-organisation ${o.rubric.organisation} --min-factuality ${o.rubric.factuality}` : ""}${metadata ? "" : " --no-metadata"}${o.parquet ? " --parquet" : ""}`;
+    `citeflow export --runs ${o.runs} --format ${o.format} --out ${o.out} --split ${ratio} --seed ${seed}${o.qrels ? ` --qrels ${o.qrels}` : ""}${o.labels ? ` --labels ${o.labels.claims} --corpus ${o.labels.corpus}` : ""}${o.rubric ? ` --min-organisation ${o.rubric.organisation} --min-factuality ${o.rubric.factuality}` : ""}${metadata ? "" : " --no-metadata"}${o.parquet ? " --parquet" : ""}`;
   writeFileSync(
     join(o.out, "README.md"),
     redactor.redact(

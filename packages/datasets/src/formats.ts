@@ -119,7 +119,7 @@ export function rowsFor(format: Format, answers: AnswerExample[], nli: NliExampl
       return nli.map((x) => ({
         key: x.hypothesis,
         dedupText: x.premise + "\n" + x.hypothesis,
-        label: x.label,
+        label: x.source === "gold" ? `${x.label} (gold)` : x.label,
         data: { premise: x.premise, hypothesis: x.hypothesis, label: x.label, label_id: NLI_LABELS[x.label] },
         provenance: x.originalLabel ? { ...x.provenance, originalLabel: x.originalLabel } : x.provenance,
       }));

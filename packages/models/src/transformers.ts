@@ -9,7 +9,9 @@ import {
   type Tensor,
 } from "@huggingface/transformers";
 import { NLI_LABELS, type Embedder, type NliLabel, type NliModel, type NliProbabilities, type Reranker } from "./interfaces.js";
-import { resolveModel, type ResolveOptions } from "./resolve.js";
+import { existsSync } from "node:fs";
+import { join } from "node:path";
+import { modelsDirsFromEnv, resolveModel, type ResolveOptions } from "./resolve.js";
 
 export type Dtype = "fp32" | "q8";
 
@@ -107,8 +109,23 @@ export function meanPoolNormalised(hidden: Tensor, mask: Tensor): number[][] {
   return out;
 }
 
-async function loadPairModel(id: string, options: LocalModelOptions): Promise<{ tokenizer: PreTrainedTokenizer; model: PreTrainedModel }> {
+/**
+ * The precision a local model is loaded in: the one asked for, except that a model folder holding
+ * only int8 weights (onnx/model_quantized.onnx, as the models Citeflow trains ship) is loaded in q8.
+ */
+export function pairDtype(id: string, options: LocalModelOptions): Dtype {
   const dtype = options.dtype ?? "fp32";
+  if (dtype !== "fp32") return dtype;
+  for (const dir of options.modelsDirs ?? modelsDirsFromEnv()) {
+    const onnx = join(dir, id, "onnx");
+    if (!existsSync(join(dir, id, "config.json"))) continue;
+    return !existsSync(join(onnx, "model.onnx")) && existsSync(join(onnx, "model_quantized.onnx")) ? "q8" : dtype;
+  }
+  return dtype;
+}
+
+async function loadPairModel(id: string, options: LocalModelOptions): Promise<{ tokenizer: PreTrainedTokenizer; model: PreTrainedModel }> {
+  const dtype = pairDtype(id, options);
   // Pairs go through the tokenizer's text_pair: the text-classification pipeline drops the pair.
   return withEnv(id, options, async () => ({
     tokenizer: await AutoTokenizer.from_pretrained(id),

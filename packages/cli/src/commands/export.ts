@@ -8,6 +8,8 @@ export interface ExportCommandOptions {
   split: string;
   seed: string;
   qrels?: string;
+  labels?: string;
+  corpus?: string;
   parquet: boolean;
   metadata: boolean;
   json: boolean;
@@ -22,6 +24,7 @@ export async function exportCommand(opts: ExportCommandOptions): Promise<number>
   const seed = Number(opts.seed);
   if (!(ratio > 0 && ratio <= 1)) throw new UsageError(`--split ${opts.split}: give a fraction in (0, 1]`);
   if (!Number.isInteger(seed)) throw new UsageError(`--seed ${opts.seed}: give an integer`);
+  if (!opts.labels !== !opts.corpus) throw new UsageError("--labels and --corpus go together: the labelled claims and the corpus their rationales point into");
   const r = exportDataset({
     runs: opts.runs,
     services: cliServices(),
@@ -32,6 +35,7 @@ export async function exportCommand(opts: ExportCommandOptions): Promise<number>
     metadata: opts.metadata,
     parquet: opts.parquet,
     ...(opts.qrels ? { qrels: opts.qrels } : {}),
+    ...(opts.labels && opts.corpus ? { labels: { claims: opts.labels, corpus: opts.corpus } } : {}),
   });
   // What was left out is said on stderr whatever the output format: a skipped run or correction is never silent.
   for (const s of r.skippedRuns) process.stderr.write(`left out run ${s}\n`);

@@ -5,8 +5,10 @@ Usage: python bert_to_onnx.py <folder with config.json + model.safetensors> <out
 The graph is BertModel's forward pass, op for op: embeddings (word + position + token type) and
 LayerNorm, then per layer self-attention (scaled dot product, additive mask), output projection,
 residual + LayerNorm, the GELU (erf) feed-forward, residual + LayerNorm. Inputs input_ids,
-attention_mask, token_type_ids ([batch, sequence], int64); output last_hidden_state. Pooling is
-the caller's (transformers.js feature-extraction). Needs only numpy and onnx.
+attention_mask, token_type_ids ([batch, sequence], int64); output last_hidden_state (an encoder:
+pooling is the caller's, transformers.js feature-extraction) or, when the weights have a
+classifier (BertForSequenceClassification: cross-encoders, NLI), logits: the pooler (dense + tanh
+of the first token) then the classifier. Needs only numpy and onnx.
 """
 import json
 import shutil
@@ -91,11 +93,17 @@ def build(cfg: dict, w: dict) -> onnx.ModelProto:
         g = op("Mul", [op("Mul", [h, const(f"l{i}/half", np.array(0.5, np.float32))], f"l{i}/h_half"), op("Add", [erf, const(f"l{i}/one", np.array(1.0, np.float32))], f"l{i}/erf1")], f"l{i}/gelu")
         out = linear(g, f"{p}.output.dense", f"l{i}/ffn_out")
         x = layer_norm(op("Add", [out, x], f"l{i}/ffn_res"), f"{p}.output.LayerNorm", f"l{i}/out")
-    nodes.append(helper.make_node("Identity", [x], ["last_hidden_state"], name="last_hidden_state"))
-
     dims = ["batch_size", "sequence_length"]
+    if "classifier.weight" in w:
+        first = op("Gather", [x, const("zero_first", np.array(0, np.int64))], "first_token", axis=1)
+        pooled = op("Tanh", [linear(first, "pooler.dense", "pooler_dense")], "pooled")
+        logits = linear(pooled, "classifier", "logits_out")
+        nodes.append(helper.make_node("Identity", [logits], ["logits"], name="logits"))
+        outputs = [helper.make_tensor_value_info("logits", TensorProto.FLOAT, ["batch_size", w["classifier.weight"].shape[0]])]
+    else:
+        nodes.append(helper.make_node("Identity", [x], ["last_hidden_state"], name="last_hidden_state"))
+        outputs = [helper.make_tensor_value_info("last_hidden_state", TensorProto.FLOAT, [*dims, hidden])]
     inputs = [helper.make_tensor_value_info(n, TensorProto.INT64, dims) for n in ("input_ids", "attention_mask", "token_type_ids")]
-    outputs = [helper.make_tensor_value_info("last_hidden_state", TensorProto.FLOAT, [*dims, hidden])]
     graph = helper.make_graph(nodes, "bert", inputs, outputs, inits)
     model = helper.make_model(graph, opset_imports=[helper.make_opsetid("", 17)], producer_name="citeflow bert_to_onnx")
     model.ir_version = 8

@@ -1,0 +1,64 @@
+import { modelsHome } from "@citeflow/models";
+import { FailureError, UsageError } from "../errors.js";
+
+export interface TrainCommandOptions {
+  data: string;
+  out: string;
+  base?: string;
+  heldout?: string;
+  claims?: string;
+  epochs?: number;
+  maxSteps?: number;
+  batchSize?: number;
+  lr?: string;
+  seed?: number;
+  threads?: number;
+  augment: boolean;
+  bf16: boolean;
+  json: boolean;
+}
+
+/** citeflow train nli|rerank: a cross-encoder from an export folder, with a card and sha256 sums; progress on stderr. */
+export async function trainCommand(task: string, opts: TrainCommandOptions): Promise<number> {
+  if (task !== "nli" && task !== "rerank") throw new UsageError(`train ${task}: give nli or rerank`);
+  if (!opts.heldout !== !opts.claims) throw new UsageError("--heldout and --claims go together: the held-out split and the claims file its ids point into");
+  const lr = opts.lr === undefined ? undefined : Number(opts.lr);
+  if (lr !== undefined && !(lr > 0 && lr < 1)) throw new UsageError(`--lr ${opts.lr}: give a learning rate such as 4e-5`);
+  const { trainModel, trainEnvironment, TrainError } = await import("@citeflow/datasets");
+  const controller = new AbortController();
+  const stop = () => controller.abort();
+  process.once("SIGINT", stop);
+  process.once("SIGTERM", stop);
+  try {
+    const r = await trainModel({
+      task,
+      data: opts.data,
+      out: opts.out,
+      venv: trainEnvironment(process.env, modelsHome()),
+      augment: opts.augment,
+      bf16: opts.bf16,
+      command: ["citeflow", ...process.argv.slice(2)].join(" "),
+      signal: controller.signal,
+      ...(opts.base ? { base: opts.base } : {}),
+      ...(opts.heldout && opts.claims ? { heldout: { split: opts.heldout, claims: opts.claims } } : {}),
+      ...(opts.epochs !== undefined ? { epochs: opts.epochs } : {}),
+      ...(opts.maxSteps !== undefined ? { maxSteps: opts.maxSteps } : {}),
+      ...(opts.batchSize !== undefined ? { batchSize: opts.batchSize } : {}),
+      ...(lr !== undefined ? { lr } : {}),
+      ...(opts.seed !== undefined ? { seed: opts.seed } : {}),
+      ...(opts.threads !== undefined ? { threads: opts.threads } : {}),
+    });
+    if (opts.json) process.stdout.write(JSON.stringify(r) + "\n");
+    else {
+      process.stdout.write(`model: ${r.out} (card: ${r.out}/README.md)\ntrained on ${r.pairs} pairs in ${r.seconds.toFixed(0)} s (${r.pairs_per_second.toFixed(1)} pairs/s)\n`);
+      if (r.heldout) for (const [k, v] of Object.entries(r.heldout)) process.stdout.write(`held-out ${k}: ${v}\n`);
+    }
+    return 0;
+  } catch (e) {
+    if (e instanceof TrainError) throw new FailureError(`train ${task}: ${e.message}`);
+    throw e;
+  } finally {
+    process.off("SIGINT", stop);
+    process.off("SIGTERM", stop);
+  }
+}

