@@ -54,7 +54,9 @@ for (const id of shipped) {
   if (sums(dst) === sums(src)) continue;
   for (const line of sums(src).trim().split("\n")) {
     const [hash, file] = line.split(/\s+/);
-    const got = createHash("sha256").update(readFileSync(join(src, file))).digest("hex");
+    const got = createHash("sha256")
+      .update(readFileSync(join(src, file)))
+      .digest("hex");
     if (got !== hash) {
       console.error(`models: ${join(src, file)} does not match its SHA256SUMS (a Git LFS pointer or a damaged checkout?): not installed`);
       process.exit(1);

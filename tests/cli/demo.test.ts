@@ -1,6 +1,6 @@
 import { execFile, execFileSync } from "node:child_process";
 import { mkdirSync, readdirSync, readFileSync, statSync, writeFileSync } from "node:fs";
-import { join } from "node:path";
+import { delimiter, join } from "node:path";
 import { fileURLToPath } from "node:url";
 import { afterEach, beforeAll, describe, expect, it } from "vitest";
 import { tempDir } from "../helpers.js";
@@ -8,10 +8,12 @@ import { completion, json, loopback, type Loopback } from "../models/loopback.js
 import { DATA, MODELS } from "../scifact.js";
 
 const bin = fileURLToPath(new URL("../../packages/cli/dist/bin.js", import.meta.url));
+/** The models Citeflow trained and ships (what `npm run models` lays into the models home). */
+const SHIPPED = fileURLToPath(new URL("../../models", import.meta.url));
 const KEY = "sk-demo-secret-7f3a9c";
 
 function demo(args: string[], env: Record<string, string>): Promise<{ code: number; stdout: string; stderr: string }> {
-  const base = { ...process.env, CITEFLOW_MODELS: MODELS, CITEFLOW_RUNS: "" };
+  const base = { ...process.env, CITEFLOW_MODELS: [MODELS, SHIPPED].join(delimiter), CITEFLOW_RUNS: "" };
   for (const k of ["CITEFLOW_DATA", "CITEFLOW_ALLOW_DOWNLOADS", "CITEFLOW_CHAT_MODEL", "OPENAI_BASE_URL", "OPENAI_API_KEY", "CITEFLOW_NLI_MODEL"]) delete base[k];
   return new Promise((resolve) =>
     execFile(process.execPath, [bin, "demo", ...args], { env: { ...base, ...env }, maxBuffer: 64 << 20 }, (err, stdout, stderr) =>
@@ -86,6 +88,8 @@ describe("npm run demo (citeflow demo)", () => {
     expect(r.stdout).toContain(`downloading SciFact from ${server.url}/release/data.tar.gz`);
     expect(r.stdout).toContain(`SciFact saved in ${join(runs, "data", "scifact")}`);
     expect(r.stdout).toContain("answers from chat model loopback-llm");
+    // Verification with Citeflow's own trained NLI model, named with its card.
+    expect(r.stdout).toMatch(/NLI: citeflow\/nli-minilm-scifact \(trained by Citeflow; card: .*README\.md\)/);
     // One block per claim: the question, the server's answer, its scores, verdicts and passages.
     for (const c of release.claims) expect(r.stdout).toContain(`━━ Question: ${c.claim}`);
     expect(r.stdout.match(/The first paper bears on the claim \[1\]/g)).toHaveLength(3);

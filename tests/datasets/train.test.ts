@@ -88,12 +88,20 @@ describe("citeflow export → citeflow train → the product", () => {
     rerankData = join(work, "export-rerank");
     const n = await cli(["export", "--runs", runs, "--format", "nli", "--labels", claimsFile, "--corpus", corpus, "--out", nliData, "--split", "1"]);
     expect(n.code, n.stderr).toBe(0);
-    const rows = readFileSync(join(nliData, "train.jsonl"), "utf8").split("\n").filter(Boolean).map((l) => JSON.parse(l) as { premise: string; hypothesis: string; label: string; metadata: { sources: string[] } });
+    const rows = readFileSync(join(nliData, "train.jsonl"), "utf8")
+      .split("\n")
+      .filter(Boolean)
+      .map((l) => JSON.parse(l) as { premise: string; hypothesis: string; label: string; metadata: { sources: string[] } });
     // Every rationale sentence of a labelled claim is a row with the claim's label.
-    const claims = readFileSync(claimsFile, "utf8").split("\n").filter(Boolean).map((l) => JSON.parse(l) as { claim: string; evidence: Record<string, Array<{ sentences: number[]; label: string }>> });
+    const claims = readFileSync(claimsFile, "utf8")
+      .split("\n")
+      .filter(Boolean)
+      .map((l) => JSON.parse(l) as { claim: string; evidence: Record<string, Array<{ sentences: number[]; label: string }>> });
     const withEvidence = claims.find((c) => Object.keys(c.evidence).length > 0)!;
     const [doc, sets] = Object.entries(withEvidence.evidence)[0]!;
-    const abstract = (readFileSync(corpus, "utf8").split("\n").find((l) => l.startsWith(`{"doc_id": ${doc},`)) ?? "") as string;
+    const abstract = (readFileSync(corpus, "utf8")
+      .split("\n")
+      .find((l) => l.startsWith(`{"doc_id": ${doc},`)) ?? "") as string;
     const sentence = (JSON.parse(abstract) as { abstract: string[] }).abstract[sets[0]!.sentences[0]!]!;
     expect(rows).toContainEqual(expect.objectContaining({ hypothesis: withEvidence.claim, premise: sentence, label: sets[0]!.label }));
     expect(new Set(rows.map((r) => r.label))).toEqual(new Set(["SUPPORT", "NO_EVIDENCE", "CONTRADICT"].filter((l) => rows.some((r) => r.label === l))));
@@ -115,7 +123,12 @@ describe("citeflow export → citeflow train → the product", () => {
     for (const f of ["config.json", "tokenizer.json", "onnx/model.onnx", "onnx/model_quantized.onnx", "README.md", "SHA256SUMS"]) expect(existsSync(join(out, f)), f).toBe(true);
     for (const line of readFileSync(join(out, "SHA256SUMS"), "utf8").trim().split("\n")) {
       const [hash, file] = line.split(/\s+/);
-      expect(createHash("sha256").update(readFileSync(join(out, file!))).digest("hex"), file).toBe(hash);
+      expect(
+        createHash("sha256")
+          .update(readFileSync(join(out, file!)))
+          .digest("hex"),
+        file,
+      ).toBe(hash);
     }
     const card = readFileSync(join(out, "README.md"), "utf8");
     for (const want of ["base weights", "training rows", "command", "commit", "seed", "wall time", "SHA-256"]) expect(card).toContain(want);
@@ -182,7 +195,16 @@ describe("bad input to citeflow train gets a clear error and loses nothing", () 
     expect(blank.stderr).toMatch(/train\.jsonl:1: empty text in premise, hypothesis/);
     const missing = await cli(trainArgs("nli", join(work, "no-such-export"), out));
     expect(missing.stderr).toMatch(/no such export folder/);
-    const badBase = await cli(["train", "nli", "--data", folder("ok", { "train.jsonl": JSON.stringify({ premise: "p", hypothesis: "h", label: "SUPPORT" }) + "\n" }), "--out", out, "--base", join(work, "no-such-base")]);
+    const badBase = await cli([
+      "train",
+      "nli",
+      "--data",
+      folder("ok", { "train.jsonl": JSON.stringify({ premise: "p", hypothesis: "h", label: "SUPPORT" }) + "\n" }),
+      "--out",
+      out,
+      "--base",
+      join(work, "no-such-base"),
+    ]);
     expect(badBase.code).toBe(1);
     expect(badBase.stderr).toMatch(/--base .*no-such-base: not a model folder/);
     const task = await cli(["train", "nlu", "--data", work, "--out", out]);
@@ -196,7 +218,8 @@ describe("bad input to citeflow train gets a clear error and loses nothing", () 
     const child = spawn(process.execPath, [BIN, ...args], { detached: true, stdio: "ignore", env: { ...process.env, CITEFLOW_TRAIN_VENV: venv } });
     const ckpt = join(dirname(out), "killed.work", "checkpoints");
     const deadline = Date.now() + 300_000;
-    while (Date.now() < deadline && !(existsSync(ckpt) && readdirSync(ckpt).some((d) => d.startsWith("checkpoint-") && existsSync(join(ckpt, d, "trainer_state.json"))))) await new Promise((r) => setTimeout(r, 500));
+    while (Date.now() < deadline && !(existsSync(ckpt) && readdirSync(ckpt).some((d) => d.startsWith("checkpoint-") && existsSync(join(ckpt, d, "trainer_state.json")))))
+      await new Promise((r) => setTimeout(r, 500));
     process.kill(-child.pid!, "SIGKILL");
     await new Promise((r) => child.once("exit", r));
     expect(existsSync(out)).toBe(false);

@@ -45,3 +45,4 @@ export * as core from "@citeflow/core";
 export * as retrieval from "@citeflow/retrieval";
 export * as models from "@citeflow/models";
 export * as evaluation from "@citeflow/eval";
+export { exportRuns, train } from "./train.js";

@@ -1,26 +1,29 @@
 import { existsSync } from "node:fs";
 import { basename, join } from "node:path";
-import { defaultEmbedder, loadEmbedder, OFFLINE_EMBEDDER } from "@citeflow/models";
+import { DEFAULT_MODELS, defaultEmbedder, describeModel, loadEmbedder, OFFLINE_EMBEDDER } from "@citeflow/models";
 import { describeChat } from "@citeflow/nodes";
 import { LanceStore, newTally, openScholarChunker, pdfDocuments, readBeirCorpus, type ReadProblem, type SourceTally } from "@citeflow/retrieval";
 import { defaultRunsDir } from "./run.js";
 import { configure, services } from "./services.js";
 
 /**
- * The offline models in the models folders for what the templates would otherwise fetch from a
- * model hub: the SciFact pair NLI model and pair reranker, for the kinds no environment variable
- * ($CITEFLOW_NLI_MODEL, $CITEFLOW_RERANK_MODEL) chose. Returns what was chosen. These models are
- * weak (see the models' READMEs); online, skip this call.
+ * The NLI model and reranker this kernel's runs use, for the kinds no environment variable
+ * ($CITEFLOW_NLI_MODEL, $CITEFLOW_RERANK_MODEL) chose: Citeflow's trained models (the defaults,
+ * installed by `npm run models`), else the weak SciFact pair models when a models folder has
+ * them. Returns what was chosen, with where each model's card is.
  */
 export function useOfflineModels(): { nli?: string; reranker?: string } {
   const { modelsDirs } = services().config;
   const set: { nli?: string; reranker?: string } = {};
-  const offer = (kind: "nli" | "reranker", variable: string, model: string) => {
-    if (!process.env[variable] && modelsDirs.some((d) => existsSync(join(d, model)))) set[kind] = model;
+  const offer = (kind: "nli" | "reranker", variable: string, fallback: string) => {
+    if (process.env[variable]) return;
+    const model = [DEFAULT_MODELS[kind], fallback].find((m) => modelsDirs.some((d) => existsSync(join(d, m, "config.json"))));
+    if (model) set[kind] = model;
   };
   offer("nli", "CITEFLOW_NLI_MODEL", "pair-nli-scifact");
   offer("reranker", "CITEFLOW_RERANK_MODEL", "pair-rerank-scifact");
   configure({ models: set });
+  for (const [kind, id] of Object.entries(set)) process.stderr.write(`${kind}: ${describeModel(id)}\n`);
   return set;
 }
 

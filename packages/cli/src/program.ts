@@ -24,6 +24,11 @@ function runsOption() {
   return new Option("--runs <dir>", "run store folder ($CITEFLOW_RUNS, else ./.citeflow)").default(DEFAULT_RUNS);
 }
 
+function twoModels(v: string[]): string[] {
+  if (v.length !== 2) throw new UsageError(`--compare takes two models, A and B; got ${v.length}`);
+  return v;
+}
+
 function intArg(name: string) {
   return (v: string) => {
     const n = Number(v);
@@ -160,10 +165,11 @@ export function buildProgram(registry: NodeRegistry, setCode: (code: number) => 
         .default("nli"),
     )
     .option("--limit <n>", "only the first N claims", intArg("--limit"))
+    .option("--compare <models...>", "two NLI models A B on the same claims: accuracy of each, B − A and its 95 % bootstrap interval")
     .option("--models-dir <dir>", "local models folder (default $CITEFLOW_MODELS)")
     .option("--json", 'print { "accuracy", "macro_f1", "confusion", "claims" }', false)
     .addOption(runsOption())
-    .action(async (opts) => setCode(await evalScifactCommand({ ...opts, ...(opts.k ? { k: opts.k } : {}) }, registry)));
+    .action(async (opts) => setCode(await evalScifactCommand({ ...opts, ...(opts.k ? { k: opts.k } : {}), ...(opts.compare ? { compare: twoModels(opts.compare) } : {}) }, registry)));
   evalCmd
     .command("retrieval")
     .description("nDCG@10, recall@100 and MRR@10 (BEIR definitions) of a store's retrieval against qrels")
@@ -172,11 +178,12 @@ export function buildProgram(registry: NodeRegistry, setCode: (code: number) => 
     .requiredOption("--qrels <file>", "BEIR qrels TSV: query-id, corpus-id, score (header line)")
     .addOption(new Option("--mode <mode>").choices(["lexical", "dense", "hybrid"]).default("hybrid"))
     .option("--rerank <id>", "rerank the top 100 with this cross-encoder")
+    .option("--compare <rerankers...>", 'two rerankers A B (or "none") on the same queries: nDCG@10 of each, B − A and its 95 % bootstrap interval')
     .option("--models-dir <dir>", "local models folder (default $CITEFLOW_MODELS)")
     .option("--limit <n>", "evaluate only the first N queries that have judgements", intArg("--limit"))
     .option("--json", "print { ndcg@10, recall@100, mrr@10, queries }", false)
     .addOption(runsOption())
-    .action(async (opts) => setCode(await evalRetrievalCommand(opts, registry)));
+    .action(async (opts) => setCode(await evalRetrievalCommand({ ...opts, ...(opts.compare ? { compare: twoModels(opts.compare) } : {}) }, registry)));
 
   const runs = program.command("runs").description("read the run store");
   runs
@@ -245,10 +252,12 @@ export function buildProgram(registry: NodeRegistry, setCode: (code: number) => 
 
   program
     .command("train")
-    .description("fine-tune a cross-encoder from a citeflow export folder: nli (SUPPORT / NO_EVIDENCE / CONTRADICT) or rerank; writes the Hugging Face ONNX layout (fp32 and int8), a card and sha256 sums")
-    .argument("<task>", "nli | rerank")
-    .requiredOption("--data <dir>", "a citeflow export --format nli|rerank folder")
-    .requiredOption("--out <dir>", "the model folder to write (replaced only once the new model is whole)")
+    .description(
+      "fine-tune a cross-encoder from a citeflow export folder: nli (SUPPORT / NO_EVIDENCE / CONTRADICT) or rerank; writes the Hugging Face ONNX layout (fp32 and int8), a card and sha256 sums",
+    )
+    .argument("<task>", "nli | rerank | setup (only make the training environment: PyTorch and the field's libraries in a virtual environment)")
+    .option("--data <dir>", "a citeflow export --format nli|rerank folder")
+    .option("--out <dir>", "the model folder to write (replaced only once the new model is whole)")
     .option("--base <dir>", "a BERT model folder (config.json, model.safetensors, tokenizer.json); default all-MiniLM-L6-v2")
     .option("--heldout <json>", "a held-out split ({ heldout_ids }): rows about those claims are scored, never trained on")
     .option("--claims <jsonl>", "the claims file the held-out ids point into")

@@ -221,13 +221,14 @@ def train(args) -> dict:
     t0 = time.time()
     trainer.train(resume_from_checkpoint=last)
     seconds = time.time() - t0
+    limit = flop_limit(model.model, model.tokenizer, data, args)
 
     model_dir = work / "model"
     shutil.rmtree(model_dir, ignore_errors=True)
     model.save_pretrained(str(model_dir), safe_serialization=True)
     return {"rows": len(rows), "pairs": len(data), "counts": counts, "refused_heldout": refused, "bad_rows": len(problems), "steps": total_steps,
             "seconds": seconds, "pairs_per_second": len(data) * args.epochs / seconds if args.max_steps <= 0 else total_steps * args.batch_size / seconds,
-            "model_dir": model_dir, "work": work, "torch": torch.__version__, "test": test}
+            "model_dir": model_dir, "work": work, "torch": torch.__version__, "test": test, **limit}
 
 
 def heldout_scores(task: str, model_dir: Path, test: list[dict], batch: int = 32) -> dict | None:
@@ -273,6 +274,27 @@ def heldout_scores(task: str, model_dir: Path, test: list[dict], batch: int = 32
     return {"held-out triplets": len(test), "positive above hard negative": f"{(pos > neg).mean():.3f}"}
 
 
+def flop_limit(model, tokenizer, data, args) -> dict:
+    """The pairs/s a perfect trainer would reach: this CPU's measured matmul rate (fp32, or bf16 with --bf16)
+    over the training FLOPs of a pair (6 × non-embedding parameters × its tokens: forward and backward)."""
+    import torch
+
+    dtype = torch.bfloat16 if args.bf16 else torch.float32
+    a, b = torch.randn(1024, 1024, dtype=dtype), torch.randn(1024, 1024, dtype=dtype)
+    runs = []
+    for _ in range(5):
+        t = time.perf_counter()
+        for _ in range(10):
+            a @ b
+        runs.append((time.perf_counter() - t) / 10)
+    gflops = 2 * 1024**3 / sorted(runs)[2] / 1e9
+    params = sum(p.numel() for n, p in model.named_parameters() if "embeddings" not in n)
+    sample = data.select(range(min(256, len(data))))
+    tokens = sum(min(args.max_length, len(tokenizer(x, y)["input_ids"])) for x, y in zip(sample["sentence1"], sample["sentence2"])) / len(sample)
+    per_pair = 6 * params * tokens
+    return {"matmul_gflops": gflops, "flop_limit_pairs_per_second": gflops * 1e9 / per_pair, "non_embedding_params": params, "mean_tokens": tokens}
+
+
 def say(msg: str) -> None:
     print(msg, file=sys.stderr, flush=True)
 
@@ -295,7 +317,7 @@ def card(args, info: dict, files: dict[str, str], scores: dict | None) -> str:
         f"| commit | {args.commit} |",
         f"| seed / threads | {args.seed} / {args.threads} |",
         f"| recipe | sentence-transformers CrossEncoderTrainer, {args.epochs} epoch(s){f', max {args.max_steps} steps' if args.max_steps > 0 else ''}, batch {args.batch_size}, lr {args.lr}, warmup 10 %, max length {args.max_length}, {'bf16' if args.bf16 else 'fp32'}, torch {info['torch']}, {platform.machine()} CPU |",
-        f"| wall time | {info['seconds']:.0f} s training ({info['pairs_per_second']:.1f} pairs/s) |",
+        f"| wall time | {info['seconds']:.0f} s training ({info['pairs_per_second']:.1f} pairs/s; this CPU's {info['matmul_gflops']:.0f} GFLOP/s matmul bounds it at {info['flop_limit_pairs_per_second']:.0f} pairs/s, 6 × {info['non_embedding_params'] / 1e6:.1f} M parameters × {info['mean_tokens']:.0f} tokens a pair) |",
         "| files | `onnx/model.onnx` (fp32), `onnx/model_quantized.onnx` (int8, dynamic quantization), tokenizer, `config.json` |",
         "",
     ]
@@ -371,7 +393,7 @@ def main() -> int:
         shutil.rmtree(old, ignore_errors=True)
         shutil.rmtree(info["work"], ignore_errors=True)
         say(f"model: {out}")
-        print(json.dumps({"out": str(out), "seconds": info["seconds"], "pairs": info["pairs"], "pairs_per_second": info["pairs_per_second"], "heldout": scores}))
+        print(json.dumps({"out": str(out), "seconds": info["seconds"], "pairs": info["pairs"], "pairs_per_second": info["pairs_per_second"], "flop_limit_pairs_per_second": info["flop_limit_pairs_per_second"], "heldout": scores}))
         return 0
     except InputError as e:
         say(f"citeflow train: {e}")

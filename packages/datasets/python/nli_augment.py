@@ -65,15 +65,17 @@ def augment(rows: list[tuple[str, str, str]], seed: int) -> tuple[list[tuple[str
     out = list(rows)
     counts = {"gold": len(rows), "self": 0, "clause": 0, "flipped_claim": 0, "flipped_self": 0}
     premises = sorted({p for _, p, _ in rows})
+    # A share of the premises is enough to teach identity, clauses and self-contradiction.
     for p in premises:
-        out.append((p, p, "SUPPORT"))
-        counts["self"] += 1
+        if rng.random() < 0.3:
+            out.append((p, p, "SUPPORT"))
+            counts["self"] += 1
         c = clause(p)
-        if c and rng.random() < 0.5:
+        if c and rng.random() < 0.2:
             out.append((c, p, "SUPPORT"))
             counts["clause"] += 1
         f = flip(p)
-        if f and rng.random() < 0.5:
+        if f and rng.random() < 0.3:
             out.append((f, p, "CONTRADICT"))
             counts["flipped_self"] += 1
     for h, p, label in rows:

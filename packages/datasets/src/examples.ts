@@ -215,14 +215,7 @@ export function collectExamples(
 }
 
 /** The rows of one finished run. */
-function collectRun(
-  store: RunStore,
-  services: Pick<Services, "prompt">,
-  record: RunRecord,
-  corrections: StoredCorrection[],
-  qrels: QrelsMap | undefined,
-  gold: GoldLabels | undefined,
-): RunExamples {
+function collectRun(store: RunStore, services: Pick<Services, "prompt">, record: RunRecord, corrections: StoredCorrection[], qrels: QrelsMap | undefined, gold: GoldLabels | undefined): RunExamples {
   const out: RunExamples = { answers: [], nli: [], loop: [], relevance: [], loopsFromCache: 0 };
   const { answers, nli, loop, relevance } = out;
   const view = new RunView(store, record);

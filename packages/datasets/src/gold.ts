@@ -24,6 +24,8 @@ export interface GoldPair {
 
 /** Sentences of an abstract with no evidence for the claim, taken per document (SciFact's NEI sampling, fixed by hash). */
 const NO_EVIDENCE_PER_DOC = 2;
+/** Retrieved documents that are not evidence, in rank order, that give a hard negative each. */
+const RETRIEVED_NEGATIVES = 5;
 
 const bad = (path: string, line: number, why: string) => new Error(`${path}:${line}: ${why}`);
 
@@ -56,7 +58,8 @@ export function readGoldLabels(claimsPath: string, corpusPath: string): GoldLabe
       evidence.set(
         doc,
         sets.map((s: { sentences?: unknown; label?: unknown }) => {
-          if (!Array.isArray(s.sentences) || (s.label !== "SUPPORT" && s.label !== "CONTRADICT")) throw bad(claimsPath, line, `evidence for ${doc}: needs "sentences" and a SUPPORT or CONTRADICT "label"`);
+          if (!Array.isArray(s.sentences) || (s.label !== "SUPPORT" && s.label !== "CONTRADICT"))
+            throw bad(claimsPath, line, `evidence for ${doc}: needs "sentences" and a SUPPORT or CONTRADICT "label"`);
           return { sentences: s.sentences.map(Number), label: s.label };
         }),
       );
@@ -77,20 +80,20 @@ const rank = (key: string) => createHash("sha256").update(key).digest("hex");
 /**
  * The gold NLI pairs for one claim and the documents a run retrieved for it: every rationale
  * sentence with its label; as NO_EVIDENCE, a fixed sample of the other sentences of each evidence
- * document, of each document the claim cites without evidence, and of each retrieved document
- * that is not evidence (hard negatives from Citeflow's own retrieval).
+ * document and of each document the claim cites without evidence, and one sentence of each of the
+ * first five retrieved documents that are not evidence (hard negatives from Citeflow's own retrieval).
  */
 export function goldPairs(gold: GoldLabels, claimId: string, retrievedDocs: string[]): GoldPair[] {
   const claim = gold.claims.get(claimId);
   if (!claim) return [];
   const out: GoldPair[] = [];
-  const sample = (docId: string, skip: Set<number>) => {
+  const sample = (docId: string, skip: Set<number>, n = NO_EVIDENCE_PER_DOC) => {
     const all = gold.sentences.get(docId) ?? [];
     const picks = all
       .map((_, i) => i)
       .filter((i) => !skip.has(i) && all[i]!.trim() !== "")
       .sort((a, b) => rank(`${claimId}\0${docId}\0${a}`).localeCompare(rank(`${claimId}\0${docId}\0${b}`)))
-      .slice(0, NO_EVIDENCE_PER_DOC);
+      .slice(0, n);
     for (const i of picks) out.push({ hypothesis: claim.text, premise: all[i]!, label: "NO_EVIDENCE", docId, sentence: i });
   };
   for (const [docId, sets] of claim.evidence) {
@@ -105,10 +108,11 @@ export function goldPairs(gold: GoldLabels, claimId: string, retrievedDocs: stri
     sample(docId, used);
   }
   const seen = new Set(claim.evidence.keys());
-  for (const docId of [...claim.cited, ...retrievedDocs]) {
+  for (const docId of claim.cited) {
     if (seen.has(docId)) continue;
     seen.add(docId);
     sample(docId, new Set());
   }
+  for (const docId of retrievedDocs.filter((d) => !seen.has(d)).slice(0, RETRIEVED_NEGATIVES)) sample(docId, new Set(), 1);
   return out;
 }

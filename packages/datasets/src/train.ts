@@ -134,7 +134,7 @@ export async function trainModel(o: TrainOptions): Promise<TrainResult> {
       for (const l of lines) {
         tail.push(l);
         if (tail.length > 30) tail.shift();
-        if (/^(train|  |held-out|model:|citeflow train)/.test(l)) log(l);
+        if (/^(train| {2}|held-out|model:|citeflow train)/.test(l)) log(l);
       }
     });
     const abort = () => child.kill("SIGINT");
@@ -153,9 +153,18 @@ export async function trainModel(o: TrainOptions): Promise<TrainResult> {
       } else if (code === 130) reject(new TrainError("training stopped; the last checkpoint is kept and the same command resumes from it"));
       else if (code === 2) {
         const at = tail.findIndex((l) => l.startsWith("citeflow train:"));
-        reject(new TrainError(at >= 0 ? tail.slice(at).join("\n").replace(/^citeflow train: /, "").trim() : "bad input"));
-      }
-      else reject(new TrainError(`training failed (exit ${code}):\n${tail.join("\n")}`));
+        reject(
+          new TrainError(
+            at >= 0
+              ? tail
+                  .slice(at)
+                  .join("\n")
+                  .replace(/^citeflow train: /, "")
+                  .trim()
+              : "bad input",
+          ),
+        );
+      } else reject(new TrainError(`training failed (exit ${code}):\n${tail.join("\n")}`));
     });
   });
 }

@@ -2,3 +2,4 @@ export * from "./retrieval.js";
 export * from "./citations.js";
 export * from "./classification.js";
 export * from "./reading-order.js";
+export * from "./bootstrap.js";

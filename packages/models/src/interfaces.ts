@@ -21,11 +21,15 @@ export interface NliModel {
   classify(pairs: Array<{ premise: string; hypothesis: string }>, options?: { signal?: AbortSignal }): Promise<NliProbabilities[]>;
 }
 
-/** Default models for users who are online (the Hugging Face ids of the ONNX exports). */
+/**
+ * Default models. The embedder is all-MiniLM-L6-v2 (its Hugging Face id; `npm run models` installs
+ * it). The reranker and NLI model are Citeflow's own, trained by `citeflow train` from its exports
+ * and shipped in the repository's models/ folder with their cards (`npm run models` installs them).
+ */
 export const DEFAULT_MODELS = {
   embedder: "Xenova/all-MiniLM-L6-v2",
-  reranker: "Xenova/ms-marco-MiniLM-L-6-v2",
-  nli: "Xenova/nli-deberta-v3-xsmall",
+  reranker: "citeflow/rerank-minilm-scifact",
+  nli: "citeflow/nli-minilm-scifact",
 } as const;
 
 /** The offline embedder when nothing better is installed: static token vectors, weak (see docs/models.md). */

@@ -87,3 +87,17 @@ export function defaultEmbedder(env: NodeJS.ProcessEnv = process.env): string {
     return OFFLINE_EMBEDDER;
   }
 }
+
+/**
+ * How a model is named in what the product prints: its id, and for a model with a card
+ * (Citeflow's trained models) where the card is. Missing models are said to be missing.
+ */
+export function describeModel(id: string, env: NodeJS.ProcessEnv = process.env): string {
+  try {
+    const { localDir } = resolveModel(id, { modelsDirs: modelsDirsFromEnv(env), allowDownloads: false });
+    const card = localDir && join(localDir, id, "README.md");
+    return card && existsSync(card) && existsSync(join(localDir, id, "SHA256SUMS")) ? `${id} (trained by Citeflow; card: ${card})` : id;
+  } catch {
+    return `${id} (not installed: run \`npm run models\`)`;
+  }
+}

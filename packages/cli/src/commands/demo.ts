@@ -1,10 +1,9 @@
 import { basename, join } from "node:path";
 import type { Answer, Claim, NodeRegistry, Passage, Verdict } from "@citeflow/core";
-import { defaultEmbedder, OFFLINE_EMBEDDER } from "@citeflow/models";
+import { DEFAULT_MODELS, defaultEmbedder, describeModel, OFFLINE_EMBEDDER } from "@citeflow/models";
 import { describeChat, templatePath } from "@citeflow/nodes";
 import { RunStore } from "@citeflow/runstore";
 import { Session } from "citeflow";
-import { FailureError } from "../errors.js";
 import { ingestCommand } from "./ingest.js";
 import { cliServices } from "../services.js";
 import { runWithSummaries } from "./run.js";
@@ -22,7 +21,6 @@ const CLAIMS = 3;
  * from --data / $CITEFLOW_DATA, else from a download when CITEFLOW_ALLOW_DOWNLOADS=1.
  */
 export async function demoCommand(runs: string, registry: NodeRegistry, o: { data?: string } = {}): Promise<number> {
-  if (!process.env.CITEFLOW_MODELS) throw new FailureError("the demo verifies with the offline NLI model in $CITEFLOW_MODELS (pair-nli-scifact): set it to that folder");
   const say = (s: string) => process.stdout.write(s);
   const data = o.data ?? (process.env.CITEFLOW_DATA || undefined);
   const scifact = await sciFactFolder({
@@ -37,16 +35,14 @@ export async function demoCommand(runs: string, registry: NodeRegistry, o: { dat
   const embedder = defaultEmbedder();
   const store = join(runs, "stores", `scifact-${basename(embedder)}`);
   const graph = templatePath("verifai");
-  // Offline, verification uses the SciFact pair model unless another NLI model is configured.
-  const nli = process.env.CITEFLOW_NLI_MODEL || "pair-nli-scifact";
+  // Verification uses Citeflow's trained NLI model unless another one is configured.
+  const nli = process.env.CITEFLOW_NLI_MODEL || DEFAULT_MODELS.nli;
   const services = cliServices({ store }).with({ models: { nli } });
   const session = new Session(registry, services, runs);
   const generator = describeChat(services.chatChoice({ model: "", baseUrl: "" }));
   const embedderNote = embedder === OFFLINE_EMBEDDER ? "static-use-en (offline, weak: run `npm run models` for all-MiniLM-L6-v2)" : embedder;
 
-  say(
-    `Citeflow demo: the Verif.ai template on SciFact\n  answers: ${generator}\n  embedder: ${embedderNote}\n  NLI: ${nli}${nli === "pair-nli-scifact" ? " (offline, weak — see docs/models.md)" : ""}\n\n— index SciFact (${corpus}) into ${store} —\n`,
-  );
+  say(`Citeflow demo: the Verif.ai template on SciFact\n  answers: ${generator}\n  embedder: ${embedderNote}\n  NLI: ${describeModel(nli)}\n\n— index SciFact (${corpus}) into ${store} —\n`);
   await ingestCommand({ corpus, store, format: "scifact", chunker: "openscholar", embedder, batch: embedder === OFFLINE_EMBEDDER ? 512 : 64 });
 
   say(`\n— run ${graph}\n  on the first ${CLAIMS} SciFact training claims; answers from ${generator} —\n`);
@@ -91,7 +87,7 @@ function showRun(runStore: RunStore, runId: string, nli: string, generator: stri
   const answerClaims = runStore.nodeOutput(runId, "claims", "claims") as Claim[];
   const verdicts = runStore.nodeOutput(runId, "verify", "verdicts") as Verdict[];
   const colour = process.stdout.isTTY ? { SUPPORT: "\x1b[32m", CONTRADICT: "\x1b[31m", NO_EVIDENCE: "\x1b[33m", NO_REFERENCE: "\x1b[90m" } : undefined;
-  say(`Claims and verdicts (NLI: ${nli}${nli === "pair-nli-scifact" ? ", weak — it cannot tell SUPPORT from CONTRADICT" : ""}):\n`);
+  say(`Claims and verdicts (NLI: ${nli}):\n`);
   for (const v of verdicts) {
     const claim = answerClaims.find((c) => c.id === v.claimId)!;
     const label = colour ? `${colour[v.label]}${v.label}\x1b[0m` : v.label;

@@ -1,7 +1,11 @@
 import { readFileSync } from "node:fs";
 import { dirname, resolve } from "node:path";
-import { loadGraph, type NodeRegistry, type Verdict } from "@citeflow/core";
-import { docsInOrder, readQrels, scoreClassification, scoreRetrieval } from "@citeflow/eval";
+import { loadGraph, type CompiledGraph, type NodeRegistry, type Verdict } from "@citeflow/core";
+import { CiteflowServices } from "@citeflow/nodes";
+import type { Session } from "citeflow";
+import { docsInOrder, ndcgAt, pairedBootstrap, readQrels, scoreClassification, scoreRetrieval, type PairedDifference } from "@citeflow/eval";
+import { describeModel } from "@citeflow/models";
+import { UsageError } from "../errors.js";
 import { table } from "../table.js";
 import { FailureError } from "../errors.js";
 import { readQuestions } from "../questions.js";
@@ -10,6 +14,8 @@ import { cliSession } from "../services.js";
 
 export interface EvalRetrievalOptions {
   store: string;
+  /** Two rerankers (or "none") to compare on the same queries: nDCG@10 of each, B − A and its bootstrap interval. */
+  compare?: string[];
   queries: string;
   qrels: string;
   mode: "lexical" | "dense" | "hybrid";
@@ -21,21 +27,48 @@ export interface EvalRetrievalOptions {
   runs: string;
 }
 
+/** Two systems on the same items: each one's score, B − A and its 95 % paired bootstrap interval. */
+function printComparison(metric: string, a: string, b: string, d: PairedDifference, json?: boolean): number {
+  if (json)
+    process.stdout.write(
+      JSON.stringify({ metric, a: { name: a, score: d.a }, b: { name: b, score: d.b }, difference: d.difference, interval95: [d.low, d.high], items: d.items, resamples: d.resamples }) + "\n",
+    );
+  else
+    process.stdout.write(
+      `${metric} on ${d.items} items:\n  A ${a}: ${d.a.toFixed(3)}\n  B ${b}: ${d.b.toFixed(3)}\n` +
+        `  B − A: ${d.difference >= 0 ? "+" : ""}${d.difference.toFixed(3)} (95 % paired bootstrap interval ${d.low.toFixed(3)} to ${d.high.toFixed(3)}, ${d.resamples} resamples)\n`,
+    );
+  return 0;
+}
+
 /** Runs every judged query through the retrieval graph and scores the document rankings. */
 export async function evalRetrievalCommand(o: EvalRetrievalOptions, registry: NodeRegistry): Promise<number> {
   const qrels = readQrels(o.qrels);
   const questions = readQuestions(o.queries).filter((q) => qrels.has(q.id));
   if (questions.length === 0) throw new FailureError(`no query in ${o.queries} has a judgement in ${o.qrels}`);
   const todo = o.limit !== undefined ? questions.slice(0, o.limit) : questions;
-  const g = retrievalGraph({ mode: o.mode, store: o.store, k: 100, ...(o.modelsDir ? { modelsDir: o.modelsDir } : {}), ...(o.rerank ? { rerank: o.rerank } : {}) }, registry);
   const session = cliSession(registry, o.runs, { store: o.store });
-  const runs = new Map<string, string[]>();
-  const t0 = performance.now();
-  for (const [i, q] of todo.entries()) {
-    runs.set(q.id, docsInOrder((await retrieve(session, g, q)).map((p) => p.id)));
-    if (!o.json && process.stderr.isTTY) process.stderr.write(`\r\x1b[2Keval: ${i + 1}/${todo.length} queries`);
+  const rank = async (rerank: string | undefined) => {
+    const g = retrievalGraph({ mode: o.mode, store: o.store, k: 100, ...(o.modelsDir ? { modelsDir: o.modelsDir } : {}), ...(rerank ? { rerank } : {}) }, registry);
+    const runs = new Map<string, string[]>();
+    for (const [i, q] of todo.entries()) {
+      runs.set(q.id, docsInOrder((await retrieve(session, g, q)).map((p) => p.id)));
+      if (!o.json && process.stderr.isTTY) process.stderr.write(`\r\x1b[2Keval${rerank ? ` ${rerank}` : ""}: ${i + 1}/${todo.length} queries`);
+    }
+    if (!o.json && process.stderr.isTTY) process.stderr.write("\n");
+    return runs;
+  };
+  if (o.compare) {
+    const [a, b] = o.compare;
+    const name = (m: string) => (m === "none" ? `${o.mode} alone` : `${o.mode} + rerank ${m}`);
+    const per = async (m: string) => {
+      const runs = await rank(m === "none" ? undefined : m);
+      return todo.map((q) => ndcgAt(runs.get(q.id)!, qrels.get(q.id)!, 10));
+    };
+    return printComparison("nDCG@10", name(a!), name(b!), pairedBootstrap(await per(a!), await per(b!)), o.json);
   }
-  if (!o.json && process.stderr.isTTY) process.stderr.write("\n");
+  const t0 = performance.now();
+  const runs = await rank(o.rerank);
   const scores = scoreRetrieval(runs, qrels);
   const ms = (performance.now() - t0) / todo.length;
   if (o.json) process.stdout.write(JSON.stringify(scores) + "\n");
@@ -49,6 +82,8 @@ export async function evalRetrievalCommand(o: EvalRetrievalOptions, registry: No
 
 export interface EvalScifactOptions {
   claims: string;
+  /** Two NLI models to compare on the same claims: accuracy of each, B − A and its bootstrap interval. */
+  compare?: string[];
   store: string;
   graph?: string;
   k?: number;
@@ -88,8 +123,9 @@ export function aggregateVerdicts(verdicts: Verdict[]): Label {
  * what was retrieved, then the judge: the NLI model against each passage, or the chat model reading
  * them (true/false, OpenScholar's protocol).
  */
-export function sciFactVerificationGraph(o: { k: number; judge: "nli" | "llm"; modelsDir?: string }) {
+export function sciFactVerificationGraph(o: { k: number; judge: "nli" | "llm"; modelsDir?: string; model?: string }) {
   const modelsDir = o.modelsDir ? { modelsDir: o.modelsDir } : {};
+  const model = o.model ? { model: o.model } : {};
   return {
     citeflow: 1,
     name: "SciFact open-retrieval verification",
@@ -98,7 +134,7 @@ export function sciFactVerificationGraph(o: { k: number; judge: "nli" | "llm"; m
       { id: "question", type: "input.question", version: 1, params: {} },
       { id: "retrieve", type: "retrieve.hybrid", version: 1, params: { k: o.k, ...modelsDir } },
       { id: "claim", type: "claims.from-question", version: 1, params: {} },
-      o.judge === "llm" ? { id: "verify", type: "verify.llm", version: 1, params: {} } : { id: "verify", type: "verify.nli", version: 1, params: { ...modelsDir } },
+      o.judge === "llm" ? { id: "verify", type: "verify.llm", version: 1, params: {} } : { id: "verify", type: "verify.nli", version: 1, params: { ...modelsDir, ...model } },
     ],
     edges: [
       { from: "question.question", to: "retrieve.question" },
@@ -108,6 +144,30 @@ export function sciFactVerificationGraph(o: { k: number; judge: "nli" | "llm"; m
       { from: "retrieve.passages", to: "verify.passages" },
     ],
   };
+}
+
+/** Each claim through a verification graph: its gold label and the label its verdicts aggregate to. */
+async function verifyClaims(
+  graph: CompiledGraph,
+  claims: Array<{ id: string; text: string; gold: Label }>,
+  o: Pick<EvalScifactOptions, "binary" | "json" | "graph">,
+  session: Session,
+  label = "",
+): Promise<Array<{ gold: string; predicted: string }>> {
+  const verifier = [...graph.order].reverse().find((id) => Object.values(graph.nodes.get(id)!.outputTypes).includes("Verdict[]"));
+  if (!verifier) throw new FailureError(`graph ${o.graph}: no node outputs Verdict[]`);
+  const port = Object.entries(graph.nodes.get(verifier)!.outputTypes).find(([, t]) => t === "Verdict[]")![0];
+  const pairs: Array<{ gold: string; predicted: string }> = [];
+  for (const [i, c] of claims.entries()) {
+    const result = await session.start(graph, { question: { id: c.id, text: c.text } }, { reuse: false }).result;
+    const failed = result.nodes.find((n) => n.status === "error");
+    if (failed) throw new FailureError(`claim ${c.id}: ${failed.id}: ${failed.error!.message}`);
+    const predicted = aggregateVerdicts(result.nodes.find((n) => n.id === verifier)!.outputs![port] as Verdict[]);
+    pairs.push(o.binary ? { gold: c.gold === "SUPPORT" ? "true" : "false", predicted: predicted === "SUPPORT" ? "true" : "false" } : { gold: c.gold, predicted });
+    if (!o.json && process.stderr.isTTY) process.stderr.write(`\r\x1b[2Keval scifact${label ? ` ${label}` : ""}: ${i + 1}/${claims.length} claims`);
+  }
+  if (!o.json && process.stderr.isTTY) process.stderr.write("\n");
+  return pairs;
 }
 
 /**
@@ -131,21 +191,20 @@ export async function evalScifactCommand(o: EvalScifactOptions, registry: NodeRe
   if (o.binary) claims = claims.filter((c) => c.gold !== "NO_EVIDENCE");
   if (o.limit !== undefined) claims = claims.slice(0, o.limit);
   const modelsDir = o.modelsDir ? { modelsDir: o.modelsDir } : {};
+  if (o.compare) {
+    if (o.graph || (o.judge ?? "nli") !== "nli") throw new UsageError("--compare takes two NLI models for the built-in graph: leave out --graph and --judge llm");
+    const per = async (model: string) => {
+      const doc = sciFactVerificationGraph({ k: o.k ?? 3, judge: "nli", ...modelsDir, model });
+      const pairs = await verifyClaims(loadGraph(doc, registry, { source: "built-in SciFact graph" }), claims, o, session, model);
+      return pairs.map((p) => (p.gold === p.predicted ? 1 : 0));
+    };
+    const [a, b] = o.compare;
+    return printComparison(`SciFact ${o.binary ? "binary" : "3-way"} accuracy`, describeModel(a!), describeModel(b!), pairedBootstrap(await per(a!), await per(b!)), o.json);
+  }
   const doc = o.graph ? JSON.parse(readFileSync(o.graph, "utf8")) : sciFactVerificationGraph({ k: o.k ?? 3, judge: o.judge ?? "nli", ...modelsDir });
   const graph = loadGraph(doc, registry, { source: o.graph ?? "built-in SciFact graph" });
-  const verifier = [...graph.order].reverse().find((id) => Object.values(graph.nodes.get(id)!.outputTypes).includes("Verdict[]"));
-  if (!verifier) throw new FailureError(`graph ${o.graph}: no node outputs Verdict[]`);
-  const port = Object.entries(graph.nodes.get(verifier)!.outputTypes).find(([, t]) => t === "Verdict[]")![0];
-  const pairs: Array<{ gold: string; predicted: string }> = [];
-  for (const [i, c] of claims.entries()) {
-    const result = await session.start(graph, { question: { id: c.id, text: c.text } }, { reuse: false }).result;
-    const failed = result.nodes.find((n) => n.status === "error");
-    if (failed) throw new FailureError(`claim ${c.id}: ${failed.id}: ${failed.error!.message}`);
-    const predicted = aggregateVerdicts(result.nodes.find((n) => n.id === verifier)!.outputs![port] as Verdict[]);
-    pairs.push(o.binary ? { gold: c.gold === "SUPPORT" ? "true" : "false", predicted: predicted === "SUPPORT" ? "true" : "false" } : { gold: c.gold, predicted });
-    if (!o.json && process.stderr.isTTY) process.stderr.write(`\r\x1b[2Keval scifact: ${i + 1}/${claims.length} claims`);
-  }
-  if (!o.json && process.stderr.isTTY) process.stderr.write("\n");
+  if (!o.json && !o.graph && (o.judge ?? "nli") === "nli") process.stderr.write(`NLI: ${describeModel((session.services as CiteflowServices).modelId("nli", ""))}\n`);
+  const pairs = await verifyClaims(graph, claims, o, session);
   const scores = scoreClassification(pairs, o.binary ? ["true", "false"] : ["SUPPORT", "CONTRADICT", "NO_EVIDENCE"]);
   if (o.json) process.stdout.write(JSON.stringify(scores) + "\n");
   else {

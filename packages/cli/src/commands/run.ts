@@ -1,6 +1,8 @@
 import { readFileSync } from "node:fs";
 import { QuestionInputError, questionRuns, type Answer, type CompiledGraph, type QuestionRun, type RunResult } from "@citeflow/core";
 import type { Session } from "citeflow";
+import { describeModel } from "@citeflow/models";
+import { CiteflowServices } from "@citeflow/nodes";
 import { FailureError, UsageError } from "../errors.js";
 import { loadGraphFile } from "../graphfile.js";
 import { fmtMs, ProgressPrinter } from "../progress.js";
@@ -33,6 +35,20 @@ export interface RunSummary {
   nodes: Array<{ id: string; status: string; cache?: "hit" | "miss"; ms?: number; error?: string }>;
 }
 
+const MODEL_KINDS: Record<string, "nli" | "reranker"> = { "verify.nli": "nli", "eval.citations": "nli", "rerank.cross-encoder": "reranker" };
+
+/** One line per NLI model and reranker the graph's nodes use: its id and, for Citeflow's trained models, where its card is. */
+function modelLines(graph: CompiledGraph, session: Session): string[] {
+  if (!(session.services instanceof CiteflowServices)) return [];
+  const services = session.services;
+  const seen = new Set<string>();
+  for (const n of graph.doc.nodes) {
+    const kind = MODEL_KINDS[n.type];
+    if (kind) seen.add(`${kind === "nli" ? "NLI" : "reranker"}: ${describeModel(services.modelId(kind, String((n.params as { model?: string } | undefined)?.model ?? "")))}`);
+  }
+  return [...seen];
+}
+
 export async function runCommand(graphPath: string, opts: RunCommandOptions, session: Session): Promise<number> {
   return (await runWithSummaries(graphPath, opts, session)).code;
 }
@@ -42,6 +58,7 @@ export async function runWithSummaries(graphPath: string, opts: RunCommandOption
   if (opts.question !== undefined && opts.questions !== undefined) throw new UsageError("give --question or --questions, not both");
   const graph = loadGraphFile(graphPath, session.registry);
   for (const w of graph.warnings) process.stderr.write(`warning: node "${w.nodeId}": ${w.message}\n`);
+  if (!opts.json) for (const line of modelLines(graph, session)) process.stderr.write(line + "\n");
   const batches = graphInputSets(graph, opts);
   const overrides = parseOverrides(opts.override ?? []);
   const store = session.store;

@@ -20,7 +20,15 @@ export interface TrainCommandOptions {
 
 /** citeflow train nli|rerank: a cross-encoder from an export folder, with a card and sha256 sums; progress on stderr. */
 export async function trainCommand(task: string, opts: TrainCommandOptions): Promise<number> {
-  if (task !== "nli" && task !== "rerank") throw new UsageError(`train ${task}: give nli or rerank`);
+  if (task === "setup") {
+    const { ensureTrainEnvironment, trainEnvironment } = await import("@citeflow/datasets");
+    const venv = trainEnvironment(process.env, modelsHome());
+    ensureTrainEnvironment(venv, (l) => process.stderr.write(l + "\n"));
+    process.stdout.write(`training environment: ${venv}\n`);
+    return 0;
+  }
+  if (task !== "nli" && task !== "rerank") throw new UsageError(`train ${task}: give nli, rerank or setup`);
+  if (!opts.data || !opts.out) throw new UsageError(`train ${task} needs --data <export folder> and --out <model folder>`);
   if (!opts.heldout !== !opts.claims) throw new UsageError("--heldout and --claims go together: the held-out split and the claims file its ids point into");
   const lr = opts.lr === undefined ? undefined : Number(opts.lr);
   if (lr !== undefined && !(lr > 0 && lr < 1)) throw new UsageError(`--lr ${opts.lr}: give a learning rate such as 4e-5`);

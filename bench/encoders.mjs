@@ -1,0 +1,106 @@
+// Citeflow's trained NLI model and reranker against the models they replace, on the fixed held-out
+// split of SciFact training claims (bench/scifact-heldout.json: no shipped model trained on them):
+//   - NLI: a sentence against itself → SUPPORT (500 corpus sentences); SUPPORT vs CONTRADICT on the
+//     held-out gold rationales; open-retrieval true/false (`citeflow eval scifact --binary`, hybrid
+//     top 3 on the all-MiniLM-L6-v2 store, OpenScholar's setting); pairs/s.
+//   - Reranker: nDCG@10 of hybrid top-100 reranked (hybrid alone is the floor); pairs/s.
+// Peers: the static-vector pair models from $CITEFLOW_MODELS (the previous offline defaults), when
+// that folder has them. Speeds are medians of 5 timed batches of 64 pairs, run alone.
+// Needs the all-MiniLM-L6-v2 SciFact store: $CITEFLOW_BENCH_STORE (the demo's), else it is built.
+// Run: npm run bench (or node bench/encoders.mjs)
+import { execFileSync } from "node:child_process";
+import { existsSync, mkdtempSync, readFileSync, writeFileSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { dirname, join } from "node:path";
+import { fileURLToPath } from "node:url";
+import { DEFAULT_MODELS, loadNli, loadReranker, modelsDirsFromEnv } from "@citeflow/models";
+
+const root = join(dirname(fileURLToPath(import.meta.url)), "..");
+const BIN = join(root, "packages", "cli", "dist", "bin.js");
+const DATA = process.env.CITEFLOW_DATA;
+if (!DATA) throw new Error("bench/encoders needs $CITEFLOW_DATA (a folder with scifact/)");
+const scifact = join(DATA, "scifact");
+const heldIds = new Set(JSON.parse(readFileSync(join(root, "bench", "scifact-heldout.json"), "utf8")).heldout_ids);
+const claims = readFileSync(join(scifact, "claims_train.jsonl"), "utf8")
+  .trim()
+  .split("\n")
+  .map((l) => JSON.parse(l))
+  .filter((c) => heldIds.has(c.id));
+const corpus = new Map(
+  readFileSync(join(scifact, "corpus.jsonl"), "utf8")
+    .trim()
+    .split("\n")
+    .map((l) => JSON.parse(l))
+    .map((d) => [String(d.doc_id), d.abstract]),
+);
+
+const dirs = modelsDirsFromEnv();
+const have = (id) => dirs.some((d) => existsSync(join(d, id, "config.json")));
+const nliModels = [DEFAULT_MODELS.nli, "pair-nli-scifact"].filter(have);
+const rerankModels = [DEFAULT_MODELS.reranker, "pair-rerank-scifact"].filter(have);
+if (!have(DEFAULT_MODELS.nli) || !have(DEFAULT_MODELS.reranker)) throw new Error(`bench/encoders: ${DEFAULT_MODELS.nli} and ${DEFAULT_MODELS.reranker} are not installed: run npm run models`);
+
+const work = mkdtempSync(join(tmpdir(), "citeflow-bench-encoders-"));
+let store = process.env.CITEFLOW_BENCH_STORE;
+if (!store || !existsSync(store)) {
+  store = join(work, "store");
+  console.log(`building the all-MiniLM-L6-v2 SciFact store in ${store} (about 10–17 minutes on two cores)…`);
+  execFileSync(process.execPath, [BIN, "ingest", join(scifact, "corpus.jsonl"), "--store", store, "--batch", "64"], { stdio: ["ignore", "ignore", "inherit"] });
+}
+const cli = (args, env = {}) =>
+  JSON.parse(execFileSync(process.execPath, [BIN, ...args, "--json"], { encoding: "utf8", env: { ...process.env, ...env }, stdio: ["ignore", "pipe", "ignore"], maxBuffer: 1 << 26 }));
+const median = (xs) => [...xs].sort((a, b) => a - b)[Math.floor(xs.length / 2)];
+async function pairsPerSecond(run, pairs) {
+  await run(pairs.slice(0, 8)); // warm-up
+  const times = [];
+  for (let i = 0; i < 5; i++) {
+    const t = performance.now();
+    await run(pairs.slice(i * 64, i * 64 + 64));
+    times.push(performance.now() - t);
+  }
+  return 64 / (median(times) / 1000);
+}
+
+// ── NLI ──
+const rationales = claims.flatMap((c) =>
+  Object.entries(c.evidence).flatMap(([doc, sets]) => sets.flatMap((s) => s.sentences.map((i) => ({ hypothesis: c.claim, premise: corpus.get(doc)[i], label: s.label })))),
+);
+const sentences = [...new Set(claims.flatMap((c) => c.cited_doc_ids.flatMap((d) => corpus.get(String(d)) ?? [])))].slice(0, 500);
+const withEvidence = join(work, "heldout-with-evidence.jsonl");
+writeFileSync(withEvidence, claims.map((c) => JSON.stringify(c) + "\n").join(""));
+const support = rationales.filter((r) => r.label === "SUPPORT").length;
+console.log(
+  `held-out: ${claims.length} claims (${claims.filter((c) => Object.keys(c.evidence).length).length} with evidence), ${rationales.length} gold rationale sentences (majority ${(Math.max(support, rationales.length - support) / rationales.length).toFixed(3)})\n`,
+);
+console.log("NLI model                      self→SUPPORT  S vs C (rationales)  true/false open retrieval  pairs/s");
+const nliRows = [];
+for (const id of nliModels) {
+  const nli = await loadNli(id);
+  const self = await nli.classify(sentences.map((s) => ({ premise: s, hypothesis: s })));
+  const selfRate = self.filter((p) => p.SUPPORT >= p.NO_EVIDENCE && p.SUPPORT >= p.CONTRADICT).length / self.length;
+  const sc = await nli.classify(rationales);
+  const scAcc = sc.filter((p, i) => (p.SUPPORT >= p.CONTRADICT ? "SUPPORT" : "CONTRADICT") === rationales[i].label).length / sc.length;
+  const binary = cli(["eval", "scifact", "--claims", withEvidence, "--store", store, "--binary", "-k", "3"], { CITEFLOW_NLI_MODEL: id });
+  const speed = await pairsPerSecond((p) => nli.classify(p), rationales.concat(rationales).slice(0, 400));
+  nliRows.push({ id, speed });
+  console.log(`${id.padEnd(30)} ${selfRate.toFixed(3).padStart(12)}  ${scAcc.toFixed(3).padStart(19)}  ${binary.accuracy.toFixed(3).padStart(25)}  ${speed.toFixed(0).padStart(7)}`);
+}
+if (nliRows.length > 1) console.log(`speed ratio ${nliRows[0].id} / ${nliRows[1].id}: ${(nliRows[0].speed / nliRows[1].speed).toFixed(2)}`);
+
+// ── Reranker ──
+const queries = join(work, "heldout-queries.jsonl");
+writeFileSync(queries, claims.map((c) => JSON.stringify({ id: String(c.id), text: c.claim }) + "\n").join(""));
+const qrels = join(scifact, "qrels_train.tsv");
+const hybrid = cli(["eval", "retrieval", "--store", store, "--queries", queries, "--qrels", qrels, "--mode", "hybrid"]);
+console.log(`\nreranker (hybrid top-100 → rerank)   nDCG@10  recall@100  MRR@10  pairs/s`);
+console.log(`${"none (hybrid alone)".padEnd(36)} ${hybrid["ndcg@10"].toFixed(3).padStart(7)}  ${hybrid["recall@100"].toFixed(3).padStart(10)}  ${hybrid["mrr@10"].toFixed(3).padStart(6)}`);
+const passages = [...corpus.values()].slice(0, 400).map((a) => a.join(" "));
+const rrRows = [];
+for (const id of rerankModels) {
+  const r = cli(["eval", "retrieval", "--store", store, "--queries", queries, "--qrels", qrels, "--mode", "hybrid", "--rerank", id]);
+  const rr = await loadReranker(id);
+  const speed = await pairsPerSecond((p) => rr.score(claims[0].claim, p), passages);
+  rrRows.push({ id, speed });
+  console.log(`${id.padEnd(36)} ${r["ndcg@10"].toFixed(3).padStart(7)}  ${r["recall@100"].toFixed(3).padStart(10)}  ${r["mrr@10"].toFixed(3).padStart(6)}  ${speed.toFixed(0).padStart(7)}`);
+}
+if (rrRows.length > 1) console.log(`speed ratio ${rrRows[0].id} / ${rrRows[1].id}: ${(rrRows[0].speed / rrRows[1].speed).toFixed(2)}`);
