@@ -1,4 +1,4 @@
-// Citeflow's trained NLI model and reranker against the models they replace, on the fixed held-out
+// Citeflow's trained NLI model (and any reranker it trained) against the models they replace, on the fixed held-out
 // split of SciFact training claims (bench/scifact-heldout.json: no shipped model trained on them):
 //   - NLI: a sentence against itself → SUPPORT (500 corpus sentences); SUPPORT vs CONTRADICT on the
 //     held-out gold rationales; open-retrieval true/false (`citeflow eval scifact --binary`, hybrid
@@ -38,7 +38,9 @@ const dirs = modelsDirsFromEnv();
 const have = (id) => dirs.some((d) => existsSync(join(d, id, "config.json")));
 const nliModels = [DEFAULT_MODELS.nli, "pair-nli-scifact"].filter(have);
 const rerankModels = [DEFAULT_MODELS.reranker, "pair-rerank-scifact"].filter(have);
-if (!have(DEFAULT_MODELS.nli) || !have(DEFAULT_MODELS.reranker)) throw new Error(`bench/encoders: ${DEFAULT_MODELS.nli} and ${DEFAULT_MODELS.reranker} are not installed: run npm run models`);
+if (!have(DEFAULT_MODELS.nli)) throw new Error(`bench/encoders: ${DEFAULT_MODELS.nli} is not installed: run npm run models`);
+// A reranker trained with citeflow train rerank, to measure beside the installed ones: $CITEFLOW_BENCH_RERANKER (an id in the models folders).
+if (process.env.CITEFLOW_BENCH_RERANKER) rerankModels.unshift(process.env.CITEFLOW_BENCH_RERANKER);
 
 const work = mkdtempSync(join(tmpdir(), "citeflow-bench-encoders-"));
 let store = process.env.CITEFLOW_BENCH_STORE;

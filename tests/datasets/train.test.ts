@@ -214,7 +214,7 @@ describe("bad input to citeflow train gets a clear error and loses nothing", () 
 
   it("a training killed with kill -9 leaves no model where the product would load it, and the same command resumes from its checkpoint", async () => {
     const out = join(work, "models", "killed");
-    const args = trainArgs("nli", nliData, out, "--max-steps", "400");
+    const args = trainArgs("nli", nliData, out, "--max-steps", "120");
     const child = spawn(process.execPath, [BIN, ...args], { detached: true, stdio: "ignore", env: { ...process.env, CITEFLOW_TRAIN_VENV: venv } });
     const ckpt = join(dirname(out), "killed.work", "checkpoints");
     const deadline = Date.now() + 300_000;
@@ -223,7 +223,7 @@ describe("bad input to citeflow train gets a clear error and loses nothing", () 
     process.kill(-child.pid!, "SIGKILL");
     await new Promise((r) => child.once("exit", r));
     expect(existsSync(out)).toBe(false);
-    const again = await cli(trainArgs("nli", nliData, out, "--max-steps", "400"));
+    const again = await cli(trainArgs("nli", nliData, out, "--max-steps", "120"), 600_000);
     expect(again.code, again.stderr).toBe(0);
     expect(again.stderr).toMatch(/resuming from .*checkpoint-\d+/);
     expect(existsSync(join(out, "onnx", "model_quantized.onnx"))).toBe(true);

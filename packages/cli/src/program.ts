@@ -264,6 +264,7 @@ export function buildProgram(registry: NodeRegistry, setCode: (code: number) => 
     .option("--epochs <n>", "passes over the data (default 2)", intArg("--epochs"))
     .option("--max-steps <n>", "stop after N optimiser steps", intArg("--max-steps"))
     .option("--batch-size <n>", "pairs per step (default 32)", intArg("--batch-size"))
+    .option("--max-length <n>", "tokens per pair, longer pairs are cut (default 256)", intArg("--max-length"))
     .option("--lr <rate>", "learning rate (default 4e-5)")
     .option("--seed <n>", "seed (default 13)", (v: string) => Number(v))
     .option("--threads <n>", "CPU threads (default: all)", intArg("--threads"))

@@ -8,7 +8,8 @@ residual + LayerNorm, the GELU (erf) feed-forward, residual + LayerNorm. Inputs 
 attention_mask, token_type_ids ([batch, sequence], int64); output last_hidden_state (an encoder:
 pooling is the caller's, transformers.js feature-extraction) or, when the weights have a
 classifier (BertForSequenceClassification: cross-encoders, NLI), logits: the pooler (dense + tanh
-of the first token) then the classifier. Needs only numpy and onnx.
+of the first token, or the mean over attended tokens when the config says "citeflow_pooling":
+"mean", as the models `citeflow train` makes) then the classifier. Needs only numpy and onnx.
 """
 import json
 import shutil
@@ -95,8 +96,15 @@ def build(cfg: dict, w: dict) -> onnx.ModelProto:
         x = layer_norm(op("Add", [out, x], f"l{i}/ffn_res"), f"{p}.output.LayerNorm", f"l{i}/out")
     dims = ["batch_size", "sequence_length"]
     if "classifier.weight" in w:
-        first = op("Gather", [x, const("zero_first", np.array(0, np.int64))], "first_token", axis=1)
-        pooled = op("Tanh", [linear(first, "pooler.dense", "pooler_dense")], "pooled")
+        if cfg.get("citeflow_pooling") == "mean":
+            # Σ over attended tokens ÷ their count (pooled_bert.py's head).
+            m3 = op("Unsqueeze", [maskf, const("mask_last", np.array([2], np.int64))], "mask_3d")
+            summed = op("ReduceSum", [op("Mul", [x, m3], "masked"), const("axis_seq", np.array([1], np.int64))], "summed", keepdims=0)
+            count = op("Max", [op("ReduceSum", [m3, const("axis_seq2", np.array([1], np.int64))], "count", keepdims=0), const("one_count", np.array(1.0, np.float32))], "count_1")
+            pooled = op("Div", [summed, count], "pooled")
+        else:
+            first = op("Gather", [x, const("zero_first", np.array(0, np.int64))], "first_token", axis=1)
+            pooled = op("Tanh", [linear(first, "pooler.dense", "pooler_dense")], "pooled")
         logits = linear(pooled, "classifier", "logits_out")
         nodes.append(helper.make_node("Identity", [logits], ["logits"], name="logits"))
         outputs = [helper.make_tensor_value_info("logits", TensorProto.FLOAT, ["batch_size", w["classifier.weight"].shape[0]])]

@@ -9,7 +9,7 @@
 - rerank: a 1-logit cross-encoder on `export --format rerank` triplets, as (query, positive) → 1 and
   (query, negative) → 0 pairs with binary cross-entropy.
 
-Training is sentence-transformers' CrossEncoderTrainer (PyTorch, CPU). Checkpoints go to
+Training is transformers' Trainer (PyTorch, CPU) on a mean-pooled BERT classifier (pooled_bert.py). Checkpoints go to
 <out>.work/checkpoints: a killed run resumes from the last one when started again with the same
 arguments. The model is written to <out>.work/model, converted to ONNX (fp32 and int8) in the
 Hugging Face layout transformers.js loads, given a card (README.md) and SHA256SUMS, and only then
@@ -121,9 +121,9 @@ def export_onnx(model_dir: Path, dst: Path) -> None:
 def train(args) -> dict:
     import torch
     from datasets import Dataset
-    from sentence_transformers.cross_encoder import CrossEncoder, CrossEncoderTrainer, CrossEncoderTrainingArguments
-    from sentence_transformers.cross_encoder.losses import BinaryCrossEntropyLoss, CrossEntropyLoss
-    from transformers import TrainerCallback, set_seed
+    from transformers import AutoTokenizer, DataCollatorWithPadding, Trainer, TrainerCallback, TrainingArguments, set_seed
+
+    from pooled_bert import MeanPooledBertClassifier
 
     torch.set_num_threads(args.threads)
     set_seed(args.seed)
@@ -145,16 +145,13 @@ def train(args) -> dict:
 
     counts: dict = {}
     if args.task == "nli":
-        pairs = [(r["hypothesis"], r["premise"], r["label"]) for r in rows]
+        triples = [(r["hypothesis"], r["premise"], r["label"]) for r in rows]
         if args.augment:
-            pairs, counts = augment(pairs, args.seed)
+            triples, counts = augment(triples, args.seed)
         else:
-            counts = {"gold": len(pairs)}
-        data = Dataset.from_dict({"sentence1": [p[0] for p in pairs], "sentence2": [p[1] for p in pairs], "label": [LABELS.index(p[2]) for p in pairs]})
-        model = CrossEncoder(str(base), num_labels=3, max_length=args.max_length, model_kwargs={"ignore_mismatched_sizes": True})
-        model.model.config.id2label = dict(enumerate(LABELS))
-        model.model.config.label2id = {l: i for i, l in enumerate(LABELS)}
-        loss = CrossEntropyLoss(model)
+            counts = {"gold": len(triples)}
+        pairs = [(h, p, LABELS.index(label)) for h, p, label in triples]
+        labels = {"num_labels": 3, "id2label": dict(enumerate(LABELS)), "label2id": {l: i for i, l in enumerate(LABELS)}}
     else:
         pos = sorted({(r["query"], r["positive"]) for r in rows})
         neg = sorted({(r["query"], r["negative"]) for r in rows})
@@ -163,10 +160,11 @@ def train(args) -> dict:
 
         random.Random(args.seed).shuffle(pairs)
         counts = {"triplets": len(rows), "positive_pairs": len(pos), "negative_pairs": len(neg)}
-        data = Dataset.from_dict({"sentence1": [p[0] for p in pairs], "sentence2": [p[1] for p in pairs], "label": [p[2] for p in pairs]})
-        model = CrossEncoder(str(base), num_labels=1, max_length=args.max_length, model_kwargs={"ignore_mismatched_sizes": True})
-        loss = BinaryCrossEntropyLoss(model)
-
+        labels = {"num_labels": 1}
+    tokenizer = AutoTokenizer.from_pretrained(str(base))
+    enc = tokenizer([p[0] for p in pairs], [p[1] for p in pairs], truncation=True, max_length=args.max_length)
+    data = Dataset.from_dict({**enc, "labels": [p[2] for p in pairs]})
+    model = MeanPooledBertClassifier.from_pretrained(str(base), ignore_mismatched_sizes=True, **labels)
     out = Path(args.out).resolve()
     work = out.parent / f"{out.name}.work"
     ckpt = work / "checkpoints"
@@ -178,20 +176,24 @@ def train(args) -> dict:
         say(f"  left out: {p}")
 
     class Progress(TrainerCallback):
-        def on_train_begin(self, a, state, control, **kw):
-            self.t0, self.step0 = time.time(), state.global_step
+        """One line per logging step: pairs/s and ETA measured from the first step this process ran (a resume starts mid-way)."""
+
+        start: tuple[float, int] | None = None
+
+        def on_step_end(self, a, state, control, **kw):
+            if self.start is None:
+                self.start = (time.time(), state.global_step)
 
         def on_log(self, a, state, control, logs=None, **kw):
-            done = state.global_step - self.step0
-            if done <= 0:
+            if self.start is None or state.global_step <= self.start[1]:
                 return
-            per = (time.time() - self.t0) / done
+            per = (time.time() - self.start[0]) / (state.global_step - self.start[1])
             eta = per * (state.max_steps - state.global_step)
             loss_ = (logs or {}).get("loss")
             say(f"  step {state.global_step}/{state.max_steps}  {args.batch_size / per:.1f} pairs/s  "
                 f"{'loss %.4f  ' % loss_ if loss_ is not None else ''}ETA {int(eta // 60)}m{int(eta % 60):02d}s")
 
-    targs = CrossEncoderTrainingArguments(
+    targs = TrainingArguments(
         output_dir=str(ckpt),
         num_train_epochs=args.epochs,
         max_steps=args.max_steps if args.max_steps > 0 else -1,
@@ -208,10 +210,11 @@ def train(args) -> dict:
         save_steps=max(1, min(200, total_steps // 4)),
         save_total_limit=1,
         dataloader_num_workers=0,
+        train_sampling_strategy="group_by_length",
         report_to="none",
         disable_tqdm=True,
     )
-    trainer = CrossEncoderTrainer(model=model, args=targs, train_dataset=data, loss=loss, callbacks=[Progress()])
+    trainer = Trainer(model=model, args=targs, train_dataset=data, data_collator=DataCollatorWithPadding(tokenizer), callbacks=[Progress()])
     last = None
     if ckpt.is_dir():
         done = sorted((p for p in ckpt.glob("checkpoint-*") if (p / "trainer_state.json").is_file()), key=lambda p: int(p.name.split("-")[1]))
@@ -221,11 +224,12 @@ def train(args) -> dict:
     t0 = time.time()
     trainer.train(resume_from_checkpoint=last)
     seconds = time.time() - t0
-    limit = flop_limit(model.model, model.tokenizer, data, args)
+    limit = flop_limit(model, data, args)
 
     model_dir = work / "model"
     shutil.rmtree(model_dir, ignore_errors=True)
     model.save_pretrained(str(model_dir), safe_serialization=True)
+    tokenizer.save_pretrained(str(model_dir))
     return {"rows": len(rows), "pairs": len(data), "counts": counts, "refused_heldout": refused, "bad_rows": len(problems), "steps": total_steps,
             "seconds": seconds, "pairs_per_second": len(data) * args.epochs / seconds if args.max_steps <= 0 else total_steps * args.batch_size / seconds,
             "model_dir": model_dir, "work": work, "torch": torch.__version__, "test": test, **limit}
@@ -274,7 +278,7 @@ def heldout_scores(task: str, model_dir: Path, test: list[dict], batch: int = 32
     return {"held-out triplets": len(test), "positive above hard negative": f"{(pos > neg).mean():.3f}"}
 
 
-def flop_limit(model, tokenizer, data, args) -> dict:
+def flop_limit(model, data, args) -> dict:
     """The pairs/s a perfect trainer would reach: this CPU's measured matmul rate (fp32, or bf16 with --bf16)
     over the training FLOPs of a pair (6 × non-embedding parameters × its tokens: forward and backward)."""
     import torch
@@ -290,7 +294,7 @@ def flop_limit(model, tokenizer, data, args) -> dict:
     gflops = 2 * 1024**3 / sorted(runs)[2] / 1e9
     params = sum(p.numel() for n, p in model.named_parameters() if "embeddings" not in n)
     sample = data.select(range(min(256, len(data))))
-    tokens = sum(min(args.max_length, len(tokenizer(x, y)["input_ids"])) for x, y in zip(sample["sentence1"], sample["sentence2"])) / len(sample)
+    tokens = sum(len(ids) for ids in sample["input_ids"]) / len(sample)
     per_pair = 6 * params * tokens
     return {"matmul_gflops": gflops, "flop_limit_pairs_per_second": gflops * 1e9 / per_pair, "non_embedding_params": params, "mean_tokens": tokens}
 
@@ -316,7 +320,7 @@ def card(args, info: dict, files: dict[str, str], scores: dict | None) -> str:
         f"| command | `{args.command}` |",
         f"| commit | {args.commit} |",
         f"| seed / threads | {args.seed} / {args.threads} |",
-        f"| recipe | sentence-transformers CrossEncoderTrainer, {args.epochs} epoch(s){f', max {args.max_steps} steps' if args.max_steps > 0 else ''}, batch {args.batch_size}, lr {args.lr}, warmup 10 %, max length {args.max_length}, {'bf16' if args.bf16 else 'fp32'}, torch {info['torch']}, {platform.machine()} CPU |",
+        f"| recipe | transformers Trainer, mean-pooled BERT classifier, {args.epochs} epoch(s){f', max {args.max_steps} steps' if args.max_steps > 0 else ''}, batch {args.batch_size}, lr {args.lr}, warmup 10 %, max length {args.max_length}, {'bf16' if args.bf16 else 'fp32'}, torch {info['torch']}, {platform.machine()} CPU |",
         f"| wall time | {info['seconds']:.0f} s training ({info['pairs_per_second']:.1f} pairs/s; this CPU's {info['matmul_gflops']:.0f} GFLOP/s matmul bounds it at {info['flop_limit_pairs_per_second']:.0f} pairs/s, 6 × {info['non_embedding_params'] / 1e6:.1f} M parameters × {info['mean_tokens']:.0f} tokens a pair) |",
         "| files | `onnx/model.onnx` (fp32), `onnx/model_quantized.onnx` (int8, dynamic quantization), tokenizer, `config.json` |",
         "",
@@ -328,7 +332,7 @@ def card(args, info: dict, files: dict[str, str], scores: dict | None) -> str:
     lines += ["## Reproducible bytes", "",
               "Training with the same rows, seed and thread count on the same CPU type gives the same weights; a different thread count or CPU "
               "can change float summation order and so the last bits. The ONNX files are written op for op from the weights "
-              "(scripts/bert_to_onnx.py), so the same weights give the same bytes.", "", "## SHA-256", "", "```"]
+              "(packages/datasets/python/bert_to_onnx.py), so the same weights give the same bytes.", "", "## SHA-256", "", "```"]
     lines += [f"{h}  {f}" for f, h in sorted(files.items())]
     lines += ["```", ""]
     return "\n".join(lines)

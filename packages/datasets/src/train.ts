@@ -23,6 +23,8 @@ export interface TrainOptions {
   epochs?: number;
   maxSteps?: number;
   batchSize?: number;
+  /** Tokens per pair, claim and evidence together (default 256). */
+  maxLength?: number;
   lr?: number;
   seed?: number;
   threads?: number;
@@ -115,6 +117,7 @@ export async function trainModel(o: TrainOptions): Promise<TrainResult> {
   num("--epochs", o.epochs);
   num("--max-steps", o.maxSteps);
   num("--batch-size", o.batchSize);
+  num("--max-length", o.maxLength);
   num("--lr", o.lr);
   num("--seed", o.seed);
   num("--threads", o.threads);

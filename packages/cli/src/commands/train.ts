@@ -10,6 +10,7 @@ export interface TrainCommandOptions {
   epochs?: number;
   maxSteps?: number;
   batchSize?: number;
+  maxLength?: number;
   lr?: string;
   seed?: number;
   threads?: number;
@@ -52,6 +53,7 @@ export async function trainCommand(task: string, opts: TrainCommandOptions): Pro
       ...(opts.epochs !== undefined ? { epochs: opts.epochs } : {}),
       ...(opts.maxSteps !== undefined ? { maxSteps: opts.maxSteps } : {}),
       ...(opts.batchSize !== undefined ? { batchSize: opts.batchSize } : {}),
+      ...(opts.maxLength !== undefined ? { maxLength: opts.maxLength } : {}),
       ...(lr !== undefined ? { lr } : {}),
       ...(opts.seed !== undefined ? { seed: opts.seed } : {}),
       ...(opts.threads !== undefined ? { threads: opts.threads } : {}),

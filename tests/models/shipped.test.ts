@@ -1,0 +1,66 @@
+import { createHash } from "node:crypto";
+import { readdirSync, readFileSync } from "node:fs";
+import { join } from "node:path";
+import { fileURLToPath } from "node:url";
+import { describe, expect, it } from "vitest";
+import { DEFAULT_MODELS, loadNli } from "@citeflow/models";
+
+// The model Citeflow trained and ships as its default NLI model (models/citeflow/*), loaded as the
+// product loads it (transformers.js, int8), from the repository's folder.
+
+/** A SciFact training claim (a rewrite of a SUPPORT claim into its negation) and a rationale sentence SciFact labels CONTRADICT. */
+const CONTRADICTION = {
+  hypothesis: "CD44v6 is not associated with constitutive and reprogrammed cancer stem cells driving cancer metastasis.",
+  premise: "Here, we show that all colorectal cancer stem cells (CR-CSCs) express CD44v6, which is required for their migration and generation of metastatic tumors.",
+};
+const SHIPPED = fileURLToPath(new URL("../../models", import.meta.url));
+const opts = { modelsDirs: [SHIPPED] };
+
+describe("the shipped models", () => {
+  for (const id of [DEFAULT_MODELS.nli])
+    it(`${id}: every file matches its SHA256SUMS, and the card names its base, data, command, commit, seed and held-out scores`, () => {
+      const dir = join(SHIPPED, id);
+      const sums = readFileSync(join(dir, "SHA256SUMS"), "utf8").trim().split("\n");
+      expect(sums.length).toBeGreaterThanOrEqual(4);
+      for (const line of sums) {
+        const [hash, file] = line.split(/\s+/);
+        expect(
+          createHash("sha256")
+            .update(readFileSync(join(dir, file!)))
+            .digest("hex"),
+          file,
+        ).toBe(hash);
+      }
+      // Only int8 weights are shipped (small); the loader picks them.
+      expect(readdirSync(join(dir, "onnx"))).toEqual(["model_quantized.onnx"]);
+      const card = readFileSync(join(dir, "README.md"), "utf8");
+      for (const want of ["all-MiniLM-L6-v2", "Apache-2.0", "citeflow train", "| commit | ", "| seed / threads | 13 / 2 |", "## Held-out scores", "scifact-heldout.json"]) expect(card).toContain(want);
+    });
+
+  it("NLI: a sentence against itself is SUPPORT", async () => {
+    const nli = await loadNli(DEFAULT_MODELS.nli, opts);
+    const sentences = [
+      "Vitamin D insufficiency and deficiency increase the risk of skeletal fractures.",
+      "Aspirin use was associated with a lower incidence of colorectal cancer in this cohort.",
+      "The mutation abolished kinase activity in vitro.",
+    ];
+    for (const p of await nli.classify(sentences.map((s) => ({ premise: s, hypothesis: s })))) {
+      expect(p.SUPPORT).toBeGreaterThan(p.CONTRADICT);
+      expect(p.SUPPORT).toBeGreaterThan(p.NO_EVIDENCE);
+    }
+  });
+
+  it("NLI: unrelated evidence is NO_EVIDENCE", async () => {
+    const nli = await loadNli(DEFAULT_MODELS.nli, opts);
+    const [p] = await nli.classify([
+      { hypothesis: "Vitamin D deficiency increases the risk of fractures.", premise: "Participants were recruited from three hospitals in 2004 and followed for two years." },
+    ]);
+    expect(p!.NO_EVIDENCE).toBeGreaterThan(Math.max(p!.SUPPORT, p!.CONTRADICT));
+  });
+
+  it("NLI: a fixed SciFact contradiction is CONTRADICT", async () => {
+    const nli = await loadNli(DEFAULT_MODELS.nli, opts);
+    const [p] = await nli.classify([CONTRADICTION]);
+    expect(p!.CONTRADICT).toBeGreaterThan(p!.SUPPORT);
+  });
+});
