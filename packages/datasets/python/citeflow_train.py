@@ -321,7 +321,7 @@ def card(args, info: dict, files: dict[str, str], scores: dict | None) -> str:
         f"| commit | {args.commit} |",
         f"| seed / threads | {args.seed} / {args.threads} |",
         f"| recipe | transformers Trainer, mean-pooled BERT classifier, {args.epochs} epoch(s){f', max {args.max_steps} steps' if args.max_steps > 0 else ''}, batch {args.batch_size}, lr {args.lr}, warmup 10 %, max length {args.max_length}, {'bf16' if args.bf16 else 'fp32'}, torch {info['torch']}, {platform.machine()} CPU |",
-        f"| wall time | {info['seconds']:.0f} s training ({info['pairs_per_second']:.1f} pairs/s; this CPU's {info['matmul_gflops']:.0f} GFLOP/s matmul bounds it at {info['flop_limit_pairs_per_second']:.0f} pairs/s, 6 × {info['non_embedding_params'] / 1e6:.1f} M parameters × {info['mean_tokens']:.0f} tokens a pair) |",
+        f"| wall time | trained {time.strftime('%Y-%m-%d')}; {info['seconds']:.0f} s training ({info['pairs_per_second']:.1f} pairs/s; this CPU's {info['matmul_gflops']:.0f} GFLOP/s matmul bounds it at {info['flop_limit_pairs_per_second']:.0f} pairs/s, 6 × {info['non_embedding_params'] / 1e6:.1f} M parameters × {info['mean_tokens']:.0f} tokens a pair) |",
         "| files | `onnx/model.onnx` (fp32), `onnx/model_quantized.onnx` (int8, dynamic quantization), tokenizer, `config.json` |",
         "",
     ]
