@@ -1,7 +1,8 @@
-import { mkdtempSync, rmSync } from "node:fs";
+import { createHash } from "node:crypto";
+import { mkdtempSync, readFileSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import { afterEach } from "vitest";
+import { afterEach, expect } from "vitest";
 import { loadGraph, startRun, type RunEvent, type RunOptions } from "@citeflow/core";
 import { configFromEnv, createServices, type CiteflowServices } from "@citeflow/nodes";
 // @ts-expect-error: plain JS fixture shared with child processes
@@ -51,4 +52,19 @@ export async function run(document: unknown, options: RunOptions = {}, registry 
 
 export function eventsOf<T extends RunEvent["type"]>(events: RunEvent[], type: T): Extract<RunEvent, { type: T }>[] {
   return events.filter((e): e is Extract<RunEvent, { type: T }> => e.type === type);
+}
+
+/** Every file a model folder's SHA256SUMS lists has that hash; returns how many it lists. */
+export function expectSha256Sums(dir: string): number {
+  const lines = readFileSync(join(dir, "SHA256SUMS"), "utf8").trim().split("\n");
+  for (const line of lines) {
+    const [hash, file] = line.split(/\s+/);
+    expect(
+      createHash("sha256")
+        .update(readFileSync(join(dir, file!)))
+        .digest("hex"),
+      file,
+    ).toBe(hash);
+  }
+  return lines.length;
 }

@@ -1,5 +1,4 @@
 import { execFile, execFileSync, spawn } from "node:child_process";
-import { createHash } from "node:crypto";
 import { existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { dirname, join } from "node:path";
@@ -9,6 +8,7 @@ import { loadEmbedder, loadNli, loadReranker } from "@citeflow/models";
 import { LanceStore, openScholarChunker, readBeirCorpus, type CorpusDocument } from "@citeflow/retrieval";
 import { ensureTrainEnvironment, PYTHON_DIR, trainEnvironment } from "@citeflow/datasets";
 import { DATA, MODELS } from "../scifact.js";
+import { expectSha256Sums } from "../helpers.js";
 
 // The loop on tiny models: runs → export (gold NLI rows from labelled claims, reranker triplets
 // from qrels) → citeflow train → the product loads the model and its scores change. The base is
@@ -16,7 +16,7 @@ import { DATA, MODELS } from "../scifact.js";
 // run in seconds; the training environment (PyTorch) is the real one, made once.
 
 const BIN = fileURLToPath(new URL("../../packages/cli/dist/bin.js", import.meta.url));
-const venv = trainEnvironment(process.env, process.env.CITEFLOW_INSTALLED_MODELS!);
+const venv = trainEnvironment();
 const work = mkdtempSync(join(tmpdir(), "citeflow-train-"));
 const claimsFile = join(work, "claims.jsonl");
 const qrelsFile = join(work, "qrels.tsv");
@@ -121,15 +121,7 @@ describe("citeflow export → citeflow train → the product", () => {
     expect(JSON.parse(r.stdout.trim().split("\n").at(-1)!)).toMatchObject({ out });
     expect(r.stderr).toMatch(/train nli: \d+ pairs from \d+ rows/);
     for (const f of ["config.json", "tokenizer.json", "onnx/model.onnx", "onnx/model_quantized.onnx", "README.md", "SHA256SUMS"]) expect(existsSync(join(out, f)), f).toBe(true);
-    for (const line of readFileSync(join(out, "SHA256SUMS"), "utf8").trim().split("\n")) {
-      const [hash, file] = line.split(/\s+/);
-      expect(
-        createHash("sha256")
-          .update(readFileSync(join(out, file!)))
-          .digest("hex"),
-        file,
-      ).toBe(hash);
-    }
+    expectSha256Sums(out);
     const card = readFileSync(join(out, "README.md"), "utf8");
     for (const want of ["base weights", "training rows", "command", "commit", "seed", "wall time", "SHA-256"]) expect(card).toContain(want);
     expect(JSON.parse(readFileSync(join(out, "config.json"), "utf8")).id2label).toEqual({ 0: "SUPPORT", 1: "NO_EVIDENCE", 2: "CONTRADICT" });

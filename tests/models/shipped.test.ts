@@ -1,9 +1,9 @@
-import { createHash } from "node:crypto";
 import { readdirSync, readFileSync } from "node:fs";
 import { join } from "node:path";
 import { fileURLToPath } from "node:url";
 import { describe, expect, it } from "vitest";
 import { DEFAULT_MODELS, loadNli } from "@citeflow/models";
+import { expectSha256Sums } from "../helpers.js";
 
 // The model Citeflow trained and ships as its default NLI model (models/citeflow/*), loaded as the
 // product loads it (transformers.js, int8), from the repository's folder.
@@ -20,17 +20,7 @@ describe("the shipped models", () => {
   for (const id of [DEFAULT_MODELS.nli])
     it(`${id}: every file matches its SHA256SUMS, and the card names its base, data, command, commit, seed and held-out scores`, () => {
       const dir = join(SHIPPED, id);
-      const sums = readFileSync(join(dir, "SHA256SUMS"), "utf8").trim().split("\n");
-      expect(sums.length).toBeGreaterThanOrEqual(4);
-      for (const line of sums) {
-        const [hash, file] = line.split(/\s+/);
-        expect(
-          createHash("sha256")
-            .update(readFileSync(join(dir, file!)))
-            .digest("hex"),
-          file,
-        ).toBe(hash);
-      }
+      expect(expectSha256Sums(dir)).toBeGreaterThanOrEqual(4);
       // Only int8 weights are shipped (small); the loader picks them.
       expect(readdirSync(join(dir, "onnx"))).toEqual(["model_quantized.onnx"]);
       const card = readFileSync(join(dir, "README.md"), "utf8");

@@ -1,5 +1,4 @@
-import { exportDataset, trainEnvironment, trainModel, type ExportResult, type Format, type TrainOptions, type TrainResult } from "@citeflow/datasets";
-import { modelsHome } from "@citeflow/models";
+import { exportDataset, trainModel, type ExportResult, type Format, type TrainOptions, type TrainResult } from "@citeflow/datasets";
 import { defaultRunsDir } from "./run.js";
 import { services } from "./services.js";
 
@@ -25,6 +24,6 @@ export function exportRuns(format: Format, out: string, o: { runs?: string; spli
  * `citeflow train` from a notebook: a cross-encoder (NLI or reranker) from an export folder, in
  * the training environment (made on first use). Progress goes to the cell's stderr.
  */
-export function train(task: TrainOptions["task"], o: Omit<TrainOptions, "task" | "venv">): Promise<TrainResult> {
-  return trainModel({ ...o, task, venv: trainEnvironment(process.env, modelsHome()) });
+export function train(task: TrainOptions["task"], o: Omit<TrainOptions, "task">): Promise<TrainResult> {
+  return trainModel({ ...o, task });
 }

