@@ -1,7 +1,13 @@
 import { mkdtempSync } from "node:fs";
 import { homedir, tmpdir } from "node:os";
 import { dirname, join } from "node:path";
+import { fileURLToPath } from "node:url";
 import { defineConfig } from "vitest/config";
+
+const root = dirname(fileURLToPath(import.meta.url));
+// The data and the small test models ship with the repository; $CITEFLOW_DATA and $CITEFLOW_MODELS override them.
+process.env.CITEFLOW_DATA ||= join(root, "data");
+process.env.CITEFLOW_MODELS ||= join(root, "tests", "fixtures", "models");
 
 // Where `npm run models` installed the pretrained models (Gemma 3 270M GGUF, all-MiniLM-L6-v2).
 const installed = process.env.CITEFLOW_MODELS_HOME || join(process.env.XDG_CACHE_HOME || join(homedir(), ".cache"), "citeflow", "models");
@@ -20,6 +26,8 @@ export default defineConfig({
       { extends: true, test: { name: "browser", include: BROWSER_SUITES, fileParallelism: false, sequence: { groupOrder: 1 } } },
       { extends: true, test: { name: "local-llm", include: LLM_SUITES, sequence: { groupOrder: 2 } } },
     ],
+    // Makes the generated fixtures (tiny-bert-random) the first time.
+    globalSetup: ["tests/global-setup.ts"],
     // Tests import the built packages (dist), exactly what the CLI and other packages run.
     testTimeout: 30_000,
     hookTimeout: 30_000,

@@ -14,11 +14,10 @@ import { tmpdir } from "node:os";
 import { dirname, join } from "node:path";
 import { fileURLToPath } from "node:url";
 import { DEFAULT_MODELS, loadNli, loadReranker, modelsDirsFromEnv } from "@citeflow/models";
+import { DATA } from "./paths.mjs";
 
 const root = join(dirname(fileURLToPath(import.meta.url)), "..");
 const BIN = join(root, "packages", "cli", "dist", "bin.js");
-const DATA = process.env.CITEFLOW_DATA;
-if (!DATA) throw new Error("bench/encoders needs $CITEFLOW_DATA (a folder with scifact/)");
 const scifact = join(DATA, "scifact");
 const heldIds = new Set(JSON.parse(readFileSync(join(root, "bench", "scifact-heldout.json"), "utf8")).heldout_ids);
 const claims = readFileSync(join(scifact, "claims_train.jsonl"), "utf8")

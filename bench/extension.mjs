@@ -15,19 +15,18 @@
 //     windowed: rows outside the view are spacers), against JupyterLab's own HTML renderer drawing
 //     the same passages (an HTML table of all 1,000 rows, every row in the DOM). The bundle carries
 //     passage texts cut to what the inspector shows (400 characters) and a 50-row text/html table.
-// Run: npm run bench (needs CITEFLOW_DATA).
+// Run: npm run bench.
 import { execFileSync } from "node:child_process";
 import { createReadStream, mkdirSync, mkdtempSync, readdirSync, readFileSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join, resolve } from "node:path";
 import { createInterface } from "node:readline";
 import { chromium } from "playwright-core";
+import { DATA } from "./paths.mjs";
 
 const root = resolve(import.meta.dirname, "..");
 const { startLab } = await import(join(root, "scripts", "lab.mjs"));
 const { passagesBundle, passagesHtml } = await import(join(root, "packages", "citeflow", "dist", "index.js"));
-const DATA = process.env.CITEFLOW_DATA;
-if (!DATA) throw new Error("bench/extension.mjs reads SciFact from $CITEFLOW_DATA: set it to the data folder");
 
 const median = (xs) => [...xs].sort((a, b) => a - b)[Math.floor(xs.length / 2)];
 const pct = (xs, p) => [...xs].sort((a, b) => a - b)[Math.min(xs.length - 1, Math.floor(xs.length * p))];

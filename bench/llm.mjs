@@ -8,7 +8,7 @@
 //     citation grammar and without, against the extractive baseline; claim verification as
 //     OpenScholar measures it (the LM reads the retrieved passages, true/false) against the NLI model;
 //   - retrieval nDCG@10 with all-MiniLM-L6-v2 against the offline static-use-en.
-// Needs $CITEFLOW_DATA, $CITEFLOW_MODELS and `npm run models`. $CITEFLOW_BENCH_STORE may name a
+// Needs `npm run models` (data and peer models: bench/paths.mjs). $CITEFLOW_BENCH_STORE may name a
 // SciFact store built with all-MiniLM-L6-v2 (the demo's); else one is built here.
 // Run: npm run bench   (CITEFLOW_BENCH_CLAIMS=n sets how many held-out claims, default 30)
 import { execFileSync } from "node:child_process";
@@ -21,10 +21,8 @@ import { loadEmbedder, loadLocalChat, modelsHome } from "@citeflow/models";
 import { configFromEnv, createRegistry, createServices, templatePath } from "@citeflow/nodes";
 import { aggregateVerdicts, sciFactVerificationGraph } from "@citeflow/cli";
 import { LanceStore, hybridSearch, openScholarChunker, readBeirCorpus } from "@citeflow/retrieval";
+import { DATA, MODELS } from "./paths.mjs";
 
-const DATA = process.env.CITEFLOW_DATA;
-const MODELS = process.env.CITEFLOW_MODELS;
-if (!DATA || !MODELS) throw new Error("bench/llm needs $CITEFLOW_DATA and $CITEFLOW_MODELS");
 const home = modelsHome();
 const GGUF = join(home, "gemma-3-270m-q4_k_m.gguf");
 const EMBEDDER = "Xenova/all-MiniLM-L6-v2";

@@ -4,7 +4,7 @@
 //   - reading-order errors: source words missing or out of order in the extracted body
 //     (longest common subsequence of words; running heads and the reference list cut off for the peer);
 //   - ingest pages per second end to end (read, chunk, embed with the offline static-use-en, LanceDB).
-// Needs $CITEFLOW_DATA, $CITEFLOW_MODELS, pdflatex and pdftotext. Run: npm run bench
+// Needs pdflatex and pdftotext (data and models: bench/paths.mjs). Run: npm run bench
 import { execFileSync } from "node:child_process";
 import { mkdtempSync, readFileSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
@@ -13,9 +13,8 @@ import { readingOrder } from "@citeflow/eval";
 import { loadEmbedder } from "@citeflow/models";
 import { extractPdf, LanceStore, newTally, openScholarChunker, pdfDocuments } from "@citeflow/retrieval";
 import { plainAbstracts, requireTool, sourceBody, typesetPaper } from "../scripts/papers.mjs";
+import { MODELS } from "./paths.mjs";
 
-const MODELS = process.env.CITEFLOW_MODELS;
-if (!MODELS) throw new Error("bench/pdf needs $CITEFLOW_MODELS");
 requireTool("pdftotext");
 const PAPERS = Number(process.env.CITEFLOW_BENCH_PAPERS ?? 8);
 const median = (xs) => [...xs].sort((a, b) => a - b)[Math.floor(xs.length / 2)];

@@ -3,7 +3,7 @@
 //   - ingest time (Citeflow: chunk, embed with the offline static-use-en, LanceDB with BM25 index);
 //   - hybrid top-100 latency p50 / p95, query embedding excluded;
 //   - nDCG@10 and recall@100 on held-out training claims (every 5th judged claim).
-// Needs $CITEFLOW_DATA and $CITEFLOW_MODELS. Run: npm run bench
+// Data and models: bench/paths.mjs. Run: npm run bench
 import { mkdtempSync, readFileSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
@@ -15,10 +15,8 @@ import { EnsembleRetriever } from "@langchain/classic/retrievers/ensemble";
 import { MemoryVectorStore } from "@langchain/classic/vectorstores/memory";
 import { Document } from "@langchain/core/documents";
 import { Embeddings } from "@langchain/core/embeddings";
+import { DATA, MODELS } from "./paths.mjs";
 
-const DATA = process.env.CITEFLOW_DATA;
-const MODELS = process.env.CITEFLOW_MODELS;
-if (!DATA || !MODELS) throw new Error("bench/retrieval needs $CITEFLOW_DATA and $CITEFLOW_MODELS");
 const scifact = join(DATA, "scifact");
 const K = 100;
 

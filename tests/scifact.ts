@@ -6,10 +6,10 @@ import { loadEmbedder } from "@citeflow/models";
 import { loopback, type Loopback } from "./models/loopback.js";
 import { LanceStore, openScholarChunker, readBeirCorpus, type CorpusDocument } from "@citeflow/retrieval";
 
-/** Shared setup for suites that need the shared data and models. */
+/** Setup for suites that need SciFact and the test models. */
 export const DATA = process.env.CITEFLOW_DATA!;
 export const MODELS = process.env.CITEFLOW_MODELS!;
-if (!DATA || !MODELS) throw new Error("CITEFLOW_DATA and CITEFLOW_MODELS must be set; .ci/run sets them");
+if (!DATA || !MODELS) throw new Error("CITEFLOW_DATA and CITEFLOW_MODELS must be set (vitest.config.ts defaults them to the repository's data/ and tests/fixtures/models/)");
 
 export async function firstSciFactDocs(n: number): Promise<CorpusDocument[]> {
   const docs: CorpusDocument[] = [];

@@ -76,7 +76,10 @@ describe("npm run demo (citeflow demo)", () => {
       json(res, 200, completion("The first paper bears on the claim [1]. The second one agrees [2]. An unseen source is cited [7]."));
     });
     const runs = tempDir();
+    // A data folder without SciFact (as for Citeflow installed from a registry, which has no data/).
+    const empty = tempDir();
     const env = {
+      CITEFLOW_DATA: empty,
       CITEFLOW_ALLOW_DOWNLOADS: "1",
       CITEFLOW_SCIFACT_URL: `${server.url}/release/data.tar.gz`,
       OPENAI_BASE_URL: `${server.url}/v1`,
@@ -85,6 +88,7 @@ describe("npm run demo (citeflow demo)", () => {
     };
     const r = await demo(["--runs", runs], env);
     expect(r.code, r.stderr).toBe(0);
+    expect(r.stdout).toContain(`no SciFact in ${join(empty, "scifact")} (the data folder from $CITEFLOW_DATA)`);
     expect(r.stdout).toContain(`downloading SciFact from ${server.url}/release/data.tar.gz`);
     expect(r.stdout).toContain(`SciFact saved in ${join(runs, "data", "scifact")}`);
     expect(r.stdout).toContain("answers from chat model loopback-llm");
@@ -113,17 +117,18 @@ describe("npm run demo (citeflow demo)", () => {
 
   it("without data and with downloads off it says where it looked and how to fix it; a broken download names the URL", async () => {
     const runs = tempDir();
-    const off = await demo(["--runs", runs], {});
+    const empty = tempDir();
+    const off = await demo(["--runs", runs], { CITEFLOW_DATA: empty });
     expect(off.code).not.toBe(0);
-    expect(off.stderr).toContain("$CITEFLOW_DATA (unset)");
+    expect(off.stderr).toContain(`${join(empty, "scifact", "corpus.jsonl")} and ${join(empty, "scifact", "claims_train.jsonl")} (no such file; the data folder from $CITEFLOW_DATA)`);
     expect(off.stderr).toContain(join(runs, "data", "scifact"));
     expect(off.stderr).toContain("CITEFLOW_ALLOW_DOWNLOADS=1");
 
     server = await loopback((req, res) => (req.path === "/gone.tar.gz" ? json(res, 404, { message: "Not Found" }) : res.end("this is not a tarball")));
-    const gone = await demo(["--runs", runs], { CITEFLOW_ALLOW_DOWNLOADS: "1", CITEFLOW_SCIFACT_URL: `${server.url}/gone.tar.gz` });
+    const gone = await demo(["--runs", runs], { CITEFLOW_DATA: empty, CITEFLOW_ALLOW_DOWNLOADS: "1", CITEFLOW_SCIFACT_URL: `${server.url}/gone.tar.gz` });
     expect(gone.code).not.toBe(0);
     expect(gone.stderr).toContain(`downloading SciFact from ${server.url}/gone.tar.gz failed: HTTP 404`);
-    const junk = await demo(["--runs", runs], { CITEFLOW_ALLOW_DOWNLOADS: "1", CITEFLOW_SCIFACT_URL: `${server.url}/junk.tar.gz` });
+    const junk = await demo(["--runs", runs], { CITEFLOW_DATA: empty, CITEFLOW_ALLOW_DOWNLOADS: "1", CITEFLOW_SCIFACT_URL: `${server.url}/junk.tar.gz` });
     expect(junk.code).not.toBe(0);
     expect(junk.stderr).toContain(`the SciFact download from ${server.url}/junk.tar.gz is not a readable .tar.gz`);
     // Nothing half-downloaded is left to be mistaken for data.
@@ -131,6 +136,6 @@ describe("npm run demo (citeflow demo)", () => {
 
     const missing = await demo(["--runs", runs, "--data", runs], {});
     expect(missing.code).not.toBe(0);
-    expect(missing.stderr).toContain(`no ${join(runs, "scifact", "corpus.jsonl")}`);
+    expect(missing.stderr).toContain(`${join(runs, "scifact", "corpus.jsonl")} and ${join(runs, "scifact", "claims_train.jsonl")} (no such file; the data folder from --data)`);
   }, 60_000);
 });

@@ -10,7 +10,7 @@ import { restoreEnvAfterEach } from "../scifact.js";
 
 const DATA = process.env.CITEFLOW_DATA;
 const MODELS = process.env.CITEFLOW_MODELS;
-if (!DATA || !MODELS) throw new Error("CITEFLOW_DATA and CITEFLOW_MODELS must be set; .ci/run sets them");
+if (!DATA || !MODELS) throw new Error("CITEFLOW_DATA and CITEFLOW_MODELS must be set (vitest.config.ts defaults them to the repository's data/ and tests/fixtures/models/)");
 const corpus = join(DATA, "scifact", "corpus.jsonl");
 
 async function firstDocs(n: number): Promise<CorpusDocument[]> {

@@ -3,7 +3,7 @@ import { toAnswer, type Claim, type Verdict } from "@citeflow/core";
 import { doc, run } from "../helpers.js";
 
 const MODELS = process.env.CITEFLOW_MODELS;
-if (!MODELS) throw new Error("CITEFLOW_MODELS must be set; .ci/run sets it");
+if (!MODELS) throw new Error("CITEFLOW_MODELS must be set (vitest.config.ts defaults it)");
 
 const passages = [
   { id: "1#0", title: "Aspirin trial", text: "Aspirin lowered the rate of stroke in older adults. The trial ran for five years.", metadata: {}, scores: {} },

@@ -8,7 +8,7 @@ import { tempDir } from "../helpers.js";
 const bin = fileURLToPath(new URL("../../packages/cli/dist/bin.js", import.meta.url));
 const DATA = process.env.CITEFLOW_DATA;
 const MODELS = process.env.CITEFLOW_MODELS;
-if (!DATA || !MODELS) throw new Error("CITEFLOW_DATA and CITEFLOW_MODELS must be set; .ci/run sets them");
+if (!DATA || !MODELS) throw new Error("CITEFLOW_DATA and CITEFLOW_MODELS must be set (vitest.config.ts defaults them to the repository's data/ and tests/fixtures/models/)");
 
 function ingest(store: string, extra: string[] = [], onStderr?: (text: string, kill: () => void) => void) {
   const args = [bin, "ingest", join(DATA!, "scifact", "corpus.jsonl"), "--store", store, "--embedder", "static-use-en", "--models-dir", MODELS!, "--limit", "200", "--batch", "32", "--json", ...extra];

@@ -5,7 +5,7 @@ import { readBeirCorpus, readJsonlCorpus, readPubMedQA, type CorpusDocument, typ
 import { tempDir } from "../helpers.js";
 
 const DATA = process.env.CITEFLOW_DATA;
-if (!DATA) throw new Error("CITEFLOW_DATA must point at the shared data folder; .ci/run sets it");
+if (!DATA) throw new Error("CITEFLOW_DATA must point at a data folder (vitest.config.ts defaults it)");
 
 async function all(gen: AsyncGenerator<CorpusDocument>) {
   const out: CorpusDocument[] = [];

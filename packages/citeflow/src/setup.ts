@@ -2,7 +2,7 @@ import { existsSync } from "node:fs";
 import { basename, join } from "node:path";
 import { DEFAULT_MODELS, defaultEmbedder, describeModel, loadEmbedder, OFFLINE_EMBEDDER } from "@citeflow/models";
 import { describeChat } from "@citeflow/nodes";
-import { LanceStore, newTally, openScholarChunker, pdfDocuments, readBeirCorpus, type ReadProblem, type SourceTally } from "@citeflow/retrieval";
+import { dataFolder, LanceStore, newTally, openScholarChunker, pdfDocuments, readBeirCorpus, type ReadProblem, type SourceTally } from "@citeflow/retrieval";
 import { defaultRunsDir } from "./run.js";
 import { configure, services } from "./services.js";
 
@@ -29,14 +29,14 @@ export function useOfflineModels(): { nli?: string; reranker?: string } {
 
 /**
  * A store of SciFact's 5,183 abstracts (OpenScholar chunking; all-MiniLM-L6-v2 when `npm run models`
- * installed it, else the offline static-use-en: see `defaultEmbedder`), the same one `citeflow demo` builds, made on first use from `$CITEFLOW_DATA/scifact/corpus.jsonl`
+ * installed it, else the offline static-use-en: see `defaultEmbedder`), the same one `citeflow demo` builds, made on first use from `scifact/corpus.jsonl` in `dataFolder()` ($CITEFLOW_DATA, else the data shipped with Citeflow)
  * (resumed if an earlier build was cut short) and made the store of this kernel's runs. Returns its folder.
  */
 export async function sciFactStore(options: { runs?: string; onProgress?: (documents: number) => void } = {}): Promise<string> {
-  const data = process.env.CITEFLOW_DATA;
-  if (!data) throw new Error("sciFactStore reads $CITEFLOW_DATA/scifact/corpus.jsonl: set CITEFLOW_DATA to the data folder");
-  const corpus = join(data, "scifact", "corpus.jsonl");
-  if (!existsSync(corpus)) throw new Error(`no ${corpus} (from $CITEFLOW_DATA)`);
+  const data = dataFolder();
+  if (!data) throw new Error("sciFactStore reads scifact/corpus.jsonl from $CITEFLOW_DATA or the data shipped with a Citeflow checkout: set CITEFLOW_DATA to a data folder");
+  const corpus = join(data.dir, "scifact", "corpus.jsonl");
+  if (!existsSync(corpus)) throw new Error(`no ${corpus} (the data folder from ${data.from})`);
   const embedderId = defaultEmbedder();
   const dir = join(options.runs ?? defaultRunsDir(), "stores", `scifact-${basename(embedderId)}`);
   const store = await LanceStore.open(dir);

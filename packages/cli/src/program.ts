@@ -269,6 +269,11 @@ export function buildProgram(registry: NodeRegistry, setCode: (code: number) => 
     .option("--seed <n>", "seed (default 13)", (v: string) => Number(v))
     .option("--threads <n>", "CPU threads (default: all)", intArg("--threads"))
     .option("--no-augment", "nli: gold rows only, without the self / clause / flipped-claim augmentations")
+    .option(
+      "--corpus <jsonl>",
+      "nli: also pairs made from this corpus's unlabelled abstracts (sentence or clause → SUPPORT, flipped → CONTRADICT, another sentence → NO_EVIDENCE); abstracts the held-out claims cite are left out",
+    )
+    .option("--corpus-sentences <n>", "nli: corpus sentences to make pairs from (default 4000)", intArg("--corpus-sentences"))
     .option("--bf16", "train in bfloat16 autocast (faster on CPUs with AVX512-BF16)", false)
     .option("--json", "print the result as JSON", false)
     .action(async (task: string, opts) => setCode(await trainCommand(task, opts)));
@@ -343,9 +348,9 @@ export function buildProgram(registry: NodeRegistry, setCode: (code: number) => 
 
   program
     .command("demo")
-    .description("index SciFact, run the Verif.ai template on three SciFact claims and show each run ($CITEFLOW_DATA or a download, $CITEFLOW_MODELS)")
+    .description("index SciFact, run the Verif.ai template on three SciFact claims and show each run (the SciFact shipped in data/, $CITEFLOW_DATA or a download)")
     .addOption(runsOption())
-    .option("--data <dir>", "data folder holding scifact/ (default $CITEFLOW_DATA; else a download into <runs>/data when CITEFLOW_ALLOW_DOWNLOADS=1)")
+    .option("--data <dir>", "data folder holding scifact/ (default $CITEFLOW_DATA, else the data shipped with Citeflow; else a download into <runs>/data when CITEFLOW_ALLOW_DOWNLOADS=1)")
     .action(async (opts) => setCode(await demoCommand(opts.runs, registry, opts.data !== undefined ? { data: opts.data } : {})));
 
   return program;

@@ -11,8 +11,8 @@ export const SCIFACT_RELEASE_URL = "https://scifact.s3-us-west-2.amazonaws.com/r
 const NEEDED = ["corpus.jsonl", "claims_train.jsonl"];
 
 export interface SciFactSource {
-  /** A data folder holding scifact/ (--data, else $CITEFLOW_DATA). */
-  data?: string;
+  /** A data folder holding scifact/ and where it was named (--data, $CITEFLOW_DATA, the data shipped with Citeflow). */
+  data?: { dir: string; from: string };
   /** Where a download goes: <cache>/scifact. */
   cache: string;
   /** $CITEFLOW_ALLOW_DOWNLOADS === "1". */
@@ -24,24 +24,29 @@ export interface SciFactSource {
 }
 
 /**
- * The folder holding SciFact's corpus.jsonl and claims_train.jsonl: the given data folder's
- * scifact/, else an earlier download in the cache, else (only when downloads are allowed) the
- * release tarball, downloaded and unpacked there. Missing → an error naming every place looked.
+ * The folder holding SciFact's corpus.jsonl and claims_train.jsonl: the data folder's scifact/
+ * (--data, $CITEFLOW_DATA or the copy shipped with Citeflow), else an earlier download in the
+ * cache, else (only when downloads are allowed) the release tarball, downloaded and unpacked there.
+ * Missing → an error naming every place looked.
  */
 export async function sciFactFolder(o: SciFactSource): Promise<string> {
   const cached = join(o.cache, "scifact");
-  if (o.data !== undefined) {
-    const dir = join(o.data, "scifact");
-    const missing = NEEDED.filter((f) => !existsSync(join(dir, f)));
-    if (missing.length) throw new FailureError(`no ${missing.map((f) => join(dir, f)).join(" or ")} (the data folder from --data or $CITEFLOW_DATA)`);
-    return dir;
-  }
-  if (NEEDED.every((f) => existsSync(join(cached, f)))) return cached;
-  if (!o.allowDownloads)
+  const missingIn = (dir: string) => NEEDED.filter((f) => !existsSync(join(dir, f)));
+  const given = o.data && join(o.data.dir, "scifact");
+  if (given && missingIn(given).length === 0) return given;
+  if (missingIn(cached).length === 0) return cached;
+  if (!o.allowDownloads) {
+    const looked = given
+      ? `${missingIn(given)
+          .map((f) => join(given, f))
+          .join(" and ")} (no such file; the data folder from ${o.data!.from})`
+      : "$CITEFLOW_DATA (unset), --data (not given)";
     throw new FailureError(
-      `the demo needs SciFact. Looked in: $CITEFLOW_DATA (unset), --data (not given), ${cached} (no earlier download). ` +
+      `the demo needs SciFact. Looked in: ${looked}, ${cached} (no earlier download). ` +
         `Set CITEFLOW_DATA to a folder holding scifact/corpus.jsonl and scifact/claims_train.jsonl, or allow the download with CITEFLOW_ALLOW_DOWNLOADS=1`,
     );
+  }
+  if (given) o.say?.(`no SciFact in ${given} (the data folder from ${o.data!.from})\n`);
   await download(o.url ?? SCIFACT_RELEASE_URL, cached, o.timeoutMs ?? 120_000, o.say);
   return cached;
 }

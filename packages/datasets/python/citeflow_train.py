@@ -2,10 +2,13 @@
 
     python train/citeflow_train.py nli|rerank --data <export folder> --base <HF model folder> --out <model folder>
         [--heldout bench/scifact-heldout.json --claims claims_train.jsonl] [--epochs N] [--seed S] [--threads T]
-        [--max-steps N] [--batch-size B] [--lr X] [--no-augment] [--bf16] [--command "…"] [--commit SHA]
+        [--max-steps N] [--batch-size B] [--lr X] [--no-augment] [--corpus <jsonl> [--corpus-sentences N]]
+        [--bf16] [--command "…"] [--commit SHA]
 
 - nli: a 3-label cross-encoder (SUPPORT / NO_EVIDENCE / CONTRADICT, the claim first) on
-  `export --format nli` rows, plus the augmentations in nli_augment.py (unless --no-augment).
+  `export --format nli` rows, plus the augmentations in nli_augment.py (unless --no-augment), plus
+  with --corpus pairs made from N sentences of unlabelled abstracts (nli_augment.corpus_pairs; the
+  abstracts the held-out claims cite are left out).
 - rerank: a 1-logit cross-encoder on `export --format rerank` triplets, as (query, positive) → 1 and
   (query, negative) → 0 pairs with binary cross-entropy.
 
@@ -27,6 +30,7 @@ import hashlib
 import json
 import os
 import platform
+import random
 import shutil
 import signal
 import subprocess
@@ -38,7 +42,7 @@ HERE = Path(__file__).resolve().parent
 sys.path.insert(0, str(HERE))
 sys.path.insert(0, str(HERE.parent / "scripts"))
 
-from nli_augment import augment  # noqa: E402
+from nli_augment import augment, corpus_pairs  # noqa: E402
 
 LABELS = ["SUPPORT", "NO_EVIDENCE", "CONTRADICT"]
 FIELDS = {"nli": ("premise", "hypothesis", "label"), "rerank": ("query", "positive", "negative")}
@@ -86,19 +90,48 @@ def read_rows(folder: Path, task: str) -> tuple[list[dict], list[str]]:
     return rows, problems
 
 
-def heldout_claims(args) -> set[str]:
+def heldout_claims(args) -> tuple[set[str], set[str]]:
+    """The held-out claims' texts, and the ids of the abstracts they cite (left out of --corpus)."""
     if not args.heldout:
-        return set()
+        return set(), set()
     ids = set(json.loads(Path(args.heldout).read_text(encoding="utf-8"))["heldout_ids"])
     if not args.claims:
         raise InputError("--heldout needs --claims (the claims file the ids point into)")
-    out = set()
+    texts, docs = set(), set()
     for line in Path(args.claims).read_text(encoding="utf-8").splitlines():
         if line.strip():
             c = json.loads(line)
             if c["id"] in ids:
-                out.add(c["claim"].strip())
-    return out
+                texts.add(c["claim"].strip())
+                docs |= {str(d) for d in c.get("cited_doc_ids", [])} | set(map(str, c.get("evidence", {})))
+    return texts, docs
+
+
+def read_corpus(path: Path, leave_out: set[str]) -> tuple[list[list[str]], int]:
+    """The abstracts of a BEIR/SciFact-style corpus (one JSON object a line with `abstract`: a list of
+    sentences, or `text`), less those in leave_out; and how many were left out."""
+    if not path.is_file():
+        raise InputError(f"--corpus {path}: no such file")
+    abstracts, skipped = [], 0
+    for n, line in enumerate(path.read_text(encoding="utf-8").splitlines(), 1):
+        if not line.strip():
+            continue
+        try:
+            doc = json.loads(line)
+        except json.JSONDecodeError as e:
+            raise InputError(f"{path}:{n}: not JSON ({e.msg})") from None
+        body = doc.get("abstract", doc.get("text")) if isinstance(doc, dict) else None
+        if isinstance(body, str):
+            body = [s for s in body.replace("? ", "?\n").replace(". ", ".\n").split("\n") if s.strip()]
+        if not isinstance(body, list) or not all(isinstance(s, str) for s in body):
+            raise InputError(f"{path}:{n}: no `abstract` (a list of sentences) or `text`")
+        if str(doc.get("doc_id", doc.get("_id", ""))) in leave_out:
+            skipped += 1
+            continue
+        abstracts.append(body)
+    if not abstracts:
+        raise InputError(f"--corpus {path}: no abstracts left ({skipped} are cited by held-out claims)")
+    return abstracts, skipped
 
 
 def sha256(path: Path) -> str:
@@ -135,7 +168,7 @@ def train(args) -> dict:
         raise InputError(f"--base {base}: model_type {cfg.get('model_type')!r}; Citeflow's ONNX writer takes BERT encoders")
 
     rows, problems = read_rows(Path(args.data), args.task)
-    held = heldout_claims(args)
+    held, held_docs = heldout_claims(args)
     key = "hypothesis" if args.task == "nli" else "query"
     test = [r for r in rows if r[key].strip() in held]
     refused = len(test)
@@ -150,14 +183,18 @@ def train(args) -> dict:
             triples, counts = augment(triples, args.seed)
         else:
             counts = {"gold": len(triples)}
+        if args.corpus:
+            abstracts, skipped = read_corpus(Path(args.corpus), held_docs)
+            extra, extra_counts = corpus_pairs(abstracts, args.corpus_sentences, args.seed)
+            triples += extra
+            counts |= extra_counts | {"corpus_abstracts": len(abstracts), "corpus_abstracts_left_out": skipped}
+            random.Random(args.seed).shuffle(triples)
         pairs = [(h, p, LABELS.index(label)) for h, p, label in triples]
         labels = {"num_labels": 3, "id2label": dict(enumerate(LABELS)), "label2id": {l: i for i, l in enumerate(LABELS)}}
     else:
         pos = sorted({(r["query"], r["positive"]) for r in rows})
         neg = sorted({(r["query"], r["negative"]) for r in rows})
         pairs = [(q, p, 1.0) for q, p in pos] + [(q, n, 0.0) for q, n in neg]
-        import random
-
         random.Random(args.seed).shuffle(pairs)
         counts = {"triplets": len(rows), "positive_pairs": len(pos), "negative_pairs": len(neg)}
         labels = {"num_labels": 1}
@@ -354,6 +391,8 @@ def main() -> int:
     p.add_argument("--seed", type=int, default=13)
     p.add_argument("--threads", type=int, default=os.cpu_count() or 1)
     p.add_argument("--no-augment", dest="augment", action="store_false")
+    p.add_argument("--corpus")
+    p.add_argument("--corpus-sentences", type=int, default=4000)
     p.add_argument("--bf16", action="store_true")
     p.add_argument("--command", default=" ".join(sys.argv))
     p.add_argument("--commit", default="unknown")
@@ -364,6 +403,9 @@ def main() -> int:
     args.base_name = args.base_name or Path(args.base).name
     args.data_name = Path(args.data).name
     args.heldout_name = Path(args.heldout).name if args.heldout else "none"
+    if args.corpus and args.task != "nli":
+        say("citeflow train: --corpus is for nli (pairs from unlabelled abstracts)")
+        return 2
 
     # Ctrl-C / SIGTERM: stop between steps; the last checkpoint stays for a resume.
     signal.signal(signal.SIGTERM, lambda *_: (_ for _ in ()).throw(KeyboardInterrupt()))

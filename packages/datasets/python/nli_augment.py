@@ -87,3 +87,29 @@ def augment(rows: list[tuple[str, str, str]], seed: int) -> tuple[list[tuple[str
             counts["flipped_claim"] += 1
     rng.shuffle(out)
     return out, counts
+
+
+def corpus_pairs(abstracts: list[list[str]], sentences: int, seed: int) -> tuple[list[tuple[str, str, str]], dict]:
+    """Pairs made from unlabelled abstracts, a triple per sampled sentence s (6 to 60 words):
+    s or one of its clauses → SUPPORT; that hypothesis flipped → CONTRADICT; another sentence of the
+    same abstract → NO_EVIDENCE. No labels are needed, so any corpus teaches the contrast SciFact's
+    few hundred CONTRADICT rationales cannot."""
+    rng = random.Random(seed)
+    pool = [(i, j) for i, a in enumerate(abstracts) if len(a) > 1 for j, s in enumerate(a) if 6 <= len(s.split()) <= 60]
+    rng.shuffle(pool)
+    out: list[tuple[str, str, str]] = []
+    counts = {"corpus_support": 0, "corpus_contradict": 0, "corpus_no_evidence": 0}
+    for i, j in pool[:sentences]:
+        s = abstracts[i][j]
+        c = clause(s)
+        h = c if c and rng.random() < 0.5 else s
+        out.append((h, s, "SUPPORT"))
+        counts["corpus_support"] += 1
+        f = flip(h)
+        if f:
+            out.append((f, s, "CONTRADICT"))
+            counts["corpus_contradict"] += 1
+        other = rng.choice([k for k in range(len(abstracts[i])) if k != j])
+        out.append((abstracts[i][other], s, "NO_EVIDENCE"))
+        counts["corpus_no_evidence"] += 1
+    return out, counts

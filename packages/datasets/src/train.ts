@@ -30,6 +30,10 @@ export interface TrainOptions {
   seed?: number;
   threads?: number;
   augment?: boolean;
+  /** nli: also train on pairs made from this corpus's unlabelled abstracts (JSONL with `abstract`); those the held-out claims cite are left out. */
+  corpus?: string;
+  /** How many corpus sentences to make pairs from (default 4000: about 11,000 pairs). */
+  corpusSentences?: number;
   bf16?: boolean;
   /** The virtual environment (default: trainEnvironment()). */
   venv?: string;
@@ -108,6 +112,8 @@ export async function trainModel(o: TrainOptions): Promise<TrainResult> {
   if (o.base !== undefined && !(existsSync(join(o.base, "config.json")) && statSync(o.base).isDirectory()))
     throw new TrainError(`--base ${o.base}: not a model folder with config.json and safetensors weights (leave it out for all-MiniLM-L6-v2)`);
   if (o.heldout) for (const f of [o.heldout.split, o.heldout.claims]) if (!existsSync(f)) throw new TrainError(`${f}: no such file`);
+  if (o.corpus !== undefined && o.task !== "nli") throw new TrainError("--corpus is for nli: pairs from unlabelled abstracts");
+  if (o.corpus !== undefined && !existsSync(o.corpus)) throw new TrainError(`--corpus ${o.corpus}: no such file`);
   const py = ensureTrainEnvironment(o.venv ?? trainEnvironment(), log);
   const base = o.base ?? defaultBase(py);
   const args = [join(PYTHON_DIR, "citeflow_train.py"), o.task, "--data", o.data, "--base", base, "--out", o.out, "--commit", gitCommit()];
@@ -122,6 +128,8 @@ export async function trainModel(o: TrainOptions): Promise<TrainResult> {
   num("--seed", o.seed);
   num("--threads", o.threads);
   if (o.augment === false) args.push("--no-augment");
+  if (o.corpus !== undefined) args.push("--corpus", o.corpus);
+  num("--corpus-sentences", o.corpusSentences);
   if (o.bf16) args.push("--bf16");
   if (o.command) args.push("--command", o.command);
   return new Promise((resolvePromise, reject) => {

@@ -63,8 +63,7 @@ function rows(t: Tensor): number[][] {
  * returned in the order given.
  */
 export async function loadEmbedder(id: string, options: LocalModelOptions = {}): Promise<Embedder> {
-  const dtype = options.dtype ?? "fp32";
-  const extractor = (await withEnv(id, options, () => pipeline("feature-extraction", id, { dtype }))) as FeatureExtractionPipeline;
+  const extractor = (await withEnv(id, options, (where) => pipeline("feature-extraction", id, { dtype: localDtype(id, where, options.dtype) }))) as FeatureExtractionPipeline;
   const batchSize = options.batchSize ?? 32;
   const forward = async (batch: string[]): Promise<number[][]> => {
     const inputs = extractor.tokenizer(batch, { padding: true, truncation: true });
@@ -113,7 +112,7 @@ export function meanPoolNormalised(hidden: Tensor, mask: Tensor): number[][] {
  * The precision a model is loaded in: the one asked for, except that a local model folder holding
  * only int8 weights (onnx/model_quantized.onnx, as the models Citeflow trains ship) is loaded in q8.
  */
-function pairDtype(id: string, where: ModelLocation, asked: Dtype = "fp32"): Dtype {
+function localDtype(id: string, where: ModelLocation, asked: Dtype = "fp32"): Dtype {
   if (asked !== "fp32" || !where.localDir) return asked;
   const onnx = join(where.localDir, id, "onnx");
   return !existsSync(join(onnx, "model.onnx")) && existsSync(join(onnx, "model_quantized.onnx")) ? "q8" : asked;
@@ -123,7 +122,7 @@ async function loadPairModel(id: string, options: LocalModelOptions): Promise<{ 
   // Pairs go through the tokenizer's text_pair: the text-classification pipeline drops the pair.
   return withEnv(id, options, async (where) => ({
     tokenizer: await AutoTokenizer.from_pretrained(id),
-    model: await AutoModelForSequenceClassification.from_pretrained(id, { dtype: pairDtype(id, where, options.dtype) }),
+    model: await AutoModelForSequenceClassification.from_pretrained(id, { dtype: localDtype(id, where, options.dtype) }),
   }));
 }
 

@@ -25,3 +25,4 @@ export { readReferences, type Reference, type ReferenceReadOptions } from "./ref
 export { renderEvidencePage, type EvidencePage, type EvidencePageRequest } from "./pdf/page-image.js";
 export { readBibtex, readCslJson, type ReferenceFileOptions } from "./references/csl.js";
 export { zoteroLibrary, type ZoteroLibrary, type ZoteroOptions } from "./references/zotero.js";
+export { dataFolder, SHIPPED_DATA } from "./data.js";

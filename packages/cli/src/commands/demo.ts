@@ -2,6 +2,7 @@ import { basename, join } from "node:path";
 import type { Answer, Claim, NodeRegistry, Passage, Verdict } from "@citeflow/core";
 import { DEFAULT_MODELS, defaultEmbedder, describeModel, OFFLINE_EMBEDDER } from "@citeflow/models";
 import { describeChat, templatePath } from "@citeflow/nodes";
+import { dataFolder } from "@citeflow/retrieval";
 import { RunStore } from "@citeflow/runstore";
 import { Session } from "citeflow";
 import { ingestCommand } from "./ingest.js";
@@ -18,11 +19,12 @@ const CLAIMS = 3;
  * Verif.ai template on SciFact claims with the chat model the configuration selects (in-process
  * Gemma 3 270M after `npm run models`) and show each run (which model wrote the answer and how
  * fast, citation scores, verdicts, passages), then run them again from the cache. SciFact comes
- * from --data / $CITEFLOW_DATA, else from a download when CITEFLOW_ALLOW_DOWNLOADS=1.
+ * from --data, $CITEFLOW_DATA or the copy shipped with Citeflow (data/), else from a download when
+ * CITEFLOW_ALLOW_DOWNLOADS=1.
  */
 export async function demoCommand(runs: string, registry: NodeRegistry, o: { data?: string } = {}): Promise<number> {
   const say = (s: string) => process.stdout.write(s);
-  const data = o.data ?? (process.env.CITEFLOW_DATA || undefined);
+  const data = o.data !== undefined ? { dir: o.data, from: "--data" } : dataFolder();
   const scifact = await sciFactFolder({
     ...(data !== undefined ? { data } : {}),
     cache: join(runs, "data"),

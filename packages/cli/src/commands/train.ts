@@ -14,6 +14,8 @@ export interface TrainCommandOptions {
   seed?: number;
   threads?: number;
   augment: boolean;
+  corpus?: string;
+  corpusSentences?: number;
   bf16: boolean;
   json: boolean;
 }
@@ -29,6 +31,7 @@ export async function trainCommand(task: string, opts: TrainCommandOptions): Pro
   }
   if (task !== "nli" && task !== "rerank") throw new UsageError(`train ${task}: give nli, rerank or setup`);
   if (!opts.data || !opts.out) throw new UsageError(`train ${task} needs --data <export folder> and --out <model folder>`);
+  if (opts.corpus !== undefined && task !== "nli") throw new UsageError("--corpus is for train nli: pairs made from unlabelled abstracts");
   if (!opts.heldout !== !opts.claims) throw new UsageError("--heldout and --claims go together: the held-out split and the claims file its ids point into");
   const lr = opts.lr === undefined ? undefined : Number(opts.lr);
   if (lr !== undefined && !(lr > 0 && lr < 1)) throw new UsageError(`--lr ${opts.lr}: give a learning rate such as 4e-5`);
@@ -47,6 +50,8 @@ export async function trainCommand(task: string, opts: TrainCommandOptions): Pro
       command: ["citeflow", ...process.argv.slice(2)].join(" "),
       signal: controller.signal,
       ...(opts.base ? { base: opts.base } : {}),
+      ...(opts.corpus !== undefined ? { corpus: opts.corpus } : {}),
+      ...(opts.corpusSentences !== undefined ? { corpusSentences: opts.corpusSentences } : {}),
       ...(opts.heldout && opts.claims ? { heldout: { split: opts.heldout, claims: opts.claims } } : {}),
       ...(opts.epochs !== undefined ? { epochs: opts.epochs } : {}),
       ...(opts.maxSteps !== undefined ? { maxSteps: opts.maxSteps } : {}),
