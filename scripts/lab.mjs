@@ -2,7 +2,7 @@
 // `npm run lab`: the real JupyterLab (pip, pinned, in .citeflow/venvs/) with the citeflow-jupyterlab
 // wheel installed into it, served on 127.0.0.1 with a token. The wheel brings the prebuilt
 // extension and the kernelspec; the kernel it starts is this checkout's CLI. The notebooks folder
-// is open, and the SciFact store is ready when $CITEFLOW_DATA is set.
+// is open, and the SciFact store is ready (from $CITEFLOW_DATA, else the SciFact shipped in data/).
 //
 //   npm run lab -- [--port N] [--token T] [--root DIR] [--state DIR] [--jupyterlab VERSION]
 import { spawn } from "node:child_process";
@@ -111,7 +111,7 @@ async function sciFact(state) {
   const offline = citeflow.useOfflineModels();
   if (offline.nli) process.env.CITEFLOW_NLI_MODEL = offline.nli;
   if (offline.reranker) process.env.CITEFLOW_RERANK_MODEL = offline.reranker;
-  if (!process.env.CITEFLOW_STORE && process.env.CITEFLOW_DATA) {
+  if (!process.env.CITEFLOW_STORE && citeflow.dataFolder()) {
     process.stderr.write("citeflow lab: preparing the SciFact store (the first time, about 5 minutes on 2 cores)…\n");
     process.env.CITEFLOW_STORE = await citeflow.sciFactStore({ runs: process.env.CITEFLOW_RUNS || join(root, ".citeflow") });
   }

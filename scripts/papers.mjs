@@ -5,7 +5,7 @@
 import { execFileSync } from "node:child_process";
 import { mkdirSync, readFileSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
-import { readBeirCorpus } from "@citeflow/retrieval";
+import { dataFolder, readBeirCorpus } from "@citeflow/retrieval";
 
 const TOOLS = { pdflatex: "texlive-latex-base", gs: "ghostscript", qpdf: "qpdf", pdftotext: "poppler-utils" };
 
@@ -23,11 +23,11 @@ const PLAIN = /^[A-Za-z0-9 ,.;:()%'-]+$/;
 
 /** The first `n` such SciFact abstracts (of 120 words or more), after skipping `skip`. */
 export async function plainAbstracts(n, skip = 0) {
-  const data = process.env.CITEFLOW_DATA;
-  if (!data) throw new Error("CITEFLOW_DATA must be set (the SciFact corpus is the papers' text)");
+  const data = dataFolder();
+  if (!data) throw new Error("no SciFact corpus (the papers' text): set CITEFLOW_DATA to a data folder");
   const out = [];
   let seen = 0;
-  for await (const d of readBeirCorpus(join(data, "scifact", "corpus.jsonl"))) {
+  for await (const d of readBeirCorpus(join(data.dir, "scifact", "corpus.jsonl"))) {
     if (!PLAIN.test(d.text) || !PLAIN.test(d.title) || /--|''|'\s|\s'/.test(d.text + d.title) || d.text.split(" ").length < 120) continue;
     if (seen++ < skip) continue;
     if (out.push(d) >= n) break;

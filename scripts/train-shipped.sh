@@ -3,10 +3,10 @@
 # `citeflow train`: retrieval runs for the training claims → NLI and reranker exports → training.
 # About an hour on two cores (most of it the all-MiniLM-L6-v2 store and the two trainings).
 #
-# Usage: CITEFLOW_DATA=<folder with scifact/> scripts/train-shipped.sh [work folder]
+# Usage: scripts/train-shipped.sh [work folder]   (SciFact from $CITEFLOW_DATA, else data/)
 set -euo pipefail
 root="$(cd "$(dirname "$0")/.." && pwd)"
-data="${CITEFLOW_DATA:?set CITEFLOW_DATA to a folder with scifact/corpus.jsonl, claims_train.jsonl, qrels_train.tsv}/scifact"
+data="${CITEFLOW_DATA:-$root/data}/scifact"
 work="${1:-$root/.citeflow/train-shipped}"
 cf() { node "$root/packages/cli/dist/bin.js" "$@"; }
 mkdir -p "$work"

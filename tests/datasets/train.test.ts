@@ -155,14 +155,36 @@ describe("citeflow export → citeflow train → the product", () => {
       .filter(Boolean)
       .map((l) => (JSON.parse(l) as { id: number }).id);
     writeFileSync(heldout, JSON.stringify({ heldout_ids: ids.slice(0, Math.ceil(ids.length / 2)) }));
+    // --corpus adds pairs from unlabelled abstracts; those the held-out claims cite are left out.
+    const cited = new Set(
+      readFileSync(claimsFile, "utf8")
+        .split("\n")
+        .filter(Boolean)
+        .flatMap((l) => (JSON.parse(l) as { cited_doc_ids: number[] }).cited_doc_ids),
+    );
+    const corpus = join(work, "corpus.jsonl");
+    writeFileSync(
+      corpus,
+      readFileSync(join(DATA, "scifact", "corpus.jsonl"), "utf8")
+        .split("\n")
+        .filter((l, i) => l && (i < 20 || cited.has((JSON.parse(l) as { doc_id: number }).doc_id)))
+        .join("\n") + "\n",
+    );
     const out = join(work, "models", "tiny-nli-heldout");
-    const r = await cli([...trainArgs("nli", nliData, out, "--max-steps", "2", "--heldout", heldout, "--claims", claimsFile), "--json"]);
+    const r = await cli([...trainArgs("nli", nliData, out, "--max-steps", "2", "--heldout", heldout, "--claims", claimsFile, "--corpus", corpus, "--corpus-sentences", "30"), "--json"]);
     expect(r.code, r.stderr).toBe(0);
     const refused = Number(/(\d+) held-out rows refused/.exec(r.stderr)?.[1]);
     expect(refused).toBeGreaterThan(0);
+    const counts = JSON.parse(/\((\{.*\})\); \d+ held-out rows refused/.exec(r.stderr)![1]!) as Record<string, number>;
+    expect(counts.corpus_support).toBe(30);
+    expect(counts.corpus_no_evidence).toBe(30);
+    expect(counts.corpus_contradict).toBeGreaterThan(0);
+    expect(counts.corpus_abstracts_left_out).toBeGreaterThan(0);
     const result = JSON.parse(r.stdout.trim().split("\n").at(-1)!) as { heldout: Record<string, string | number> };
     expect(result.heldout["held-out rows"]).toBe(refused);
-    expect(readFileSync(join(out, "README.md"), "utf8")).toContain("Held-out scores");
+    const card = readFileSync(join(out, "README.md"), "utf8");
+    expect(card).toContain("Held-out scores");
+    expect(card).toContain(`"corpus_abstracts_left_out": ${counts.corpus_abstracts_left_out}`);
   }, 600_000);
 });
 
@@ -201,6 +223,18 @@ describe("bad input to citeflow train gets a clear error and loses nothing", () 
     expect(badBase.stderr).toMatch(/--base .*no-such-base: not a model folder/);
     const task = await cli(["train", "nlu", "--data", work, "--out", out]);
     expect(task.code).toBe(2);
+    // --corpus: only for nli, a file that exists, every line an abstract.
+    const okData = join(work, "ok");
+    const rerankCorpus = await cli(["train", "rerank", "--data", okData, "--out", out, "--corpus", join(work, "claims.jsonl")]);
+    expect(rerankCorpus.code).toBe(2);
+    expect(rerankCorpus.stderr).toMatch(/--corpus is for train nli/);
+    const noCorpus = await cli([...trainArgs("nli", okData, out), "--corpus", join(work, "no-such-corpus.jsonl")]);
+    expect(noCorpus.stderr).toMatch(/--corpus .*no-such-corpus\.jsonl: no such file/);
+    const badCorpus = join(work, "bad-corpus.jsonl");
+    writeFileSync(badCorpus, JSON.stringify({ doc_id: 1, abstract: ["A sentence.", "Another one."] }) + "\n" + JSON.stringify({ doc_id: 2, title: "no abstract" }) + "\n");
+    const noAbstract = await cli([...trainArgs("nli", okData, out), "--corpus", badCorpus]);
+    expect(noAbstract.code).toBe(1);
+    expect(noAbstract.stderr).toContain(`${badCorpus}:2: no \`abstract\` (a list of sentences) or \`text\``);
     expect(existsSync(out)).toBe(false);
   }, 600_000);
 

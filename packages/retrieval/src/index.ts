@@ -8,7 +8,7 @@ export { perPaper, citationBoost, yearRange } from "./filters.js";
 export { LanceStore } from "./lance.js";
 export { openPassageStore } from "./open.js";
 export { hybridSearch, type HybridOptions } from "./hybrid.js";
-export { QdrantStore, parseQdrantSpec, pointId, type QdrantStoreOptions } from "./qdrant.js";
+export { QdrantStore, parseQdrantSpec, qdrantSpecUrl, pointId, type QdrantStoreOptions } from "./qdrant.js";
 export { bm25DocumentVector, bm25QueryVector, termIndex, type SparseVector, type Bm25Params } from "./sparse.js";
 export { sampleOf, type PassageStore, type StoreMeta, type IngestOptions, type IngestResult, type SampleOptions, type ScoredId, type VectorIndex } from "./store.js";
 export { HttpClient, SearchApiError, type HttpClientOptions } from "./search/http.js";

@@ -37,10 +37,17 @@ export function pointId(passageId: string): string {
   return `${h.slice(0, 8)}-${h.slice(8, 12)}-${h.slice(12, 16)}-${h.slice(16, 20)}-${h.slice(20, 32)}`;
 }
 
+const SPEC_WITH_URL = /^(https?:\/\/.+?)\/collections\/([^/]+)\/?$/;
+
+/** The server a `qdrant:<url>/collections/<collection>` spec names itself; undefined for `qdrant:<collection>` (on $QDRANT_URL). */
+export function qdrantSpecUrl(spec: string): string | undefined {
+  return SPEC_WITH_URL.exec(spec.replace(/^qdrant:/, ""))?.[1];
+}
+
 /** Where a `qdrant:` store spec points: `qdrant:<collection>` on $QDRANT_URL, or `qdrant:<url>/collections/<collection>`. */
 export function parseQdrantSpec(spec: string, env: Record<string, string | undefined> = process.env): QdrantStoreOptions {
   const rest = spec.replace(/^qdrant:/, "");
-  const m = /^(https?:\/\/.+?)\/collections\/([^/]+)\/?$/.exec(rest);
+  const m = SPEC_WITH_URL.exec(rest);
   const url = m ? m[1]! : env.QDRANT_URL;
   const collection = m ? m[2]! : rest;
   if (!url) throw new Error(`store "${spec}": no Qdrant server: set $QDRANT_URL or write qdrant:http://host:6333/collections/<name>`);

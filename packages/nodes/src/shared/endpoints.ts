@@ -46,3 +46,15 @@ export function sameEndpoint(a: string, b: string): boolean {
   const y = httpUrl(b);
   return !!x && !!y && x.origin === y.origin && x.path === y.path;
 }
+
+/**
+ * The one rule for keys, for every client: a key goes only to the endpoint the user configured it
+ * for. A request to `url` (undefined: the client's own default, the service the key was issued
+ * by) carries `key` only when `url` is that endpoint; to any other server, consented or not, it
+ * goes without one.
+ */
+export function keyFor(url: string | undefined, configuredUrl: string, key: string | undefined): string | undefined {
+  if (!key) return undefined;
+  if (url === undefined || url === "") return key;
+  return configuredUrl !== "" && sameEndpoint(url, configuredUrl) ? key : undefined;
+}

@@ -1,11 +1,12 @@
 import type { GraphNode, Reach, Services } from "@citeflow/core";
+import { qdrantSpecUrl } from "@citeflow/retrieval";
 import { isShippedPrompt } from "./prompts.js";
 
 export type { Reach };
 
 /**
  * What a graph would reach, for `citeflow validate`, the editor's consent dialog and reviewers:
- * every `baseUrl` it sets and every `file:` it names (the prompts shipped with Citeflow excepted),
+ * every `baseUrl` it sets, every Qdrant server a `store` names, and every `file:` it names (the prompts shipped with Citeflow excepted),
  * judged by the services' configured servers and prompt folders.
  */
 export function graphReach(nodes: Array<{ id: string; params?: GraphNode["params"] | undefined }>, services: Services): Reach[] {
@@ -13,9 +14,10 @@ export function graphReach(nodes: Array<{ id: string; params?: GraphNode["params
   for (const n of nodes)
     for (const [param, v] of Object.entries(n.params ?? {})) {
       if (typeof v !== "string" || v.trim() === "") continue;
-      if (param === "baseUrl") {
-        const allowed = services.endpointAllowed(v);
-        out.push({ node: n.id, param, kind: "endpoint", target: v, allowed, ...(allowed ? {} : { why: "a server you have not configured or allowed" }) });
+      const server = param === "baseUrl" ? v : param === "store" ? qdrantSpecUrl(v) : undefined;
+      if (server !== undefined) {
+        const allowed = services.endpointAllowed(server);
+        out.push({ node: n.id, param, kind: "endpoint", target: server, allowed, ...(allowed ? {} : { why: "a server you have not configured or allowed" }) });
       } else if (v.startsWith("file:") && !isShippedPrompt(v)) {
         try {
           out.push({ node: n.id, param, kind: "file", target: services.promptPath(v)!, allowed: true });

@@ -49,7 +49,7 @@ export function searchNode<E extends z.ZodRawShape, C>(spec: SearchNodeSpec<E, C
       const p = { ...ownParams.parse(params), ...commonParams.parse(params) };
       const q = queryText(inputs, spec.type);
       if (p.baseUrl) ctx.services.requireEndpoint(p.baseUrl, "params.baseUrl");
-      const apiKey = spec.keyOf ? ctx.services.apiKey(spec.keyOf) : undefined;
+      const apiKey = spec.keyOf ? ctx.services.apiKey(spec.keyOf, p.baseUrl) : undefined;
       const key = JSON.stringify([spec.type, p.baseUrl, p.requestsPerSecond, p.retries, p.timeoutMs, apiKey]);
       let client = clients.get(key);
       if (!client) {

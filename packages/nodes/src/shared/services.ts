@@ -2,9 +2,9 @@ import { existsSync, statSync } from "node:fs";
 import { basename, resolve } from "node:path";
 import { hubGguf, loadEmbedder, loadLocalChat, loadNli, loadReranker, LOCAL_CHAT_VERSION, openAIChat, type ChatModel, type Dtype, type Embedder, type NliModel, type Reranker } from "@citeflow/models";
 import type { Services } from "@citeflow/core";
-import { openPassageStore, type PassageStore } from "@citeflow/retrieval";
+import { openPassageStore, qdrantSpecUrl, type PassageStore } from "@citeflow/retrieval";
 import { patchConfig, type SearchService, type ServicesConfig, type ServicesPatch } from "./config.js";
-import { allowedEndpoint, EndpointNotAllowed, httpUrl, sameEndpoint } from "./endpoints.js";
+import { allowedEndpoint, EndpointNotAllowed, httpUrl, keyFor } from "./endpoints.js";
 import { chooseChat, type ChatChoice, type LlmParams } from "./llm.js";
 import { loadPrompt, promptFingerprint, promptPath } from "./prompts.js";
 
@@ -44,7 +44,8 @@ declare module "@citeflow/core" {
     /** Throws EndpointNotAllowed unless the user configured or allowed this server (`where`: the node's param that names it). */
     requireEndpoint(url: string, where: string): void;
     /** A search service's API key, from the configuration (graphs never hold keys). */
-    apiKey(service: SearchService): string | undefined;
+    /** A search service's key, for a request to `baseUrl` (empty: the service's own API); none for any other server. */
+    apiKey(service: SearchService, baseUrl?: string): string | undefined;
   }
 }
 
@@ -76,10 +77,10 @@ export class CiteflowServices implements Services {
     this.#shared.consented.add(url.trim());
   }
 
-  /** The servers a graph may reach: the configured chat server, the user's list, then consents. */
+  /** The servers a graph may reach: the configured chat and Qdrant servers, the user's list, then consents. */
   get endpoints(): string[] {
     const c = this.config;
-    return [...(c.chat.baseUrl ? [c.chat.baseUrl] : []), ...c.allowedEndpoints, ...this.#shared.consented];
+    return [...[c.chat.baseUrl, c.qdrant.url].filter((u) => u !== ""), ...c.allowedEndpoints, ...this.#shared.consented];
   }
 
   #once<T>(key: string, load: () => Promise<T>): Promise<T> {
@@ -104,7 +105,11 @@ export class CiteflowServices implements Services {
   store(name: string): Promise<PassageStore> {
     const spec = this.#storeSpec(name);
     const q = this.config.qdrant;
-    return this.#once(`store:${spec}`, () => openPassageStore(spec, { QDRANT_URL: q.url || undefined, QDRANT_API_KEY: q.apiKey || undefined }));
+    // A Qdrant server the graph names needs consent, as any other server does, and gets the key only if it is $QDRANT_URL.
+    const at = qdrantSpecUrl(spec);
+    if (at) this.requireEndpoint(at, "params.store");
+    const apiKey = keyFor(at, q.url, q.apiKey);
+    return this.#once(`store:${spec}`, () => openPassageStore(spec, { QDRANT_URL: q.url || undefined, QDRANT_API_KEY: apiKey }));
   }
 
   async storeIdentity(name: string): Promise<unknown> {
@@ -146,10 +151,8 @@ export class CiteflowServices implements Services {
     if (c.kind === "hub") return this.#once(`hub:${c.uri}`, async () => loadLocalChat(await hubGguf(c.uri, this.config.allowDownloads), local));
     // The key goes to the server the user configured (or the SDK's default when none is) and
     // nowhere else; a server the graph names needs consent, and gets no key.
-    const configured = this.config.chat.baseUrl;
-    const toConfigured = !p.baseUrl || (configured !== "" && sameEndpoint(p.baseUrl, configured));
-    if (!toConfigured) this.requireEndpoint(p.baseUrl, "params.baseUrl");
-    const apiKey = (toConfigured && this.config.chat.apiKey) || "no-key";
+    if (p.baseUrl) this.requireEndpoint(p.baseUrl, "params.baseUrl");
+    const apiKey = keyFor(p.baseUrl, this.config.chat.baseUrl, this.config.chat.apiKey) || "no-key";
     const key = JSON.stringify([c.model, c.baseUrl, apiKey, p.timeoutMs, p.retries]); // a key kept in memory only
     return this.#once(`chat:${key}`, async () => {
       return openAIChat({ model: c.model, ...(c.baseUrl ? { baseURL: c.baseUrl } : {}), apiKey, timeoutMs: p.timeoutMs, maxRetries: p.retries });
@@ -188,8 +191,9 @@ export class CiteflowServices implements Services {
     if (!this.endpointAllowed(url)) throw new EndpointNotAllowed(url, where);
   }
 
-  apiKey(service: SearchService): string | undefined {
-    return this.config.apiKeys[service];
+  /** A search service's key for a request to `baseUrl` (empty: the service's own API): only there (`keyFor`). */
+  apiKey(service: SearchService, baseUrl = ""): string | undefined {
+    return keyFor(baseUrl, "", this.config.apiKeys[service]);
   }
 }
 

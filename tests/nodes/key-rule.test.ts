@@ -1,0 +1,104 @@
+/**
+ * The one rule for keys, over every client a graph can point somewhere: a key goes only to the
+ * endpoint the user configured it for. A server the graph names is refused before any request
+ * unless the user consented, and even then gets no key. `validate` (graphReach) lists it.
+ */
+import { afterEach, describe, expect, it } from "vitest";
+import { graphReach } from "@citeflow/nodes";
+import { doc, envServices, run } from "../helpers.js";
+import { completion, json, loopback, type Loopback } from "../models/loopback.js";
+import { restoreEnvAfterEach } from "../scifact.js";
+
+const KEYS = { OPENAI_API_KEY: "sk-chat-key-5e1f0a", QDRANT_API_KEY: "qdrant-key-77c2d9", S2_API_KEY: "s2-key-0b3e8c", CORE_API_KEY: "core-key-91ad44", NCBI_API_KEY: "ncbi-key-3f5a07" };
+restoreEnvAfterEach("OPENAI_BASE_URL", "QDRANT_URL", "CITEFLOW_ALLOWED_ENDPOINTS", "CITEFLOW_CHAT_MODEL", ...Object.keys(KEYS));
+
+interface Client {
+  client: string;
+  /** The variable that configures this client's server, when the user can name one. */
+  urlVar?: string;
+  key: keyof typeof KEYS;
+  /** Where the key would travel in a request. */
+  sent: (r: Loopback["requests"][number]) => string | undefined;
+  /** A graph whose node reaches `url` (empty: the configured server). */
+  graph: (url: string) => unknown;
+  /** The node param that names the server. */
+  param: string;
+}
+
+const question = { q: ["input.question"] as [string] };
+const qInputs = { question: { type: "Question" } };
+const search = (type: string, key: Client["key"], sent: Client["sent"]): Client => ({
+  client: type,
+  key,
+  sent,
+  param: "baseUrl",
+  graph: (url) => doc({ ...question, s: [type, { baseUrl: url, retries: 0 }] }, ["q.question->s.question"], qInputs),
+});
+const CLIENTS: Client[] = [
+  {
+    client: "chat (generate.answer)",
+    urlVar: "OPENAI_BASE_URL",
+    key: "OPENAI_API_KEY",
+    sent: (r) => r.headers.authorization?.replace(/^Bearer /, ""),
+    param: "baseUrl",
+    graph: (url) =>
+      doc({ ...question, p: ["test.passages", { ids: ["d#0"], score: "bm25" }], g: ["generate.answer", { generator: "llm", model: "m", baseUrl: url, retries: 0 }] }, ["q.question->g.question", "p.passages->g.passages"], qInputs),
+  },
+  {
+    client: "Qdrant store (retrieve.lexical)",
+    urlVar: "QDRANT_URL",
+    key: "QDRANT_API_KEY",
+    sent: (r) => r.headers["api-key"] as string | undefined,
+    param: "store",
+    graph: (url) => doc({ ...question, r: ["retrieve.lexical", { store: url ? `qdrant:${url}/collections/c` : "qdrant:c", k: 3 }] }, ["q.question->r.question"], qInputs),
+  },
+  search("search.semantic-scholar", "S2_API_KEY", (r) => r.headers["x-api-key"] as string | undefined),
+  search("search.core", "CORE_API_KEY", (r) => r.headers.authorization?.replace(/^Bearer /, "")),
+  search("search.pubmed", "NCBI_API_KEY", (r) => new URL(r.path, "http://x").searchParams.get("api_key") ?? undefined),
+];
+
+// Every server answers what it can: a chat completion, an error otherwise (only the requests matter here).
+const answer = () => loopback((req, res) => (req.path.endsWith("/chat/completions") ? json(res, 200, completion("An answer [1].")) : json(res, 500, { error: "loopback" })));
+
+describe("a key goes only to the endpoint the user configured it for", () => {
+  const servers: Loopback[] = [];
+  afterEach(async () => {
+    for (const s of servers.splice(0)) await s.close();
+  });
+  const serve = async () => {
+    const s = await answer();
+    servers.push(s);
+    return s;
+  };
+  const inputs = { question: { id: "q", text: "aspirin and stroke" } };
+
+  it.each(CLIENTS)("$client: the configured server gets the key; a server the graph names is refused, and with consent gets none", async (c) => {
+    Object.assign(process.env, KEYS);
+    delete process.env.CITEFLOW_ALLOWED_ENDPOINTS;
+    for (const v of ["OPENAI_BASE_URL", "QDRANT_URL"]) delete process.env[v];
+    const configured = await serve();
+    const named = await serve();
+    if (c.urlVar) {
+      // The user's own server: the key goes there.
+      process.env[c.urlVar] = configured.url;
+      await run(c.graph(""), { inputs });
+      expect(configured.requests.length, "a request to the configured server").toBeGreaterThan(0);
+      expect(configured.requests.every((r) => c.sent(r) === KEYS[c.key])).toBe(true);
+    }
+    // A server only the graph names: listed by validate, refused before any request.
+    expect(graphReach(Object.values((c.graph(named.url) as { nodes: Array<{ id: string; params: Record<string, unknown> }> }).nodes), envServices())).toContainEqual(
+      expect.objectContaining({ param: c.param, kind: "endpoint", target: named.url, allowed: false }),
+    );
+    const refused = await run(c.graph(named.url), { inputs });
+    expect(JSON.stringify(refused.result.nodes.map((n) => n.error?.message ?? ""))).toContain(`names the server ${named.url}, which you have not configured`);
+    expect(named.requests).toHaveLength(0);
+    // With the user's consent the request goes, without the key.
+    process.env.CITEFLOW_ALLOWED_ENDPOINTS = named.url;
+    await run(c.graph(named.url), { inputs });
+    expect(named.requests.length, "a request to the consented server").toBeGreaterThan(0);
+    for (const r of named.requests) {
+      expect(c.sent(r) ?? "", `${c.client}: ${r.path}`).not.toBe(KEYS[c.key]);
+      expect(JSON.stringify(r.headers) + r.path).not.toMatch(new RegExp(Object.values(KEYS).join("|")));
+    }
+  });
+});
