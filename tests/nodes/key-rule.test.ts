@@ -42,7 +42,11 @@ const CLIENTS: Client[] = [
     sent: (r) => r.headers.authorization?.replace(/^Bearer /, ""),
     param: "baseUrl",
     graph: (url) =>
-      doc({ ...question, p: ["test.passages", { ids: ["d#0"], score: "bm25" }], g: ["generate.answer", { generator: "llm", model: "m", baseUrl: url, retries: 0 }] }, ["q.question->g.question", "p.passages->g.passages"], qInputs),
+      doc(
+        { ...question, p: ["test.passages", { ids: ["d#0"], score: "bm25" }], g: ["generate.answer", { generator: "llm", model: "m", baseUrl: url, retries: 0 }] },
+        ["q.question->g.question", "p.passages->g.passages"],
+        qInputs,
+      ),
   },
   {
     client: "Qdrant store (retrieve.lexical)",

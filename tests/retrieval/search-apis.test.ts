@@ -196,7 +196,7 @@ describe("search nodes", () => {
       expect(r.byId.s!.status).toBe("done");
       expect((r.byId.s!.outputs!.passages as Array<{ id: string }>).map((p) => p.id)).toEqual(["s2:bbb#0"]);
       // Consent lets the request go, never the key: it is for Semantic Scholar's own API.
-    expect(server.requests[0]!.headers["x-api-key"]).toBeUndefined();
+      expect(server.requests[0]!.headers["x-api-key"]).toBeUndefined();
       const files: string[] = [];
       const walk = (p: string) => readdirSync(p, { withFileTypes: true }).forEach((e) => (e.isDirectory() ? walk(join(p, e.name)) : files.push(readFileSync(join(p, e.name), "utf8"))));
       walk(dir);
