@@ -3,17 +3,19 @@ import { execFileSync } from "node:child_process";
 import { existsSync } from "node:fs";
 import { dirname, join } from "node:path";
 import { fileURLToPath } from "node:url";
-import { mtime, newest } from "./mtimes.mjs";
+import { mtime, needFree, newest } from "./mtimes.mjs";
 
 const root = join(dirname(fileURLToPath(import.meta.url)), "..");
 const run = (cmd, args) => execFileSync(cmd, args, { cwd: root, stdio: "inherit" });
 
 const marker = join(root, "node_modules", ".package-lock.json");
 if (!existsSync(marker) || mtime(join(root, "package-lock.json")) > mtime(marker)) {
-  console.error("citeflow: installing dependencies (npm ci)…");
+  needFree(root, 2, "installing the dependencies");
+  console.error("citeflow: installing dependencies (npm ci: about 1,200 packages, 1.4 GB, about a minute the first time)…");
   run("npm", ["ci", "--no-audit", "--no-fund"]);
 }
 // tsc -b is incremental: a no-op when nothing changed.
+if (!existsSync(join(root, "packages", "cli", "dist", "bin.js"))) console.error("citeflow: building the packages (tsc -b, about 30 s the first time)…");
 run(process.execPath, [join(root, "node_modules", "typescript", "bin", "tsc"), "-b"]);
 
 // The JupyterLab extension (prebuilt, federated), when stale. Its build federates with the pinned

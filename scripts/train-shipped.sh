@@ -16,5 +16,10 @@ cf eval retrieval --store "$work/store" --queries "$data/claims_train.jsonl" --q
 cf export --runs "$work/runs" --format nli --labels "$data/claims_train.jsonl" --corpus "$data/corpus.jsonl" --out "$work/export-nli" --split 1
 cf export --runs "$work/runs" --format rerank --qrels "$data/qrels_train.tsv" --out "$work/export-rerank" --split 1
 cf train nli --data "$work/export-nli" --corpus "$data/corpus.jsonl" --out "$root/models/citeflow/nli-minilm-scifact" --heldout "$root/bench/scifact-heldout.json" --claims "$data/claims_train.jsonl" --seed 13 --threads 2 --epochs 1 --lr 3e-5 --max-length 128
+# Shipped in int8 only, to keep the repository small: the fp32 file goes, and with it its line in the sums and the card.
+model="$root/models/citeflow/nli-minilm-scifact"
+rm "$model/onnx/model.onnx"
+sed -i '/  onnx\/model\.onnx$/d' "$model/SHA256SUMS" "$model/README.md"
+sed -i 's|`onnx/model.onnx` (fp32), `onnx/model_quantized.onnx` (int8, dynamic quantization)|shipped: `onnx/model_quantized.onnx` (int8, dynamic quantization); the fp32 `onnx/model.onnx` that `citeflow train` also writes is left out to keep the repository small (`scripts/train-shipped.sh`)|' "$model/README.md"
 # The reranker is trained the same way but not shipped: it ranked worse than no reranking (docs/training.md).
 cf train rerank --data "$work/export-rerank" --out "$work/rerank-minilm-scifact" --heldout "$root/bench/scifact-heldout.json" --claims "$data/claims_train.jsonl" --seed 13 --threads 2 --epochs 1 --lr 3e-5 --max-length 192
