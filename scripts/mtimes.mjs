@@ -23,7 +23,9 @@ export function needFree(dir, gb, what) {
   const s = statfsSync(at);
   const free = (s.bavail * s.bsize) / 1e9;
   if (free < gb) {
-    console.error(`citeflow: ${what} needs about ${gb} GB free in ${at}; ${free.toFixed(1)} GB is free. Free some space (or point $CITEFLOW_MODELS_HOME / $XDG_CACHE_HOME elsewhere) and run the command again.`);
+    console.error(
+      `citeflow: ${what} needs about ${gb} GB free in ${at}; ${free.toFixed(1)} GB is free. Free some space (or point $CITEFLOW_MODELS_HOME / $XDG_CACHE_HOME elsewhere) and run the command again.`,
+    );
     process.exit(1);
   }
 }
