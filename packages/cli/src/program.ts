@@ -274,6 +274,7 @@ export function buildProgram(registry: NodeRegistry, setCode: (code: number) => 
       "nli: also pairs made from this corpus's unlabelled abstracts (sentence or clause → SUPPORT, flipped → CONTRADICT, another sentence → NO_EVIDENCE); abstracts the held-out claims cite are left out",
     )
     .option("--corpus-sentences <n>", "nli: corpus sentences to make pairs from (default 4000)", intArg("--corpus-sentences"))
+    .option("--data-licence <text>", "the training data's licence, for the model card")
     .option("--bf16", "train in bfloat16 autocast (faster on CPUs with AVX512-BF16)", false)
     .option("--json", "print the result as JSON", false)
     .action(async (task: string, opts) => setCode(await trainCommand(task, opts)));

@@ -41,6 +41,8 @@ export interface TrainOptions {
   log?: (line: string) => void;
   /** Shown in the card. */
   command?: string;
+  /** The training data's licence, for the card (default: "as the export's dataset card says"). */
+  dataLicence?: string;
   signal?: AbortSignal;
 }
 
@@ -112,8 +114,6 @@ export async function trainModel(o: TrainOptions): Promise<TrainResult> {
   if (o.base !== undefined && !(existsSync(join(o.base, "config.json")) && statSync(o.base).isDirectory()))
     throw new TrainError(`--base ${o.base}: not a model folder with config.json and safetensors weights (leave it out for all-MiniLM-L6-v2)`);
   if (o.heldout) for (const f of [o.heldout.split, o.heldout.claims]) if (!existsSync(f)) throw new TrainError(`${f}: no such file`);
-  if (o.corpus !== undefined && o.task !== "nli") throw new TrainError("--corpus is for nli: pairs from unlabelled abstracts");
-  if (o.corpus !== undefined && !existsSync(o.corpus)) throw new TrainError(`--corpus ${o.corpus}: no such file`);
   const py = ensureTrainEnvironment(o.venv ?? trainEnvironment(), log);
   const base = o.base ?? defaultBase(py);
   const args = [join(PYTHON_DIR, "citeflow_train.py"), o.task, "--data", o.data, "--base", base, "--out", o.out, "--commit", gitCommit()];
@@ -132,6 +132,7 @@ export async function trainModel(o: TrainOptions): Promise<TrainResult> {
   num("--corpus-sentences", o.corpusSentences);
   if (o.bf16) args.push("--bf16");
   if (o.command) args.push("--command", o.command);
+  if (o.dataLicence) args.push("--data-licence", o.dataLicence);
   return new Promise((resolvePromise, reject) => {
     const child = spawn(py, args, { stdio: ["ignore", "pipe", "pipe"], env: { ...process.env, PYTHONUNBUFFERED: "1", TOKENIZERS_PARALLELISM: "false" } });
     let stdout = "";

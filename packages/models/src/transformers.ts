@@ -132,34 +132,22 @@ async function pairLogits(m: { tokenizer: PreTrainedTokenizer; model: PreTrained
   return rows(logits);
 }
 
-/**
- * A cross-encoder: one forward pass per (query, passage) pair; the score is the relevance logit.
- * A model with one logit gives the score; two (not-relevant, relevant), the relevant one. An NLI
- * model (SUPPORT / NO_EVIDENCE / CONTRADICT) scores how much the passage bears on the query either
- * way: log(P(SUPPORT) + P(CONTRADICT)) − log P(NO_EVIDENCE).
- */
+/** A cross-encoder: one forward pass per (query, passage) pair; the score is the relevance logit. */
 export async function loadReranker(id: string, options: LocalModelOptions = {}): Promise<Reranker> {
   const m = await loadPairModel(id, options);
   const batchSize = options.batchSize ?? 32;
-  const id2label = (m.model.config as unknown as { id2label?: Record<string, string> }).id2label ?? {};
-  const nli = Object.keys(id2label).length === 3 ? nliLabelMap(id2label, id) : undefined;
-  const score = (logits: number[]): number => {
-    if (!nli) return logits[logits.length - 1]!;
-    const p = softmax(logits);
-    const of = (l: NliLabel) => nli.reduce((sum, label, i) => (label === l ? sum + p[i]! : sum), 0);
-    return Math.log(of("SUPPORT") + of("CONTRADICT") + 1e-12) - Math.log(of("NO_EVIDENCE") + 1e-12);
-  };
   return {
     id,
     score: (query, passages, o) =>
       inBatches(passages, batchSize, o?.signal, async (batch) =>
+        // One logit: the score. Two (not-relevant, relevant): the relevant one.
         (
           await pairLogits(
             m,
             batch.map(() => query),
             batch,
           )
-        ).map(score),
+        ).map((l) => l[l.length - 1]!),
       ),
   };
 }

@@ -16,6 +16,7 @@ export interface TrainCommandOptions {
   augment: boolean;
   corpus?: string;
   corpusSentences?: number;
+  dataLicence?: string;
   bf16: boolean;
   json: boolean;
 }
@@ -52,6 +53,7 @@ export async function trainCommand(task: string, opts: TrainCommandOptions): Pro
       ...(opts.base ? { base: opts.base } : {}),
       ...(opts.corpus !== undefined ? { corpus: opts.corpus } : {}),
       ...(opts.corpusSentences !== undefined ? { corpusSentences: opts.corpusSentences } : {}),
+      ...(opts.dataLicence ? { dataLicence: opts.dataLicence } : {}),
       ...(opts.heldout && opts.claims ? { heldout: { split: opts.heldout, claims: opts.claims } } : {}),
       ...(opts.epochs !== undefined ? { epochs: opts.epochs } : {}),
       ...(opts.maxSteps !== undefined ? { maxSteps: opts.maxSteps } : {}),
