@@ -100,6 +100,8 @@ export function describeModel(id: string, env: NodeJS.ProcessEnv = process.env):
   } catch {
     // `npm run models` installs the default embedder and Citeflow's own models; nothing else.
     const installs = id === DEFAULT_MODELS.embedder || id.startsWith("citeflow/");
-    return installs ? `${id} (not installed: run \`npm run models\`)` : `${id} (not installed, and \`npm run models\` does not install it: put it under a folder in $CITEFLOW_MODELS, or allow downloads with CITEFLOW_ALLOW_DOWNLOADS=1)`;
+    return installs
+      ? `${id} (not installed: run \`npm run models\`)`
+      : `${id} (not installed, and \`npm run models\` does not install it: put it under a folder in $CITEFLOW_MODELS, or allow downloads with CITEFLOW_ALLOW_DOWNLOADS=1)`;
   }
 }
