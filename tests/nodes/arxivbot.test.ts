@@ -15,7 +15,8 @@ describe("arXivBot template", () => {
     const server = await suite.serve((req, res) => {
       const user = req.body.messages.at(-1).content as string;
       if (user.startsWith("Write one search query")) return json(res, 200, completion(suite.docs[8]!.title));
-      if (user.startsWith("From the passages")) return json(res, 200, completion(claimCalls++ === 0 ? "[1] First claim.\n[2] Second claim.\nnoise line\n[9] Out of range." : "[1] Second-hop claim."));
+      if (user.startsWith("From the passages"))
+        return json(res, 200, completion(claimCalls++ === 0 ? "[1] First claim.\n[2] Second claim.\n[3] The method halves the error.\nnoise line\n[9] Out of range." : "[1] Second-hop claim."));
       if (user.startsWith("Decide whether")) return json(res, 200, completion(`The claims miss the mechanism.\nAnswer: ${suite.docs[40]!.title}`));
       json(res, 200, completion("It works [1][2], by a mechanism [4]."));
     });
@@ -26,10 +27,12 @@ describe("arXivBot template", () => {
     expect(r.result.status, JSON.stringify(r.result.nodes.find((n) => n.error)?.error)).toBe("ok");
     const top3 = r.byId.top3!.outputs!.items as Passage[];
     expect(top3[0]!.id.split("#")[0]).toBe(suite.docs[8]!.docId);
+    // The prompt's own example line, copied back by the model, is no claim of passage 3.
     expect((r.byId.claims!.outputs!.claims as Claim[]).map((c) => [c.text, c.passageIds])).toEqual([
       ["First claim.", [top3[0]!.id]],
       ["Second claim.", [top3[1]!.id]],
     ]);
+    expect(JSON.stringify(r.events)).toContain("1 of 3 claims copied the prompt's instructions, not a passage: dropped");
     const enough = r.byId.enough!.outputs!;
     expect(enough.decision).toBe(`second hop: ${suite.docs[40]!.title}`);
     const passages = enough.passages as Passage[];

@@ -15,6 +15,16 @@ export function parseClaimLines(text: string, passages: Passage[], startId = 1):
   return out;
 }
 
+/**
+ * Claims a model copied from the prompt's own instructions (its example line, say) rather than from
+ * a passage: text found in the prompt but in no passage. Small base models do this; such a claim
+ * would be cited to a passage that never said it.
+ */
+export function withoutPromptEchoes(claims: Claim[], prompt: string, passages: Passage[]): Claim[] {
+  const inPassages = (t: string) => passages.some((p) => p.text.includes(t) || p.title.includes(t));
+  return claims.filter((c) => !(prompt.includes(c.text) && !inPassages(c.text)));
+}
+
 /** Offline stand-in, labelled as such: the passage sentence most similar to the question, per passage. */
 export function extractiveClaims(question: string, passages: Passage[], startId = 1): Claim[] {
   const out: Claim[] = [];
@@ -44,9 +54,13 @@ export const claimsExtract = defineNode({
       ctx.log("warn", "no LLM configured: claims are extracted by the extractive baseline");
       return { claims: extractiveClaims(question.text, passages) };
     }
-    const r = await callChat(ctx, chat, [{ role: "user", content: compileTemplate(ctx.services.prompt(p.prompt)).render({ question, passages }) }], p, "model", {
+    const prompt = compileTemplate(ctx.services.prompt(p.prompt)).render({ question, passages });
+    const r = await callChat(ctx, chat, [{ role: "user", content: prompt }], p, "model", {
       jsonSchema: claimsSchema(passages.length),
     });
-    return { claims: r.structured !== undefined ? readClaims(r.structured, passages) : parseClaimLines(r.text, passages) };
+    const claims = r.structured !== undefined ? readClaims(r.structured, passages) : parseClaimLines(r.text, passages);
+    const kept = withoutPromptEchoes(claims, prompt, passages);
+    if (kept.length < claims.length) ctx.log("warn", `${claims.length - kept.length} of ${claims.length} claims copied the prompt's instructions, not a passage: dropped`);
+    return { claims: kept };
   },
 });
