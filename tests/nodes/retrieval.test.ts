@@ -42,7 +42,7 @@ const passagesOf = (r: Awaited<ReturnType<typeof run>>, id: string) => {
 const docOf = (p: Passage) => p.id.split("#")[0];
 
 describe("retrieval nodes on a LanceDB store of SciFact abstracts", () => {
-  restoreEnvAfterEach("CITEFLOW_STORE");
+  restoreEnvAfterEach("CITEFLOW_STORE", "CITEFLOW_RERANK_MODEL", "CITEFLOW_ALLOW_DOWNLOADS");
   it("retrieve.lexical finds a paper by the words of its title, scored bm25", async () => {
     const target = docs[7]!;
     const r = await run(graph(["retrieve.lexical", { k: 5 }]), { inputs: q(target.title) });
@@ -168,6 +168,27 @@ describe("retrieval nodes on a LanceDB store of SciFact abstracts", () => {
     expect(ranked.every((p, i) => i === 0 || p.scores.rerank! <= ranked[i - 1]!.scores.rerank!)).toBe(true);
     const capped = passagesOf(r, "pp");
     expect(new Set(capped.map(docOf)).size).toBe(capped.length);
+  });
+
+  it("rerank.cross-encoder with no model chosen and the default not installed keeps the retriever's order and says so; a named missing model is an error", async () => {
+    delete process.env.CITEFLOW_RERANK_MODEL;
+    delete process.env.CITEFLOW_ALLOW_DOWNLOADS;
+    const edges = ["q.question->rr.question", "r.passages->rr.passages"];
+    const target = docs[20]!;
+    const cache = new MemoryCache();
+    const d = graph(["retrieve.lexical", { k: 12 }], { rr: ["rerank.cross-encoder", { topN: 5 }] }, edges);
+    const r = await run(d, { cache, inputs: q(target.title) });
+    expect(passagesOf(r, "rr")).toEqual(passagesOf(r, "r").slice(0, 5));
+    expect(passagesOf(r, "rr").every((p) => p.scores.rerank === undefined)).toBe(true);
+    expect(JSON.stringify(r.events)).toContain("no reranker installed (Xenova/ms-marco-MiniLM-L-6-v2 is not in the models folders and downloads are off): the passages keep the retriever's order");
+    // Once a reranker is configured the cached baseline is not reused.
+    process.env.CITEFLOW_RERANK_MODEL = "pair-rerank-scifact";
+    const withModel = await run(d, { cache, inputs: q(target.title) });
+    expect(withModel.byId.rr!.cache).not.toBe("hit");
+    expect(passagesOf(withModel, "rr").every((p) => typeof p.scores.rerank === "number")).toBe(true);
+    delete process.env.CITEFLOW_RERANK_MODEL;
+    const named = await run(graph(["retrieve.lexical", { k: 12 }], { rr: ["rerank.cross-encoder", { model: "no-such-reranker" }] }, edges), { inputs: q(target.title) });
+    expect(named.byId.rr!.error!.message).toMatch(/model "no-such-reranker" not found/);
   });
 
   it("results are cached until the store changes", async () => {

@@ -1,6 +1,21 @@
 import { existsSync, statSync } from "node:fs";
 import { basename, resolve } from "node:path";
-import { hubGguf, loadEmbedder, loadLocalChat, loadNli, loadReranker, LOCAL_CHAT_VERSION, openAIChat, type ChatModel, type Dtype, type Embedder, type NliModel, type Reranker } from "@citeflow/models";
+import {
+  hubGguf,
+  loadEmbedder,
+  loadLocalChat,
+  loadNli,
+  loadReranker,
+  LOCAL_CHAT_VERSION,
+  ModelNotFoundError,
+  openAIChat,
+  resolveModel,
+  type ChatModel,
+  type Dtype,
+  type Embedder,
+  type NliModel,
+  type Reranker,
+} from "@citeflow/models";
 import type { Services } from "@citeflow/core";
 import { openPassageStore, qdrantSpecUrl, type PassageStore } from "@citeflow/retrieval";
 import { patchConfig, type SearchService, type ServicesConfig, type ServicesPatch } from "./config.js";
@@ -26,6 +41,8 @@ declare module "@citeflow/core" {
     modelId(kind: "nli" | "reranker", param: string): string;
     embedder(m: ModelRequest): Promise<Embedder>;
     reranker(m: ModelRequest): Promise<Reranker>;
+    /** Whether a reranker can be loaded by id: in a models folder, or downloads are allowed. */
+    rerankerInstalled(id: string): boolean;
     nli(m: ModelRequest): Promise<NliModel>;
     /** Which chat model a node's params select, before anything is loaded. */
     chatChoice(p: Pick<LlmParams, "model" | "baseUrl">): ChatChoice;
@@ -43,7 +60,6 @@ declare module "@citeflow/core" {
     endpointAllowed(url: string): boolean;
     /** Throws EndpointNotAllowed unless the user configured or allowed this server (`where`: the node's param that names it). */
     requireEndpoint(url: string, where: string): void;
-    /** A search service's API key, from the configuration (graphs never hold keys). */
     /** A search service's key, for a request to `baseUrl` (empty: the service's own API); none for any other server. */
     apiKey(service: SearchService, baseUrl?: string): string | undefined;
   }
@@ -128,6 +144,16 @@ export class CiteflowServices implements Services {
 
   embedder(m: ModelRequest): Promise<Embedder> {
     return this.#once(`embedder:${JSON.stringify(m)}`, () => loadEmbedder(m.id, this.#modelOptions(m)));
+  }
+
+  rerankerInstalled(id: string): boolean {
+    try {
+      resolveModel(id, { modelsDirs: this.config.modelsDirs, allowDownloads: this.config.allowDownloads });
+      return true;
+    } catch (e) {
+      if (e instanceof ModelNotFoundError) return false;
+      throw e;
+    }
   }
 
   reranker(m: ModelRequest): Promise<Reranker> {
