@@ -3,9 +3,12 @@
  * endpoint the user configured it for. A server the graph names is refused before any request
  * unless the user consented, and even then gets no key. `validate` (graphReach) lists it.
  */
+import { readdirSync, readFileSync, statSync } from "node:fs";
+import { join } from "node:path";
 import { afterEach, describe, expect, it } from "vitest";
-import { graphReach } from "@citeflow/nodes";
-import { doc, envServices, run } from "../helpers.js";
+import { describeChat, graphReach } from "@citeflow/nodes";
+import { RunStore } from "@citeflow/runstore";
+import { doc, envServices, run, tempDir } from "../helpers.js";
 import { completion, json, loopback, type Loopback } from "../models/loopback.js";
 import { restoreEnvAfterEach } from "../scifact.js";
 
@@ -26,6 +29,7 @@ interface Client {
 }
 
 const question = { q: ["input.question"] as [string] };
+const filesUnder = (dir: string): string[] => readdirSync(dir).flatMap((n) => (statSync(join(dir, n)).isDirectory() ? filesUnder(join(dir, n)) : [join(dir, n)]));
 const qInputs = { question: { type: "Question" } };
 const search = (type: string, key: Client["key"], sent: Client["sent"]): Client => ({
   client: type,
@@ -103,6 +107,36 @@ describe("a key goes only to the endpoint the user configured it for", () => {
     for (const r of named.requests) {
       expect(c.sent(r) ?? "", `${c.client}: ${r.path}`).not.toBe(KEYS[c.key]);
       expect(JSON.stringify(r.headers) + r.path).not.toMatch(new RegExp(Object.values(KEYS).join("|")));
+    }
+  });
+});
+
+describe("a password in a server's URL is never shown or stored", () => {
+  it("OPENAI_BASE_URL with user:password: the model line, the cache key, the run's records and its errors carry the URL without them", async () => {
+    const server = await answer();
+    try {
+      const secret = "pw-in-url-4c1d9e";
+      const at = new URL(server.url);
+      process.env.OPENAI_BASE_URL = `${at.protocol}//reader:${secret}@${at.host}/v1`;
+      process.env.OPENAI_API_KEY = KEYS.OPENAI_API_KEY;
+      process.env.CITEFLOW_CHAT_MODEL = "m";
+      const services = envServices();
+      const choice = services.chatChoice({ model: "", baseUrl: "" });
+      expect(describeChat(choice)).toBe(`chat model m at ${server.url}/v1`);
+      expect(JSON.stringify(services.chatIdentity({ model: "", baseUrl: "" }))).not.toContain(secret);
+      const dir = tempDir();
+      const store = new RunStore(dir);
+      const g = doc(
+        { ...question, p: ["test.passages", { ids: ["d#0"], score: "bm25" }], g: ["generate.answer", { generator: "llm", retries: 0 }] },
+        ["q.question->g.question", "p.passages->g.passages"],
+        qInputs,
+      );
+      const r = await run(g, { ...store.runOptions(), inputs: { question: { id: "q", text: "aspirin" } } });
+      const written = filesUnder(dir).map((f) => readFileSync(f, "utf8"));
+      expect(written.length).toBeGreaterThan(0);
+      expect(written.join("\n") + JSON.stringify(r.result) + JSON.stringify(r.events)).not.toContain(secret);
+    } finally {
+      await server.close();
     }
   });
 });

@@ -22,3 +22,4 @@ export * from "./inputs.js";
 export * from "./progress.js";
 export * from "./protocol.js";
 export * from "./evidence.js";
+export * from "./url.js";

@@ -1,4 +1,5 @@
 import OpenAI from "openai";
+import { withoutCredentials } from "@citeflow/core";
 
 export interface ChatMessage {
   role: "system" | "user" | "assistant";
@@ -66,10 +67,11 @@ export interface OpenAIChatOptions {
 export function openAIChat(o: OpenAIChatOptions): ChatModel {
   const baseURL = o.baseURL ?? process.env.OPENAI_BASE_URL;
   const client = new OpenAI({ apiKey: o.apiKey ?? process.env.OPENAI_API_KEY ?? "no-key", ...(baseURL ? { baseURL } : {}), timeout: o.timeoutMs ?? 120_000, maxRetries: o.maxRetries ?? 3 });
-  const where = `chat model ${o.model} at ${client.baseURL}`;
+  const shown = withoutCredentials(client.baseURL);
+  const where = `chat model ${o.model} at ${shown}`;
   return {
     id: o.model,
-    baseURL: client.baseURL,
+    baseURL: shown,
     constrains: false,
     async chat(messages, opts = {}) {
       let res: OpenAI.Chat.Completions.ChatCompletion;

@@ -81,7 +81,16 @@ export interface LocalChatOptions {
 
 let llamaP: Promise<Llama> | undefined;
 function getLlamaOnce(threads: number): Promise<Llama> {
-  llamaP ??= import("node-llama-cpp").then((m) => m.getLlama({ gpu: false, build: "never", maxThreads: threads, logLevel: m.LlamaLogLevel.error }));
+  llamaP ??= import("node-llama-cpp")
+    .then((m) => m.getLlama({ gpu: false, build: "never", maxThreads: threads, logLevel: m.LlamaLogLevel.error }))
+    .catch((e: unknown) => {
+      llamaP = undefined;
+      // The prebuilt llama.cpp binary needs the C++ runtime (libstdc++ 12 or newer, glibc 2.31 or newer).
+      throw new Error(
+        `the in-process language model (llama.cpp's prebuilt CPU binary) could not be loaded: ${(e as Error).message}\nTo fix: install the C++ runtime (Debian/Ubuntu: apt-get install libstdc++6; Fedora: dnf install libstdc++), or use a server instead ($OPENAI_BASE_URL, docs/models.md)`,
+        { cause: e },
+      );
+    });
   return llamaP;
 }
 

@@ -9,9 +9,9 @@ import { queryInputs, queryText } from "../shared/query.js";
  * Whether this node keeps the retriever's order: no model was chosen (param, $CITEFLOW_RERANK_MODEL)
  * and the default one cannot be had. A reranker you name that is missing stays an error.
  */
-function retrieverOrder(param: string, s: Services): boolean {
-  const id = s.modelId("reranker", param);
-  return param === "" && id === DEFAULT_MODELS.reranker && !s.rerankerInstalled(id);
+function retrieverOrder(p: { model: string; modelsDir: string }, s: Services): boolean {
+  const id = s.modelId("reranker", p.model);
+  return p.model === "" && id === DEFAULT_MODELS.reranker && !s.rerankerInstalled(id, p.modelsDir);
 }
 
 export const rerankCrossEncoder = defineNode({
@@ -28,12 +28,12 @@ export const rerankCrossEncoder = defineNode({
     ...modelParams,
     topN: z.number().int().positive().optional().describe("Keep only the N best after reranking"),
   }),
-  fingerprint: (p, s) => ({ id: s.modelId("reranker", p.model), baseline: retrieverOrder(p.model, s) }),
+  fingerprint: (p, s) => ({ id: s.modelId("reranker", p.model), baseline: retrieverOrder(p, s) }),
   async run(inputs, params, ctx) {
     const q = queryText(inputs, "rerank.cross-encoder");
     const passages = inputs.passages;
     const id = ctx.services.modelId("reranker", params.model);
-    if (retrieverOrder(params.model, ctx.services)) {
+    if (retrieverOrder(params, ctx.services)) {
       ctx.log("warn", `no reranker installed (${id} is not in the models folders and downloads are off): the passages keep the retriever's order`);
       return { passages: params.topN ? passages.slice(0, params.topN) : passages };
     }

@@ -1,4 +1,4 @@
-import type { NodeContext, Services } from "@citeflow/core";
+import { withoutCredentials, type NodeContext, type Services } from "@citeflow/core";
 import { basename } from "node:path";
 import { findGguf, firstGguf, type ChatMessage, type ChatModel, type ChatOptions, type ChatResult } from "@citeflow/models";
 import { z } from "zod";
@@ -58,7 +58,7 @@ export function describeChat(c: ChatChoice): string {
     case "hub":
       return `${c.uri} from the Hugging Face hub, running in this process (llama.cpp, CPU)`;
     case "http":
-      return `chat model ${c.model} at ${c.baseUrl || "the OpenAI API"}`;
+      return `chat model ${c.model} at ${c.baseUrl ? withoutCredentials(c.baseUrl) : "the OpenAI API"}`;
     case "none":
       return `the extractive baseline, which is not a language model: ${c.reason}`;
   }

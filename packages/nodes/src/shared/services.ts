@@ -16,7 +16,7 @@ import {
   type NliModel,
   type Reranker,
 } from "@citeflow/models";
-import type { Services } from "@citeflow/core";
+import { withoutCredentials, type Services } from "@citeflow/core";
 import { openPassageStore, qdrantSpecUrl, type PassageStore } from "@citeflow/retrieval";
 import { patchConfig, type SearchService, type ServicesConfig, type ServicesPatch } from "./config.js";
 import { allowedEndpoint, EndpointNotAllowed, httpUrl, keyFor } from "./endpoints.js";
@@ -41,8 +41,8 @@ declare module "@citeflow/core" {
     modelId(kind: "nli" | "reranker", param: string): string;
     embedder(m: ModelRequest): Promise<Embedder>;
     reranker(m: ModelRequest): Promise<Reranker>;
-    /** Whether a reranker can be loaded by id: in a models folder, or downloads are allowed. */
-    rerankerInstalled(id: string): boolean;
+    /** Whether a reranker can be loaded by id: in the models folders (the node's `modelsDir`, else the configured ones), or downloads are allowed. */
+    rerankerInstalled(id: string, modelsDir?: string): boolean;
     nli(m: ModelRequest): Promise<NliModel>;
     /** Which chat model a node's params select, before anything is loaded. */
     chatChoice(p: Pick<LlmParams, "model" | "baseUrl">): ChatChoice;
@@ -146,9 +146,9 @@ export class CiteflowServices implements Services {
     return this.#once(`embedder:${JSON.stringify(m)}`, () => loadEmbedder(m.id, this.#modelOptions(m)));
   }
 
-  rerankerInstalled(id: string): boolean {
+  rerankerInstalled(id: string, modelsDir = ""): boolean {
     try {
-      resolveModel(id, { modelsDirs: this.config.modelsDirs, allowDownloads: this.config.allowDownloads });
+      resolveModel(id, this.#modelOptions({ id, modelsDir, dtype: "fp32" }));
       return true;
     } catch (e) {
       if (e instanceof ModelNotFoundError) return false;
@@ -190,7 +190,7 @@ export class CiteflowServices implements Services {
     if (c.kind === "none") return null;
     if (c.kind === "local") return { local: basename(c.path), bytes: statSync(c.path).size, format: LOCAL_CHAT_VERSION };
     if (c.kind === "hub") return { hub: c.uri, format: LOCAL_CHAT_VERSION };
-    return { model: c.model, baseUrl: c.baseUrl || null };
+    return { model: c.model, baseUrl: c.baseUrl ? withoutCredentials(c.baseUrl) : null };
   }
 
   get #promptRoots(): string[] {
