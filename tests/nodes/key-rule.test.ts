@@ -7,6 +7,7 @@ import { readdirSync, readFileSync, statSync } from "node:fs";
 import { join } from "node:path";
 import { afterEach, describe, expect, it } from "vitest";
 import { describeChat, graphReach } from "@citeflow/nodes";
+import { HttpClient } from "@citeflow/retrieval";
 import { RunStore } from "@citeflow/runstore";
 import { doc, envServices, run, tempDir } from "../helpers.js";
 import { completion, json, loopback, type Loopback } from "../models/loopback.js";
@@ -112,6 +113,19 @@ describe("a key goes only to the endpoint the user configured it for", () => {
 });
 
 describe("a password in a server's URL is never shown or stored", () => {
+  it("the search and library clients' errors name the server without its user name and password", async () => {
+    const server = await answer();
+    try {
+      const at = new URL(server.url);
+      const url = `${at.protocol}//reader:pw-in-url-8e2f1a@${at.host}/items?api_key=k-4d2a`;
+      const err = await new HttpClient({ service: "Zotero", retries: 0, backoffMs: 1, secretParams: ["api_key"] }).get(url).catch((e: Error) => e);
+      expect(String(err)).toContain(`Zotero (${server.url}/items?api_key=%5Bredacted%5D)`);
+      expect(String(err)).not.toMatch(/pw-in-url|k-4d2a/);
+    } finally {
+      await server.close();
+    }
+  });
+
   it("OPENAI_BASE_URL with user:password: the model line, the cache key, the run's records and its errors carry the URL without them", async () => {
     const server = await answer();
     try {

@@ -1,3 +1,4 @@
+import { withoutCredentials } from "@citeflow/core";
 import { mkdirSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { sha256 } from "../pdf/reader.js";
@@ -89,7 +90,7 @@ export async function zoteroLibrary(o: ZoteroOptions): Promise<ZoteroLibrary> {
     try {
       return JSON.parse(new TextDecoder().decode(r.body));
     } catch {
-      throw new SearchApiError(`Zotero (${url}): malformed JSON response`);
+      throw new SearchApiError(`Zotero (${http.shown(url)}): malformed JSON response`);
     }
   };
   /** Every page of a listing; undefined when the first page answers 304. */
@@ -102,11 +103,12 @@ export async function zoteroLibrary(o: ZoteroOptions): Promise<ZoteroLibrary> {
       if (r.status === 304) return undefined;
       version = Number(r.headers.get("last-modified-version")) || version;
       const page = json(r, url);
-      if (!Array.isArray(page)) throw new SearchApiError(`Zotero (${url}): expected a list of items`);
+      if (!Array.isArray(page)) throw new SearchApiError(`Zotero (${http.shown(url)}): expected a list of items`);
       items.push(...(page as ZoteroItem[]));
       url = nextLink(r.headers.get("link"));
       // The key goes with every page: a next page elsewhere is refused, not followed.
-      if (url && new URL(url, root).origin !== new URL(root).origin) throw new SearchApiError(`Zotero (${first}): the next page is on another server (${new URL(url, root).origin}); not followed`);
+      if (url && new URL(url, root).origin !== new URL(root).origin)
+        throw new SearchApiError(`Zotero (${http.shown(first)}): the next page is on another server (${new URL(url, root).origin}); not followed`);
       if (url) url = new URL(url, root).toString();
     }
     return { items, version };
@@ -158,7 +160,7 @@ async function deletedSince(since: number, root: string, get: (url: string) => P
   const url = `${root}/deleted?since=${since}`;
   const body = json(await get(url), url);
   const items = typeof body === "object" && body !== null && "items" in body ? body.items : undefined;
-  if (!Array.isArray(items) || !items.every((k) => typeof k === "string")) throw new SearchApiError(`Zotero (${url}): expected { "items": [keys…] }`);
+  if (!Array.isArray(items) || !items.every((k) => typeof k === "string")) throw new SearchApiError(`Zotero (${withoutCredentials(url)}): expected { "items": [keys…] }`);
   return items;
 }
 

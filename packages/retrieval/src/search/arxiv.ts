@@ -29,9 +29,9 @@ export class Arxiv {
     try {
       feed = xml.parse(body, true)?.feed;
     } catch (e) {
-      throw new SearchApiError(`arXiv (${url}): malformed XML: ${(e as Error).message}`);
+      throw new SearchApiError(`arXiv (${this.#http.shown(url)}): malformed XML: ${(e as Error).message}`);
     }
-    if (!feed) throw new SearchApiError(`arXiv (${url}): not an Atom feed`);
+    if (!feed) throw new SearchApiError(`arXiv (${this.#http.shown(url)}): not an Atom feed`);
     return (
       (feed.entry ?? [])
         // eslint-disable-next-line @typescript-eslint/no-explicit-any -- an Atom entry, as parsed

@@ -28,7 +28,7 @@ export class CoreApi {
   async search(query: string, o: { limit: number; signal?: AbortSignal }): Promise<Passage[]> {
     const url = `${this.#base}/v3/search/works?${new URLSearchParams({ q: query, limit: String(o.limit) })}`;
     const body = (await this.#http.getJson(url, o.signal)) as { results?: CoreWork[] };
-    if (!body || !Array.isArray(body.results)) throw new SearchApiError(`CORE (${url}): unexpected response shape (no "results" list)`);
+    if (!body || !Array.isArray(body.results)) throw new SearchApiError(`CORE (${this.#http.shown(url)}): unexpected response shape (no "results" list)`);
     return body.results
       .filter((w) => w.id !== undefined && w.abstract)
       .slice(0, o.limit)

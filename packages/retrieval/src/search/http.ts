@@ -1,3 +1,4 @@
+import { withoutCredentials } from "@citeflow/core";
 import { readFileSync } from "node:fs";
 import { fileURLToPath } from "node:url";
 
@@ -66,8 +67,9 @@ export class HttpClient {
     return turn;
   }
 
-  #safe(url: string): string {
-    const u = new URL(url);
+  /** A request URL as messages may show it: no user name or password, secret query parameters redacted. */
+  shown(url: string): string {
+    const u = new URL(withoutCredentials(url));
     for (const p of this.o.secretParams ?? []) if (u.searchParams.has(p)) u.searchParams.set(p, "[redacted]");
     return u.toString();
   }
@@ -84,7 +86,7 @@ export class HttpClient {
    */
   async request(url: string, o: { headers?: Record<string, string>; signal?: AbortSignal } = {}): Promise<HttpResponse> {
     const retries = this.o.retries ?? 3;
-    const where = `${this.o.service} (${this.#safe(url)})`;
+    const where = `${this.o.service} (${this.shown(url)})`;
     const signal = o.signal;
     let last: SearchApiError | undefined;
     for (let attempt = 0; attempt <= retries; attempt++) {
@@ -96,7 +98,7 @@ export class HttpClient {
         if (signal?.aborted) throw e;
         if (e instanceof SearchApiError) throw e;
         const timedOut = (e as Error).name === "TimeoutError";
-        last = new SearchApiError(`${where}: ${timedOut ? `timed out after ${this.o.timeoutMs ?? 30_000} ms` : `request failed: ${(e as Error).message}`}`);
+        last = new SearchApiError(`${where}: ${timedOut ? `timed out after ${this.o.timeoutMs ?? 30_000} ms` : `request failed: ${(e as Error).message.split(url).join(this.shown(url))}`}`);
         await this.#backoff(attempt, undefined, signal);
         continue;
       }
@@ -123,9 +125,9 @@ export class HttpClient {
       at = new URL(next, at).toString();
       // Zotero's local API points to a stored file by a file: URL; only a server on this machine may.
       if (new URL(at).protocol === "file:" && LOOPBACK.test(new URL(url).hostname)) return new Response(new Uint8Array(readFileSync(fileURLToPath(at))));
-      if (!/^https?:$/.test(new URL(at).protocol)) throw new SearchApiError(`${this.o.service} (${this.#safe(url)}): redirected to a ${new URL(at).protocol} URL`);
+      if (!/^https?:$/.test(new URL(at).protocol)) throw new SearchApiError(`${this.o.service} (${this.shown(url)}): redirected to a ${new URL(at).protocol} URL`);
     }
-    throw new SearchApiError(`${this.o.service} (${this.#safe(url)}): more than 5 redirects`);
+    throw new SearchApiError(`${this.o.service} (${this.shown(url)}): more than 5 redirects`);
   }
 
   /** A server's "Backoff: <seconds>" on any answer (Zotero's): no request leaves before it has passed. */
@@ -145,7 +147,7 @@ export class HttpClient {
     try {
       return JSON.parse(text);
     } catch {
-      throw new SearchApiError(`${this.o.service} (${this.#safe(url)}): malformed JSON response: ${text.slice(0, 120)}`);
+      throw new SearchApiError(`${this.o.service} (${this.shown(url)}): malformed JSON response: ${text.slice(0, 120)}`);
     }
   }
 }

@@ -31,7 +31,7 @@ export class SemanticScholar {
     const params = new URLSearchParams({ query, limit: String(Math.min(100, o.limit * 2)), fields: "title,abstract,year,citationCount,url" });
     const url = `${this.#base}/graph/v1/paper/search?${params}`;
     const body = (await this.#http.getJson(url, o.signal)) as { data?: S2Paper[] };
-    if (!body || (body.data !== undefined && !Array.isArray(body.data))) throw new SearchApiError(`Semantic Scholar (${url}): unexpected response shape`);
+    if (!body || (body.data !== undefined && !Array.isArray(body.data))) throw new SearchApiError(`Semantic Scholar (${this.#http.shown(url)}): unexpected response shape`);
     let papers = (body.data ?? []).filter((p) => typeof p.paperId === "string" && p.abstract && (p.citationCount ?? 0) >= (o.minCitations ?? 0));
     if (o.sortByCitations) papers = [...papers].sort((a, b) => (b.citationCount ?? 0) - (a.citationCount ?? 0));
     return papers.slice(0, o.limit).map((p, i) => ({
