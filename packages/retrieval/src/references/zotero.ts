@@ -1,8 +1,7 @@
-import { withoutCredentials } from "@citeflow/core";
 import { mkdirSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { sha256 } from "../pdf/reader.js";
-import { HttpClient, SearchApiError, type HttpResponse } from "../search/http.js";
+import { HttpClient, type HttpResponse } from "../search/http.js";
 import type { Reference } from "./reference.js";
 
 export interface ZoteroOptions {
@@ -90,7 +89,7 @@ export async function zoteroLibrary(o: ZoteroOptions): Promise<ZoteroLibrary> {
     try {
       return JSON.parse(new TextDecoder().decode(r.body));
     } catch {
-      throw new SearchApiError(`Zotero (${http.shown(url)}): malformed JSON response`);
+      throw http.error(url, "malformed JSON response");
     }
   };
   /** Every page of a listing; undefined when the first page answers 304. */
@@ -103,12 +102,11 @@ export async function zoteroLibrary(o: ZoteroOptions): Promise<ZoteroLibrary> {
       if (r.status === 304) return undefined;
       version = Number(r.headers.get("last-modified-version")) || version;
       const page = json(r, url);
-      if (!Array.isArray(page)) throw new SearchApiError(`Zotero (${http.shown(url)}): expected a list of items`);
+      if (!Array.isArray(page)) throw http.error(url, "expected a list of items");
       items.push(...(page as ZoteroItem[]));
       url = nextLink(r.headers.get("link"));
       // The key goes with every page: a next page elsewhere is refused, not followed.
-      if (url && new URL(url, root).origin !== new URL(root).origin)
-        throw new SearchApiError(`Zotero (${http.shown(first)}): the next page is on another server (${new URL(url, root).origin}); not followed`);
+      if (url && new URL(url, root).origin !== new URL(root).origin) throw http.error(first, `the next page is on another server (${new URL(url, root).origin}); not followed`);
       if (url) url = new URL(url, root).toString();
     }
     return { items, version };
@@ -118,7 +116,7 @@ export async function zoteroLibrary(o: ZoteroOptions): Promise<ZoteroLibrary> {
   const filter = `format=json&limit=100${o.tag ? `&tag=${encodeURIComponent(o.tag)}` : ""}`;
   const listing = await all(`${root}${collections.filter ? `/collections/${collections.filter}` : ""}/items?${filter}`, true);
   if (!listing) return { version: o.since!, unchanged: true, refs: [], deleted: [], requests };
-  const deleted = o.since === undefined ? [] : await deletedSince(o.since, root, get, json);
+  const deleted = o.since === undefined ? [] : await deletedSince(o.since, root, http, get, json);
 
   const attachments = new Map<string, ZoteroItem[]>();
   const addAttachment = (a: ZoteroItem) => {
@@ -156,11 +154,11 @@ export async function zoteroLibrary(o: ZoteroOptions): Promise<ZoteroLibrary> {
 }
 
 /** The keys of items deleted since a library version (`GET <library>/deleted?since=<version>`). */
-async function deletedSince(since: number, root: string, get: (url: string) => Promise<HttpResponse>, json: (r: HttpResponse, url: string) => unknown): Promise<string[]> {
+async function deletedSince(since: number, root: string, http: HttpClient, get: (url: string) => Promise<HttpResponse>, json: (r: HttpResponse, url: string) => unknown): Promise<string[]> {
   const url = `${root}/deleted?since=${since}`;
   const body = json(await get(url), url);
   const items = typeof body === "object" && body !== null && "items" in body ? body.items : undefined;
-  if (!Array.isArray(items) || !items.every((k) => typeof k === "string")) throw new SearchApiError(`Zotero (${withoutCredentials(url)}): expected { "items": [keys…] }`);
+  if (!Array.isArray(items) || !items.every((k) => typeof k === "string")) throw http.error(url, 'expected { "items": [keys…] }');
   return items;
 }
 

@@ -1,6 +1,6 @@
 import type { Passage } from "@citeflow/core";
 import { XMLParser } from "fast-xml-parser";
-import { HttpClient, SearchApiError, type HttpClientOptions } from "./http.js";
+import { HttpClient, type HttpClientOptions } from "./http.js";
 
 export interface ArxivOptions extends Partial<HttpClientOptions> {
   baseUrl?: string;
@@ -29,9 +29,9 @@ export class Arxiv {
     try {
       feed = xml.parse(body, true)?.feed;
     } catch (e) {
-      throw new SearchApiError(`arXiv (${this.#http.shown(url)}): malformed XML: ${(e as Error).message}`);
+      throw this.#http.error(url, `malformed XML: ${(e as Error).message}`);
     }
-    if (!feed) throw new SearchApiError(`arXiv (${this.#http.shown(url)}): not an Atom feed`);
+    if (!feed) throw this.#http.error(url, "not an Atom feed");
     return (
       (feed.entry ?? [])
         // eslint-disable-next-line @typescript-eslint/no-explicit-any -- an Atom entry, as parsed

@@ -1,5 +1,5 @@
 import type { Passage } from "@citeflow/core";
-import { HttpClient, SearchApiError, type HttpClientOptions } from "./http.js";
+import { HttpClient, type HttpClientOptions } from "./http.js";
 
 export interface CoreApiOptions extends Partial<HttpClientOptions> {
   baseUrl?: string;
@@ -28,7 +28,7 @@ export class CoreApi {
   async search(query: string, o: { limit: number; signal?: AbortSignal }): Promise<Passage[]> {
     const url = `${this.#base}/v3/search/works?${new URLSearchParams({ q: query, limit: String(o.limit) })}`;
     const body = (await this.#http.getJson(url, o.signal)) as { results?: CoreWork[] };
-    if (!body || !Array.isArray(body.results)) throw new SearchApiError(`CORE (${this.#http.shown(url)}): unexpected response shape (no "results" list)`);
+    if (!body || !Array.isArray(body.results)) throw this.#http.error(url, 'unexpected response shape (no "results" list)');
     return body.results
       .filter((w) => w.id !== undefined && w.abstract)
       .slice(0, o.limit)

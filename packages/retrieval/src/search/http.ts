@@ -67,6 +67,11 @@ export class HttpClient {
     return turn;
   }
 
+  /** An error about a request, naming the service and the URL as `shown` gives it: every client's messages go through here. */
+  error(url: string, detail: string, status?: number): SearchApiError {
+    return new SearchApiError(`${this.o.service} (${this.shown(url)}): ${detail}`, status);
+  }
+
   /** A request URL as messages may show it: no user name or password, secret query parameters redacted. */
   shown(url: string): string {
     const u = new URL(withoutCredentials(url));
@@ -86,7 +91,6 @@ export class HttpClient {
    */
   async request(url: string, o: { headers?: Record<string, string>; signal?: AbortSignal } = {}): Promise<HttpResponse> {
     const retries = this.o.retries ?? 3;
-    const where = `${this.o.service} (${this.shown(url)})`;
     const signal = o.signal;
     let last: SearchApiError | undefined;
     for (let attempt = 0; attempt <= retries; attempt++) {
@@ -98,14 +102,14 @@ export class HttpClient {
         if (signal?.aborted) throw e;
         if (e instanceof SearchApiError) throw e;
         const timedOut = (e as Error).name === "TimeoutError";
-        last = new SearchApiError(`${where}: ${timedOut ? `timed out after ${this.o.timeoutMs ?? 30_000} ms` : `request failed: ${(e as Error).message.split(url).join(this.shown(url))}`}`);
+        last = this.error(url, timedOut ? `timed out after ${this.o.timeoutMs ?? 30_000} ms` : `request failed: ${(e as Error).message.split(url).join(this.shown(url))}`);
         await this.#backoff(attempt, undefined, signal);
         continue;
       }
       this.#serverBackoff(res.headers.get("backoff"));
       if (res.ok || res.status === 304) return { status: res.status, headers: res.headers, body: new Uint8Array(await res.arrayBuffer()) };
       const body = (await res.text().catch(() => "")).slice(0, 200);
-      last = new SearchApiError(`${where}: HTTP ${res.status}${body ? ` — ${body}` : ""}`, res.status);
+      last = this.error(url, `HTTP ${res.status}${body ? ` — ${body}` : ""}`, res.status);
       if (res.status !== 429 && res.status < 500) throw last; // a client error will not improve
       if (attempt < retries) await this.#backoff(attempt, res.headers.get("retry-after"), signal);
     }
@@ -125,9 +129,9 @@ export class HttpClient {
       at = new URL(next, at).toString();
       // Zotero's local API points to a stored file by a file: URL; only a server on this machine may.
       if (new URL(at).protocol === "file:" && LOOPBACK.test(new URL(url).hostname)) return new Response(new Uint8Array(readFileSync(fileURLToPath(at))));
-      if (!/^https?:$/.test(new URL(at).protocol)) throw new SearchApiError(`${this.o.service} (${this.shown(url)}): redirected to a ${new URL(at).protocol} URL`);
+      if (!/^https?:$/.test(new URL(at).protocol)) throw this.error(url, `redirected to a ${new URL(at).protocol} URL`);
     }
-    throw new SearchApiError(`${this.o.service} (${this.shown(url)}): more than 5 redirects`);
+    throw this.error(url, "more than 5 redirects");
   }
 
   /** A server's "Backoff: <seconds>" on any answer (Zotero's): no request leaves before it has passed. */
@@ -147,7 +151,7 @@ export class HttpClient {
     try {
       return JSON.parse(text);
     } catch {
-      throw new SearchApiError(`${this.o.service} (${this.shown(url)}): malformed JSON response: ${text.slice(0, 120)}`);
+      throw this.error(url, `malformed JSON response: ${text.slice(0, 120)}`);
     }
   }
 }

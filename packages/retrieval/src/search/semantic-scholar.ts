@@ -1,5 +1,5 @@
 import type { Passage } from "@citeflow/core";
-import { HttpClient, SearchApiError, type HttpClientOptions } from "./http.js";
+import { HttpClient, type HttpClientOptions } from "./http.js";
 
 export interface SemanticScholarOptions extends Partial<HttpClientOptions> {
   baseUrl?: string;
@@ -31,7 +31,7 @@ export class SemanticScholar {
     const params = new URLSearchParams({ query, limit: String(Math.min(100, o.limit * 2)), fields: "title,abstract,year,citationCount,url" });
     const url = `${this.#base}/graph/v1/paper/search?${params}`;
     const body = (await this.#http.getJson(url, o.signal)) as { data?: S2Paper[] };
-    if (!body || (body.data !== undefined && !Array.isArray(body.data))) throw new SearchApiError(`Semantic Scholar (${this.#http.shown(url)}): unexpected response shape`);
+    if (!body || (body.data !== undefined && !Array.isArray(body.data))) throw this.#http.error(url, "unexpected response shape");
     let papers = (body.data ?? []).filter((p) => typeof p.paperId === "string" && p.abstract && (p.citationCount ?? 0) >= (o.minCitations ?? 0));
     if (o.sortByCitations) papers = [...papers].sort((a, b) => (b.citationCount ?? 0) - (a.citationCount ?? 0));
     return papers.slice(0, o.limit).map((p, i) => ({
