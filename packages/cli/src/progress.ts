@@ -1,4 +1,5 @@
 import type { RunEvent } from "@citeflow/core";
+import { control, CONTROL } from "./terminal.js";
 
 /**
  * Turns run events into terminal output on stderr: on a TTY a live bar plus one line per finished
@@ -63,7 +64,7 @@ export class ProgressPrinter {
   }
 
   #clear() {
-    if (this.tty) this.out.write("\r\x1b[2K");
+    if (this.tty) control(this.out, CONTROL.clearLine);
   }
 
   #bar() {
@@ -71,7 +72,8 @@ export class ProgressPrinter {
     const width = 24;
     const filled = Math.round((this.#done / this.#total) * width);
     const running = [...this.#running].join(", ");
-    this.out.write(`\r\x1b[2K${this.#label}[${"█".repeat(filled)}${"░".repeat(width - filled)}] ${this.#done}/${this.#total}${running ? ` · ${running}` : ""}`);
+    control(this.out, CONTROL.clearLine);
+    this.out.write(`${this.#label}[${"█".repeat(filled)}${"░".repeat(width - filled)}] ${this.#done}/${this.#total}${running ? ` · ${running}` : ""}`);
   }
 }
 

@@ -23,3 +23,4 @@ export * from "./progress.js";
 export * from "./protocol.js";
 export * from "./evidence.js";
 export * from "./url.js";
+export * from "./terminal.js";

@@ -1,4 +1,6 @@
-import { createReadStream, readFileSync } from "node:fs";
+import { closeSync, createReadStream, openSync, readSync, statSync } from "node:fs";
+import { Readable } from "node:stream";
+import { text as streamText } from "node:stream/consumers";
 import { createInterface } from "node:readline";
 import { createGunzip } from "node:zlib";
 import { csvRecords } from "./csv.js";
@@ -15,7 +17,37 @@ export interface FieldMap {
   url?: string;
 }
 
-type Parse = (obj: Record<string, unknown>) => CorpusDocument | string;
+type Parse = (obj: Record<string, unknown>, line: string) => CorpusDocument | string;
+
+/**
+ * A corpus file's text, streamed: gzip (by its magic bytes, whatever the name) is decompressed, a
+ * byte-order mark is dropped, and a folder is refused by name rather than failing with EISDIR.
+ */
+export function corpusText(path: string): Readable {
+  if (statSync(path).isDirectory()) throw new Error(`${path} is a folder: give one corpus file (a folder is read only by --format pdf)`);
+  const head = Buffer.alloc(2);
+  const fd = openSync(path, "r");
+  try {
+    readSync(fd, head, 0, 2, 0);
+  } finally {
+    closeSync(fd);
+  }
+  const raw = createReadStream(path);
+  const bytes = head[0] === 0x1f && head[1] === 0x8b ? raw.pipe(createGunzip()) : raw;
+  let first = true;
+  const text = bytes.setEncoding("utf8") as AsyncIterable<string> & Readable;
+  return Readable.from(
+    (async function* () {
+      for await (const chunk of text) {
+        yield first ? chunk.replace(/^\uFEFF/, "") : chunk;
+        first = false;
+      }
+    })(),
+  );
+}
+
+// eslint-disable-next-line no-control-regex
+const CONTROL_CHAR = /[\u0000-\u001f\u007f-\u009f\u2028\u2029]/;
 
 /**
  * The checks every document of every reader passes before it is chunked: an id, some text, and
@@ -26,11 +58,13 @@ function accept(doc: CorpusDocument, line: number, report: ReadReport, seen: Map
   const why =
     doc.docId.trim() === ""
       ? "empty document id"
-      : doc.text.trim() === ""
-        ? `document ${doc.docId}: empty text${doc.title.trim() ? " (a title alone is not indexed)" : ""}`
-        : seen.has(doc.docId)
-          ? `document ${doc.docId}: the same id as line ${seen.get(doc.docId)}; the first is kept`
-          : undefined;
+      : CONTROL_CHAR.test(doc.docId)
+        ? `document id ${JSON.stringify(doc.docId)} holds a control character (a line break, an escape): left out, since an id is shown and stored as written`
+        : doc.text.trim() === ""
+          ? `document ${doc.docId}: empty text${doc.title.trim() ? " (a title alone is not indexed)" : ""}`
+          : seen.has(doc.docId)
+            ? `document ${doc.docId}: the same id as line ${seen.get(doc.docId)}; the first is kept`
+            : undefined;
   if (why) {
     report.problems.push({ line, message: why });
     return false;
@@ -45,7 +79,7 @@ function accept(doc: CorpusDocument, line: number, report: ReadReport, seen: Map
  * `report.problems` with its line number and skipped; the rest of the file is still read.
  */
 async function* jsonl(path: string, parse: Parse, report: ReadReport): AsyncGenerator<CorpusDocument> {
-  const lines = createInterface({ input: createReadStream(path, "utf8"), crlfDelay: Infinity });
+  const lines = createInterface({ input: corpusText(path), crlfDelay: Infinity });
   const seen = new Map<string, number>();
   let n = 0;
   for await (const line of lines) {
@@ -62,21 +96,32 @@ async function* jsonl(path: string, parse: Parse, report: ReadReport): AsyncGene
       report.problems.push({ line: n, message: "not a JSON object" });
       continue;
     }
-    const doc = parse(obj as Record<string, unknown>);
+    const doc = parse(obj as Record<string, unknown>, line);
     if (typeof doc === "string") report.problems.push({ line: n, message: doc });
     else if (accept(doc, n, report, seen)) yield doc;
   }
 }
 
 const str = (v: unknown) => (typeof v === "string" ? v : typeof v === "number" ? String(v) : undefined);
+
+/**
+ * An id field as written: a number beyond 2^53 is read back from the line's own digits, since
+ * JSON.parse rounds it (two ids 1 apart would otherwise become one and a false duplicate).
+ */
+function idText(o: Record<string, unknown>, key: string, line: string): string | undefined {
+  const v = o[key];
+  if (typeof v !== "number" || Number.isSafeInteger(v)) return str(v);
+  const m = new RegExp(`"${key.replace(/[.*+?^${}()|[\]\\]/g, "\\$&")}"\\s*:\\s*(-?\\d+(?:\\.\\d+)?(?:[eE][+-]?\\d+)?)`).exec(line);
+  return m ? m[1] : str(v);
+}
 const int = (v: unknown) => (typeof v === "number" && Number.isInteger(v) ? v : typeof v === "string" && /^\d+$/.test(v) ? Number(v) : undefined);
 
 /** SciFact's corpus.jsonl ({ doc_id, title, abstract: [sentences] }) or BEIR's ({ _id, title, text }). */
 export function readBeirCorpus(path: string, report: ReadReport = { read: 0, problems: [] }, source = "scifact"): AsyncGenerator<CorpusDocument> {
   return jsonl(
     path,
-    (o) => {
-      const docId = str(o.doc_id) ?? str(o._id);
+    (o, line) => {
+      const docId = idText(o, "doc_id", line) ?? idText(o, "_id", line);
       if (docId === undefined) return `no "doc_id" or "_id"`;
       const sentences = Array.isArray(o.abstract) && o.abstract.every((s) => typeof s === "string") ? (o.abstract as string[]) : undefined;
       const text = sentences ? sentences.join(" ") : str(o.text);
@@ -100,8 +145,8 @@ export function readBeirCorpus(path: string, report: ReadReport = { read: 0, pro
 export function readJsonlCorpus(path: string, fields: FieldMap, report: ReadReport = { read: 0, problems: [] }, source = "jsonl"): AsyncGenerator<CorpusDocument> {
   return jsonl(
     path,
-    (o) => {
-      const docId = str(o[fields.id]);
+    (o, line) => {
+      const docId = idText(o, fields.id, line);
       if (docId === undefined) return `no id field "${fields.id}"`;
       const text = str(o[fields.text]);
       if (text === undefined) return `document ${docId}: no text field "${fields.text}"`;
@@ -124,7 +169,7 @@ export function readJsonlCorpus(path: string, fields: FieldMap, report: ReadRepo
  * context paragraphs as the text (the conclusion, LONG_ANSWER, is the answer and is left out).
  */
 export async function* readPubMedQA(path: string, report: ReadReport = { read: 0, problems: [] }): AsyncGenerator<CorpusDocument> {
-  const data = JSON.parse(readFileSync(path, "utf8")) as Record<string, Record<string, unknown>>;
+  const data = JSON.parse(await streamText(corpusText(path))) as Record<string, Record<string, unknown>>;
   const seen = new Map<string, number>();
   let n = 0;
   for (const [pmid, rec] of Object.entries(data)) {
@@ -149,7 +194,7 @@ export async function* readPubMedQA(path: string, report: ReadReport = { read: 0
 export async function* readCsvCorpus(path: string, fields: FieldMap, report: ReadReport = { read: 0, problems: [] }, source = "csv"): AsyncGenerator<CorpusDocument> {
   let header: string[] | undefined;
   const seen = new Map<string, number>();
-  for await (const rec of csvRecords(createReadStream(path, "utf8"))) {
+  for await (const rec of csvRecords(corpusText(path))) {
     if (rec.error) {
       report.problems.push({ line: rec.line, message: rec.error });
       continue;
@@ -192,9 +237,7 @@ export async function* readCsvCorpus(path: string, fields: FieldMap, report: Rea
  * multi-gigabyte file never sits in memory. Articles without an abstract are reported, not indexed.
  */
 export async function* readPubMedXml(path: string, report: ReadReport = { read: 0, problems: [] }): AsyncGenerator<CorpusDocument> {
-  const raw = createReadStream(path);
-  const stream = path.endsWith(".gz") ? raw.pipe(createGunzip()) : raw;
-  stream.setEncoding("utf8");
+  const stream = corpusText(path);
   let buffer = "";
   let line = 1; // line of buffer[0]
   const seen = new Map<string, number>();

@@ -10,6 +10,7 @@ import { cliServices } from "../services.js";
 import { runWithSummaries } from "./run.js";
 import { sciFactFolder } from "../scifact-data.js";
 import { runModelCalls, runsShow } from "./runs.js";
+import { control, CONTROL } from "../terminal.js";
 
 const CLAIMS = 3;
 
@@ -88,12 +89,15 @@ function showRun(runStore: RunStore, runId: string, nli: string, generator: stri
   say(`hallucinated citations: ${answer.invalidCitations.length}${answer.invalidCitations.length ? ` (${answer.invalidCitations.map((c) => `[${c.marker}]`).join(" ")})` : ""}\n`);
   const answerClaims = runStore.nodeOutput(runId, "claims", "claims") as Claim[];
   const verdicts = runStore.nodeOutput(runId, "verify", "verdicts") as Verdict[];
-  const colour = process.stdout.isTTY ? { SUPPORT: "\x1b[32m", CONTRADICT: "\x1b[31m", NO_EVIDENCE: "\x1b[33m", NO_REFERENCE: "\x1b[90m" } : undefined;
+  const colour = process.stdout.isTTY ? ({ SUPPORT: CONTROL.green, CONTRADICT: CONTROL.red, NO_EVIDENCE: CONTROL.yellow, NO_REFERENCE: CONTROL.grey } as const) : undefined;
   say(`Claims and verdicts (NLI: ${nli}):\n`);
   for (const v of verdicts) {
     const claim = answerClaims.find((c) => c.id === v.claimId)!;
-    const label = colour ? `${colour[v.label]}${v.label}\x1b[0m` : v.label;
-    say(`  ${claim.id} → ${v.passageId ?? "(no citation)"}: ${label}  ${claim.text}\n${v.evidence ? `      closest: "${v.evidence.sentence}"\n` : ""}`);
+    say(`  ${claim.id} → ${v.passageId ?? "(no citation)"}: `);
+    if (colour) control(process.stdout, colour[v.label]);
+    say(v.label);
+    if (colour) control(process.stdout, CONTROL.reset);
+    say(`  ${claim.text}\n${v.evidence ? `      closest: "${v.evidence.sentence}"\n` : ""}`);
   }
   say(`The passages it could cite, with every score they received:\n`);
   top.forEach((p, i) =>

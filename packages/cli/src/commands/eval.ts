@@ -6,6 +6,7 @@ import { docsInOrder, ndcgAt, pairedBootstrap, readQrels, scoreClassification, s
 import { describeModel } from "@citeflow/models";
 import { UsageError } from "../errors.js";
 import { table } from "../table.js";
+import { clearedLine } from "../terminal.js";
 import { FailureError } from "../errors.js";
 import { readQuestions } from "../questions.js";
 import { retrievalGraph, retrieve } from "../retrieval-graph.js";
@@ -53,7 +54,7 @@ export async function evalRetrievalCommand(o: EvalRetrievalOptions, registry: No
     const runs = new Map<string, string[]>();
     for (const [i, q] of todo.entries()) {
       runs.set(q.id, docsInOrder((await retrieve(session, g, q)).map((p) => p.id)));
-      if (!o.json && process.stderr.isTTY) process.stderr.write(`\r\x1b[2Keval${rerank ? ` ${rerank}` : ""}: ${i + 1}/${todo.length} queries`);
+      if (!o.json && process.stderr.isTTY) clearedLine(`eval${rerank ? ` ${rerank}` : ""}: ${i + 1}/${todo.length} queries`);
     }
     if (!o.json && process.stderr.isTTY) process.stderr.write("\n");
     return runs;
@@ -164,7 +165,7 @@ async function verifyClaims(
     if (failed) throw new FailureError(`claim ${c.id}: ${failed.id}: ${failed.error!.message}`);
     const predicted = aggregateVerdicts(result.nodes.find((n) => n.id === verifier)!.outputs![port] as Verdict[]);
     pairs.push(o.binary ? { gold: c.gold === "SUPPORT" ? "true" : "false", predicted: predicted === "SUPPORT" ? "true" : "false" } : { gold: c.gold, predicted });
-    if (!o.json && process.stderr.isTTY) process.stderr.write(`\r\x1b[2Keval scifact${label ? ` ${label}` : ""}: ${i + 1}/${claims.length} claims`);
+    if (!o.json && process.stderr.isTTY) clearedLine(`eval scifact${label ? ` ${label}` : ""}: ${i + 1}/${claims.length} claims`);
   }
   if (!o.json && process.stderr.isTTY) process.stderr.write("\n");
   return pairs;

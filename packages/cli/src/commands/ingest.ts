@@ -16,6 +16,7 @@ import {
   type ReadReport,
 } from "@citeflow/retrieval";
 import { FailureError, UsageError } from "../errors.js";
+import { clearedLine } from "../terminal.js";
 import { bibliographyDocuments, zoteroDocuments } from "./ingest-sources.js";
 
 export interface IngestCommandOptions {
@@ -109,7 +110,8 @@ export async function ingestCommand(o: IngestCommandOptions): Promise<number> {
       batchSize: o.batch ?? 256,
       onProgress: (p) => {
         const line = `ingest: ${p.documents} documents read, ${p.added} passages added, ${p.skipped} already there`;
-        process.stderr.write(tty ? `\r\x1b[2K${line}` : `${line}\n`);
+        if (tty) clearedLine(line);
+        else process.stderr.write(`${line}\n`);
       },
     });
   } catch (e) {

@@ -1,5 +1,6 @@
 import type { NodeRegistry } from "@citeflow/core";
 import { UsageError } from "../errors.js";
+import { control, CONTROL } from "../terminal.js";
 import { cliServices } from "../services.js";
 
 export interface SynthCommandOptions {
@@ -57,8 +58,10 @@ export async function synthCommand(opts: SynthCommandOptions, registry: NodeRegi
       const width = 30;
       const bar = "█".repeat(Math.round((done / total) * width)).padEnd(width, "░");
       const text = `${stage.padEnd(9)} ${bar} ${done}/${total}`;
-      if (tty) process.stderr.write(`\r${text}${done === total ? "\n" : ""}`);
-      else if (done === total || text.split(" ")[0] !== last) process.stderr.write(`${text}\n`);
+      if (tty) {
+        control(process.stderr, CONTROL.returnToStart);
+        process.stderr.write(`${text}${done === total ? "\n" : ""}`);
+      } else if (done === total || text.split(" ")[0] !== last) process.stderr.write(`${text}\n`);
       last = stage;
     },
   });
