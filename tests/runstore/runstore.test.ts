@@ -176,6 +176,30 @@ describe("run store", () => {
     }
   });
 
+  it("redaction never rewrites data: a marked word or phrase is left alone; a key's encodings, spaced echoes and new shapes go", () => {
+    const key = "sk-live-0123456789abcdefghijklmn";
+    const env = { CITEFLOW_SECRETS: "WORD,PHRASE,PW", WORD: "with", PHRASE: "the results show", PW: "tiger42", SERVICE_API_KEY: key, OTHER_TOKEN: "Zq8+w/Rt5=Kd2&Lm7Np4", DATA_KEY: "/home/me/keys" };
+    const r = new Redactor(secretsFromEnv(env));
+    const text = "Results with the results show that with aspirin the risk fell; see /home/me/keys.";
+    expect(r.redact(text)).toBe(text);
+    const echoes = [encodeURIComponent("Zq8+w/Rt5=Kd2&Lm7Np4"), Buffer.from(key).toString("base64"), Buffer.from(key).toString("base64url"), [...key].join(" "), key.slice(0, 8) + " " + key.slice(8)];
+    for (const e of echoes) expect(r.redact(`echo: ${e} end`), e).toBe("echo: [redacted] end");
+    const shapes = [
+      "eyJhbGciOiJIUzI1NiJ9.eyJzdWIiOiIxMjM0NTY3ODkwIn0.dozjgNryP4J3jVmNHl0w5N_XgL0n3I9PlFUP0THsR8U",
+      "wJalrXUtnFEMI/K7MDENG/bPxRfiCYEXAMPLEKEY",
+      "sk_live_4eC39HqLyjWDarjtT1zdp7dc",
+      "glpat-xxxxxxxxxxxxxxxxxxxx",
+      "npm_abcdefghijklmnopqrstuvwxyz0123456789",
+      "ya29.a0AfH6SMBx1234567890abcdefgh",
+    ];
+    for (const s of shapes) expect(r.redact(`value: ${s} end`), s).toBe("value: [redacted] end");
+    expect(r.redact("Authorization: Basic dXNlcjpwYXNzd29yZA==")).toBe("Authorization: [redacted]");
+    expect(r.redact("OPENAI_BASE_URL=http://user:pw@host:8080/v1 and https://example.org/a?mail=x@y.z")).toBe("OPENAI_BASE_URL=http://[redacted]@host:8080/v1 and https://example.org/a?mail=x@y.z");
+    // Neither a git commit nor a content hash is a secret shape.
+    const sha = "0d3410f1b2c3d4e5f60718293a4b5c6d7e8f9012";
+    expect(r.redact(`commit ${sha}`)).toBe(`commit ${sha}`);
+  });
+
   it("cache clear forgets results but keeps runs", async () => {
     const store = new RunStore(tempDir());
     const r = await run(graph(), { ...store.runOptions(), inputs: { question } });
