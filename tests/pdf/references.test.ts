@@ -121,7 +121,7 @@ async function fileStorage() {
 }
 
 /** Zotero's Web API, as far as Citeflow uses it, with its real response shapes and failures. */
-async function zoteroServer(storage: Loopback) {
+async function zoteroServer(storage: Loopback, attachment = "ATT00001") {
   let version = 412;
   /** Item keys deleted at each library version (what GET /deleted?since= reports). */
   const deletions = new Map<number, string[]>();
@@ -143,7 +143,7 @@ async function zoteroServer(storage: Loopback) {
       },
       1,
     ),
-    item("ATT00001", { itemType: "attachment", parentItem: "AAAA1111", contentType: "application/pdf", linkMode: "imported_file", md5: "abc", filename: "smith.pdf" }),
+    item(attachment, { itemType: "attachment", parentItem: "AAAA1111", contentType: "application/pdf", linkMode: "imported_file", md5: "abc", filename: "smith.pdf" }),
     item("BBBB2222", {
       itemType: "journalArticle",
       title: docs[2]!.title,
@@ -189,7 +189,7 @@ async function zoteroServer(storage: Loopback) {
       return pages(list, url, res, url.searchParams.get("start") === "2" ? { backoff: "1" } : {});
     }
     if (p === "/users/1/items/AAAA1111/children") return pages([items[1]], url, res);
-    if (p === "/users/1/items/ATT00001/file") {
+    if (p === `/users/1/items/${attachment}/file`) {
       res.writeHead(302, { location: `${storage.url}/files/ATT00001` });
       return res.end();
     }
@@ -269,6 +269,19 @@ describe("Zotero libraries (zotero:users/<id>)", () => {
     const left = await (await LanceStore.open(store)).passages([{ id: "AAAA1111#0" }, { id: "BBBB2222#0" }]);
     expect([...left.keys()]).toEqual(["AAAA1111#0"]);
     expect(storage.requests).toHaveLength(1);
+  }, 60_000);
+
+  it("an attachment key from the server that is a path (../../x) is refused by name: nothing fetched, nothing written outside --files", async () => {
+    const storage = await fileStorage();
+    const zotero = await zoteroServer(storage, "../../escaped");
+    const store = tempDir();
+    const files = join(store, "deep", "files");
+    const r = await cli(["zotero:users/1", "--store", store, "--files", files], { ZOTERO_API_URL: zotero.url, ZOTERO_API_KEY: KEY });
+    expect(r.code, r.stderr).toBe(0);
+    expect(JSON.stringify(r.summary.problems)).toMatch(/not a Zotero item key/);
+    expect(r.summary.documents).toBe(1); // the item with an abstract still goes in
+    expect(zotero.requests.some((q) => q.path.includes("escaped"))).toBe(false);
+    expect(readdirSync(store, { recursive: true }).some((f) => String(f).includes("escaped"))).toBe(false);
   }, 60_000);
 
   it("filters by collection name, fetches attachments per item, and names unknown collections and bad keys", async () => {

@@ -8,6 +8,9 @@ import { guardStreams } from "./terminal.js";
 const redactor = new Redactor(secretsFromEnv());
 guardStreams((text) => redactor.redact(text));
 
+// A file-size limit (ulimit -f) makes a write fail with EFBIG, reported like a full disk, instead of killing the process.
+process.on("SIGXFSZ", () => undefined);
+
 // Output piped into `head` and closed early is not an error.
 process.stdout.on("error", (e: NodeJS.ErrnoException) => {
   if (e.code === "EPIPE") process.exit(process.exitCode ?? 0);

@@ -1,8 +1,8 @@
-import { mkdirSync, writeFileSync } from "node:fs";
+import { mkdirSync } from "node:fs";
 import { join } from "node:path";
 import type { Services } from "@citeflow/core";
 import { readQrels } from "@citeflow/eval";
-import { Redactor, RunStore, secretsFromEnv, type CorrectionProblem } from "@citeflow/runstore";
+import { Redactor, RunStore, secretsFromEnv, writeFileAtomic, type CorrectionProblem } from "@citeflow/runstore";
 import { datasetCard } from "./card.js";
 import { toParquet } from "./parquet.js";
 import { collectExamples } from "./examples.js";
@@ -75,18 +75,18 @@ export function exportDataset(o: ExportOptions): ExportResult {
   const files: Record<string, number> = {};
   for (const [name, list] of Object.entries(splits)) {
     const lines = list.map((r) => line(r, metadata, redactor));
-    writeFileSync(join(o.out, `${name}.jsonl`), lines.map((l) => l + "\n").join(""));
+    writeFileAtomic(join(o.out, `${name}.jsonl`), lines.map((l) => l + "\n").join(""), o.out);
     files[`${name}.jsonl`] = list.length;
     if (o.parquet) {
       // The same (scrubbed) rows; an empty split has no columns to write.
-      if (lines.length) writeFileSync(join(o.out, `${name}.parquet`), toParquet(lines.map((l) => JSON.parse(l) as Record<string, unknown>)));
+      if (lines.length) writeFileAtomic(join(o.out, `${name}.parquet`), toParquet(lines.map((l) => JSON.parse(l) as Record<string, unknown>)));
       files[`${name}.parquet`] = lines.length;
     }
   }
   const command =
     o.command ??
     `citeflow export --runs ${o.runs} --format ${o.format} --out ${o.out} --split ${ratio} --seed ${seed}${o.qrels ? ` --qrels ${o.qrels}` : ""}${o.labels ? ` --labels ${o.labels.claims} --corpus ${o.labels.corpus}` : ""}${o.rubric ? ` --min-organisation ${o.rubric.organisation} --min-factuality ${o.rubric.factuality}` : ""}${metadata ? "" : " --no-metadata"}${o.parquet ? " --parquet" : ""}`;
-  writeFileSync(
+  writeFileAtomic(
     join(o.out, "README.md"),
     redactor.redact(
       datasetCard({
@@ -104,6 +104,7 @@ export function exportDataset(o: ExportOptions): ExportResult {
         command,
       }),
     ),
+    o.out,
   );
   return { files, runs: ex.runs, skippedRuns: ex.skipped, correctionProblems: ex.correctionProblems, removed: { exact, near }, ...(o.rubric ? { rubricDropped } : {}) };
 }

@@ -1,4 +1,5 @@
-import { appendFileSync, existsSync, readFileSync } from "node:fs";
+import { existsSync, readFileSync } from "node:fs";
+import { appendLines } from "@citeflow/runstore";
 import { join } from "node:path";
 import { compileTemplate, loadGraph, startRun, type NodeRegistry, type Passage, type Services } from "@citeflow/core";
 import type { ChatModel } from "@citeflow/models";
@@ -121,7 +122,7 @@ export async function synthesize(o: SynthOptions): Promise<SynthResult> {
         .trim();
       if (!question) throw new Error(`the LLM wrote no question for ${passage.id}`);
       const line: QuestionLine = { docId: passage.id.slice(0, passage.id.lastIndexOf("#")), passageId: passage.id, question };
-      appendFileSync(questionsPath, JSON.stringify(line) + "\n");
+      appendLines(questionsPath, JSON.stringify(line) + "\n");
       asked.set(passage.id, line);
     }
     o.onProgress?.("questions", i + 1, abstracts.length);
@@ -147,7 +148,7 @@ export async function synthesize(o: SynthOptions): Promise<SynthResult> {
       const handle = startRun(graph, { ...runs.runOptions(), services: o.services, inputs: { [inputName]: { id: questionId, text: q.question } } });
       const r = await handle.result;
       const line: DoneLine = { questionId, runId: r.runId, status: r.status };
-      appendFileSync(donePath, JSON.stringify(line) + "\n");
+      appendLines(donePath, JSON.stringify(line) + "\n");
       if (r.status === "ok") done.set(questionId, line);
       else failed.push(`${questionId} (${r.error?.message ?? r.nodes.find((n) => n.error)?.error?.message ?? r.status})`);
     }

@@ -1,4 +1,5 @@
-import { existsSync, mkdirSync, readFileSync, writeFileSync } from "node:fs";
+import { existsSync, mkdirSync, readFileSync } from "node:fs";
+import { writeFileAtomic } from "@citeflow/runstore";
 import { join, resolve } from "node:path";
 import * as lancedb from "@lancedb/lancedb";
 import { parsePassageId, type Passage } from "@citeflow/core";
@@ -156,7 +157,7 @@ export class LanceStore implements PassageStore {
   }
 
   #writeMeta(meta: StoreMeta): void {
-    writeFileSync(this.metaPath, JSON.stringify(meta, null, 2) + "\n");
+    writeFileAtomic(this.metaPath, JSON.stringify(meta, null, 2) + "\n");
     this.current = meta;
   }
 

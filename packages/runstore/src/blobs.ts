@@ -1,5 +1,5 @@
 import { existsSync, readFileSync } from "node:fs";
-import { join } from "node:path";
+import { dirname, join } from "node:path";
 import { canonicalJson, hashText } from "@citeflow/core";
 import { writeFileAtomic } from "./fsutil.js";
 import type { Redactor } from "./redact.js";
@@ -27,8 +27,8 @@ export class BlobStore {
       const stored = this.redactor ? this.redactor.redact(text) : text;
       // A redacted blob no longer hashes to its name: a marker beside it holds the hash of what
       // was written, so reads still verify it.
-      if (stored !== text) writeFileAtomic(`${path}.redacted`, hashText(stored));
-      writeFileAtomic(path, stored);
+      if (stored !== text) writeFileAtomic(`${path}.redacted`, hashText(stored), dirname(this.dir));
+      writeFileAtomic(path, stored, dirname(this.dir));
     }
     return h;
   }

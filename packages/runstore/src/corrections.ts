@@ -1,6 +1,7 @@
-import { appendFileSync, existsSync, readFileSync } from "node:fs";
+import { existsSync, readFileSync } from "node:fs";
+import { dirname } from "node:path";
 import { randomBytes } from "node:crypto";
-import { ensureDir } from "./fsutil.js";
+import { appendLines, ensureDir } from "./fsutil.js";
 
 /** A user's correction of one output of one run. The run itself is never changed. */
 export type Correction =
@@ -49,7 +50,7 @@ export class CorrectionLog {
   append(runId: string, c: Correction): StoredCorrection {
     ensureDir(this.dir);
     const stored = JSON.parse(this.redact(JSON.stringify({ ...c, id: randomBytes(6).toString("hex"), runId, at: Date.now() }))) as StoredCorrection;
-    appendFileSync(this.path(runId), JSON.stringify(stored) + "\n");
+    appendLines(this.path(runId), JSON.stringify(stored) + "\n", dirname(this.dir));
     return stored;
   }
 

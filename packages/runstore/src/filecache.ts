@@ -1,5 +1,5 @@
 import { existsSync, readdirSync, readFileSync, rmSync } from "node:fs";
-import { join } from "node:path";
+import { dirname, join } from "node:path";
 import type { CacheEntry, CacheStore } from "@citeflow/core";
 import type { BlobStore } from "./blobs.js";
 import { writeFileAtomic } from "./fsutil.js";
@@ -44,7 +44,7 @@ export class FileCache implements CacheStore {
     // Blobs first, then the index entry: a crash in between leaves a miss, never a broken hit.
     for (const [port, value] of Object.entries(entry.outputs)) this.blobs.put(value, entry.hashes[port]);
     const index: IndexEntry = { nodeType: entry.nodeType, version: entry.version, hashes: entry.hashes, at: Date.now() };
-    writeFileAtomic(this.#path(key), JSON.stringify(index));
+    writeFileAtomic(this.#path(key), JSON.stringify(index), dirname(this.dir));
   }
 
   async delete(key: string): Promise<void> {

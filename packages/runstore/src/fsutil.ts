@@ -1,18 +1,146 @@
-import { closeSync, existsSync, fsyncSync, mkdirSync, openSync, renameSync, writeSync } from "node:fs";
-import { dirname } from "node:path";
+import { closeSync, constants, existsSync, fsyncSync, ftruncateSync, lstatSync, mkdirSync, openSync, readdirSync, renameSync, rmSync, writeSync } from "node:fs";
+import { dirname, isAbsolute, join, relative, resolve, sep } from "node:path";
 
-/** Write a file so readers see either nothing or all of it (temp file + rename). */
-export function writeFileAtomic(path: string, text: string): void {
+/**
+ * Every file Citeflow writes from outside data (runs, blobs, corrections, exports, downloads) goes
+ * through here, so three rules hold everywhere:
+ *
+ * - a write is whole or not at all: short writes are retried until every byte is down, and a write
+ *   that fails (a full disk, a file-size limit) removes its temp file, keeps the previous file and
+ *   says which file could not be written and why;
+ * - no write goes through a symbolic link Citeflow did not make: below the folder a write belongs to
+ *   (a store, an export folder), a linked folder or file is refused by name;
+ * - a name built from outside data (a server's attachment key, an id) stays inside its folder.
+ */
+const TEMP = /\.\d+\.[a-z0-9]+\.tmp$/;
+
+export class WriteError extends Error {
+  constructor(path: string, e: unknown) {
+    const code = (e as NodeJS.ErrnoException).code;
+    const why = code === "ENOSPC" ? "the disk is full" : code === "EFBIG" ? "the file-size limit was reached" : code === "EDQUOT" ? "the disk quota is used up" : (e as Error).message;
+    super(`could not write ${path}: ${why}; nothing was changed there`);
+  }
+}
+
+/** `name` joined to `folder`, refused when it would land outside it (`../x`, an absolute path). */
+export function inside(folder: string, name: string): string {
+  const path = resolve(folder, name);
+  const rel = relative(resolve(folder), path);
+  if (rel === "" || rel === ".." || rel.startsWith(`..${sep}`) || isAbsolute(rel)) throw new Error(`"${name}" would be written outside ${folder}`);
+  return path;
+}
+
+/** Refuses a symbolic link at `path` or at any folder between `root` and it (`root` itself may be one: the user chose it). */
+export function refuseLinks(root: string, path: string): void {
+  const rel = relative(resolve(root), resolve(path));
+  if (rel.startsWith("..")) throw new Error(`${path} is outside ${root}`);
+  let at = resolve(root);
+  for (const part of rel.split(sep).filter(Boolean)) {
+    at = join(at, part);
+    let link = false;
+    try {
+      link = lstatSync(at).isSymbolicLink();
+    } catch {
+      return; // does not exist yet: nothing below it either
+    }
+    if (link) throw new Error(`${at} is a symbolic link: Citeflow writes only into folders and files it made, never through a link`);
+  }
+}
+
+function writeAll(fd: number, data: Buffer): void {
+  for (let off = 0; off < data.length;) off += writeSync(fd, data, off, data.length - off);
+}
+
+/**
+ * Writes a file so readers see either the previous file or all of the new one (temp file, fsync,
+ * rename; a link at `path` is replaced, never written through). `root`: the folder the write
+ * belongs to, checked for links below it.
+ */
+export function writeFileAtomic(path: string, data: string | Uint8Array, root?: string): void {
+  if (root) refuseLinks(root, path);
   mkdirSync(dirname(path), { recursive: true });
   const tmp = `${path}.${process.pid}.${Math.random().toString(36).slice(2)}.tmp`;
-  const fd = openSync(tmp, "w");
   try {
-    writeSync(fd, text);
-    fsyncSync(fd);
-  } finally {
-    closeSync(fd);
+    const fd = openSync(tmp, constants.O_WRONLY | constants.O_CREAT | constants.O_EXCL | constants.O_NOFOLLOW);
+    try {
+      writeAll(fd, typeof data === "string" ? Buffer.from(data) : Buffer.from(data.buffer, data.byteOffset, data.byteLength));
+      fsyncSync(fd);
+    } finally {
+      closeSync(fd);
+    }
+    renameSync(tmp, path);
+  } catch (e) {
+    rmSync(tmp, { force: true });
+    throw new WriteError(path, e);
   }
-  renameSync(tmp, path);
+}
+
+/**
+ * Appends whole lines to a file that is never a link. A failed append (a full disk) is cut back to
+ * the file's previous length, so no half line is left, and reported.
+ */
+export function appendLines(path: string, text: string, root?: string): void {
+  if (root) refuseLinks(root, path);
+  mkdirSync(dirname(path), { recursive: true });
+  let fd: number;
+  try {
+    fd = openSync(path, constants.O_WRONLY | constants.O_APPEND | constants.O_CREAT | constants.O_NOFOLLOW);
+  } catch (e) {
+    if ((e as NodeJS.ErrnoException).code === "ELOOP") throw new Error(`${path} is a symbolic link: Citeflow appends only to files it made, never through a link`);
+    throw new WriteError(path, e);
+  }
+  const before = lstatSync(path).size;
+  try {
+    writeAll(fd, Buffer.from(text));
+  } catch (e) {
+    try {
+      closeSync(fd);
+      fd = -1;
+      const t = openSync(path, constants.O_WRONLY | constants.O_NOFOLLOW);
+      try {
+        ftruncateSync(t, before);
+      } finally {
+        closeSync(t);
+      }
+    } catch {
+      // the report below still stands; a reader drops a cut last line
+    }
+    throw new WriteError(path, e);
+  } finally {
+    if (fd >= 0) closeSync(fd);
+  }
+}
+
+/** Removes temp files a killed writer left in `dir` and its subfolders (one level). */
+export function removeStaleTemps(dir: string): number {
+  let removed = 0;
+  const sweep = (d: string, depth: number) => {
+    let entries;
+    try {
+      entries = readdirSync(d, { withFileTypes: true });
+    } catch {
+      return;
+    }
+    for (const e of entries) {
+      if (e.isFile() && TEMP.test(e.name) && !alive(Number(e.name.split(".").at(-3)))) {
+        rmSync(join(d, e.name), { force: true });
+        removed++;
+      } else if (e.isDirectory() && depth > 0) sweep(join(d, e.name), depth - 1);
+    }
+  };
+  sweep(dir, 1);
+  return removed;
+}
+
+function alive(pid: number): boolean {
+  if (!Number.isInteger(pid) || pid <= 0) return false;
+  if (pid === process.pid) return true;
+  try {
+    process.kill(pid, 0);
+    return true;
+  } catch (e) {
+    return (e as NodeJS.ErrnoException).code === "EPERM";
+  }
 }
 
 export function ensureDir(path: string): void {

@@ -4,7 +4,7 @@ import { newRunId, type RunEvent } from "@citeflow/core";
 import { BlobStore } from "./blobs.js";
 import { diffRuns, type RunDiff } from "./diff.js";
 import { FileCache } from "./filecache.js";
-import { ensureDir } from "./fsutil.js";
+import { ensureDir, removeStaleTemps } from "./fsutil.js";
 import { readRunFile, type NodeRecord, type RunRecord, type SpanRecord, type StoredRunStatus } from "./reader.js";
 import { RunRecorder } from "./recorder.js";
 import { Redactor, secretsFromEnv } from "./redact.js";
@@ -13,6 +13,7 @@ import { CORRECTION_LABELS, CorrectionLog, type Correction, type StoredCorrectio
 export { CORRECTION_LABELS, type Correction, type StoredCorrection, type CorrectionProblem };
 
 export { BlobStore, FileCache, RunRecorder, Redactor, secretsFromEnv, readRunFile, diffRuns };
+export { appendLines, inside, refuseLinks, WriteError, writeFileAtomic } from "./fsutil.js";
 export type * from "./reader.js";
 export type * from "./diff.js";
 
@@ -50,6 +51,8 @@ export class RunStore {
     this.#redactor = new Redactor([...secretsFromEnv(), ...(options.secrets ?? [])]);
     this.blobs = new BlobStore(join(this.dir, "blobs"), this.#redactor);
     this.cache = new FileCache(join(this.dir, "cache"), this.blobs);
+    // What a killed writer left behind: temp files never renamed into place.
+    for (const d of ["blobs", "cache"]) removeStaleTemps(join(this.dir, d));
   }
 
   get runsDir(): string {

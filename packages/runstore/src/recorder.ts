@@ -1,6 +1,7 @@
-import { appendFileSync } from "node:fs";
+import { dirname } from "node:path";
 import type { RunEvent } from "@citeflow/core";
 import type { BlobStore } from "./blobs.js";
+import { appendLines } from "./fsutil.js";
 import type { Redactor } from "./redact.js";
 
 /** Values larger than this (as JSON) go to a blob and the line holds `{ "$blob": hash }`. */
@@ -19,7 +20,8 @@ export class RunRecorder {
   ) {}
 
   record(event: RunEvent): void {
-    appendFileSync(this.path, this.redactor.redact(JSON.stringify(this.#line(event))) + "\n");
+    // The run store folder: runs/<id>.jsonl below it is never written through a link.
+    appendLines(this.path, this.redactor.redact(JSON.stringify(this.#line(event))) + "\n", dirname(dirname(this.path)));
   }
 
   #line(e: RunEvent): object {

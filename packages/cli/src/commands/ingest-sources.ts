@@ -1,4 +1,5 @@
-import { existsSync, readFileSync, writeFileSync } from "node:fs";
+import { existsSync, readFileSync } from "node:fs";
+import { writeFileAtomic } from "@citeflow/runstore";
 import { homedir } from "node:os";
 import { join } from "node:path";
 import { planSources, readBibtex, readCslJson, readReferences, zoteroLibrary, type CorpusDocument, type PassageStore, type ReadReport, type Reference, type SourceTally } from "@citeflow/retrieval";
@@ -69,7 +70,7 @@ export async function zoteroDocuments(z: ZoteroSpec, store: PassageStore, report
     tally.deleted = lib.deleted.length;
   }
   const finished = () => {
-    if (statePath) writeFileSync(statePath, JSON.stringify({ ...state, [syncKey(z)]: lib.version }, null, 2) + "\n");
+    if (statePath) writeFileAtomic(statePath, JSON.stringify({ ...state, [syncKey(z)]: lib.version }, null, 2) + "\n");
   };
   return { docs: await referenceDocuments(lib.refs, "zotero", store, report, tally), finished };
 }

@@ -1,5 +1,4 @@
-import { mkdirSync, writeFileSync } from "node:fs";
-import { join } from "node:path";
+import { inside, writeFileAtomic } from "@citeflow/runstore";
 import { sha256 } from "../pdf/reader.js";
 import { HttpClient, type HttpResponse } from "../search/http.js";
 import type { Reference } from "./reference.js";
@@ -180,12 +179,13 @@ async function collectionsOf(
 
 /** An attachment's file, saved as <files>/<key>.pdf. */
 async function download(a: ZoteroItem, files: string, root: string, get: (url: string) => Promise<HttpResponse>): Promise<string> {
+  // The key comes from the server: it names a request and a file only when it is a Zotero key.
+  if (!KEY.test(a.key)) throw new Error(`attachment ${JSON.stringify(a.key)}: not a Zotero item key (8 capital letters and digits); nothing fetched or written`);
   const r = await get(`${root}/items/${a.key}/file`);
   const head = new TextDecoder().decode(r.body.subarray(0, 5));
   if (head !== "%PDF-") throw new Error(`attachment ${a.key}${a.data.filename ? ` (${a.data.filename})` : ""}: the file Zotero sent is not a PDF`);
-  mkdirSync(files, { recursive: true });
-  const path = join(files, `${a.key}.pdf`);
-  writeFileSync(path, r.body);
+  const path = inside(files, `${a.key}.pdf`);
+  writeFileAtomic(path, r.body, files);
   return path;
 }
 
