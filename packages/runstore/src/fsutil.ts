@@ -18,7 +18,7 @@ export class WriteError extends Error {
   constructor(path: string, e: unknown) {
     const code = (e as NodeJS.ErrnoException).code;
     const why = code === "ENOSPC" ? "the disk is full" : code === "EFBIG" ? "the file-size limit was reached" : code === "EDQUOT" ? "the disk quota is used up" : (e as Error).message;
-    super(`could not write ${path}: ${why}; nothing was changed there`);
+    super(`could not write ${path}: ${why}; nothing was changed there`, { cause: e });
   }
 }
 
@@ -37,13 +37,9 @@ export function refuseLinks(root: string, path: string): void {
   let at = resolve(root);
   for (const part of rel.split(sep).filter(Boolean)) {
     at = join(at, part);
-    let link = false;
-    try {
-      link = lstatSync(at).isSymbolicLink();
-    } catch {
-      return; // does not exist yet: nothing below it either
-    }
-    if (link) throw new Error(`${at} is a symbolic link: Citeflow writes only into folders and files it made, never through a link`);
+    const stat = lstatSync(at, { throwIfNoEntry: false });
+    if (!stat) return; // does not exist yet: nothing below it either
+    if (stat.isSymbolicLink()) throw new Error(`${at} is a symbolic link: Citeflow writes only into folders and files it made, never through a link`);
   }
 }
 
@@ -86,7 +82,7 @@ export function appendLines(path: string, text: string, root?: string): void {
   try {
     fd = openSync(path, constants.O_WRONLY | constants.O_APPEND | constants.O_CREAT | constants.O_NOFOLLOW);
   } catch (e) {
-    if ((e as NodeJS.ErrnoException).code === "ELOOP") throw new Error(`${path} is a symbolic link: Citeflow appends only to files it made, never through a link`);
+    if ((e as NodeJS.ErrnoException).code === "ELOOP") throw new Error(`${path} is a symbolic link: Citeflow appends only to files it made, never through a link`, { cause: e });
     throw new WriteError(path, e);
   }
   const before = lstatSync(path).size;
