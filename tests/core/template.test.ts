@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import { compileTemplate, renderTemplate, TemplateError } from "@citeflow/core";
+import { compileTemplate, renderTemplate, TEMPLATE_LIMITS, TemplateError } from "@citeflow/core";
 
 const passages = [
   { id: "1#0", title: "Aspirin", text: "Aspirin lowers stroke risk." },
@@ -39,5 +39,20 @@ describe("templates", () => {
   it("never evaluates code or reaches prototypes", () => {
     expect(() => renderTemplate("{{constructor}}", {})).toThrow(/undefined/);
     expect(() => renderTemplate("{{a.__proto__}}", { a: {} })).toThrow(/undefined/);
+  });
+
+  it("bounded work: parsing a large template is linear, and size, nesting and rendering have limits with clear errors", () => {
+    // 150,000 tags on as many lines: counting lines from the start at every tag ran past the test's time limit.
+    expect(compileTemplate("{{x}}\n".repeat(150_000)).variables).toEqual(["x"]);
+    expect(() => compileTemplate("x".repeat(TEMPLATE_LIMITS.sourceChars + 1))).toThrow(/characters; the limit is/);
+    const deep = (n: number) => "{{#each a}}".repeat(n) + "." + "{{/each}}".repeat(n);
+    expect(() => compileTemplate(deep(TEMPLATE_LIMITS.nesting + 1))).toThrow(/nested 17 deep; the limit is 16/);
+    const a = Array.from({ length: 10 }, (_, i) => i);
+    // 10^16 iterations: a hang before the limits.
+    expect(() => renderTemplate(deep(16), { a })).toThrow(/rendered text passed|more than \d+ steps/);
+    expect(() =>
+      renderTemplate("{{#each a}}{{#each a}}{{#each a}}{{#each a}}{{#each a}}{{#each a}}{{/each}}{{/each}}{{/each}}{{/each}}{{/each}}{{/each}}", { a: Array.from({ length: 20 }, () => 0) }),
+    ).toThrow(/more than \d+ steps/);
+    expect(renderTemplate(deep(3), { a: [1, 2] })).toBe("........");
   });
 });

@@ -3,11 +3,12 @@
  * never written through, a name from outside data cannot climb out of its folder, and a full disk
  * (here a file-size limit) keeps the previous file, leaves no temp file and says what failed.
  */
-import { execFileSync } from "node:child_process";
+import { execFileSync, spawnSync } from "node:child_process";
 import { existsSync, mkdirSync, readdirSync, readFileSync, symlinkSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { fileURLToPath } from "node:url";
 import { exportDataset } from "@citeflow/datasets";
+import { loadPrompt } from "@citeflow/nodes";
 import { appendLines, inside, RunStore, writeFileAtomic } from "@citeflow/runstore";
 import fc from "fast-check";
 import { describe, expect, it } from "vitest";
@@ -98,5 +99,22 @@ describe("a full disk loses nothing", () => {
     new RunStore(dir);
     expect(existsSync(stale)).toBe(false);
     expect(existsSync(join(dir, "blobs", "ab", "kept.json"))).toBe(true);
+  });
+});
+
+describe("reads take regular files only", () => {
+  it("a FIFO as a prompt file or in the run store is named, never waited on: runs list and export go on with the rest", async () => {
+    const dir = tempDir();
+    const fifo = join(dir, "prompt.txt");
+    expect(spawnSync("mkfifo", [fifo]).status).toBe(0);
+    expect(() => loadPrompt("file:prompt.txt", [dir])).toThrow(/prompt\.txt is a FIFO: Citeflow reads only regular files here/);
+
+    const store = new RunStore(join(dir, "runs"));
+    await run(doc({ p: ["test.any", { value: 1 }] }), { ...store.runOptions(), inputs: {} });
+    expect(spawnSync("mkfifo", [join(store.runsDir, "20990101T000000Z-fifo00.jsonl")]).status).toBe(0);
+    expect(store.listRuns()).toHaveLength(1);
+    const out = tempDir();
+    const r = exportDataset({ runs: store.dir, services: envServices(), format: "sft", out, split: 1 });
+    expect(JSON.stringify(r.skippedRuns)).toMatch(/is a FIFO/);
   });
 });

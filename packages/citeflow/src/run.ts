@@ -1,5 +1,4 @@
 import { randomBytes } from "node:crypto";
-import { readFileSync } from "node:fs";
 import {
   evidenceInDocument,
   loadGraph,
@@ -17,7 +16,7 @@ import {
 } from "@citeflow/core";
 import { createRegistry, findGraph } from "@citeflow/nodes";
 import { renderEvidencePage } from "@citeflow/retrieval";
-import { RunStore, type Correction, type NodeRecord, type RunRecord, type StoredCorrection } from "@citeflow/runstore";
+import { readRegularFile, RunStore, type Correction, type NodeRecord, type RunRecord, type StoredCorrection } from "@citeflow/runstore";
 import { SHOWN_IN, showBundle, type MimeBundle } from "./display.js";
 import { services } from "./services.js";
 import { Session } from "./session.js";
@@ -40,7 +39,7 @@ export function session(runs: string = defaultRunsDir(), withServices: Services 
 export function graph(source: string | GraphDoc): CompiledGraph {
   if (typeof source !== "string") return loadGraph(JSON.stringify(source), registry, { source: `graph "${source.name}"` });
   const { path } = findGraph(source);
-  return loadGraph(readFileSync(path, "utf8"), registry, { source: path });
+  return loadGraph(readRegularFile(path), registry, { source: path });
 }
 
 /** Values for the graph's inputs; a string is the question for a graph with one Question input. */

@@ -6,8 +6,13 @@
  *                                       {{@first}}, {{@last}}
  *   {{#if path}} … {{else}} … {{/if}}   truthy test (empty lists are false); {{#unless}} likewise
  * A missing variable is an error naming it and its line: a prompt should never silently lose text.
- * Templates are data: nothing in them is evaluated as code.
+ * Templates are data: nothing in them is evaluated as code, and the work one costs is bounded —
+ * parsing is linear in its size, and size, block nesting and the rendered text have limits (below)
+ * that give an error naming them instead of a hang.
  */
+
+/** The limits a template from a graph file or a prompt file must keep. */
+export const TEMPLATE_LIMITS = { sourceChars: 1_000_000, nesting: 16, renderedChars: 4_000_000, steps: 2_000_000 } as const;
 
 type Node =
   | { kind: "text"; text: string }
@@ -34,12 +39,20 @@ export interface Template {
 }
 
 export function compileTemplate(source: string): Template {
+  if (source.length > TEMPLATE_LIMITS.sourceChars) throw new TemplateError(`the template has ${source.length} characters; the limit is ${TEMPLATE_LIMITS.sourceChars}`, 1);
   const root: Node[] = [];
   const stack: Array<{ node: Node & { kind: "each" | "if" }; target: Node[] }> = [];
   let target = root;
   let last = 0;
   const vars = new Set<string>();
-  const lineAt = (i: number) => source.slice(0, i).split("\n").length;
+  // Lines counted once, as the scan moves on (counting from the start at every tag was quadratic).
+  let lineNo = 1;
+  let counted = 0;
+  const lineAt = (i: number) => {
+    for (let j = source.indexOf("\n", counted); j !== -1 && j < i; j = source.indexOf("\n", j + 1)) lineNo++;
+    counted = i;
+    return lineNo;
+  };
   for (const m of source.matchAll(TAG)) {
     const line = lineAt(m.index);
     if (m.index > last) target.push({ kind: "text", text: source.slice(last, m.index) });
@@ -51,6 +64,7 @@ export function compileTemplate(source: string): Template {
       const node: Node & { kind: "each" | "if" } = word === "each" ? { kind: "each", path: arg, line, body: [] } : { kind: "if", path: arg, line, negate: word === "unless", then: [], else: [] };
       target.push(node);
       stack.push({ node, target });
+      if (stack.length > TEMPLATE_LIMITS.nesting) throw new TemplateError(`blocks nested ${stack.length} deep; the limit is ${TEMPLATE_LIMITS.nesting}`, line);
       target = node.kind === "each" ? node.body : node.then;
     } else if (sigil === "/") {
       const open = stack.pop();
@@ -71,24 +85,30 @@ export function compileTemplate(source: string): Template {
     throw new TemplateError(`{{#${open.kind === "each" ? "each" : "if"} ${open.path}}} is never closed`, open.line);
   }
   if (last < source.length) root.push({ kind: "text", text: source.slice(last) });
-  return { render: (scope) => renderNodes(root, [scope]), variables: [...vars] };
+  return { render: (scope) => renderNodes(root, [scope], { chars: 0, steps: 0 }), variables: [...vars] };
 }
 
 export function renderTemplate(source: string, scope: Record<string, unknown>): string {
   return compileTemplate(source).render(scope);
 }
 
-function renderNodes(nodes: Node[], scopes: Array<Record<string, unknown>>): string {
+function renderNodes(nodes: Node[], scopes: Array<Record<string, unknown>>, size: { chars: number; steps: number }): string {
   let out = "";
+  const add = (text: string, line: number) => {
+    size.chars += text.length;
+    if (size.chars > TEMPLATE_LIMITS.renderedChars) throw new TemplateError(`the rendered text passed ${TEMPLATE_LIMITS.renderedChars} characters (nested {{#each}} blocks multiply)`, line);
+    out += text;
+  };
   for (const n of nodes) {
+    if (++size.steps > TEMPLATE_LIMITS.steps) throw new TemplateError(`rendering took more than ${TEMPLATE_LIMITS.steps} steps (nested {{#each}} blocks multiply)`, "line" in n ? n.line : 1);
     switch (n.kind) {
       case "text":
-        out += n.text;
+        add(n.text, 1);
         break;
       case "var": {
         const v = lookup(n.path, scopes);
         if (v === undefined) throw new TemplateError(`template variable "${n.path}" is undefined`, n.line);
-        out += typeof v === "string" ? v : JSON.stringify(v);
+        add(typeof v === "string" ? v : JSON.stringify(v), n.line);
         break;
       }
       case "each": {
@@ -104,14 +124,14 @@ function renderNodes(nodes: Node[], scopes: Array<Record<string, unknown>>): str
             "@first": i === 0,
             "@last": i === list.length - 1,
           };
-          out += renderNodes(n.body, [frame, ...scopes]);
+          out += renderNodes(n.body, [frame, ...scopes], size);
         });
         break;
       }
       case "if": {
         const v = lookup(n.path, scopes);
         const truthy = Array.isArray(v) ? v.length > 0 : Boolean(v);
-        out += renderNodes(truthy !== n.negate ? n.then : n.else, scopes);
+        out += renderNodes(truthy !== n.negate ? n.then : n.else, scopes, size);
         break;
       }
     }

@@ -182,7 +182,7 @@ export function collectExamples(
   const ids =
     runIds ??
     store
-      .listRuns()
+      .listRuns(skipped)
       .map((r) => r.runId)
       .reverse();
   let runs = 0;

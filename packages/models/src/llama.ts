@@ -3,6 +3,7 @@ import { availableParallelism } from "node:os";
 import { basename, isAbsolute, join, resolve } from "node:path";
 import type { Llama, LlamaContext, LlamaContextSequence, LlamaGrammar, LlamaModel, Token } from "node-llama-cpp";
 import type { ChatMessage, ChatModel, ChatOptions, ChatResult } from "./chat.js";
+import { checkGgufHeader } from "./gguf.js";
 import { modelsDirsFromEnv, modelsHome } from "./resolve.js";
 
 export class GgufNotFoundError extends Error {
@@ -280,6 +281,7 @@ export function loadLocalChat(path: string, o: LocalChatOptions = {}): Promise<C
   if (!p) {
     p = (async () => {
       const threads = o.threads ?? availableParallelism();
+      checkGgufHeader(abs);
       const llama = await getLlamaOnce(threads);
       const model = await llama.loadModel({ modelPath: abs });
       const sequences = o.sequences ?? 2;

@@ -1,7 +1,7 @@
-import { existsSync, readFileSync } from "node:fs";
+import { existsSync } from "node:fs";
 import { dirname, join } from "node:path";
 import { canonicalJson, hashText } from "@citeflow/core";
-import { writeFileAtomic } from "./fsutil.js";
+import { readRegularFile, writeFileAtomic } from "./fsutil.js";
 import type { Redactor } from "./redact.js";
 
 /** Content-addressed JSON values: blobs/<first two hex>/<sha256>.json, written once. */
@@ -41,9 +41,9 @@ export class BlobStore {
   get(hash: string): unknown {
     const path = this.path(hash);
     if (!existsSync(path)) throw new Error(`blob ${hash} is missing from ${this.dir}`);
-    const text = readFileSync(path, "utf8");
+    const text = readRegularFile(path);
     const actual = hashText(text);
-    if (actual !== hash && !(existsSync(`${path}.redacted`) && readFileSync(`${path}.redacted`, "utf8").trim() === actual))
+    if (actual !== hash && !(existsSync(`${path}.redacted`) && readRegularFile(`${path}.redacted`).trim() === actual))
       throw new Error(`blob ${path} does not match its hash: it was changed or corrupted after it was written`);
     try {
       return JSON.parse(text);

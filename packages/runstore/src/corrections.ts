@@ -1,7 +1,7 @@
-import { existsSync, readFileSync } from "node:fs";
+import { existsSync } from "node:fs";
 import { dirname } from "node:path";
 import { randomBytes } from "node:crypto";
-import { appendLines, ensureDir } from "./fsutil.js";
+import { appendLines, ensureDir, readRegularFile } from "./fsutil.js";
 
 /** A user's correction of one output of one run. The run itself is never changed. */
 export type Correction =
@@ -65,7 +65,7 @@ export class CorrectionLog {
     const corrections: StoredCorrection[] = [];
     const problems: CorrectionProblem[] = [];
     if (!existsSync(file)) return { corrections, problems };
-    readFileSync(file, "utf8")
+    readRegularFile(file)
       .split("\n")
       .forEach((text, i) => {
         if (!text.trim()) return;

@@ -1,8 +1,8 @@
-import { existsSync, readdirSync, readFileSync, rmSync } from "node:fs";
+import { existsSync, readdirSync, rmSync } from "node:fs";
 import { dirname, join } from "node:path";
 import type { CacheEntry, CacheStore } from "@citeflow/core";
 import type { BlobStore } from "./blobs.js";
-import { writeFileAtomic } from "./fsutil.js";
+import { readRegularFile, writeFileAtomic } from "./fsutil.js";
 
 interface IndexEntry {
   nodeType: string;
@@ -28,7 +28,7 @@ export class FileCache implements CacheStore {
     if (!existsSync(path)) return undefined;
     let entry: IndexEntry;
     try {
-      entry = JSON.parse(readFileSync(path, "utf8")) as IndexEntry;
+      entry = JSON.parse(readRegularFile(path)) as IndexEntry;
     } catch {
       return undefined; // unreadable entry: treat as a miss, it will be rewritten
     }

@@ -1,4 +1,4 @@
-import { closeSync, constants, existsSync, fsyncSync, ftruncateSync, lstatSync, mkdirSync, openSync, readdirSync, renameSync, rmSync, writeSync } from "node:fs";
+import { closeSync, constants, existsSync, fstatSync, fsyncSync, ftruncateSync, lstatSync, mkdirSync, openSync, readdirSync, readFileSync, renameSync, rmSync, writeSync } from "node:fs";
 import { dirname, isAbsolute, join, relative, resolve, sep } from "node:path";
 
 /**
@@ -10,7 +10,9 @@ import { dirname, isAbsolute, join, relative, resolve, sep } from "node:path";
  *   says which file could not be written and why;
  * - no write goes through a symbolic link Citeflow did not make: below the folder a write belongs to
  *   (a store, an export folder), a linked folder or file is refused by name;
- * - a name built from outside data (a server's attachment key, an id) stays inside its folder.
+ * - a name built from outside data (a server's attachment key, an id) stays inside its folder;
+ * - what Citeflow reads from a store or a graph's prompt is a regular file: a FIFO or a device
+ *   there would block a run, `runs list` or an export for ever.
  */
 const TEMP = /\.\d+\.[a-z0-9]+\.tmp$/;
 
@@ -136,6 +138,24 @@ function alive(pid: number): boolean {
     return true;
   } catch (e) {
     return (e as NodeJS.ErrnoException).code === "EPERM";
+  }
+}
+
+/**
+ * A regular file's text. Opened without blocking (a FIFO's open waits for a writer), then refused
+ * unless it is a regular file, naming the file and what it is.
+ */
+export function readRegularFile(path: string): string {
+  const fd = openSync(path, constants.O_RDONLY | constants.O_NONBLOCK);
+  try {
+    const st = fstatSync(fd);
+    if (!st.isFile())
+      throw new Error(
+        `${path} is ${st.isFIFO() ? "a FIFO" : st.isDirectory() ? "a folder" : st.isCharacterDevice() || st.isBlockDevice() ? "a device" : st.isSocket() ? "a socket" : "not a regular file"}: Citeflow reads only regular files here`,
+      );
+    return readFileSync(fd, "utf8");
+  } finally {
+    closeSync(fd);
   }
 }
 

@@ -13,7 +13,7 @@ import { CORRECTION_LABELS, CorrectionLog, type Correction, type StoredCorrectio
 export { CORRECTION_LABELS, type Correction, type StoredCorrection, type CorrectionProblem };
 
 export { BlobStore, FileCache, RunRecorder, Redactor, secretsFromEnv, readRunFile, diffRuns };
-export { appendLines, inside, refuseLinks, WriteError, writeFileAtomic } from "./fsutil.js";
+export { appendLines, inside, readRegularFile, refuseLinks, WriteError, writeFileAtomic } from "./fsutil.js";
 export type * from "./reader.js";
 export type * from "./diff.js";
 
@@ -76,16 +76,19 @@ export class RunStore {
     return { runId, cache: this.cache, recorder: this.recorder(runId) };
   }
 
-  listRuns(): RunListing[] {
+  /** The runs, newest first. A run file that cannot be read (a FIFO, garbage) is left out and, given `problems`, named there; an empty one (a run killed before its first line) is left out quietly. */
+  listRuns(problems?: string[]): RunListing[] {
     if (!existsSync(this.runsDir)) return [];
     const out: RunListing[] = [];
     for (const f of readdirSync(this.runsDir)) {
       if (!f.endsWith(".jsonl")) continue;
       let r: RunRecord;
+      const path = join(this.runsDir, f);
       try {
-        r = readRunFile(join(this.runsDir, f));
-      } catch {
-        continue; // an empty file from a run killed before its first line
+        r = readRunFile(path);
+      } catch (e) {
+        if (!(statSync(path).isFile() && statSync(path).size === 0)) problems?.push(`${f.replace(/\.jsonl$/, "")} (${(e as Error).message})`);
+        continue;
       }
       const question = this.#describeInputs(r);
       out.push({

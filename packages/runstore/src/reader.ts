@@ -1,4 +1,4 @@
-import { readFileSync } from "node:fs";
+import { readRegularFile } from "./fsutil.js";
 import type { ErrorInfo, GraphDoc, LogLevel, RunEvent } from "@citeflow/core";
 
 export type StoredRunStatus = "ok" | "error" | "aborted" | "incomplete";
@@ -58,7 +58,7 @@ export interface RunRecord {
 
 /** Rebuild a run from its JSONL file. Tolerates a torn last line. */
 export function readRunFile(path: string): RunRecord {
-  const text = readFileSync(path, "utf8");
+  const text = readRegularFile(path);
   const lines = text.split("\n");
   const problems: string[] = [];
   let run: RunRecord | undefined;

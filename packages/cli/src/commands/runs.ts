@@ -13,7 +13,9 @@ function open(runs: string, runId: string): RunStore {
 }
 
 export function runsList(runs: string, json: boolean): number {
-  const list = new RunStore(runs).listRuns();
+  const problems: string[] = [];
+  const list = new RunStore(runs).listRuns(problems);
+  for (const p of problems) process.stderr.write(`left out, cannot be read: ${p}\n`);
   if (json) out(JSON.stringify(list) + "\n");
   else if (list.length === 0) out(`no runs in ${runs}\n`);
   else

@@ -1,4 +1,5 @@
-import { existsSync, readFileSync, realpathSync } from "node:fs";
+import { existsSync, realpathSync } from "node:fs";
+import { readRegularFile } from "@citeflow/runstore";
 import { isAbsolute, relative, resolve } from "node:path";
 import { fileURLToPath } from "node:url";
 import { hashText } from "@citeflow/core";
@@ -49,11 +50,11 @@ export function loadPrompt(ref: string, roots: string[]): string {
   const path = promptPath(ref, roots);
   if (!path) return ref;
   if (!existsSync(path)) throw new Error(`prompt ${ref}: no file at ${path}`);
-  return readFileSync(path, "utf8");
+  return readRegularFile(path);
 }
 
 /** What a prompt param resolves to, for the cache key: edits to a prompt file re-run the node. */
 export function promptFingerprint(ref: string, roots: string[]): string | null {
   const path = promptPath(ref, roots);
-  return path && existsSync(path) ? hashText(readFileSync(path, "utf8")) : null;
+  return path && existsSync(path) ? hashText(readRegularFile(path)) : null;
 }
