@@ -1,4 +1,5 @@
 import { spawn } from "node:child_process";
+import { existsSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { fileURLToPath } from "node:url";
 import { describe, expect, it } from "vitest";
@@ -58,6 +59,21 @@ describe("citeflow ingest", () => {
     expect(await s.meta()).toMatchObject({ embedder: "static-use-en", chunker: "openscholar-256", passages: expected, dimensions: 256 });
     expect((await s.meta())!.incomplete).toBeUndefined();
   }, 120_000);
+
+  it("a second ingest of a store being written is refused with a message naming the first; a killed one's lock is taken over", async () => {
+    const store = tempDir();
+    const holder = spawn("sleep", ["60"]);
+    writeFileSync(join(store, "ingest.lock"), JSON.stringify({ pid: holder.pid, startedAt: "2026-11-26T10:00:00.000Z" }));
+    const refused = await ingest(store);
+    expect(refused.code).not.toBe(0);
+    expect(refused.stderr).toContain(`is being written by another ingest (process ${holder.pid}, started 2026-11-26T10:00:00.000Z)`);
+    holder.kill("SIGKILL");
+    await new Promise((r) => holder.on("exit", r));
+    const after = await ingest(store);
+    expect(after.code, after.stderr).toBe(0);
+    expect(JSON.parse(after.stdout).added).toBeGreaterThan(200);
+    expect(existsSync(join(store, "ingest.lock"))).toBe(false);
+  });
 
   it("reports bad lines with numbers and still ingests the rest", async () => {
     const { writeFileSync } = await import("node:fs");

@@ -94,6 +94,19 @@ describe("run store", () => {
     expect(store.nodeOutput(r.result.runId, "b")).toEqual({ out: 11 });
   });
 
+  it("a run file with a line cut in the middle is not ok, whatever its last line says", async () => {
+    const store = new RunStore(tempDir());
+    const r = await run(doc({ a: ["test.const"], b: ["test.add"] }, ["a.out->b.a"]), { ...store.runOptions(), inputs: {} });
+    expect(store.readRun(r.result.runId).status).toBe("ok");
+    const path = store.runPath(r.result.runId);
+    const lines = readFileSync(path, "utf8").trim().split("\n");
+    lines[2] = lines[2]!.slice(0, 20);
+    writeFileSync(path, lines.join("\n") + "\n");
+    const rec = store.readRun(r.result.runId);
+    expect(rec.status).toBe("incomplete");
+    expect(rec.problems).toEqual([`${path}:3: unreadable line`]);
+  });
+
   it("a stepped run records each node once, paused then done", async () => {
     const store = new RunStore(tempDir());
     const graph = loadGraph(doc({ a: ["test.const"], b: ["test.add"] }, ["a.out->b.a"]), testRegistry());

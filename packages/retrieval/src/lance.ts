@@ -4,6 +4,7 @@ import { join, resolve } from "node:path";
 import * as lancedb from "@lancedb/lancedb";
 import { parsePassageId, type Passage } from "@citeflow/core";
 import { indexText } from "./chunkers.js";
+import { withIngestLock } from "./lock.js";
 import type { CorpusDocument } from "./document.js";
 import {
   checkCompatible,
@@ -62,8 +63,8 @@ export class LanceStore implements PassageStore {
     const abs = resolve(dir);
     mkdirSync(abs, { recursive: true });
     // Reads move to the latest version when the store's meta changes (see #fresh), not on every query.
-    const db = await lancedb.connect(abs);
-    const table = (await db.tableNames()).includes(TABLE) ? await db.openTable(TABLE) : undefined;
+    const db = await guarded(abs, lancedb.connect(abs));
+    const table = (await guarded(abs, db.tableNames())).includes(TABLE) ? await guarded(abs, db.openTable(TABLE)) : undefined;
     return new LanceStore(abs, db, table, o.passageCache ?? 20_000);
   }
 
@@ -85,6 +86,10 @@ export class LanceStore implements PassageStore {
   }
 
   async ingest(docs: AsyncIterable<CorpusDocument> | Iterable<CorpusDocument>, o: IngestOptions): Promise<IngestResult> {
+    return withIngestLock(this.dir, () => guarded(this.dir, this.#ingest(docs, o)));
+  }
+
+  async #ingest(docs: AsyncIterable<CorpusDocument> | Iterable<CorpusDocument>, o: IngestOptions): Promise<IngestResult> {
     const before = await this.meta();
     checkCompatible(this.dir, before, o);
     const existing = new Set<string>();
@@ -185,7 +190,11 @@ export class LanceStore implements PassageStore {
    * Checking the meta file costs a file read; asking LanceDB for its latest version on every
    * query cost about a millisecond per query.
    */
-  async #fresh(force = false): Promise<lancedb.Table | undefined> {
+  #fresh(force = false): Promise<lancedb.Table | undefined> {
+    return guarded(this.dir, this.#freshTable(force));
+  }
+
+  async #freshTable(force: boolean): Promise<lancedb.Table | undefined> {
     if (!this.table && (await this.db.tableNames()).includes(TABLE)) this.table = await this.db.openTable(TABLE);
     if (!this.table) return undefined;
     const meta = await this.meta();
@@ -205,13 +214,13 @@ export class LanceStore implements PassageStore {
 
   /** BM25 over title + text; the score is kept as `bm25`. */
   async lexical(query: string, k: number): Promise<Passage[]> {
-    const rows = await (await this.#need()).search(query, "fts", "search_text").select(["id", "title", "text", "metadata", "_score"]).limit(k).toArray();
+    const rows = await guarded(this.dir, (await this.#need()).search(query, "fts", "search_text").select(["id", "title", "text", "metadata", "_score"]).limit(k).toArray());
     return rows.map((r) => toPassage(r, { bm25: Number(r._score) }));
   }
 
   /** A deterministic sample of `n` papers (their first passage), for synthetic data. Reads every first passage of the store. */
   async sample(n: number, o: SampleOptions = {}): Promise<Passage[]> {
-    const rows = await (await this.#need()).query().where("chunk = 0").select(["id", "title", "text", "metadata"]).toArray();
+    const rows = await guarded(this.dir, (await this.#need()).query().where("chunk = 0").select(["id", "title", "text", "metadata"]).toArray());
     return sampleOf(
       rows.map((r) => toPassage(r, {})),
       n,
@@ -221,12 +230,12 @@ export class LanceStore implements PassageStore {
 
   /** Ids and BM25 scores; each hit's `ref` is its row id, for reading it without a lookup. */
   async lexicalIds(query: string, k: number): Promise<ScoredId[]> {
-    const rows = await (await this.#need()).search(query, "fts", "search_text").select(["id", "_score"]).withRowId().limit(k).toArray();
+    const rows = await guarded(this.dir, (await this.#need()).search(query, "fts", "search_text").select(["id", "_score"]).withRowId().limit(k).toArray());
     return rows.map((r) => ({ id: String(r.id), score: Number(r._score), ref: r._rowid as bigint }));
   }
 
   async denseIds(vector: number[], k: number): Promise<ScoredId[]> {
-    const rows = await (await this.#vectorQuery(vector)).select(["id", "_distance"]).withRowId().limit(k).toArray();
+    const rows = await guarded(this.dir, (await this.#vectorQuery(vector)).select(["id", "_distance"]).withRowId().limit(k).toArray());
     return rows.map((r) => ({ id: String(r.id), score: 1 - Number(r._distance), ref: r._rowid as bigint }));
   }
 
@@ -252,7 +261,7 @@ export class LanceStore implements PassageStore {
     const missing = [...wanted].filter((id) => !found.has(id));
     if (missing.length) {
       const list = missing.map((id) => `'${id.replaceAll("'", "''")}'`).join(", ");
-      for (const r of await table.query().where(`id IN (${list})`).select(["id", "title", "text", "metadata"]).toArray()) found.set(String(r.id), toPassage(r, {}));
+      for (const r of await guarded(this.dir, table.query().where(`id IN (${list})`).select(["id", "title", "text", "metadata"]).toArray())) found.set(String(r.id), toPassage(r, {}));
     }
     const out = new Map<string, Passage>();
     for (const [id, p] of found) {
@@ -277,11 +286,31 @@ export class LanceStore implements PassageStore {
 
   /** Cosine similarity to the query vector, kept as `dense`. */
   async dense(vector: number[], k: number): Promise<Passage[]> {
-    const rows = await (await this.#vectorQuery(vector)).select(["id", "title", "text", "metadata", "_distance"]).limit(k).toArray();
+    const rows = await guarded(this.dir, (await this.#vectorQuery(vector)).select(["id", "title", "text", "metadata", "_distance"]).limit(k).toArray());
     return rows.map((r) => toPassage(r, { dense: 1 - Number(r._distance) }));
   }
 }
 
 function toPassage(r: Record<string, unknown>, scores: Record<string, number>): Passage {
   return { id: String(r.id), title: String(r.title), text: String(r.text), metadata: JSON.parse(String(r.metadata)), scores };
+}
+
+/** LanceDB's own errors in the user's terms: which store, LanceDB's first cause without its Rust source paths, and what to do. */
+export function lanceError(dir: string, e: unknown): unknown {
+  const message = e instanceof Error ? e.message : String(e);
+  if (!/lance ?error/i.test(message)) return e;
+  const first = message
+    .split(/\s+Caused by:/)[0]!
+    .replace(/,?\s*\/\S+\.rs:\d+:\d+/g, "")
+    .replace(/^lance error:\s*/i, "")
+    .trim();
+  return new Error(`store ${dir} could not be read or written (LanceDB: ${first}); if its folder was changed by hand or its disk filled, ingest the corpus again into a new folder`, { cause: e });
+}
+
+async function guarded<T>(dir: string, work: Promise<T>): Promise<T> {
+  try {
+    return await work;
+  } catch (e) {
+    throw lanceError(dir, e);
+  }
 }

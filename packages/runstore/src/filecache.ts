@@ -1,4 +1,4 @@
-import { existsSync, readdirSync, rmSync } from "node:fs";
+import { existsSync, readdirSync, renameSync, rmSync } from "node:fs";
 import { dirname, join } from "node:path";
 import type { CacheEntry, CacheStore } from "@citeflow/core";
 import type { BlobStore } from "./blobs.js";
@@ -54,9 +54,13 @@ export class FileCache implements CacheStore {
   /** Remove every entry (explicit invalidation of the whole cache). Returns how many were removed. */
   clear(): number {
     if (!existsSync(this.dir)) return 0;
+    // Moved aside in one rename, then removed: a run writing entries meanwhile starts a fresh
+    // folder instead of making the removal fail (ENOTEMPTY).
+    const aside = `${this.dir}.${process.pid}.${Date.now()}.clearing`;
+    renameSync(this.dir, aside);
     let n = 0;
-    for (const sub of readdirSafe(this.dir)) n += readdirSafe(join(this.dir, sub)).length;
-    rmSync(this.dir, { recursive: true, force: true });
+    for (const sub of readdirSafe(aside)) n += readdirSafe(join(aside, sub)).length;
+    rmSync(aside, { recursive: true, force: true, maxRetries: 3 });
     return n;
   }
 }

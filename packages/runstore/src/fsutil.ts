@@ -120,7 +120,7 @@ export function removeStaleTemps(dir: string): number {
       return;
     }
     for (const e of entries) {
-      if (e.isFile() && TEMP.test(e.name) && !alive(Number(e.name.split(".").at(-3)))) {
+      if (e.isFile() && TEMP.test(e.name) && !processAlive(Number(e.name.split(".").at(-3)))) {
         rmSync(join(d, e.name), { force: true });
         removed++;
       } else if (e.isDirectory() && depth > 0) sweep(join(d, e.name), depth - 1);
@@ -130,7 +130,8 @@ export function removeStaleTemps(dir: string): number {
   return removed;
 }
 
-function alive(pid: number): boolean {
+/** Whether a process is running (a lock's or a temp file's writer). */
+export function processAlive(pid: number): boolean {
   if (!Number.isInteger(pid) || pid <= 0) return false;
   if (pid === process.pid) return true;
   try {

@@ -153,6 +153,8 @@ export function readRunFile(path: string): RunRecord {
     }
   });
   if (!run) throw new Error(`${path}: no run-start line; this is not a Citeflow run file`);
+  // A line that cannot be read lost an event: the record is not whole, whatever its last line says.
+  if (problems.length && run.status === "ok") run.status = "incomplete";
   return run;
 }
 
