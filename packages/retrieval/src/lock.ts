@@ -19,7 +19,9 @@ export async function withIngestLock<T>(dir: string, work: () => Promise<T>): Pr
       if ((e as NodeJS.ErrnoException).code !== "EEXIST" || attempt > 0) throw e;
       const holder = readHolder(path);
       if (holder && processAlive(holder.pid))
-        throw new Error(`store ${dir} is being written by another ingest (process ${holder.pid}, started ${holder.startedAt}): wait for it to finish, or stop it and ingest again (it resumes)`);
+        throw new Error(`store ${dir} is being written by another ingest (process ${holder.pid}, started ${holder.startedAt}): wait for it to finish, or stop it and ingest again (it resumes)`, {
+          cause: e,
+        });
       rmSync(path, { force: true }); // left by a killed ingest
     }
   }
