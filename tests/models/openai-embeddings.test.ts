@@ -29,6 +29,29 @@ describe("OpenAI-compatible embeddings", () => {
     expect(Math.hypot(...out[1]!)).toBeCloseTo(1, 6);
   });
 
+  it("$OPENAI_API_KEY goes only to $OPENAI_BASE_URL: another baseURL gets the request without it", async () => {
+    server = await loopback((req, res) => json(res, 200, vectors(req.body.input)));
+    const other = await loopback((req, res) => json(res, 200, vectors(req.body.input)));
+    const saved = { url: process.env.OPENAI_BASE_URL, key: process.env.OPENAI_API_KEY };
+    process.env.OPENAI_BASE_URL = `${server.url}/v1`;
+    process.env.OPENAI_API_KEY = KEY;
+    try {
+      await openAIEmbedder({ model: "emb" }).embed(["a"]);
+      await openAIEmbedder({ model: "emb", baseURL: `${other.url}/v1` }).embed(["a"]);
+      expect(server.requests[0]!.headers.authorization).toBe(`Bearer ${KEY}`);
+      expect(other.requests).toHaveLength(1);
+      expect(JSON.stringify(other.requests[0]!.headers)).not.toContain(KEY);
+    } finally {
+      for (const [k, v] of [
+        ["OPENAI_BASE_URL", saved.url],
+        ["OPENAI_API_KEY", saved.key],
+      ] as const)
+        if (v === undefined) delete process.env[k];
+        else process.env[k] = v;
+      await other.close();
+    }
+  });
+
   it("retries 429 and 500 with backoff, then succeeds", async () => {
     server = await loopback((req, res) => {
       if (req.n === 0) return json(res, 429, { error: { message: "slow down" } }, { "retry-after-ms": "10" });

@@ -14,3 +14,33 @@ export function withoutCredentials(url: string): string {
     return url;
   }
 }
+
+/** `scheme://host:port` and the path without a trailing slash, or undefined when it is not an http(s) URL. */
+export function httpUrl(url: string): { origin: string; path: string } | undefined {
+  try {
+    const u = new URL(url.trim());
+    if (u.protocol !== "http:" && u.protocol !== "https:") return undefined;
+    return { origin: u.origin, path: u.pathname.replace(/\/+$/, "") };
+  } catch {
+    return undefined;
+  }
+}
+
+/** Whether two URLs name the same server and path (the configured $OPENAI_BASE_URL, written either way). */
+export function sameEndpoint(a: string, b: string): boolean {
+  const x = httpUrl(a);
+  const y = httpUrl(b);
+  return !!x && !!y && x.origin === y.origin && x.path === y.path;
+}
+
+/**
+ * The one rule for keys, for every client: a key goes only to the endpoint the user configured it
+ * for. A request to `url` (undefined: the client's own default, the service the key was issued
+ * by) carries `key` only when `url` is that endpoint; to any other server, consented or not, it
+ * goes without one.
+ */
+export function keyFor(url: string | undefined, configuredUrl: string, key: string | undefined): string | undefined {
+  if (!key) return undefined;
+  if (url === undefined || url === "") return key;
+  return configuredUrl !== "" && sameEndpoint(url, configuredUrl) ? key : undefined;
+}

@@ -1,11 +1,12 @@
 import OpenAI from "openai";
+import { keyFor, withoutCredentials } from "@citeflow/core";
 import type { Embedder } from "./interfaces.js";
 
 export interface OpenAIEmbedderOptions {
   model: string;
   /** Default: $OPENAI_BASE_URL, else the SDK's default. */
   baseURL?: string;
-  /** Default: $OPENAI_API_KEY. Never written to traces or logs. */
+  /** Default: $OPENAI_API_KEY, sent only to $OPENAI_BASE_URL (`keyFor`: not to a `baseURL` that differs from it). Never written to traces or logs. */
   apiKey?: string;
   /** Texts per request. Default 64. */
   batchSize?: number;
@@ -20,9 +21,9 @@ export interface OpenAIEmbedderOptions {
 /** Embeddings from any OpenAI-compatible server (OpenAI, vLLM, Ollama, llama.cpp, LM Studio). */
 export function openAIEmbedder(options: OpenAIEmbedderOptions): Embedder {
   const baseURL = options.baseURL ?? process.env.OPENAI_BASE_URL;
-  const apiKey = options.apiKey ?? process.env.OPENAI_API_KEY ?? "no-key";
+  const apiKey = options.apiKey ?? keyFor(options.baseURL, process.env.OPENAI_BASE_URL ?? "", process.env.OPENAI_API_KEY) ?? "no-key";
   const client = new OpenAI({ apiKey, ...(baseURL ? { baseURL } : {}), timeout: options.timeoutMs ?? 60_000, maxRetries: options.maxRetries ?? 3 });
-  const where = `${options.model} at ${client.baseURL}`;
+  const where = `${options.model} at ${withoutCredentials(client.baseURL)}`;
   const batchSize = options.batchSize ?? 64;
   const normalize = options.normalize ?? true;
   return {

@@ -6,6 +6,10 @@
  * services' own addresses are the product's, not the graph's, and need no consent.
  */
 
+import { httpUrl } from "@citeflow/core";
+
+export { httpUrl, keyFor, sameEndpoint } from "@citeflow/core";
+
 export class EndpointNotAllowed extends Error {
   override name = "EndpointNotAllowed";
   constructor(
@@ -19,17 +23,6 @@ export class EndpointNotAllowed extends Error {
   }
 }
 
-/** `scheme://host:port` and the path without a trailing slash, or undefined when it is not an http(s) URL. */
-export function httpUrl(url: string): { origin: string; path: string } | undefined {
-  try {
-    const u = new URL(url.trim());
-    if (u.protocol !== "http:" && u.protocol !== "https:") return undefined;
-    return { origin: u.origin, path: u.pathname.replace(/\/+$/, "") };
-  } catch {
-    return undefined;
-  }
-}
-
 /** Whether `url` is one of `allowed` or under one (same origin, path at or below its path). */
 export function allowedEndpoint(url: string, allowed: string[]): boolean {
   const u = httpUrl(url);
@@ -38,23 +31,4 @@ export function allowedEndpoint(url: string, allowed: string[]): boolean {
     const b = httpUrl(a);
     return !!b && b.origin === u.origin && (u.path === b.path || u.path.startsWith(`${b.path}/`) || b.path === "");
   });
-}
-
-/** Whether two URLs name the same server and path (the configured $OPENAI_BASE_URL, written either way). */
-export function sameEndpoint(a: string, b: string): boolean {
-  const x = httpUrl(a);
-  const y = httpUrl(b);
-  return !!x && !!y && x.origin === y.origin && x.path === y.path;
-}
-
-/**
- * The one rule for keys, for every client: a key goes only to the endpoint the user configured it
- * for. A request to `url` (undefined: the client's own default, the service the key was issued
- * by) carries `key` only when `url` is that endpoint; to any other server, consented or not, it
- * goes without one.
- */
-export function keyFor(url: string | undefined, configuredUrl: string, key: string | undefined): string | undefined {
-  if (!key) return undefined;
-  if (url === undefined || url === "") return key;
-  return configuredUrl !== "" && sameEndpoint(url, configuredUrl) ? key : undefined;
 }
