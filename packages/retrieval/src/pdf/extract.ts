@@ -5,7 +5,7 @@ import { layOut, type LaidOut, type PageRuns } from "./layout.js";
 /** Why a PDF gives no text, in words a user can act on. */
 export class PdfError extends Error {
   constructor(
-    readonly reason: "encrypted" | "no-text-layer" | "broken",
+    readonly reason: "encrypted" | "no-text-layer" | "broken" | "too-long",
     message: string,
   ) {
     super(message);
@@ -22,7 +22,19 @@ export interface PdfText extends LaidOut {
 }
 
 /** Opens a PDF with pdf.js; no fonts are loaded and no script is evaluated: only the text is wanted. */
+/** The most pages Citeflow reads from one PDF (a long book has about 1,500): a file claiming more is refused before any page is read. */
+export const PDF_MAX_PAGES = 5_000;
+
 export async function openPdf(bytes: Uint8Array): Promise<PDFDocumentProxy> {
+  const pdf = await open(bytes);
+  if (pdf.numPages > PDF_MAX_PAGES) {
+    await pdf.destroy();
+    throw new PdfError("too-long", `${pdf.numPages} pages; Citeflow reads PDFs of up to ${PDF_MAX_PAGES} pages: split it, or ingest its chapters`);
+  }
+  return pdf;
+}
+
+async function open(bytes: Uint8Array): Promise<PDFDocumentProxy> {
   try {
     return await getDocument({ data: bytes, verbosity: 0, isEvalSupported: false, disableFontFace: true, useSystemFonts: false, stopAtErrors: false }).promise;
   } catch (e) {
