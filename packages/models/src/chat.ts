@@ -1,5 +1,5 @@
-import OpenAI from "openai";
-import { withoutCredentials } from "@citeflow/core";
+import type OpenAI from "openai";
+import { openAIClient } from "./openai-client.js";
 
 export interface ChatMessage {
   role: "system" | "user" | "assistant";
@@ -55,7 +55,7 @@ export interface OpenAIChatOptions {
   model: string;
   /** Default: $OPENAI_BASE_URL, else the SDK's default. */
   baseURL?: string;
-  /** Default: $OPENAI_API_KEY. Never recorded. */
+  /** Default: $OPENAI_API_KEY, sent only to $OPENAI_BASE_URL (`keyFor`). Never recorded. */
   apiKey?: string;
   /** Per-request timeout in ms (default 120 000). */
   timeoutMs?: number;
@@ -65,9 +65,7 @@ export interface OpenAIChatOptions {
 
 /** Chat completions from any OpenAI-compatible server: OpenAI, vLLM, Ollama, llama.cpp, LM Studio. */
 export function openAIChat(o: OpenAIChatOptions): ChatModel {
-  const baseURL = o.baseURL ?? process.env.OPENAI_BASE_URL;
-  const client = new OpenAI({ apiKey: o.apiKey ?? process.env.OPENAI_API_KEY ?? "no-key", ...(baseURL ? { baseURL } : {}), timeout: o.timeoutMs ?? 120_000, maxRetries: o.maxRetries ?? 3 });
-  const shown = withoutCredentials(client.baseURL);
+  const { client, shown } = openAIClient({ baseURL: o.baseURL, apiKey: o.apiKey, timeoutMs: o.timeoutMs ?? 120_000, maxRetries: o.maxRetries ?? 3 });
   const where = `chat model ${o.model} at ${shown}`;
   return {
     id: o.model,

@@ -1,5 +1,5 @@
-import OpenAI from "openai";
-import { keyFor, withoutCredentials } from "@citeflow/core";
+import type OpenAI from "openai";
+import { openAIClient } from "./openai-client.js";
 import type { Embedder } from "./interfaces.js";
 
 export interface OpenAIEmbedderOptions {
@@ -20,10 +20,8 @@ export interface OpenAIEmbedderOptions {
 
 /** Embeddings from any OpenAI-compatible server (OpenAI, vLLM, Ollama, llama.cpp, LM Studio). */
 export function openAIEmbedder(options: OpenAIEmbedderOptions): Embedder {
-  const baseURL = options.baseURL ?? process.env.OPENAI_BASE_URL;
-  const apiKey = options.apiKey ?? keyFor(options.baseURL, process.env.OPENAI_BASE_URL ?? "", process.env.OPENAI_API_KEY) ?? "no-key";
-  const client = new OpenAI({ apiKey, ...(baseURL ? { baseURL } : {}), timeout: options.timeoutMs ?? 60_000, maxRetries: options.maxRetries ?? 3 });
-  const where = `${options.model} at ${withoutCredentials(client.baseURL)}`;
+  const { client, shown } = openAIClient({ baseURL: options.baseURL, apiKey: options.apiKey, timeoutMs: options.timeoutMs ?? 60_000, maxRetries: options.maxRetries ?? 3 });
+  const where = `${options.model} at ${shown}`;
   const batchSize = options.batchSize ?? 64;
   const normalize = options.normalize ?? true;
   return {

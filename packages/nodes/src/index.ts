@@ -139,7 +139,10 @@ export function templateNames(): string[] {
  * its `file:` prompts are read from: the file's own folder, none for a template.
  */
 export function findGraph(ref: string): { path: string; dir?: string } {
-  if (existsSync(ref) && statSync(ref).isFile()) return { path: ref, dir: dirname(realpathSync(ref)) };
+  if (existsSync(ref)) {
+    if (statSync(ref).isFile()) return { path: ref, dir: dirname(realpathSync(ref)) };
+    throw new Error(`graph "${ref}" is ${statSync(ref).isFIFO() ? "a FIFO" : statSync(ref).isDirectory() ? "a folder" : "not a regular file"}: a graph file must be a regular file`);
+  }
   if (templateNames().includes(ref)) return { path: templatePath(ref) };
   throw new Error(`no graph "${ref}": no such file, and not a template (${templateNames().join(", ")})`);
 }

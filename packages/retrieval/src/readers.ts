@@ -21,10 +21,12 @@ type Parse = (obj: Record<string, unknown>, line: string) => CorpusDocument | st
 
 /**
  * A corpus file's text, streamed: gzip (by its magic bytes, whatever the name) is decompressed, a
- * byte-order mark is dropped, and a folder is refused by name rather than failing with EISDIR.
+ * byte-order mark is dropped, and a folder or a FIFO is refused by name (rather than EISDIR or a hang).
  */
 export function corpusText(path: string): Readable {
-  if (statSync(path).isDirectory()) throw new Error(`${path} is a folder: give one corpus file (a folder is read only by --format pdf)`);
+  const st = statSync(path);
+  if (st.isDirectory()) throw new Error(`${path} is a folder: give one corpus file (a folder is read only by --format pdf)`);
+  if (!st.isFile()) throw new Error(`${path} is ${st.isFIFO() ? "a FIFO" : "not a regular file"}: give a corpus file`);
   const head = Buffer.alloc(2);
   const fd = openSync(path, "r");
   try {
