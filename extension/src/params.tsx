@@ -3,7 +3,7 @@ import type { CatalogueNode, GraphNode } from "@citeflow/core/browser";
 import { useState } from "react";
 import { trans } from "./i18n";
 
-type Schema = { type?: string | string[]; description?: string; default?: unknown; enum?: unknown[]; minimum?: number; maximum?: number; anyOf?: Schema[] };
+type Schema = { type?: string | string[]; description?: string; default?: unknown; enum?: unknown[]; examples?: unknown[]; minimum?: number; maximum?: number; anyOf?: Schema[] };
 
 export function ParamsForm({ node, spec, onChange }: { node: GraphNode; spec: CatalogueNode; onChange: (key: string, value: unknown) => void }) {
   const props = ((spec.params as { properties?: Record<string, Schema> }).properties ?? {}) as Record<string, Schema>;
@@ -70,8 +70,27 @@ function Field({ name, schema, value, onChange }: { name: string; schema: Schema
       />
     );
   } else if (kind === "string") {
+    // Suggestions the kernel gives (a model param: the installed models of its kind); any other text is still allowed.
+    const options = (schema.examples ?? []).filter((x): x is string => typeof x === "string");
     input = (
-      <input id={id} name={name} type="text" placeholder={placeholder} value={typeof value === "string" ? value : ""} onChange={(e) => onChange(e.target.value === "" ? undefined : e.target.value)} />
+      <>
+        <input
+          id={id}
+          name={name}
+          type="text"
+          placeholder={placeholder}
+          {...(options.length ? { list: `${id}-options` } : {})}
+          value={typeof value === "string" ? value : ""}
+          onChange={(e) => onChange(e.target.value === "" ? undefined : e.target.value)}
+        />
+        {options.length > 0 && (
+          <datalist id={`${id}-options`}>
+            {options.map((o) => (
+              <option key={o} value={o} />
+            ))}
+          </datalist>
+        )}
+      </>
     );
   } else {
     input = <JsonField id={id} value={value} placeholder={placeholder} onChange={onChange} />;

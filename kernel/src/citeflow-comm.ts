@@ -1,6 +1,7 @@
 import { errorInfo, loadGraph, questionRuns, validateGraph, type CompiledGraph, type GraphDoc, type Method, type MethodResult, type RunEvent } from "@citeflow/core";
 import { allowEndpoint, defaultRunsDir, services, graph as graphFrom, graphReach, LiveRun, registry, RunStore, templateNames } from "citeflow";
 import { exportDataset, FORMATS, type Format } from "@citeflow/datasets";
+import { catalogueWithModels } from "@citeflow/nodes";
 import { renderEvidencePage } from "@citeflow/retrieval";
 import { resolve } from "node:path";
 import type { Comm, CommHandler } from "./comm.js";
@@ -59,7 +60,8 @@ export function citeflowTarget(comm: Comm, openData: unknown): CommHandler {
   // Typed by the protocol's results; every parameter is still checked here, since a message is input.
   const methods: { [M in Method]: (req: Request) => MethodResult<M> | Promise<MethodResult<M>> } = {
     hello: () => ({ version: COMM_VERSION, runStore: store.dir, templates: templateNames(), exportFormats: FORMATS }),
-    catalogue: () => registry.catalogue(),
+    // Model params offer the installed models of their kind (catalogueWithModels).
+    catalogue: () => catalogueWithModels(registry, services().config.modelsDirs),
     // What a graph would reach outside the process (servers, files), each allowed or not.
     reach: (req) => graphReach(graphOf(req).doc.nodes, services()),
     // The user's consent, from the editor's dialog: these servers, for this kernel's life.

@@ -135,17 +135,24 @@ describe("citeflow export → citeflow train → the product", () => {
     for (const [i, p] of after8.entries()) expect(Math.abs(p.SUPPORT - after[i]!.SUPPORT)).toBeLessThan(0.05);
   }, 600_000);
 
-  it("trains a reranker the rerank node's loader reads, and its scores move off the base's", async () => {
+  it("trains a reranker (a sentence encoder) that the rerank node's loader reads as one: cosine scores and the lexical weight it was made with", async () => {
     const models = join(work, "models");
     const r = await cli(trainArgs("rerank", rerankData, join(models, "tiny-rerank"), "--max-steps", "4"));
     expect(r.code, r.stderr).toBe(0);
     expect(r.stdout).toContain("model: ");
     const passages = ["Vitamin D and fractures in older adults.", "A survey of bird migration."];
-    const trained = await (await loadReranker("tiny-rerank", { modelsDirs: [models] })).score("vitamin D fractures", passages);
+    const reranker = await loadReranker("tiny-rerank", { modelsDirs: [models] });
+    expect(reranker.lexicalWeight).toBe(0.5);
+    const trained = await reranker.score("vitamin D fractures", passages);
     expect(trained).toHaveLength(2);
-    expect(trained.every(Number.isFinite)).toBe(true);
+    expect(trained.every((s) => Number.isFinite(s) && Math.abs(s) <= 1 + 1e-6)).toBe(true);
+    expect(trained[0]).not.toBe(trained[1]);
+    const config = JSON.parse(readFileSync(join(models, "tiny-rerank", "config.json"), "utf8"));
+    expect(config.citeflow_reranker).toEqual({ kind: "encoder", pooling: "mean", lexicalWeight: 0.5 });
+    expect(JSON.parse(readFileSync(join(models, "tiny-rerank", "tokenizer_config.json"), "utf8")).model_max_length).toBe(256);
     const card = readFileSync(join(models, "tiny-rerank", "README.md"), "utf8");
-    expect(card).toContain("reranker");
+    expect(card).toContain("reranker: a sentence encoder");
+    expect(card).toContain("MultipleNegativesRankingLoss");
   }, 600_000);
 
   it("keeps held-out claims out of training and scores the model on them", async () => {

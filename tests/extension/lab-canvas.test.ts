@@ -353,6 +353,19 @@ describe("The pipeline editor's canvas in JupyterLab (Chromium)", () => {
     await expect.poll(() => savedNode("top").params.limit).toBe(4);
   }, 30_000);
 
+  it("offers the installed models of the right kind in a node's model field, Citeflow's trained ones included", async () => {
+    await select("verify");
+    const field = page.locator('.cf-inspector input[name="model"]');
+    const list = await field.getAttribute("list");
+    expect(list).toBeTruthy();
+    const offered = await page.locator(`datalist#${list} option`).evaluateAll((os) => os.map((o) => (o as HTMLOptionElement).value));
+    expect(offered).toEqual(expect.arrayContaining(["citeflow/nli-minilm-scifact", "pair-nli-scifact"]));
+    // NLI models only: no reranker, no embedder.
+    expect(offered).not.toContain("pair-rerank-scifact");
+    expect(offered).not.toContain("static-use-en");
+    await deselect();
+  }, 30_000);
+
   it("pans under a node dragged past the pane's edge by touch, and stops when the touch ends", async () => {
     // A touch screen needs a browser started with touch: React Flow takes touch drags only there.
     const touch = await chromium.launch(CHROMIUM);

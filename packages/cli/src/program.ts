@@ -253,7 +253,7 @@ export function buildProgram(registry: NodeRegistry, setCode: (code: number) => 
   program
     .command("train")
     .description(
-      "fine-tune a cross-encoder from a citeflow export folder: nli (SUPPORT / NO_EVIDENCE / CONTRADICT) or rerank; writes the Hugging Face ONNX layout (fp32 and int8), a card and sha256 sums",
+      "fine-tune a model from a citeflow export folder: nli (a cross-encoder: SUPPORT / NO_EVIDENCE / CONTRADICT) or rerank (a sentence encoder); writes the Hugging Face ONNX layout (fp32 and int8), a card and sha256 sums",
     )
     .argument("<task>", "nli | rerank | setup (only make the training environment: PyTorch and the field's libraries in a virtual environment)")
     .option("--data <dir>", "a citeflow export --format nli|rerank folder")
@@ -274,6 +274,7 @@ export function buildProgram(registry: NodeRegistry, setCode: (code: number) => 
       "nli: also pairs made from this corpus's unlabelled abstracts (sentence or clause → SUPPORT, flipped → CONTRADICT, another sentence → NO_EVIDENCE); abstracts the held-out claims cite are left out",
     )
     .option("--corpus-sentences <n>", "nli: corpus sentences to make pairs from (default 4000)", intArg("--corpus-sentences"))
+    .option("--lexical-weight <w>", "rerank: the weight of the retriever's BM25 score fused with the reranker's, written into the model's config (default 0.5)")
     .option("--data-licence <text>", "the training data's licence, for the model card")
     .option("--bf16", "train in bfloat16 autocast (faster on CPUs with AVX512-BF16)", false)
     .option("--json", "print the result as JSON", false)

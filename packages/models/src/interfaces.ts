@@ -8,6 +8,12 @@ export interface Embedder {
 /** Scores (query, passage) pairs; higher is more relevant. Scores are raw model outputs. */
 export interface Reranker {
   readonly id: string;
+  /**
+   * The weight its maker fuses the retriever's lexical score with, when the model says (Citeflow's
+   * trained reranker: `citeflow_reranker.lexicalWeight` in its config); the rerank node uses it
+   * unless its own param is set.
+   */
+  readonly lexicalWeight?: number;
   score(query: string, passages: string[], options?: { signal?: AbortSignal }): Promise<number[]>;
 }
 
@@ -30,7 +36,7 @@ export interface NliModel {
  */
 export const DEFAULT_MODELS = {
   embedder: "Xenova/all-MiniLM-L6-v2",
-  reranker: "Xenova/ms-marco-MiniLM-L-6-v2",
+  reranker: "citeflow/rerank-minilm-scifact",
   nli: "citeflow/nli-minilm-scifact",
 } as const;
 

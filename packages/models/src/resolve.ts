@@ -99,8 +99,6 @@ export function describeModel(id: string, env: NodeJS.ProcessEnv = process.env):
     return card && existsSync(card) && existsSync(join(localDir, id, "SHA256SUMS")) ? `${id} (trained by Citeflow; card: ${card})` : id;
   } catch {
     // `npm run models` installs the default embedder and Citeflow's own models; nothing else.
-    if (id === DEFAULT_MODELS.reranker)
-      return `${id} (not installed, and \`npm run models\` installs no reranker: rerank steps keep the retriever's order; name one with $CITEFLOW_RERANK_MODEL, or allow downloads with CITEFLOW_ALLOW_DOWNLOADS=1)`;
     const installs = id === DEFAULT_MODELS.embedder || id.startsWith("citeflow/");
     return installs
       ? `${id} (not installed: run \`npm run models\`)`

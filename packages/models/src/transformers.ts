@@ -1,4 +1,5 @@
 import {
+  AutoConfig,
   AutoModelForSequenceClassification,
   AutoTokenizer,
   env,
@@ -11,6 +12,7 @@ import {
 import { NLI_LABELS, type Embedder, type NliLabel, type NliModel, type NliProbabilities, type Reranker } from "./interfaces.js";
 import { existsSync } from "node:fs";
 import { join } from "node:path";
+import { nliLabelOf } from "./labels.js";
 import { resolveModel, type ModelLocation, type ResolveOptions } from "./resolve.js";
 
 export type Dtype = "fp32" | "q8";
@@ -132,8 +134,31 @@ async function pairLogits(m: { tokenizer: PreTrainedTokenizer; model: PreTrained
   return rows(logits);
 }
 
-/** A cross-encoder: one forward pass per (query, passage) pair; the score is the relevance logit. */
+/** What a model's config says about how it reranks (`citeflow train rerank` writes it). */
+interface RerankerConfig {
+  citeflow_reranker?: { kind?: string; lexicalWeight?: number };
+}
+
+/**
+ * A reranker. A cross-encoder (a sequence classifier) scores each (query, passage) pair in one
+ * forward pass: the relevance logit. A sentence encoder marked `citeflow_reranker.kind: "encoder"`
+ * in its config (what `citeflow train rerank` makes) scores the cosine of the query's and the
+ * passage's mean-pooled embeddings, and says which lexical weight it was meant to be fused with.
+ */
 export async function loadReranker(id: string, options: LocalModelOptions = {}): Promise<Reranker> {
+  const config = (await withEnv(id, options, () => AutoConfig.from_pretrained(id))) as unknown as RerankerConfig;
+  const marked = config.citeflow_reranker;
+  if (marked?.kind === "encoder") {
+    const encoder = await loadEmbedder(id, options);
+    return {
+      id,
+      ...(typeof marked.lexicalWeight === "number" ? { lexicalWeight: marked.lexicalWeight } : {}),
+      score: async (query, passages, o) => {
+        const [q, ...vs] = await encoder.embed([query, ...passages], o);
+        return vs.map((v) => v.reduce((s, x, i) => s + x * q![i]!, 0));
+      },
+    };
+  }
   const m = await loadPairModel(id, options);
   const batchSize = options.batchSize ?? 32;
   return {
@@ -152,24 +177,12 @@ export async function loadReranker(id: string, options: LocalModelOptions = {}):
   };
 }
 
-const LABEL_ALIASES: Record<string, NliLabel> = {
-  support: "SUPPORT",
-  supports: "SUPPORT",
-  entailment: "SUPPORT",
-  contradict: "CONTRADICT",
-  contradiction: "CONTRADICT",
-  refutes: "CONTRADICT",
-  no_evidence: "NO_EVIDENCE",
-  neutral: "NO_EVIDENCE",
-  not_enough_info: "NO_EVIDENCE",
-};
-
 /** Maps a model's id2label (SciFact or MNLI style) onto SUPPORT / NO_EVIDENCE / CONTRADICT. */
 export function nliLabelMap(id2label: Record<string, string>, modelId: string): NliLabel[] {
   const labels = Object.keys(id2label)
     .sort((a, b) => Number(a) - Number(b))
     .map((k) => {
-      const mapped = LABEL_ALIASES[id2label[k]!.toLowerCase().replace(/[\s-]+/g, "_")];
+      const mapped = nliLabelOf(id2label[k]!);
       if (!mapped) throw new Error(`NLI model "${modelId}": cannot map label "${id2label[k]}" to ${NLI_LABELS.join(" / ")}`);
       return mapped;
     });

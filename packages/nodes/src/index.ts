@@ -146,3 +146,4 @@ export function findGraph(ref: string): { path: string; dir?: string } {
   if (templateNames().includes(ref)) return { path: templatePath(ref) };
   throw new Error(`no graph "${ref}": no such file, and not a template (${templateNames().join(", ")})`);
 }
+export { catalogueWithModels } from "./catalogue.js";

@@ -1,7 +1,9 @@
 import type { NodeRegistry } from "@citeflow/core";
+import { modelsDirsFromEnv } from "@citeflow/models";
+import { catalogueWithModels } from "@citeflow/nodes";
 
 export function catalogueCommand(registry: NodeRegistry, json: boolean): number {
-  const cat = registry.catalogue();
+  const cat = catalogueWithModels(registry, modelsDirsFromEnv());
   if (json) {
     process.stdout.write(JSON.stringify(cat, null, 2) + "\n");
     return 0;

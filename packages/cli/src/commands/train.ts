@@ -11,6 +11,7 @@ export interface TrainCommandOptions {
   batchSize?: number;
   maxLength?: number;
   lr?: string;
+  lexicalWeight?: string;
   seed?: number;
   threads?: number;
   augment: boolean;
@@ -36,6 +37,9 @@ export async function trainCommand(task: string, opts: TrainCommandOptions): Pro
   if (!opts.heldout !== !opts.claims) throw new UsageError("--heldout and --claims go together: the held-out split and the claims file its ids point into");
   const lr = opts.lr === undefined ? undefined : Number(opts.lr);
   if (lr !== undefined && !(lr > 0 && lr < 1)) throw new UsageError(`--lr ${opts.lr}: give a learning rate such as 4e-5`);
+  const lexicalWeight = opts.lexicalWeight === undefined ? undefined : Number(opts.lexicalWeight);
+  if (lexicalWeight !== undefined && !(lexicalWeight >= 0 && lexicalWeight <= 1)) throw new UsageError(`--lexical-weight ${opts.lexicalWeight}: give a weight from 0 to 1`);
+  if (lexicalWeight !== undefined && task !== "rerank") throw new UsageError("--lexical-weight is for train rerank");
   const { trainModel, TrainError } = await import("@citeflow/datasets");
   const controller = new AbortController();
   const stop = () => controller.abort();
@@ -60,6 +64,7 @@ export async function trainCommand(task: string, opts: TrainCommandOptions): Pro
       ...(opts.batchSize !== undefined ? { batchSize: opts.batchSize } : {}),
       ...(opts.maxLength !== undefined ? { maxLength: opts.maxLength } : {}),
       ...(lr !== undefined ? { lr } : {}),
+      ...(lexicalWeight !== undefined ? { lexicalWeight } : {}),
       ...(opts.seed !== undefined ? { seed: opts.seed } : {}),
       ...(opts.threads !== undefined ? { threads: opts.threads } : {}),
     });

@@ -2,7 +2,7 @@ import { defineNode } from "@citeflow/core";
 import { citationScores } from "@citeflow/eval";
 import { DEFAULT_MODELS } from "@citeflow/models";
 import { z } from "zod";
-import { modelParams } from "../shared/params.js";
+import { modelParam, modelParams } from "../shared/params.js";
 
 export const evalCitations = defineNode({
   type: "eval.citations",
@@ -14,7 +14,7 @@ export const evalCitations = defineNode({
   inputs: { answer: { type: "Answer" }, passages: { type: "Passage[]", description: "The passages the answer could cite (their text is the evidence)" } },
   outputs: { metrics: { type: "Any", description: "{ precision, recall, f1, sentences, citations, hallucinated }" } },
   params: z.object({
-    model: z.string().default("").describe(`NLI judge; empty: $CITEFLOW_NLI_MODEL, else ${DEFAULT_MODELS.nli}`),
+    model: modelParam("nli", `NLI judge; empty: $CITEFLOW_NLI_MODEL, else ${DEFAULT_MODELS.nli}`),
     ...modelParams,
     citationBase: z.union([z.literal(0), z.literal(1)]).default(1),
   }),

@@ -8,3 +8,8 @@ export const modelParams = {
   modelsDir: z.string().default("").describe("Local models folder; empty: the configured ones ($CITEFLOW_MODELS, then the models home)"),
   dtype: z.enum(["fp32", "q8"]).default("fp32").describe("fp32 (onnx/model.onnx) or q8 (onnx/model_quantized.onnx)"),
 };
+
+/** A node's model param: an id, marked with the kind of model it takes, so the editor can offer the installed ones of that kind. */
+export function modelParam(kind: "nli" | "reranker", description: string) {
+  return z.string().default("").describe(description).meta({ citeflowModelKind: kind });
+}

@@ -1,21 +1,6 @@
 import { existsSync, statSync } from "node:fs";
 import { basename, resolve } from "node:path";
-import {
-  hubGguf,
-  loadEmbedder,
-  loadLocalChat,
-  loadNli,
-  loadReranker,
-  LOCAL_CHAT_VERSION,
-  ModelNotFoundError,
-  openAIChat,
-  resolveModel,
-  type ChatModel,
-  type Dtype,
-  type Embedder,
-  type NliModel,
-  type Reranker,
-} from "@citeflow/models";
+import { hubGguf, loadEmbedder, loadLocalChat, loadNli, loadReranker, LOCAL_CHAT_VERSION, openAIChat, type ChatModel, type Dtype, type Embedder, type NliModel, type Reranker } from "@citeflow/models";
 import { withoutCredentials, type Services } from "@citeflow/core";
 import { openPassageStore, qdrantSpecUrl, type PassageStore } from "@citeflow/retrieval";
 import { patchConfig, type SearchService, type ServicesConfig, type ServicesPatch } from "./config.js";
@@ -41,8 +26,6 @@ declare module "@citeflow/core" {
     modelId(kind: "nli" | "reranker", param: string): string;
     embedder(m: ModelRequest): Promise<Embedder>;
     reranker(m: ModelRequest): Promise<Reranker>;
-    /** Whether a reranker can be loaded by id: in the models folders (the node's `modelsDir`, else the configured ones), or downloads are allowed. */
-    rerankerInstalled(id: string, modelsDir?: string): boolean;
     nli(m: ModelRequest): Promise<NliModel>;
     /** Which chat model a node's params select, before anything is loaded. */
     chatChoice(p: Pick<LlmParams, "model" | "baseUrl">): ChatChoice;
@@ -144,16 +127,6 @@ export class CiteflowServices implements Services {
 
   embedder(m: ModelRequest): Promise<Embedder> {
     return this.#once(`embedder:${JSON.stringify(m)}`, () => loadEmbedder(m.id, this.#modelOptions(m)));
-  }
-
-  rerankerInstalled(id: string, modelsDir = ""): boolean {
-    try {
-      resolveModel(id, this.#modelOptions({ id, modelsDir, dtype: "fp32" }));
-      return true;
-    } catch (e) {
-      if (e instanceof ModelNotFoundError) return false;
-      throw e;
-    }
   }
 
   reranker(m: ModelRequest): Promise<Reranker> {

@@ -1,7 +1,7 @@
 import { bm25Scores, defineNode, pageAt, sentenceSpans, type Verdict } from "@citeflow/core";
 import { DEFAULT_MODELS, type NliProbabilities } from "@citeflow/models";
 import { z } from "zod";
-import { modelParams } from "../shared/params.js";
+import { modelParam, modelParams } from "../shared/params.js";
 
 export const verifyNli = defineNode({
   type: "verify.nli",
@@ -13,7 +13,7 @@ export const verifyNli = defineNode({
   inputs: { claims: { type: "Claim[]" }, passages: { type: "Passage[]", description: "Everything that was retrieved" } },
   outputs: { verdicts: { type: "Verdict[]", description: "One per claim and cited passage" } },
   params: z.object({
-    model: z.string().default("").describe(`NLI model id (SciFact or MNLI labels); empty: $CITEFLOW_NLI_MODEL, else ${DEFAULT_MODELS.nli}`),
+    model: modelParam("nli", `NLI model id (SciFact or MNLI labels); empty: $CITEFLOW_NLI_MODEL, else ${DEFAULT_MODELS.nli}`),
     ...modelParams,
     sentences: z.number().int().positive().default(10).describe("Sentences of each cited passage compared with the claim"),
   }),
