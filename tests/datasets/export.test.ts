@@ -1,5 +1,5 @@
 import { spawnSync } from "node:child_process";
-import { appendFileSync, cpSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from "node:fs";
+import { appendFileSync, cpSync, existsSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { fileURLToPath } from "node:url";
@@ -149,6 +149,16 @@ describe("exports from template runs (scripted LLM on loopback)", () => {
     const card = readFileSync(join(out, "README.md"), "utf8");
     expect(card).toContain(`| train | ${a.files["train.jsonl"]} |`);
     expect(card).toContain(`| validation | ${a.files["validation.jsonl"]} |`);
+  });
+
+  it("NLI rows of one question stay on one side of the split, whatever their claims", () => {
+    const out = mkdtempSync(join(tmpdir(), "citeflow-export-nli-split-"));
+    exportDataset({ runs: runsDir, services: envServices(), format: "nli", out, split: 0.5, seed: 3 });
+    const side = new Map<string, Set<string>>();
+    for (const file of ["train.jsonl", "validation.jsonl"])
+      for (const r of existsSync(join(out, file)) ? read(out, file) : []) side.set(r.metadata.runId, new Set([...(side.get(r.metadata.runId) ?? []), file]));
+    expect(side.size).toBeGreaterThan(1);
+    expect([...side.values()].every((files) => files.size === 1)).toBe(true);
   });
 
   it("--parquet writes the same rows as Parquet (nested messages and metadata kept)", async () => {

@@ -68,6 +68,8 @@ export interface NliExample {
   originalLabel?: string;
   /** "gold": from a labelled corpus (`--labels`), not from a model's verdict. */
   source?: "gold";
+  /** The run's question: the rows of one question stay on one side of the split. */
+  question?: string;
   provenance: Provenance;
 }
 
@@ -114,6 +116,13 @@ class RunView {
     if (!edge) return undefined;
     const dot = edge.from.lastIndexOf(".");
     return this.output(edge.from.slice(0, dot), edge.from.slice(dot + 1));
+  }
+
+  /** The run's question (its `question` input's text), when it has one. */
+  get question(): string | undefined {
+    const hash = this.record.inputHashes.question;
+    const q = hash ? (this.store.blobs.get(hash) as { text?: unknown } | undefined) : undefined;
+    return typeof q?.text === "string" ? q.text : undefined;
   }
 
   /** A span's data, read from its blob when it was stored as one. */
@@ -266,6 +275,7 @@ function collectRun(store: RunStore, services: Pick<Services, "prompt">, record:
             hypothesis: g.hypothesis,
             label: g.label,
             source: "gold",
+            ...(view.question !== undefined ? { question: view.question } : {}),
             provenance: { ...view.provenance(nodeId, passages.filter((p) => p.id.startsWith(`${g.docId}#`)).slice(0, 1), {}), docIds: [g.docId], sources: ["labels"] },
           });
       }
@@ -331,7 +341,14 @@ function collectRun(store: RunStore, services: Pick<Services, "prompt">, record:
         if (!claim || !premise) continue;
         const span = evidenceSpan(v, passage);
         const prov = { ...view.provenance(nodeId, passage ? [passage] : [], model ? { nli: model } : {}), ...(span ? { evidence: span } : {}) };
-        nli.push({ premise, hypothesis: claim.text, label: v.label, ...(fix ? { originalLabel: original.label } : {}), provenance: fix ? { ...prov, corrections: [fix.id] } : prov });
+        nli.push({
+          premise,
+          hypothesis: claim.text,
+          label: v.label,
+          ...(fix ? { originalLabel: original.label } : {}),
+          ...(view.question !== undefined ? { question: view.question } : {}),
+          provenance: fix ? { ...prov, corrections: [fix.id] } : prov,
+        });
       }
     }
   }

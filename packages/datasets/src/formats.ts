@@ -117,7 +117,8 @@ export function rowsFor(format: Format, answers: AnswerExample[], nli: NliExampl
       }));
     case "nli":
       return nli.map((x) => ({
-        key: x.hypothesis,
+        // By the run's question, as every format: a claim of an answer is not a question of its own.
+        key: x.question ?? x.hypothesis,
         dedupText: x.premise + "\n" + x.hypothesis,
         label: x.source === "gold" ? `${x.label} (gold)` : x.label,
         data: { premise: x.premise, hypothesis: x.hypothesis, label: x.label, label_id: NLI_LABELS[x.label] },
