@@ -188,6 +188,24 @@ describe("exports from template runs (scripted LLM on loopback)", () => {
     expect(exportTo("sft").rows.some((r) => r.messages[1].content.includes("[redacted]"))).toBe(true);
   });
 
+  it("citeflow export takes a selection of runs (--run, --graph-name) and refuses one that selects nothing", () => {
+    const runs = new RunStore(runsDir).listRuns();
+    const one = runs.find((r) => r.graph.toLowerCase().includes("openscholar"))!;
+    const out = mkdtempSync(join(tmpdir(), "citeflow-export-select-"));
+    const r = spawnSync(process.execPath, [BIN, "export", "--runs", runsDir, "--format", "sft", "--out", out, "--split", "1", "--run", one.runId], { encoding: "utf8" });
+    expect(r.status, r.stderr).toBe(0);
+    expect(r.stdout).toContain("from 1 runs");
+    expect(new Set(read(out, "train.jsonl").map((row) => row.metadata.runId))).toEqual(new Set([one.runId]));
+    const byName = spawnSync(process.execPath, [BIN, "export", "--runs", runsDir, "--format", "sft", "--out", out, "--split", "1", "--graph-name", one.graph, "--json"], { encoding: "utf8" });
+    expect(JSON.parse(byName.stdout).runs).toBe(runs.filter((x) => x.graph === one.graph).length);
+    const unknown = spawnSync(process.execPath, [BIN, "export", "--runs", runsDir, "--format", "sft", "--out", out, "--run", "20990101T000000Z-nosuch"], { encoding: "utf8" });
+    expect(unknown.status).toBe(2);
+    expect(unknown.stderr).toContain("--run 20990101T000000Z-nosuch: no such run in");
+    const none = spawnSync(process.execPath, [BIN, "export", "--runs", runsDir, "--format", "sft", "--out", out, "--graph-name", "no such graph"], { encoding: "utf8" });
+    expect(none.status).toBe(2);
+    expect(none.stderr).toContain("no run in");
+  });
+
   it("citeflow export prints row counts, and refuses an unknown format", () => {
     const out = mkdtempSync(join(tmpdir(), "citeflow-export-cli-"));
     const r = spawnSync(process.execPath, [BIN, "export", "--runs", runsDir, "--format", "kto", "--out", out, "--no-metadata", "--split", "1"], { encoding: "utf8" });

@@ -245,6 +245,8 @@ export function buildProgram(registry: NodeRegistry, setCode: (code: number) => 
     .option("--qrels <tsv>", "BEIR qrels for rerank formats (judged by question id)")
     .option("--labels <claims.jsonl>", "labelled claims (SciFact's shape) for the nli format: each run whose question id is a claim id gives the claim's gold pairs")
     .option("--corpus <corpus.jsonl>", "the corpus --labels points into (doc_id, abstract as sentences)")
+    .option("--run <ids...>", "only these runs (default: every run in the store)")
+    .option("--graph-name <name>", "only runs of graphs with this name")
     .option("--parquet", "also write train.parquet / validation.parquet", false)
     .option("--no-metadata", "strip the metadata back-links (for providers that reject extra keys)")
     .option("--json", "print the counts as JSON", false)

@@ -1,3 +1,4 @@
+import { RunStore } from "@citeflow/runstore";
 import { UsageError } from "../errors.js";
 import { cliServices } from "../services.js";
 
@@ -13,6 +14,10 @@ export interface ExportCommandOptions {
   parquet: boolean;
   metadata: boolean;
   json: boolean;
+  /** Only these runs (ids), else every run in the store. */
+  run?: string[];
+  /** Only runs of graphs with this name. */
+  graphName?: string;
 }
 
 /** citeflow export: training data from a run store's runs, with a dataset card; what was left out goes to stderr. */
@@ -25,6 +30,7 @@ export async function exportCommand(opts: ExportCommandOptions): Promise<number>
   if (!(ratio > 0 && ratio <= 1)) throw new UsageError(`--split ${opts.split}: give a fraction in (0, 1]`);
   if (!Number.isInteger(seed)) throw new UsageError(`--seed ${opts.seed}: give an integer`);
   if (!opts.labels !== !opts.corpus) throw new UsageError("--labels and --corpus go together: the labelled claims and the corpus their rationales point into");
+  const runIds = selectRuns(opts);
   const r = exportDataset({
     runs: opts.runs,
     services: cliServices(),
@@ -34,6 +40,7 @@ export async function exportCommand(opts: ExportCommandOptions): Promise<number>
     seed,
     metadata: opts.metadata,
     parquet: opts.parquet,
+    ...(runIds ? { runIds } : {}),
     ...(opts.qrels ? { qrels: opts.qrels } : {}),
     ...(opts.labels && opts.corpus ? { labels: { claims: opts.labels, corpus: opts.corpus } } : {}),
   });
@@ -50,4 +57,17 @@ export async function exportCommand(opts: ExportCommandOptions): Promise<number>
     );
   }
   return 0;
+}
+
+/** The runs `--run` and `--graph-name` select (oldest first, as export reads them), or undefined for every run; an unknown id or a filter that selects nothing is refused. */
+function selectRuns(opts: ExportCommandOptions): string[] | undefined {
+  if (!opts.run?.length && opts.graphName === undefined) return undefined;
+  const listed = new RunStore(opts.runs).listRuns().reverse();
+  const known = new Set(listed.map((r) => r.runId));
+  const missing = (opts.run ?? []).filter((id) => !known.has(id));
+  if (missing.length) throw new UsageError(`--run ${missing.join(", ")}: no such run in ${opts.runs} (see citeflow runs list)`);
+  const ids = listed.filter((r) => (!opts.run?.length || opts.run.includes(r.runId)) && (opts.graphName === undefined || r.graph === opts.graphName)).map((r) => r.runId);
+  if (!ids.length)
+    throw new UsageError(`no run in ${opts.runs} matches${opts.run?.length ? ` --run ${opts.run.join(" ")}` : ""}${opts.graphName !== undefined ? ` --graph-name ${opts.graphName}` : ""}`);
+  return ids;
 }
