@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import { findCitations, toAnswer } from "@citeflow/core";
+import { citationGroups, findCitations, toAnswer } from "@citeflow/core";
 
 const passages = ["10#0", "20#0", "30#1", "pubmed:12345#0", "arxiv:2401.01234v2#0"].map((id) => ({ id }));
 const marks = (text: string, base: 0 | 1 = 1) => findCitations(text, passages, { base }).map((c) => [c.marker, c.passageId ?? null]);
@@ -96,5 +96,21 @@ describe("citation parser", () => {
         { marker: "PUBMED:777", target: "PUBMED:777" },
       ],
     });
+  });
+
+  it("citationGroups: only what the parser reads as citations, each written marker with its span (never the 2 of 2007)", () => {
+    const text = "In 2007, n = 205 patients (95% CI) improved [2]; see [1-3] and [PUBMED:123, DOI:10.1/x].";
+    const groups = citationGroups(text);
+    const written = groups.flatMap((g) => g.written.map((w) => [w.marker, text.slice(w.start, w.end)]));
+    expect(written).toEqual([
+      ["2", "2"],
+      ["1", "1"],
+      ["3", "3"],
+      ["PUBMED:123", "PUBMED:123"],
+      ["DOI:10.1/x", "DOI:10.1/x"],
+    ]);
+    expect(groups.map((g) => text.slice(g.start, g.end))).toEqual(["[2]", "[1-3]", "[PUBMED:123, DOI:10.1/x]"]);
+    // Every marker the parser maps is a written one or inside a written range.
+    expect(findCitations(text, passages).map((c) => c.marker)).toEqual(["2", "1", "2", "3", "PUBMED:123", "DOI:10.1/x"]);
   });
 });

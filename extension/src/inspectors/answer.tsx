@@ -1,5 +1,5 @@
 /** An answer with its citations as links to the cited passage; citations outside the allowed set flagged. */
-import type { Answer } from "@citeflow/core/browser";
+import { citationGroups, type Answer } from "@citeflow/core/browser";
 import type { ReactNode } from "react";
 import { trans } from "../i18n";
 
@@ -10,32 +10,30 @@ export interface AnswerProps {
 
 export function AnswerView({ answer, onCite }: AnswerProps) {
   const invalid = new Map((answer.invalidCitations ?? []).map((c) => [c.marker, c.target]));
-  const markers = [...new Set([...Object.keys(answer.citations ?? {}), ...invalid.keys()])].sort((a, b) => b.length - a.length);
+  // Markers are linked only where the citation parser finds them (citationGroups): never a bare digit elsewhere.
   const parts: ReactNode[] = [];
-  if (markers.length) {
-    const re = new RegExp(markers.map((m) => m.replace(/[.*+?^${}()|[\]\\]/g, "\\$&")).join("|"), "g");
-    let last = 0;
-    for (const m of answer.text.matchAll(re)) {
-      parts.push(answer.text.slice(last, m.index));
-      const marker = m[0];
-      const target = answer.citations[marker];
-      if (invalid.has(marker) || !target) {
+  let last = 0;
+  for (const g of citationGroups(answer.text))
+    for (const w of g.written) {
+      parts.push(answer.text.slice(last, w.start));
+      const target = answer.citations?.[w.marker];
+      const text = answer.text.slice(w.start, w.end);
+      if (invalid.has(w.marker) || !target) {
         parts.push(
-          <span key={m.index} className="cf-cite cf-cite-invalid" title={trans.__("%1 cites %2, which the generator was not given", marker, invalid.get(marker) ?? "?")}>
-            {marker}
+          <span key={w.start} className="cf-cite cf-cite-invalid" title={trans.__("%1 cites %2, which the generator was not given", w.marker, invalid.get(w.marker) ?? "?")}>
+            {text}
           </span>,
         );
       } else {
         parts.push(
-          <button key={m.index} className="cf-cite" data-passage={target} title={target} onClick={() => onCite?.(target)}>
-            {marker}
+          <button key={w.start} className="cf-cite" data-passage={target} title={target} onClick={() => onCite?.(target)}>
+            {text}
           </button>,
         );
       }
-      last = m.index! + marker.length;
+      last = w.end;
     }
-    parts.push(answer.text.slice(last));
-  } else parts.push(answer.text);
+  parts.push(answer.text.slice(last));
   return (
     <div className="cf-answer">
       <div className="cf-answer-text">{parts}</div>

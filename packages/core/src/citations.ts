@@ -56,6 +56,36 @@ export function findCitations(text: string, passages: Pick<Passage, "id">[], opt
   return out.sort((a, b) => a.index - b.index);
 }
 
+/** A citation group as written: its span in the text, and each marker written in it with its own span. */
+export interface CitationGroup {
+  start: number;
+  end: number;
+  written: Array<{ marker: string; start: number; end: number }>;
+}
+
+/**
+ * Where the parser finds citations in a text (the same two patterns as `findCitations`): views link
+ * markers only there, so the "2" of "2007" or "n = 205" is never taken for [2].
+ */
+export function citationGroups(text: string): CitationGroup[] {
+  const groups: CitationGroup[] = [];
+  for (const m of text.matchAll(NUMERIC_GROUP)) {
+    const start = m.index;
+    const written = [...m[0].matchAll(/\d+/g)].map((n) => ({ marker: n[0], start: start + n.index, end: start + n.index + n[0].length }));
+    groups.push({ start, end: start + m[0].length, written });
+  }
+  for (const m of text.matchAll(DOC_GROUP)) {
+    const start = m.index;
+    const written = [...m[0].matchAll(/(PUBMED|PMID|DOI|ARXIV|S2|CORE)\s*:\s*([^\])\s,;]+)/gi)].map((d) => ({
+      marker: `${d[1]!.toUpperCase()}:${d[2]}`,
+      start: start + d.index,
+      end: start + d.index + d[0].length,
+    }));
+    groups.push({ start, end: start + m[0].length, written });
+  }
+  return groups.sort((a, b) => a.start - b.start);
+}
+
 /** Build an Answer: its citation map, the passages it was allowed to cite, and the invalid ones. */
 export function toAnswer(text: string, passages: Pick<Passage, "id">[], options: CitationOptions = {}): Answer {
   const citations: Record<string, string> = {};
