@@ -3,7 +3,7 @@ import { execFileSync } from "node:child_process";
 import { existsSync } from "node:fs";
 import { dirname, join } from "node:path";
 import { fileURLToPath } from "node:url";
-import { mtime, needFree, newest } from "./mtimes.mjs";
+import { labextensionBuilt, mtime, needFree, newest } from "./mtimes.mjs";
 
 const root = join(dirname(fileURLToPath(import.meta.url)), "..");
 const run = (cmd, args) => execFileSync(cmd, args, { cwd: root, stdio: "inherit" });
@@ -22,8 +22,8 @@ run(process.execPath, [join(root, "node_modules", "typescript", "bin", "tsc"), "
 // JupyterLab, which scripts/lab-env.mjs installs from pip into .citeflow/venvs/ the first time.
 const ext = join(root, "extension");
 const extInputs = Math.max(newest(join(ext, "src")), newest(join(ext, "style")), newest(join(ext, "schema")), mtime(join(ext, "package.json")), newest(join(root, "packages", "core", "src")));
-if (mtime(join(ext, "labextension", "package.json")) < extInputs) {
-  console.error("citeflow: building the JupyterLab extension…");
+if (!labextensionBuilt(join(ext, "labextension")) || mtime(join(ext, "labextension", "package.json")) < extInputs) {
+  console.error(`citeflow: building the JupyterLab extension${existsSync(join(ext, "labextension")) && !labextensionBuilt(join(ext, "labextension")) ? " (the last build was cut short)" : ""}…`);
   run("npm", ["run", "build", "--silent", "-w", "@citeflow/jupyterlab"]);
 }
 // The pretrained models (Gemma 3 270M GGUF, all-MiniLM-L6-v2 ONNX): a no-op when installed.

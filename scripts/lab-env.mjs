@@ -9,7 +9,7 @@ import { execFileSync } from "node:child_process";
 import { existsSync, readdirSync, rmSync } from "node:fs";
 import { dirname, join, resolve } from "node:path";
 import { fileURLToPath } from "node:url";
-import { mtime, newest } from "./mtimes.mjs";
+import { labextensionBuilt, mtime, newest } from "./mtimes.mjs";
 
 export const root = resolve(dirname(fileURLToPath(import.meta.url)), "..");
 /** The JupyterLab the extension is built against and `npm run lab` serves (its npm packages are 4.5.10 too). */
@@ -63,9 +63,9 @@ const wheelInputs = () =>
 export function buildWheel(venv = ensureVenv()) {
   const dist = join(ext, "dist");
   const found = () => (existsSync(dist) ? readdirSync(dist).filter((f) => /^citeflow_jupyterlab-.*\.whl$/.test(f)) : []);
+  if (!labextensionBuilt(join(ext, "labextension"))) throw new Error("the labextension is not built, or its build was cut short (no remote entry): run `npm run build -w @citeflow/jupyterlab`");
   const [current] = found();
   if (current && mtime(join(dist, current)) >= wheelInputs()) return join(dist, current);
-  if (!existsSync(join(ext, "labextension", "static", "style.js"))) throw new Error("the labextension is not built: run `npm run build -w @citeflow/jupyterlab` first");
   rmSync(dist, { recursive: true, force: true });
   log("building the citeflow-jupyterlab wheel…");
   pip(venv, ["wheel", "--quiet", "--disable-pip-version-check", "--no-deps", "--no-build-isolation", "--wheel-dir", dist, ext]);

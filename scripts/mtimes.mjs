@@ -1,5 +1,5 @@
 // Modification times for the scripts' "is it stale?" checks, and the free-space check before a download.
-import { existsSync, readdirSync, statSync, statfsSync } from "node:fs";
+import { existsSync, readFileSync, readdirSync, statSync, statfsSync } from "node:fs";
 import { dirname } from "node:path";
 import { join } from "node:path";
 
@@ -27,5 +27,19 @@ export function needFree(dir, gb, what) {
       `citeflow: ${what} needs about ${gb} GB free in ${at}; ${free.toFixed(1)} GB is free. Free some space (or point $CITEFLOW_MODELS_HOME / $XDG_CACHE_HOME elsewhere) and run the command again.`,
     );
     process.exit(1);
+  }
+}
+
+/**
+ * Whether a built labextension folder is whole: JupyterLab's builder writes the `_build` entry of
+ * its package.json, naming the remote entry, only at the end, so a build cut short (only
+ * static/style.js, say) is not taken for a finished one. The one check for `ensure` and `npm run lab`.
+ */
+export function labextensionBuilt(dir) {
+  try {
+    const load = JSON.parse(readFileSync(join(dir, "package.json"), "utf8")).jupyterlab?._build?.load;
+    return typeof load === "string" && existsSync(join(dir, load));
+  } catch {
+    return false;
   }
 }
