@@ -1,4 +1,4 @@
-import { existsSync } from "node:fs";
+import { existsSync, readFileSync } from "node:fs";
 import { basename, join } from "node:path";
 import { DEFAULT_MODELS, defaultEmbedder, describeModel, loadEmbedder, OFFLINE_EMBEDDER } from "@citeflow/models";
 import { describeChat } from "@citeflow/nodes";
@@ -31,6 +31,8 @@ export function useOfflineModels(): { nli?: string; reranker?: string } {
  * A store of SciFact's 5,183 abstracts (OpenScholar chunking; all-MiniLM-L6-v2 when `npm run models`
  * installed it, else the offline static-use-en: see `defaultEmbedder`), the same one `citeflow demo` builds, made on first use from `scifact/corpus.jsonl` in `dataFolder()` ($CITEFLOW_DATA, else the data shipped with Citeflow)
  * (resumed if an earlier build was cut short) and made the store of this kernel's runs. Returns its folder.
+ * A SciFact store already named by $CITEFLOW_STORE (as `npm run lab` prepares one) is used as it is;
+ * a build prints its progress on stderr unless `onProgress` is given.
  */
 export async function sciFactStore(options: { runs?: string; onProgress?: (documents: number) => void } = {}): Promise<string> {
   const data = dataFolder();
@@ -38,18 +40,35 @@ export async function sciFactStore(options: { runs?: string; onProgress?: (docum
   const corpus = join(data.dir, "scifact", "corpus.jsonl");
   if (!existsSync(corpus)) throw new Error(`no ${corpus} (the data folder from ${data.from})`);
   const embedderId = defaultEmbedder();
+  const prepared = process.env.CITEFLOW_STORE;
+  if (prepared && (await holdsSciFact(prepared, corpus))) {
+    configure({ store: prepared });
+    return prepared;
+  }
   const dir = join(options.runs ?? defaultRunsDir(), "stores", `scifact-${basename(embedderId)}`);
   const store = await LanceStore.open(dir);
+  const onProgress = options.onProgress ?? ((n: number) => process.stderr.write(`sciFactStore: ${n} of 5,183 abstracts indexed in ${dir}\n`));
   const embedder = await loadEmbedder(embedderId);
   await store.ingest(readBeirCorpus(corpus), {
     chunker: openScholarChunker(),
     chunkerName: "openscholar-256",
     embedder,
     batchSize: embedderId === OFFLINE_EMBEDDER ? 512 : 64,
-    ...(options.onProgress ? { onProgress: (p: { documents: number }) => options.onProgress!(p.documents) } : {}),
+    onProgress: (p: { documents: number }) => onProgress(p.documents),
   });
   configure({ store: dir });
   return dir;
+}
+
+/** Whether a store folder is a whole store of this SciFact corpus: a finished ingest holding its first and last abstracts. */
+async function holdsSciFact(dir: string, corpus: string): Promise<boolean> {
+  if (!existsSync(join(dir, "citeflow-store.json"))) return false;
+  const store = await LanceStore.open(dir);
+  const meta = await store.meta();
+  if (!meta || meta.incomplete) return false;
+  const lines = readFileSync(corpus, "utf8").trim().split("\n");
+  const ids = [lines[0]!, lines.at(-1)!].map((l) => `${String((JSON.parse(l) as { doc_id: unknown }).doc_id)}#0`);
+  return (await store.passages(ids.map((id) => ({ id })))).size === ids.length;
 }
 
 /**
