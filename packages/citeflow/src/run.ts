@@ -38,8 +38,8 @@ export function session(runs: string = defaultRunsDir(), withServices: Services 
 /** A graph from a file path (an existing file wins), a template name (`verifai`, `core-gpt`, `openscholar`, `arxivbot`), or a document. */
 export function graph(source: string | GraphDoc): CompiledGraph {
   if (typeof source !== "string") return loadGraph(JSON.stringify(source), registry, { source: `graph "${source.name}"` });
-  const { path } = findGraph(source);
-  return loadGraph(readRegularFile(path), registry, { source: path });
+  const { path, dir } = findGraph(source);
+  return { ...loadGraph(readRegularFile(path), registry, { source: path }), ...(dir ? { folder: dir } : {}) };
 }
 
 /** Values for the graph's inputs; a string is the question for a graph with one Question input. */
@@ -87,7 +87,8 @@ export class LiveRun {
     readonly options: StartOptions = {},
   ) {
     const { runs, display: _d, services: given, ...request } = options;
-    const s = session(runs, given);
+    // A graph read from a file reads its relative `file:` prompts in that file's folder, as `citeflow run` does.
+    const s = session(runs, given ?? (graph.folder ? services().with({ graphDir: graph.folder }) : services()));
     this.store = s.store;
     // A question as text → the graph's inputs by the rule the CLI and the editor use too.
     this.handle = s.start(graph, typeof inputs === "string" ? questionRuns(graph.doc, { question: inputs })[0]!.inputs : inputs, request);

@@ -77,6 +77,8 @@ export interface CompiledNode {
 
 export interface CompiledGraph {
   doc: GraphDoc;
+  /** The folder of the file it was read from, when it was: its relative `file:` prompts are read there, from every front end. */
+  folder?: string;
   nodes: Map<string, CompiledNode>;
   /** Topological order, ties broken by document order. */
   order: string[];
