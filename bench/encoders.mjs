@@ -7,7 +7,7 @@
 // Peers: the static-vector pair models from $CITEFLOW_MODELS (the previous offline defaults), when
 // that folder has them. Speeds are medians of 5 timed batches of 64 pairs, run alone.
 // Needs the all-MiniLM-L6-v2 SciFact store: $CITEFLOW_BENCH_STORE (the demo's), else it is built.
-// Run: npm run bench (or node bench/encoders.mjs)
+// Run: npm run bench (or node bench/encoders.mjs); CITEFLOW_BENCH_ONLY=nli or =rerank runs one half.
 import { execFileSync } from "node:child_process";
 import { existsSync, mkdtempSync, readFileSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
@@ -62,6 +62,7 @@ async function pairsPerSecond(run, pairs) {
   return 64 / (median(times) / 1000);
 }
 
+const only = process.env.CITEFLOW_BENCH_ONLY;
 // ── NLI ──
 const rationales = claims.flatMap((c) =>
   Object.entries(c.evidence).flatMap(([doc, sets]) => sets.flatMap((s) => s.sentences.map((i) => ({ hypothesis: c.claim, premise: corpus.get(doc)[i], label: s.label })))),
@@ -73,9 +74,9 @@ const support = rationales.filter((r) => r.label === "SUPPORT").length;
 console.log(
   `held-out: ${claims.length} claims (${claims.filter((c) => Object.keys(c.evidence).length).length} with evidence), ${rationales.length} gold rationale sentences (majority ${(Math.max(support, rationales.length - support) / rationales.length).toFixed(3)})\n`,
 );
-console.log("NLI model                      self→SUPPORT  S vs C (rationales)  true/false open retrieval  pairs/s");
+if (only !== "rerank") console.log("NLI model                      self→SUPPORT  S vs C (rationales)  true/false open retrieval  pairs/s");
 const nliRows = [];
-for (const id of nliModels) {
+for (const id of only === "rerank" ? [] : nliModels) {
   const nli = await loadNli(id);
   const self = await nli.classify(sentences.map((s) => ({ premise: s, hypothesis: s })));
   const selfRate = self.filter((p) => p.SUPPORT >= p.NO_EVIDENCE && p.SUPPORT >= p.CONTRADICT).length / self.length;
@@ -93,15 +94,18 @@ const queries = join(work, "heldout-queries.jsonl");
 writeFileSync(queries, claims.map((c) => JSON.stringify({ id: String(c.id), text: c.claim }) + "\n").join(""));
 const qrels = join(scifact, "qrels_train.tsv");
 const hybrid = cli(["eval", "retrieval", "--store", store, "--queries", queries, "--qrels", qrels, "--mode", "hybrid"]);
-console.log(`\nreranker (hybrid top-100 → rerank)   nDCG@10  recall@100  MRR@10  pairs/s`);
-console.log(`${"none (hybrid alone)".padEnd(36)} ${hybrid["ndcg@10"].toFixed(3).padStart(7)}  ${hybrid["recall@100"].toFixed(3).padStart(10)}  ${hybrid["mrr@10"].toFixed(3).padStart(6)}`);
+// Each reranker against hybrid alone on the same queries: nDCG@10 of both, B − A and its 95 % paired bootstrap interval.
+console.log(`\nreranker (hybrid top-100 → rerank)   nDCG@10  MRR@10  B − A vs hybrid (95 % interval)  pairs/s`);
+console.log(`${"none (hybrid alone)".padEnd(36)} ${hybrid["ndcg@10"].toFixed(3).padStart(7)}  ${hybrid["mrr@10"].toFixed(3).padStart(6)}`);
 const passages = [...corpus.values()].slice(0, 400).map((a) => a.join(" "));
 const rrRows = [];
-for (const id of rerankModels) {
+for (const id of only === "nli" ? [] : rerankModels) {
   const r = cli(["eval", "retrieval", "--store", store, "--queries", queries, "--qrels", qrels, "--mode", "hybrid", "--rerank", id]);
+  const d = cli(["eval", "retrieval", "--store", store, "--queries", queries, "--qrels", qrels, "--mode", "hybrid", "--compare", "none", id]);
   const rr = await loadReranker(id);
   const speed = await pairsPerSecond((p) => rr.score(claims[0].claim, p), passages);
   rrRows.push({ id, speed });
-  console.log(`${id.padEnd(36)} ${r["ndcg@10"].toFixed(3).padStart(7)}  ${r["recall@100"].toFixed(3).padStart(10)}  ${r["mrr@10"].toFixed(3).padStart(6)}  ${speed.toFixed(0).padStart(7)}`);
+  const diff = `${d.difference >= 0 ? "+" : ""}${d.difference.toFixed(3)} (${d.interval95[0].toFixed(3)} to ${d.interval95[1].toFixed(3)})`;
+  console.log(`${id.padEnd(36)} ${r["ndcg@10"].toFixed(3).padStart(7)}  ${r["mrr@10"].toFixed(3).padStart(6)}  ${diff.padStart(31)}  ${speed.toFixed(0).padStart(7)}`);
 }
 if (rrRows.length > 1) console.log(`speed ratio ${rrRows[0].id} / ${rrRows[1].id}: ${(rrRows[0].speed / rrRows[1].speed).toFixed(2)}`);
