@@ -2,7 +2,7 @@ import { readdirSync, readFileSync } from "node:fs";
 import { join } from "node:path";
 import { fileURLToPath } from "node:url";
 import { describe, expect, it } from "vitest";
-import { DEFAULT_MODELS, loadNli } from "@citeflow/models";
+import { DEFAULT_MODELS, loadNli, loadReranker } from "@citeflow/models";
 import { expectSha256Sums } from "../helpers.js";
 
 // The model Citeflow trained and ships as its default NLI model (models/citeflow/*), loaded as the
@@ -17,7 +17,7 @@ const SHIPPED = fileURLToPath(new URL("../../models", import.meta.url));
 const opts = { modelsDirs: [SHIPPED] };
 
 describe("the shipped models", () => {
-  for (const id of [DEFAULT_MODELS.nli])
+  for (const id of [DEFAULT_MODELS.nli, DEFAULT_MODELS.reranker])
     it(`${id}: every file matches its SHA256SUMS, and the card names its base, data, command, commit, seed and held-out scores`, () => {
       const dir = join(SHIPPED, id);
       expect(expectSha256Sums(dir)).toBeGreaterThanOrEqual(4);
@@ -53,4 +53,23 @@ describe("the shipped models", () => {
     const [p] = await nli.classify([CONTRADICTION]);
     expect(p!.CONTRADICT).toBeGreaterThan(p!.SUPPORT);
   });
+
+  it("reranker: a fixed held-out SciFact claim ranks its gold abstract first among hybrid's top five", async () => {
+    // Claim 6 (held out from training); hybrid retrieval put its gold abstract 2613775 second.
+    const claim = "10% of sudden infant death syndrome (SIDS) deaths happen in newborns aged less than 6 months.";
+    const ids = ["23117378", "2613775", "20240998", "35521287", "21050357"];
+    const corpus = new Map(
+      readFileSync(join(process.env.CITEFLOW_DATA!, "scifact", "corpus.jsonl"), "utf8")
+        .trim()
+        .split("\n")
+        .map((l) => JSON.parse(l) as { doc_id: number; title: string; abstract: string[] })
+        .filter((d) => ids.includes(String(d.doc_id)))
+        .map((d) => [String(d.doc_id), `${d.title}\n${d.abstract.join(" ")}`]),
+    );
+    const reranker = await loadReranker(DEFAULT_MODELS.reranker, opts);
+    expect(reranker.lexicalWeight).toBe(0.5);
+    const scores = await reranker.score(claim, ids.map((id) => corpus.get(id)!));
+    expect(ids[scores.indexOf(Math.max(...scores))]).toBe("2613775");
+  });
 });
+

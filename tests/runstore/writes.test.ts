@@ -118,3 +118,22 @@ describe("reads take regular files only", () => {
     expect(JSON.stringify(r.skippedRuns)).toMatch(/is a FIFO/);
   });
 });
+
+describe("a read-only run store", () => {
+  // A read-only file system needs a mount: root only. As another user, chmod would do, but root ignores it.
+  it.skipIf(process.getuid?.() !== 0)("is said in the user's terms, naming the store and what to do", () => {
+    const mnt = tempDir();
+    expect(spawnSync("mount", ["-t", "tmpfs", "-o", "size=1m", "tmpfs", mnt]).status).toBe(0);
+    try {
+      mkdirSync(join(mnt, "runs"));
+      expect(spawnSync("mount", ["-o", "remount,ro", mnt]).status).toBe(0);
+      expect(() => new RunStore(join(mnt, "runs")).recorder()).toThrow(
+        new RegExp(
+          `^the run store ${join(mnt, "runs")} cannot be written \\(could not write .*: the file system is read-only; nothing was changed there\\): choose another with --runs or \\$CITEFLOW_RUNS$`,
+        ),
+      );
+    } finally {
+      spawnSync("umount", [mnt]);
+    }
+  });
+});

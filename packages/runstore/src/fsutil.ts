@@ -19,7 +19,18 @@ const TEMP = /\.\d+\.[a-z0-9]+\.tmp$/;
 export class WriteError extends Error {
   constructor(path: string, e: unknown) {
     const code = (e as NodeJS.ErrnoException).code;
-    const why = code === "ENOSPC" ? "the disk is full" : code === "EFBIG" ? "the file-size limit was reached" : code === "EDQUOT" ? "the disk quota is used up" : (e as Error).message;
+    const why =
+      code === "ENOSPC"
+        ? "the disk is full"
+        : code === "EFBIG"
+          ? "the file-size limit was reached"
+          : code === "EDQUOT"
+            ? "the disk quota is used up"
+            : code === "EROFS"
+              ? "the file system is read-only"
+              : code === "EACCES" || code === "EPERM"
+                ? "permission denied"
+                : (e as Error).message;
     super(`could not write ${path}: ${why}; nothing was changed there`, { cause: e });
   }
 }
@@ -161,5 +172,11 @@ export function readRegularFile(path: string): string {
 }
 
 export function ensureDir(path: string): void {
-  if (!existsSync(path)) mkdirSync(path, { recursive: true });
+  if (existsSync(path)) return;
+  try {
+    mkdirSync(path, { recursive: true });
+  } catch (e) {
+    // A read-only file system can report ENOENT for a folder it will not make.
+    throw new WriteError(path, (e as NodeJS.ErrnoException).code === "ENOENT" && existsSync(dirname(path)) ? Object.assign(new Error("read-only"), { code: "EROFS" }) : e);
+  }
 }

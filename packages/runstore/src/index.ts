@@ -66,7 +66,11 @@ export class RunStore {
 
   /** A recorder for one run, to pass as the executor's `recorder`. */
   recorder(runId: string = newRunId()): { runId: string; record(event: RunEvent): void } {
-    ensureDir(this.runsDir);
+    try {
+      ensureDir(this.runsDir);
+    } catch (e) {
+      throw new Error(`the run store ${this.dir} cannot be written (${(e as Error).message}): choose another with --runs or $CITEFLOW_RUNS`, { cause: e });
+    }
     const rec = new RunRecorder(this.runPath(runId), this.blobs, this.#redactor);
     return { runId, record: (e) => rec.record(e) };
   }

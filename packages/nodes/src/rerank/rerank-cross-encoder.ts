@@ -13,7 +13,7 @@ export const rerankCrossEncoder = defineNode({
   description:
     "Scores each (query, passage) pair with a reranker model and sorts by it; the score is kept as `rerank`. The model is a cross-encoder (one pass per pair) or a sentence encoder marked as a reranker (cosine of the two embeddings; Citeflow's trained one). With a lexical weight (the param, else the one the model was made with), the rerank score is fused with the retriever's BM25 score, each divided by its top here, and kept as `reranked`.",
   inputs: { ...queryInputs, passages: { type: "Passage[]" } },
-  outputs: { passages: { type: "Passage[]", description: "Sorted by `rerank`, best first" } },
+  outputs: { passages: { type: "Passage[]", description: "Sorted by `reranked` when fused with BM25, else by `rerank`; best first" } },
   params: z.object({
     model: modelParam(
       "reranker",
