@@ -6,7 +6,8 @@
  */
 import { mkdirSync, mkdtempSync, readFileSync } from "node:fs";
 import { tmpdir } from "node:os";
-import { join, resolve } from "node:path";
+import { delimiter, join, resolve } from "node:path";
+import { fileURLToPath } from "node:url";
 import type { BrowserContext, Locator, Page } from "playwright-core";
 import { afterAll, afterEach, beforeAll, expect } from "vitest";
 import type { Loopback } from "../models/loopback.js";
@@ -151,7 +152,8 @@ export function useLab(): void {
     ({ lab, ctx, page, problems } = await labSession(work, {
       CITEFLOW_STORE: store,
       CITEFLOW_RUNS: join(work, "runs"),
-      CITEFLOW_MODELS: MODELS,
+      // The test fixtures, and the models Citeflow ships (the suites' models home is empty).
+      CITEFLOW_MODELS: [MODELS, resolve(fileURLToPath(new URL("../../models", import.meta.url)))].join(delimiter),
       CITEFLOW_NLI_MODEL: "pair-nli-scifact",
       CITEFLOW_RERANK_MODEL: "pair-rerank-scifact",
     }));

@@ -1,6 +1,7 @@
 import { mkdtempSync } from "node:fs";
 import { tmpdir } from "node:os";
-import { join } from "node:path";
+import { delimiter, join } from "node:path";
+import { fileURLToPath } from "node:url";
 import { beforeAll, describe, expect, it } from "vitest";
 import { loadGraph, MemoryCache, runGraph, type Passage } from "@citeflow/core";
 import { loadEmbedder } from "@citeflow/models";
@@ -42,7 +43,7 @@ const passagesOf = (r: Awaited<ReturnType<typeof run>>, id: string) => {
 const docOf = (p: Passage) => p.id.split("#")[0];
 
 describe("retrieval nodes on a LanceDB store of SciFact abstracts", () => {
-  restoreEnvAfterEach("CITEFLOW_STORE", "CITEFLOW_RERANK_MODEL", "CITEFLOW_ALLOW_DOWNLOADS");
+  restoreEnvAfterEach("CITEFLOW_STORE", "CITEFLOW_RERANK_MODEL", "CITEFLOW_ALLOW_DOWNLOADS", "CITEFLOW_MODELS");
   it("retrieve.lexical finds a paper by the words of its title, scored bm25", async () => {
     const target = docs[7]!;
     const r = await run(graph(["retrieve.lexical", { k: 5 }]), { inputs: q(target.title) });
@@ -173,6 +174,8 @@ describe("retrieval nodes on a LanceDB store of SciFact abstracts", () => {
   it("rerank.cross-encoder with no model chosen uses Citeflow's trained reranker, fused with BM25 at the weight it was made with; a named missing model is an error", async () => {
     delete process.env.CITEFLOW_RERANK_MODEL;
     delete process.env.CITEFLOW_ALLOW_DOWNLOADS;
+    // The suites' models home is empty: the models Citeflow ships are in the repository's models/.
+    process.env.CITEFLOW_MODELS = [process.env.CITEFLOW_MODELS, fileURLToPath(new URL("../../models", import.meta.url))].join(delimiter);
     const edges = ["q.question->rr.question", "r.passages->rr.passages"];
     const target = docs[20]!;
     const d = graph(["retrieve.lexical", { k: 12 }], { rr: ["rerank.cross-encoder", { topN: 5 }] }, edges);
