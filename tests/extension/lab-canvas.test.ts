@@ -363,7 +363,6 @@ describe("The pipeline editor's canvas in JupyterLab (Chromium)", () => {
     // NLI models only: no reranker, no embedder.
     expect(offered).not.toContain("pair-rerank-scifact");
     expect(offered).not.toContain("static-use-en");
-    await deselect();
   }, 30_000);
 
   it("pans under a node dragged past the pane's edge by touch, and stops when the touch ends", async () => {
