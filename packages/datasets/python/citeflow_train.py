@@ -190,6 +190,30 @@ def last_checkpoint(ckpt: Path) -> str | None:
     return str(done[-1]) if done else None
 
 
+def trainer_args(cls, args, ckpt: Path, total_steps: int, log_every: int, save_every: int, **extra):
+    """The training arguments both recipes share (CPU, seeds, a checkpoint to resume from, our own progress lines), and theirs."""
+    return cls(
+        output_dir=str(ckpt),
+        num_train_epochs=args.epochs,
+        max_steps=args.max_steps if args.max_steps > 0 else -1,
+        per_device_train_batch_size=args.batch_size,
+        learning_rate=args.lr,
+        warmup_steps=0.1,
+        seed=args.seed,
+        data_seed=args.seed,
+        bf16=args.bf16,
+        use_cpu=True,
+        logging_steps=max(1, min(log_every, total_steps // 20)),
+        save_strategy="steps",
+        save_steps=max(1, min(save_every, total_steps // 4)),
+        save_total_limit=1,
+        dataloader_num_workers=0,
+        report_to="none",
+        disable_tqdm=True,
+        **extra,
+    )
+
+
 def work_dirs(args) -> tuple[Path, Path]:
     out = Path(args.out).resolve()
     work = out.parent / f"{out.name}.work"
@@ -215,26 +239,7 @@ def train_encoder(args, triplets, counts, rows, refused, problems, test) -> dict
         f"{total_steps} steps of {args.batch_size} on {args.threads} threads{' in bf16' if args.bf16 else ''}")
     for p in problems[:20]:
         say(f"  left out: {p}")
-    targs = SentenceTransformerTrainingArguments(
-        output_dir=str(ckpt),
-        num_train_epochs=args.epochs,
-        max_steps=args.max_steps if args.max_steps > 0 else -1,
-        per_device_train_batch_size=args.batch_size,
-        learning_rate=args.lr,
-        warmup_steps=0.1,
-        seed=args.seed,
-        data_seed=args.seed,
-        bf16=args.bf16,
-        use_cpu=True,
-        logging_steps=max(1, min(10, total_steps // 20)),
-        save_strategy="steps",
-        save_steps=max(1, min(20, total_steps // 4)),
-        save_total_limit=1,
-        dataloader_num_workers=0,
-        batch_sampler=BatchSamplers.NO_DUPLICATES,
-        report_to="none",
-        disable_tqdm=True,
-    )
+    targs = trainer_args(SentenceTransformerTrainingArguments, args, ckpt, total_steps, log_every=10, save_every=20, batch_sampler=BatchSamplers.NO_DUPLICATES)
     trainer = SentenceTransformerTrainer(model=model, args=targs, train_dataset=data, loss=MultipleNegativesRankingLoss(model), callbacks=[progress_callback()(args)])
     t0 = time.time()
     trainer.train(resume_from_checkpoint=last_checkpoint(ckpt))
@@ -308,27 +313,7 @@ def train(args) -> dict:
     for p in problems[:20]:
         say(f"  left out: {p}")
 
-    targs = TrainingArguments(
-        output_dir=str(ckpt),
-        num_train_epochs=args.epochs,
-        max_steps=args.max_steps if args.max_steps > 0 else -1,
-        per_device_train_batch_size=args.batch_size,
-        learning_rate=args.lr,
-        warmup_steps=0.1,
-        weight_decay=0.01,
-        seed=args.seed,
-        data_seed=args.seed,
-        bf16=args.bf16,
-        use_cpu=True,
-        logging_steps=max(1, min(25, total_steps // 20)),
-        save_strategy="steps",
-        save_steps=max(1, min(200, total_steps // 4)),
-        save_total_limit=1,
-        dataloader_num_workers=0,
-        train_sampling_strategy="group_by_length",
-        report_to="none",
-        disable_tqdm=True,
-    )
+    targs = trainer_args(TrainingArguments, args, ckpt, total_steps, log_every=25, save_every=200, weight_decay=0.01, train_sampling_strategy="group_by_length")
     trainer = Trainer(model=model, args=targs, train_dataset=data, data_collator=DataCollatorWithPadding(tokenizer), callbacks=[progress_callback()(args)])
     t0 = time.time()
     trainer.train(resume_from_checkpoint=last_checkpoint(ckpt))
