@@ -120,10 +120,11 @@ describe("reads take regular files only", () => {
 });
 
 describe("a read-only run store", () => {
-  // A read-only file system needs a mount: root only. As another user, chmod would do, but root ignores it.
-  it.skipIf(process.getuid?.() !== 0)("is said in the user's terms, naming the store and what to do", () => {
+  // A read-only file system needs a mount (root with the right to mount); chmod would not stop root.
+  // Where no mount is allowed the case is skipped, and says so.
+  it("is said in the user's terms, naming the store and what to do", (ctx) => {
     const mnt = tempDir();
-    expect(spawnSync("mount", ["-t", "tmpfs", "-o", "size=1m", "tmpfs", mnt]).status).toBe(0);
+    if (spawnSync("mount", ["-t", "tmpfs", "-o", "size=1m", "tmpfs", mnt]).status !== 0) return ctx.skip("no tmpfs mount allowed here: a read-only file system cannot be made");
     try {
       mkdirSync(join(mnt, "runs"));
       expect(spawnSync("mount", ["-o", "remount,ro", mnt]).status).toBe(0);
