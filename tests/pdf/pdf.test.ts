@@ -80,9 +80,14 @@ describe("PDF text (pdf.js, a two-column LaTeX paper of SciFact abstracts)", () 
   it("passages carry their offsets into the document and their pages; every sentence maps back", async () => {
     const report: ReadReport = { read: 0, problems: [] };
     const docs = [];
-    for await (const d of readPdfs(findPdfs(paper.pdf), report)) docs.push(d);
+    const pagesSeen: Array<[number, number]> = [];
+    for await (const d of readPdfs(findPdfs(paper.pdf), report, { onPage: (_f, page, pages) => pagesSeen.push([page, pages]) })) docs.push(d);
     const [doc] = docs;
     expect(report.problems).toEqual([]);
+    // Progress page by page, in order, for every page.
+    const count = doc!.metadata.pageCount as number;
+    expect(count).toBeGreaterThan(1);
+    expect(pagesSeen).toEqual(Array.from({ length: count }, (_, i) => [i + 1, count]));
     for (const chunker of [openScholarChunker(120), verifaiChunker({ maxTokens: 150 })]) {
       const passages = chunker(doc!);
       expect(passages.length).toBeGreaterThan(5);

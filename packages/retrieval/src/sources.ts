@@ -60,9 +60,15 @@ export async function planSources(store: PassageStore, entries: Array<{ docId: s
 }
 
 /** A PDF file or a folder of them. */
-export async function pdfDocuments(path: string, store: PassageStore, report: ReadReport, tally: SourceTally): Promise<AsyncGenerator<CorpusDocument>> {
+export async function pdfDocuments(
+  path: string,
+  store: PassageStore,
+  report: ReadReport,
+  tally: SourceTally,
+  onPage?: (file: string, page: number, pages: number) => void,
+): Promise<AsyncGenerator<CorpusDocument>> {
   const files = findPdfs(path);
   if (files.length === 0) throw new Error(`${path}: no .pdf files found`);
   const skip = await planSources(store, files, tally);
-  return readPdfs(files, report, { skip, onFile: (_f, pages) => (tally.pages += pages) });
+  return readPdfs(files, report, { skip, onFile: (_f, pages) => (tally.pages += pages), ...(onPage ? { onPage: (f, page, pages) => onPage(f.path, page, pages) } : {}) });
 }

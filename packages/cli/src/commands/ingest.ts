@@ -78,7 +78,13 @@ export async function ingestCommand(o: IngestCommandOptions): Promise<number> {
       finished = z.finished;
       return z.docs;
     },
-    pdf: () => pdfDocuments(o.corpus, store, report, tally),
+    // A long PDF says where it is, page by page on a terminal, every 100 pages in a log.
+    pdf: () =>
+      pdfDocuments(o.corpus, store, report, tally, (file, page, pages) => {
+        const line = `ingest: ${file} page ${page} of ${pages}`;
+        if (process.stderr.isTTY && !o.json) clearedLine(line);
+        else if (page % 100 === 0) process.stderr.write(`${line}\n`);
+      }),
     "csl-json": () => bibliographyDocuments(o.corpus, "csl-json", o.pdfs, store, report, tally),
     bibtex: () => bibliographyDocuments(o.corpus, "bibtex", o.pdfs, store, report, tally),
     pubmedqa: () => readPubMedQA(o.corpus, report),

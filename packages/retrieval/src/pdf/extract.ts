@@ -45,7 +45,7 @@ async function open(bytes: Uint8Array): Promise<PDFDocumentProxy> {
 }
 
 /** The text runs of every page. */
-export async function pageRuns(pdf: PDFDocumentProxy): Promise<PageRuns[]> {
+export async function pageRuns(pdf: PDFDocumentProxy, onPage?: (page: number, pages: number) => void): Promise<PageRuns[]> {
   const pages: PageRuns[] = [];
   for (let n = 1; n <= pdf.numPages; n++) {
     let page;
@@ -61,6 +61,7 @@ export async function pageRuns(pdf: PDFDocumentProxy): Promise<PageRuns[]> {
       .map((i) => ({ str: i.str, x: i.transform[4]! - x0, y: i.transform[5]! - y0, width: i.width, size: Math.hypot(i.transform[2]!, i.transform[3]!) || i.height }));
     pages.push({ page: n, width: x1 - x0, height: y1 - y0, runs });
     page.cleanup();
+    onPage?.(n, pdf.numPages);
   }
   return pages;
 }
@@ -72,18 +73,18 @@ const YEAR = /^D:(\d{4})/;
  * year from the document's info dictionary when it has them). Throws `PdfError` for an encrypted,
  * broken or text-less file.
  */
-export async function extractPdf(bytes: Uint8Array): Promise<PdfText> {
+export async function extractPdf(bytes: Uint8Array, onPage?: (page: number, pages: number) => void): Promise<PdfText> {
   const pdf = await openPdf(bytes);
   try {
-    return await textOf(pdf);
+    return await textOf(pdf, onPage);
   } finally {
     await pdf.destroy();
   }
 }
 
 /** `extractPdf` on a document already open (the caller destroys it). */
-export async function textOf(pdf: PDFDocumentProxy): Promise<PdfText> {
-  const pages = await pageRuns(pdf);
+export async function textOf(pdf: PDFDocumentProxy, onPage?: (page: number, pages: number) => void): Promise<PdfText> {
+  const pages = await pageRuns(pdf, onPage);
   const pagesWithoutText = pages.filter((p) => p.runs.every((r) => r.str.trim() === "")).map((p) => p.page);
   if (pagesWithoutText.length === pages.length)
     throw new PdfError("no-text-layer", `no text layer on any of its ${pages.length} page(s): a scan or images only; run OCR on it (e.g. ocrmypdf) and ingest the result`);

@@ -59,8 +59,8 @@ export function sha256(bytes: Uint8Array): string {
  * A PDF's text for a document (throws `PdfError` when it has none); pages without text inside it
  * are reported under `file` and left out.
  */
-export async function pdfText(bytes: Uint8Array, file: string, report: ReadReport): Promise<PdfText> {
-  const pdf = await extractPdf(bytes);
+export async function pdfText(bytes: Uint8Array, file: string, report: ReadReport, onPage?: (page: number, pages: number) => void): Promise<PdfText> {
+  const pdf = await extractPdf(bytes, onPage);
   if (pdf.pagesWithoutText.length) report.problems.push({ file, message: `page(s) ${pdf.pagesWithoutText.join(", ")} have no text layer and are left out (scanned pages need OCR)` });
   return pdf;
 }
@@ -75,6 +75,8 @@ export interface PdfReadOptions {
   skip?: Set<string>;
   /** Called after each file with its pages, for progress and throughput. */
   onFile?: (f: PdfFile, pages: number) => void;
+  /** Called after each page is read: a long PDF shows its progress page by page. */
+  onPage?: (f: PdfFile, page: number, pages: number) => void;
 }
 
 /**
@@ -99,7 +101,7 @@ export async function* readPdfs(files: PdfFile[], report: ReadReport, o: PdfRead
     }
     let pdf;
     try {
-      pdf = await pdfText(bytes, f.path, report);
+      pdf = await pdfText(bytes, f.path, report, o.onPage && ((page, pages) => o.onPage!(f, page, pages)));
     } catch (e) {
       report.problems.push({ file: f.path, message: e instanceof PdfError ? e.message : `cannot be read: ${(e as Error).message}` });
       continue;
