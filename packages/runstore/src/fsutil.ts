@@ -3,7 +3,7 @@ import { dirname, isAbsolute, join, relative, resolve, sep } from "node:path";
 
 /**
  * Every file Citeflow writes from outside data (runs, blobs, corrections, exports, downloads) goes
- * through here, so three rules hold everywhere:
+ * through here, so these rules hold everywhere:
  *
  * - a write is whole or not at all: short writes are retried until every byte is down, and a write
  *   that fails (a full disk, a file-size limit) removes its temp file, keeps the previous file and
@@ -67,9 +67,9 @@ function writeAll(fd: number, data: Buffer): void {
  */
 export function writeFileAtomic(path: string, data: string | Uint8Array, root?: string): void {
   if (root) refuseLinks(root, path);
-  mkdirSync(dirname(path), { recursive: true });
   const tmp = `${path}.${process.pid}.${Math.random().toString(36).slice(2)}.tmp`;
   try {
+    mkdirSync(dirname(path), { recursive: true });
     const fd = openSync(tmp, constants.O_WRONLY | constants.O_CREAT | constants.O_EXCL | constants.O_NOFOLLOW);
     try {
       writeAll(fd, typeof data === "string" ? Buffer.from(data) : Buffer.from(data.buffer, data.byteOffset, data.byteLength));
@@ -90,11 +90,12 @@ export function writeFileAtomic(path: string, data: string | Uint8Array, root?: 
  */
 export function appendLines(path: string, text: string, root?: string): void {
   if (root) refuseLinks(root, path);
-  mkdirSync(dirname(path), { recursive: true });
   let fd: number;
   try {
+    ensureDir(dirname(path));
     fd = openSync(path, constants.O_WRONLY | constants.O_APPEND | constants.O_CREAT | constants.O_NOFOLLOW);
   } catch (e) {
+    if (e instanceof WriteError) throw e;
     if ((e as NodeJS.ErrnoException).code === "ELOOP") throw new Error(`${path} is a symbolic link: Citeflow appends only to files it made, never through a link`, { cause: e });
     throw new WriteError(path, e);
   }
@@ -103,20 +104,13 @@ export function appendLines(path: string, text: string, root?: string): void {
     writeAll(fd, Buffer.from(text));
   } catch (e) {
     try {
-      closeSync(fd);
-      fd = -1;
-      const t = openSync(path, constants.O_WRONLY | constants.O_NOFOLLOW);
-      try {
-        ftruncateSync(t, before);
-      } finally {
-        closeSync(t);
-      }
+      ftruncateSync(fd, before);
     } catch {
       // the report below still stands; a reader drops a cut last line
     }
     throw new WriteError(path, e);
   } finally {
-    if (fd >= 0) closeSync(fd);
+    closeSync(fd);
   }
 }
 
