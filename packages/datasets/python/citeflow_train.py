@@ -214,6 +214,16 @@ def trainer_args(cls, args, ckpt: Path, total_steps: int, log_every: int, save_e
     )
 
 
+def announce(args, n: int, what: str, counts: dict, refused: int, problems: list[str]) -> int:
+    """The first progress line of a training (its n examples, what they are, what was left out) and its number of steps."""
+    total_steps = args.max_steps if args.max_steps > 0 else -(-n // args.batch_size) * args.epochs
+    say(f"train {args.task}: {what} ({json.dumps(counts)}); {refused} held-out rows refused; {len(problems)} bad rows left out; "
+        f"{total_steps} steps of {args.batch_size} on {args.threads} threads{' in bf16' if args.bf16 else ''}")
+    for p in problems[:20]:
+        say(f"  left out: {p}")
+    return total_steps
+
+
 def work_dirs(args) -> tuple[Path, Path]:
     out = Path(args.out).resolve()
     work = out.parent / f"{out.name}.work"
@@ -234,11 +244,7 @@ def train_encoder(args, triplets, counts, rows, refused, problems, test) -> dict
     model.max_seq_length = args.max_length
     data = Dataset.from_dict({"anchor": [t[0] for t in triplets], "positive": [t[1] for t in triplets], "negative": [t[2] for t in triplets]})
     work, ckpt = work_dirs(args)
-    total_steps = args.max_steps if args.max_steps > 0 else -(-len(data) // args.batch_size) * args.epochs
-    say(f"train rerank: {len(data)} triplets ({json.dumps(counts)}); {refused} held-out rows refused; {len(problems)} bad rows left out; "
-        f"{total_steps} steps of {args.batch_size} on {args.threads} threads{' in bf16' if args.bf16 else ''}")
-    for p in problems[:20]:
-        say(f"  left out: {p}")
+    total_steps = announce(args, len(data), f"{len(data)} triplets", counts, refused, problems)
     targs = trainer_args(SentenceTransformerTrainingArguments, args, ckpt, total_steps, log_every=10, save_every=20, batch_sampler=BatchSamplers.NO_DUPLICATES)
     trainer = SentenceTransformerTrainer(model=model, args=targs, train_dataset=data, loss=MultipleNegativesRankingLoss(model), callbacks=[progress_callback()(args)])
     t0 = time.time()
@@ -307,11 +313,7 @@ def train(args) -> dict:
     data = Dataset.from_dict({**enc, "labels": [p[2] for p in pairs]})
     model = MeanPooledBertClassifier.from_pretrained(str(base), ignore_mismatched_sizes=True, **labels)
     work, ckpt = work_dirs(args)
-    total_steps = args.max_steps if args.max_steps > 0 else -(-len(data) // args.batch_size) * args.epochs
-    say(f"train {args.task}: {len(data)} pairs from {len(rows)} rows ({json.dumps(counts)}); {refused} held-out rows refused; "
-        f"{len(problems)} bad rows left out; {total_steps} steps of {args.batch_size} on {args.threads} threads{' in bf16' if args.bf16 else ''}")
-    for p in problems[:20]:
-        say(f"  left out: {p}")
+    total_steps = announce(args, len(data), f"{len(data)} pairs from {len(rows)} rows", counts, refused, problems)
 
     targs = trainer_args(TrainingArguments, args, ckpt, total_steps, log_every=25, save_every=200, weight_decay=0.01, train_sampling_strategy="group_by_length")
     trainer = Trainer(model=model, args=targs, train_dataset=data, data_collator=DataCollatorWithPadding(tokenizer), callbacks=[progress_callback()(args)])

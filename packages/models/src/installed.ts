@@ -42,11 +42,13 @@ export function installedModels(dirs: string[]): Array<{ id: string; kind: Model
       return undefined;
     }
   };
+  const add = (id: string, c: ModelConfig | undefined, dir: string) => c && !out.has(id) && out.set(id, { id, kind: modelKind(c), dir });
   for (const dir of dirs)
     for (const e of entries(dir)) {
       const own = config(join(dir, e.name));
-      const found = own ? [[e.name, own] as const] : entries(join(dir, e.name)).flatMap((f) => ((c) => (c ? [[`${e.name}/${f.name}`, c] as const] : []))(config(join(dir, e.name, f.name))));
-      for (const [id, c] of found) if (!out.has(id)) out.set(id, { id, kind: modelKind(c), dir });
+      // `name`, or `org/name` one level down.
+      if (own) add(e.name, own, dir);
+      else for (const f of entries(join(dir, e.name))) add(`${e.name}/${f.name}`, config(join(dir, e.name, f.name)), dir);
     }
   return [...out.values()].sort((a, b) => a.id.localeCompare(b.id));
 }
