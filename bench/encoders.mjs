@@ -100,8 +100,9 @@ console.log(`${"none (hybrid alone)".padEnd(36)} ${hybrid["ndcg@10"].toFixed(3).
 const passages = [...corpus.values()].slice(0, 400).map((a) => a.join(" "));
 const rrRows = [];
 for (const id of only === "nli" ? [] : rerankModels) {
-  const r = cli(["eval", "retrieval", "--store", store, "--queries", queries, "--qrels", qrels, "--mode", "hybrid", "--rerank", id]);
+  // One pass per reranker: the comparison carries B's nDCG@10 and MRR@10 beside the difference.
   const d = cli(["eval", "retrieval", "--store", store, "--queries", queries, "--qrels", qrels, "--mode", "hybrid", "--compare", "none", id]);
+  const r = d.b.scores;
   const rr = await loadReranker(id);
   const speed = await pairsPerSecond((p) => rr.score(claims[0].claim, p), passages);
   rrRows.push({ id, speed });

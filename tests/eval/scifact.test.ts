@@ -1,6 +1,6 @@
 import { execFile } from "node:child_process";
 import { writeFileSync } from "node:fs";
-import { join } from "node:path";
+import { delimiter, join } from "node:path";
 import { fileURLToPath } from "node:url";
 import { beforeAll, describe, expect, it } from "vitest";
 import { scoreClassification } from "@citeflow/eval";
@@ -73,6 +73,32 @@ describe("citeflow eval scifact", () => {
         .reduce((a: number, b: number) => a + b, 0),
     ).toBe(3);
   });
+
+  it("--compare: each model's accuracy on the same claims, B − A and its interval", async () => {
+    // The shipped NLI model (the repository's models/) against the static-vector fixture.
+    const models = [process.env.CITEFLOW_MODELS!, fileURLToPath(new URL("../../models", import.meta.url))].join(delimiter);
+    const r = await new Promise<{ code: number; stdout: string; stderr: string }>((resolve) =>
+      execFile(
+        process.execPath,
+        [bin, "eval", "scifact", "--claims", claims, "--store", store, "--compare", "pair-nli-scifact", "citeflow/nli-minilm-scifact", "--json"],
+        { env: { ...process.env, CITEFLOW_MODELS: models } },
+        (err, stdout, stderr) => resolve({ code: err ? ((err as { code?: number }).code ?? 1) : 0, stdout, stderr }),
+      ),
+    );
+    expect(r.code, r.stderr).toBe(0);
+    const c = JSON.parse(r.stdout);
+    expect(c.metric).toBe("SciFact 3-way accuracy");
+    expect([c.a.name, c.b.name].map((n: string) => n.split(" ")[0])).toEqual(["pair-nli-scifact", "citeflow/nli-minilm-scifact"]);
+    expect(c.items).toBe(3);
+    for (const side of [c.a, c.b]) expect([0, 1 / 3, 2 / 3, 1].some((x) => Math.abs(side.score - x) < 1e-9)).toBe(true);
+    expect(c.difference).toBeCloseTo(c.b.score - c.a.score, 12);
+    expect(c.interval95[0]).toBeLessThanOrEqual(c.difference);
+    expect(c.interval95[1]).toBeGreaterThanOrEqual(c.difference);
+    // A model that is not there is named, and nothing is compared.
+    const bad = await exec(["eval", "scifact", "--claims", claims, "--store", store, "--compare", "pair-nli-scifact", "no-such-nli"]);
+    expect(bad.code).not.toBe(0);
+    expect(bad.stderr).toContain("no-such-nli");
+  }, 120_000);
 
   it("--binary keeps only claims with evidence, true/false", async () => {
     const s = JSON.parse((await exec(["eval", "scifact", "--claims", claims, "--store", store, "--binary", "--json"])).stdout);

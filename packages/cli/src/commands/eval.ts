@@ -28,11 +28,19 @@ export interface EvalRetrievalOptions {
   runs: string;
 }
 
-/** Two systems on the same items: each one's score, B − A and its 95 % paired bootstrap interval. */
-function printComparison(metric: string, a: string, b: string, d: PairedDifference, json?: boolean): number {
+/** Two systems on the same items: each one's score, B − A and its 95 % paired bootstrap interval; `extra` adds each side's other scores. */
+function printComparison(metric: string, a: string, b: string, d: PairedDifference, json?: boolean, extra?: { a: object; b: object }): number {
   if (json)
     process.stdout.write(
-      JSON.stringify({ metric, a: { name: a, score: d.a }, b: { name: b, score: d.b }, difference: d.difference, interval95: [d.low, d.high], items: d.items, resamples: d.resamples }) + "\n",
+      JSON.stringify({
+        metric,
+        a: { name: a, score: d.a, ...(extra ? { scores: extra.a } : {}) },
+        b: { name: b, score: d.b, ...(extra ? { scores: extra.b } : {}) },
+        difference: d.difference,
+        interval95: [d.low, d.high],
+        items: d.items,
+        resamples: d.resamples,
+      }) + "\n",
     );
   else
     process.stdout.write(
@@ -62,11 +70,10 @@ export async function evalRetrievalCommand(o: EvalRetrievalOptions, registry: No
   if (o.compare) {
     const [a, b] = o.compare;
     const name = (m: string) => (m === "none" ? `${o.mode} alone` : `${o.mode} + rerank ${m}`);
-    const per = async (m: string) => {
-      const runs = await rank(m === "none" ? undefined : m);
-      return todo.map((q) => ndcgAt(runs.get(q.id)!, qrels.get(q.id)!, 10));
-    };
-    return printComparison("nDCG@10", name(a!), name(b!), pairedBootstrap(await per(a!), await per(b!)), o.json);
+    const ra = await rank(a === "none" ? undefined : a);
+    const rb = await rank(b === "none" ? undefined : b);
+    const per = (runs: Map<string, string[]>) => todo.map((q) => ndcgAt(runs.get(q.id)!, qrels.get(q.id)!, 10));
+    return printComparison("nDCG@10", name(a!), name(b!), pairedBootstrap(per(ra), per(rb)), o.json, { a: scoreRetrieval(ra, qrels), b: scoreRetrieval(rb, qrels) });
   }
   const t0 = performance.now();
   const runs = await rank(o.rerank);
