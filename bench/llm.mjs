@@ -17,7 +17,7 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { loadGraph, startRun } from "@citeflow/core";
 import { docsInOrder, readQrels, scoreClassification, scoreRetrieval } from "@citeflow/eval";
-import { loadEmbedder, loadLocalChat, modelsHome } from "@citeflow/models";
+import { DEFAULT_ADAPTER, findAdapter, loadEmbedder, loadLocalChat, modelsHome } from "@citeflow/models";
 import { configFromEnv, createRegistry, createServices, templatePath } from "@citeflow/nodes";
 import { aggregateVerdicts, sciFactVerificationGraph } from "@citeflow/cli";
 import { LanceStore, hybridSearch, openScholarChunker, readBeirCorpus } from "@citeflow/retrieval";
@@ -61,7 +61,9 @@ const gold = (c) => {
   for (const es of Object.values(c.evidence ?? {})) for (const e of es) if (e.label) return e.label;
   return "NO_EVIDENCE";
 };
-const heldOut = claims.filter((c, i) => i % 5 === 0 && gold(c) !== "NO_EVIDENCE").slice(0, N_CLAIMS);
+// The fixed held-out split no Citeflow model trains on (the adapter included): its first claims with evidence.
+const heldIds = new Set(JSON.parse(readFileSync(new URL("./scifact-heldout.json", import.meta.url), "utf8")).heldout_ids);
+const heldOut = claims.filter((c) => heldIds.has(c.id) && gold(c) !== "NO_EVIDENCE").slice(0, N_CLAIMS);
 const docs = [];
 for await (const d of readBeirCorpus(join(scifact, "corpus.jsonl"))) docs.push(d);
 
@@ -118,6 +120,16 @@ for (let i = 0; i < 6; i++) {
 }
 const promptTps = median(speed.map((u) => u.promptTokens / (u.timeToFirstTokenMs / 1000)));
 const genTps = median(speed.filter((u) => u.completionTokens > 8).map((u) => u.tokensPerSecond));
+// The same prompts with Citeflow's LoRA adapter applied (llama.cpp adds its low-rank products to every adapted layer).
+const adapterPath = findAdapter(DEFAULT_ADAPTER, [MODELS, home]);
+let adapterGenTps;
+if (adapterPath) {
+  const tuned = await loadLocalChat(GGUF, { sequences: 1, adapter: { path: adapterPath, name: DEFAULT_ADAPTER } });
+  const u = [];
+  for (let i = 0; i < 6; i++)
+    u.push((await tuned.chat([{ role: "user", content: `Request ${i}. Summarise the papers below.\n\n${passagesText(docs.slice(i * 5, i * 5 + 5))}\n\nSummary:` }], { maxTokens: 96 })).usage);
+  adapterGenTps = median(u.filter((x) => x.completionTokens > 8).map((x) => x.tokensPerSecond));
+}
 
 // ── Concurrency: 8 questions on 1, 2 and 4 sequences, against one at a time. ──
 const questions = heldOut.slice(0, 8).map((c, i) => [{ role: "user", content: `${passagesText(docs.slice(100 + i * 3, 103 + i * 3))}\n\nQuestion: ${c.claim}\nAnswer:` }]);
@@ -153,24 +165,39 @@ function verifai(answerParams) {
   doc.nodes.find((n) => n.id === "answer").params = { ...doc.nodes.find((n) => n.id === "answer").params, ...answerParams };
   return doc;
 }
+// Gemma alone is named by its file; Citeflow's adapter (citeflow train lm) by base+adapter, when installed.
 const ways = [
-  ["Gemma 3 270M, citation grammar", verifai({ generator: "llm", constrainCitations: true })],
-  ["Gemma 3 270M, free", verifai({ generator: "llm", constrainCitations: false })],
+  ...(adapterPath ? [[`Gemma 3 270M + ${DEFAULT_ADAPTER}, citation grammar`, verifai({ generator: "llm", model: `${GGUF}+${adapterPath}`, constrainCitations: true })]] : []),
+  ["Gemma 3 270M, citation grammar", verifai({ generator: "llm", model: GGUF, constrainCitations: true })],
+  ["Gemma 3 270M, free", verifai({ generator: "llm", model: GGUF, constrainCitations: false })],
   ["extractive baseline", verifai({ generator: "extractive" })],
 ];
 const quality = [];
 for (const [label, doc] of ways) {
   step(`quality: ${label}`);
-  const m = { precision: [], recall: [], f1: [], hallucinated: 0, cited: 0 };
+  const m = { precision: [], recall: [], f1: [], hallucinated: 0, cited: 0, citations: 0, onGold: 0 };
   for (const c of heldOut) {
     const r = await runTemplate(doc, c.claim);
     const metrics = r.byId.citations.outputs.metrics;
     for (const k of ["precision", "recall", "f1"]) m[k].push(metrics[k]);
-    m.hallucinated += r.byId.answer.outputs.answer.invalidCitations.length;
-    m.cited += Object.keys(r.byId.answer.outputs.answer.citations).length > 0 ? 1 : 0;
+    const answer = r.byId.answer.outputs.answer;
+    m.hallucinated += answer.invalidCitations.length;
+    m.cited += Object.keys(answer.citations).length > 0 ? 1 : 0;
+    // Citations on the papers SciFact gives as this claim's evidence.
+    const cited = Object.values(answer.citations).map((id) => id.slice(0, id.lastIndexOf("#")));
+    m.citations += cited.length;
+    m.onGold += cited.filter((d) => d in (c.evidence ?? {})).length;
   }
   const mean = (xs) => xs.reduce((s, x) => s + x, 0) / xs.length;
-  quality.push([label, fmt(mean(m.precision), 3), fmt(mean(m.recall), 3), fmt(mean(m.f1), 3), fmt(m.hallucinated / heldOut.length, 2), `${m.cited}/${heldOut.length}`]);
+  quality.push([
+    label,
+    fmt(mean(m.precision), 3),
+    fmt(mean(m.recall), 3),
+    fmt(mean(m.f1), 3),
+    fmt(m.hallucinated / heldOut.length, 2),
+    `${m.cited}/${heldOut.length}`,
+    m.citations ? fmt(m.onGold / m.citations, 2) : "–",
+  ]);
 }
 const verification = [];
 for (const judge of ["llm", "nli"]) {
@@ -198,13 +225,14 @@ console.log(`\nIn-process LLM: ${GGUF} (${(modelBytes / 1e6).toFixed(0)} MB), ll
 console.log(`memory bandwidth (best 512 MiB copy): ${(best / 1e9).toFixed(1)} GB/s → generation limit ${fmt(limit)} tokens/s (bandwidth / model bytes)`);
 console.log(`prompt: ${fmt(promptTps, 0)} tokens/s (median of 6 prompts of ~${median(speed.map((u) => u.promptTokens))} tokens)`);
 console.log(`generation: ${fmt(genTps)} tokens/s = ${fmt(genTps / limit, 2)}× the bandwidth limit`);
+if (adapterGenTps !== undefined) console.log(`generation with ${DEFAULT_ADAPTER}: ${fmt(adapterGenTps)} tokens/s = ${fmt(adapterGenTps / genTps, 2)}× the base's`);
 console.log(
   `questions per minute (8 questions, 64 tokens each): ${[1, 2, 4].map((n) => `${n} sequence${n > 1 ? "s" : ""} ${fmt(qpm[n])}`).join(" · ")} (${fmt(qpm[2] / qpm[1], 2)}× and ${fmt(qpm[4] / qpm[1], 2)}× one at a time)`,
 );
 console.log(`\nseconds per question, end to end (2 held-out claims, default maxTokens):`);
 rows(["template", "mean s", "each"], perTemplate);
 console.log(`\nVerif.ai answers on ${heldOut.length} held-out claims with evidence (ALCE citation scores, NLI judge pair-nli-scifact):`);
-rows(["answers from", "precision", "recall", "F1", "hallucinated / answer", "answers citing"], quality);
+rows(["answers from", "precision", "recall", "F1", "hallucinated / answer", "answers citing", "citations on gold papers"], quality);
 console.log(`\nSciFact binary verification on the same ${heldOut.length} claims, top 3 hybrid passages (always "true" scores ${fmt(alwaysTrue, 3)}):`);
 rows(["judge", "accuracy", "macro-F1", "said true"], verification);
 console.log(`\nretrieval on ${judged.length} judged training claims, nDCG@10 (published bge-small 0.72 and all-MiniLM-L6-v2 0.65 are on SciFact test):`);

@@ -113,6 +113,40 @@ describe("citeflow export → citeflow train → the product", () => {
     expect(readFileSync(join(rerankData, "train.jsonl"), "utf8").split("\n").filter(Boolean).length).toBeGreaterThan(0);
   }, 300_000);
 
+  it("exports gold answers (sft) from labelled claims: Verif.ai's prompts, rendered without a language model, and the rationale sentences with their markers", async () => {
+    const graph = fileURLToPath(new URL("../../packages/nodes/graphs/verifai-extractive.citeflow.json", import.meta.url));
+    // The graph is the Verif.ai template but for its generator: the prompts are the template's.
+    const template = JSON.parse(readFileSync(fileURLToPath(new URL("../../packages/nodes/templates/verifai.citeflow.json", import.meta.url)), "utf8")) as {
+      nodes: Array<{ id: string; params: object }>;
+      edges: unknown;
+    };
+    const extractive = JSON.parse(readFileSync(graph, "utf8")) as typeof template;
+    expect(extractive.edges).toEqual(template.edges);
+    expect(extractive.nodes.map((n) => (n.id === "answer" ? { ...n, params: {} } : n))).toEqual(template.nodes);
+    expect(extractive.nodes.find((n) => n.id === "answer")!.params).toEqual({ generator: "extractive" });
+    const sftRuns = join(work, "runs-sft");
+    const r = await cli(["run", graph, "--questions", claimsFile, "--to", "answer", "--store", join(work, "store"), "--runs", sftRuns]);
+    expect(r.code, r.stderr).toBe(0);
+    const out = join(work, "export-sft");
+    const e = await cli(["export", "--runs", sftRuns, "--format", "sft", "--labels", claimsFile, "--corpus", join(DATA, "scifact", "corpus.jsonl"), "--out", out, "--split", "1"]);
+    expect(e.code, e.stderr).toBe(0);
+    const rows = readFileSync(join(out, "train.jsonl"), "utf8")
+      .split("\n")
+      .filter(Boolean)
+      .map((l) => JSON.parse(l) as { messages: Array<{ role: string; content: string }>; metadata: { sources: string[] } });
+    expect(rows).toHaveLength(24);
+    expect(rows.every((row) => row.metadata.sources[0] === "labels" && row.messages.at(-1)!.role === "assistant")).toBe(true);
+    // Claims without evidence get the prompt's "say so"; a claim whose rationale the passages show gets it cited.
+    const answers = rows.map((row) => row.messages.at(-1)!.content);
+    expect(answers.filter((a) => a === "The papers do not answer the question.").length).toBeGreaterThanOrEqual(8);
+    const cited = rows.find((row) => /\[\d\]\.$/.test(row.messages.at(-1)!.content))!;
+    const marker = Number(/\[(\d)\]\.$/.exec(cited.messages.at(-1)!.content)![1]);
+    const sentence = cited.messages.at(-1)!.content.split(` [${marker}].`)[0]!.split(/\]\. /).at(-1)!;
+    // The cited sentence is in the passage the marker numbers in the prompt.
+    const passage = cited.messages[1]!.content.split(`\n[${marker}] `)[1]!.split("\n\n")[0]!;
+    expect(passage).toContain(sentence);
+  }, 300_000);
+
   it("trains an NLI model that transformers.js loads, with a card and sha256 sums, and its scores move off the base's", async () => {
     const models = join(work, "models");
     const out = join(models, "tiny-nli");

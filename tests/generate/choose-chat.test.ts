@@ -1,4 +1,4 @@
-import { copyFileSync, writeFileSync } from "node:fs";
+import { copyFileSync, mkdirSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { afterEach, describe, expect, it } from "vitest";
 import { chooseChat, configFromEnv } from "@citeflow/nodes";
@@ -49,5 +49,34 @@ describe("chooseChat", () => {
     process.env.CITEFLOW_CHAT_MODEL = "llama3.1";
     expect(choose(none)).toEqual({ kind: "http", model: "llama3.1", baseUrl: "http://127.0.0.1:9/v1" });
     expect(() => choose({ model: "missing.gguf", baseUrl: "" })).toThrow(new RegExp(`${process.env.CITEFLOW_MODELS}/missing\\.gguf`));
+  });
+
+  it("base+adapter: a LoRA adapter by id (its folder's adapter.gguf) or path; nothing named → Citeflow's adapter, only for the base it was trained on", () => {
+    const dir = tempDir();
+    writeFileSync(join(dir, "gemma-3-270m-q4_k_m.gguf"), "x");
+    mkdirSync(join(dir, "acme", "my-lora"), { recursive: true });
+    writeFileSync(join(dir, "acme", "my-lora", "adapter.gguf"), "x");
+    process.env.CITEFLOW_MODELS = dir;
+    process.env.CITEFLOW_MODELS_HOME = tempDir();
+    delete process.env.CITEFLOW_CHAT_MODEL;
+    const base = join(dir, "gemma-3-270m-q4_k_m.gguf");
+    const mine = { name: "acme/my-lora", path: join(dir, "acme", "my-lora", "adapter.gguf") };
+    expect(choose({ model: "gemma-3-270m-q4_k_m+acme/my-lora", baseUrl: "" })).toEqual({ kind: "local", path: base, adapter: mine });
+    expect(choose({ model: `gemma-3-270m-q4_k_m+${mine.path}`, baseUrl: "" })).toEqual({ kind: "local", path: base, adapter: { ...mine, name: mine.path } });
+    // A missing adapter, or an adapter on a name that is no local file, is an error naming where it looked.
+    expect(() => choose({ model: "gemma-3-270m-q4_k_m+acme/none", baseUrl: "" })).toThrow(new RegExp(`${dir}/acme/none/adapter\\.gguf[\\s\\S]*citeflow train lm`));
+    expect(() => choose({ model: "llama3.1+acme/my-lora", baseUrl: "" })).toThrow(/llama3\.1/);
+    // Nothing named: the shipped adapter goes on the base its training.json names, and on no other.
+    expect(choose(none)).toEqual({ kind: "local", path: base });
+    const shipped = join(dir, "citeflow", "lm-gemma3-270m-scifact");
+    mkdirSync(shipped, { recursive: true });
+    writeFileSync(join(shipped, "adapter.gguf"), "x");
+    writeFileSync(join(shipped, "training.json"), JSON.stringify({ base: "gemma-3-270m-q4_k_m.gguf" }));
+    expect(choose(none)).toEqual({ kind: "local", path: base, adapter: { name: "citeflow/lm-gemma3-270m-scifact", path: join(shipped, "adapter.gguf") } });
+    writeFileSync(join(shipped, "training.json"), JSON.stringify({ base: "another.gguf" }));
+    expect(choose(none)).toEqual({ kind: "local", path: base });
+    // Naming the base alone asks for the base alone.
+    process.env.CITEFLOW_CHAT_MODEL = "gemma-3-270m-q4_k_m";
+    expect(choose(none)).toEqual({ kind: "local", path: base });
   });
 });

@@ -172,7 +172,9 @@ describe("citeflow ingest", () => {
       if (mode !== "dense") expect(scores["mrr@10"]).toBe(1);
     }
     // --compare: both sides' scores on the same queries, B − A and its bootstrap interval.
-    const c = JSON.parse((await run(["eval", "retrieval", "--queries", join(dir, "q.jsonl"), "--qrels", join(dir, "qrels.tsv"), "--mode", "lexical", "--compare", "none", "pair-rerank-scifact", "--json"])).stdout);
+    const c = JSON.parse(
+      (await run(["eval", "retrieval", "--queries", join(dir, "q.jsonl"), "--qrels", join(dir, "qrels.tsv"), "--mode", "lexical", "--compare", "none", "pair-rerank-scifact", "--json"])).stdout,
+    );
     expect([c.metric, c.a.name, c.b.name, c.items]).toEqual(["nDCG@10", "lexical alone", "lexical + rerank pair-rerank-scifact", 1]);
     expect(c.a.score).toBe(1);
     expect(c.a.scores).toEqual({ "ndcg@10": 1, "recall@100": 1, "mrr@10": 1, queries: 1 });

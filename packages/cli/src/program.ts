@@ -243,7 +243,10 @@ export function buildProgram(registry: NodeRegistry, setCode: (code: number) => 
     .option("--split <fraction>", "fraction of questions in train (1: no validation file)", "0.9")
     .option("--seed <n>", "seed of the train/validation split", "0")
     .option("--qrels <tsv>", "BEIR qrels for rerank formats (judged by question id)")
-    .option("--labels <claims.jsonl>", "labelled claims (SciFact's shape) for the nli format: each run whose question id is a claim id gives the claim's gold pairs")
+    .option(
+      "--labels <claims.jsonl>",
+      "labelled claims (SciFact's shape): each run whose question id is a claim id gives the claim's gold NLI pairs (nli) and its gold answer (sft and the other answer formats: the rationale sentences the passages hold, each with its passage's marker)",
+    )
     .option("--corpus <corpus.jsonl>", "the corpus --labels points into (doc_id, abstract as sentences)")
     .option("--run <ids...>", "only these runs (default: every run in the store)")
     .option("--graph-name <name>", "only runs of graphs with this name")
@@ -255,12 +258,12 @@ export function buildProgram(registry: NodeRegistry, setCode: (code: number) => 
   program
     .command("train")
     .description(
-      "fine-tune a model from a citeflow export folder: nli (a cross-encoder: SUPPORT / NO_EVIDENCE / CONTRADICT) or rerank (a sentence encoder); writes the Hugging Face ONNX layout (fp32 and int8), a card and sha256 sums",
+      "fine-tune a model from a citeflow export folder: nli (a cross-encoder: SUPPORT / NO_EVIDENCE / CONTRADICT) or rerank (a sentence encoder), written in the Hugging Face ONNX layout (fp32 and int8); lm (a LoRA adapter for the in-process language model, written as a llama.cpp GGUF adapter); each with a card and sha256 sums",
     )
-    .argument("<task>", "nli | rerank | setup (only make the training environment: PyTorch and the field's libraries in a virtual environment)")
-    .option("--data <dir>", "a citeflow export --format nli|rerank folder")
+    .argument("<task>", "nli | rerank | lm | setup (only make the training environment: PyTorch and the field's libraries in a virtual environment)")
+    .option("--data <dir>", "a citeflow export --format nli|rerank|sft folder")
     .option("--out <dir>", "the model folder to write (replaced only once the new model is whole)")
-    .option("--base <dir>", "a BERT model folder (config.json, model.safetensors, tokenizer.json); default all-MiniLM-L6-v2")
+    .option("--base <dir|gguf>", "nli, rerank: a BERT model folder (config.json, model.safetensors, tokenizer.json), default all-MiniLM-L6-v2; lm: the base .gguf, default gemma-3-270m-q4_k_m.gguf")
     .option("--heldout <json>", "a held-out split ({ heldout_ids }): rows about those claims are scored, never trained on")
     .option("--claims <jsonl>", "the claims file the held-out ids point into")
     .option("--epochs <n>", "passes over the data (default 2)", intArg("--epochs"))
@@ -276,6 +279,8 @@ export function buildProgram(registry: NodeRegistry, setCode: (code: number) => 
       "nli: also pairs made from this corpus's unlabelled abstracts (sentence or clause → SUPPORT, flipped → CONTRADICT, another sentence → NO_EVIDENCE); abstracts the held-out claims cite are left out",
     )
     .option("--corpus-sentences <n>", "nli: corpus sentences to make pairs from (default 4000)", intArg("--corpus-sentences"))
+    .option("--lora-rank <n>", "lm: the LoRA rank (default 16)", intArg("--lora-rank"))
+    .option("--lora-alpha <a>", "lm: the LoRA alpha (default 32)")
     .option("--lexical-weight <w>", "rerank: the weight of the retriever's BM25 score fused with the reranker's, written into the model's config (default 0.5)")
     .option("--data-licence <text>", "the training data's licence, for the model card")
     .option("--bf16", "train in bfloat16 autocast (faster on CPUs with AVX512-BF16)", false)

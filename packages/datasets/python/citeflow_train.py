@@ -408,6 +408,18 @@ def flop_limit(model, lengths: list[int], args) -> dict:
     return {"matmul_gflops": gflops, "flop_limit_pairs_per_second": gflops * 1e9 / per_pair, "non_embedding_params": params, "mean_tokens": tokens}
 
 
+def swap_in(stage: Path, out: Path, work: Path) -> None:
+    """The old model (if any) moves aside, the whole new one takes its name, then the old one and the work folder go."""
+    old = out.parent / f"{out.name}.old"
+    shutil.rmtree(old, ignore_errors=True)
+    if out.exists():
+        out.rename(old)
+    stage.rename(out)
+    shutil.rmtree(old, ignore_errors=True)
+    shutil.rmtree(work, ignore_errors=True)
+    say(f"model: {out}")
+
+
 def say(msg: str) -> None:
     print(msg, file=sys.stderr, flush=True)
 
@@ -459,7 +471,7 @@ def card(args, info: dict, files: dict[str, str], scores: dict | None) -> str:
 
 def main() -> int:
     p = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
-    p.add_argument("task", choices=["nli", "rerank"])
+    p.add_argument("task", choices=["nli", "rerank", "lm"])
     p.add_argument("--data", required=True)
     p.add_argument("--base", required=True)
     p.add_argument("--out", required=True)
@@ -477,6 +489,8 @@ def main() -> int:
     p.add_argument("--corpus-sentences", type=int, default=4000)
     p.add_argument("--bf16", action="store_true")
     p.add_argument("--lexical-weight", type=float, default=0.5)
+    p.add_argument("--lora-rank", type=int, default=16)
+    p.add_argument("--lora-alpha", type=float, default=32)
     p.add_argument("--command", default=" ".join(sys.argv))
     p.add_argument("--commit", default="unknown")
     p.add_argument("--base-name", default=None)
@@ -493,6 +507,10 @@ def main() -> int:
     # Ctrl-C / SIGTERM: stop between steps; the last checkpoint stays for a resume.
     signal.signal(signal.SIGTERM, lambda *_: (_ for _ in ()).throw(KeyboardInterrupt()))
     try:
+        if args.task == "lm":
+            import lm_train
+
+            return lm_train.main(args, heldout_claims(args)[0])
         info = train(args)
         out = Path(args.out).resolve()
         stage = info["work"] / "out"
@@ -521,15 +539,7 @@ def main() -> int:
         (stage / "README.md").write_text(card(args, info, files, scores), encoding="utf-8")
         (stage / "SHA256SUMS").write_text("".join(f"{h}  {f}\n" for f, h in sorted(files.items())), encoding="utf-8")
         (stage / "training.json").write_text(json.dumps({k: v for k, v in info.items() if k not in ("model_dir", "work", "test")} | {"heldout": scores, "task": args.task, "seed": args.seed, "threads": args.threads, "epochs": args.epochs, "command": args.command, "commit": args.commit}, indent=2) + "\n")
-        # The swap: the old model (if any) moves aside, the new one takes its name, then the old one goes.
-        old = out.parent / f"{out.name}.old"
-        shutil.rmtree(old, ignore_errors=True)
-        if out.exists():
-            out.rename(old)
-        stage.rename(out)
-        shutil.rmtree(old, ignore_errors=True)
-        shutil.rmtree(info["work"], ignore_errors=True)
-        say(f"model: {out}")
+        swap_in(stage, out, info["work"])
         print(json.dumps({"out": str(out), "seconds": info["seconds"], "pairs": info["pairs"], "pairs_per_second": info["pairs_per_second"], "flop_limit_pairs_per_second": info["flop_limit_pairs_per_second"], "heldout": scores}))
         return 0
     except InputError as e:

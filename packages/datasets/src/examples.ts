@@ -2,7 +2,7 @@ import { evidenceInDocument, type Answer, type Claim, type Passage, type Questio
 import type { ChatMessage } from "@citeflow/models";
 import { answerMessages } from "@citeflow/nodes";
 import type { CorrectionProblem, NodeRecord, RunRecord, RunStore, SpanRecord, StoredCorrection } from "@citeflow/runstore";
-import { goldPairs, type GoldLabels } from "./gold.js";
+import { goldAnswer, goldPairs, type GoldLabels } from "./gold.js";
 
 /** Where a row came from: enough to find the run, node and evidence again. */
 export interface Provenance {
@@ -53,6 +53,8 @@ export interface AnswerExample {
   finalNodeId: string;
   /** A user's corrected answer for this run (`citeflow correct`), which wins over `final`. */
   corrected?: string;
+  /** The answer a labelled corpus gives for the run's claim from these passages (`--labels`; gold.ts), which wins over the model's. */
+  gold?: string;
   /** A judge.pairwise node's choice between two answers of the run, when the graph has one. */
   judged?: { preferred: string; rejected: string; decision: string };
   /** A judge.rubric node's scores (1–5), when the graph has one; null when it was skipped. */
@@ -287,6 +289,7 @@ function collectRun(store: RunStore, services: Pick<Services, "prompt">, record:
       const models: Record<string, string> = {};
       const gen = view.modelOf(n);
       if (gen) models.generator = gen;
+      const goldText = gold ? goldAnswer(gold, question.id, passages, p.citationBase) : undefined;
       answers.push({
         question,
         passages,
@@ -295,8 +298,13 @@ function collectRun(store: RunStore, services: Pick<Services, "prompt">, record:
         final: view.output(finalNodeId, ANSWER_PORTS[byId.get(finalNodeId)!.type]!) as Answer,
         finalNodeId,
         ...(answerFix?.kind === "answer" ? { corrected: answerFix.text } : {}),
+        ...(goldText !== undefined ? { gold: goldText } : {}),
         ...judgements(view, order, byId),
-        provenance: { ...view.provenance(nodeId, passages, models), ...(answerFix ? { corrections: [answerFix.id] } : {}) },
+        provenance: {
+          ...view.provenance(nodeId, passages, models),
+          ...(goldText !== undefined ? { sources: ["labels"] } : {}),
+          ...(answerFix ? { corrections: [answerFix.id] } : {}),
+        },
       });
     }
     if (n.type === "loop.self-feedback") {

@@ -64,8 +64,9 @@ export function rowsFor(format: Format, answers: AnswerExample[], nli: NliExampl
   // The best answer a run has (a user's correction, else the pipeline's final answer) and the
   // one it beats (the uncorrected final answer, else the first draft); no pair when they are equal.
   // A pairwise judgement, when the graph made one, decides between draft and final.
-  const best = (a: AnswerExample) => a.corrected ?? a.judged?.preferred ?? a.final.text;
-  const worse = (a: AnswerExample) => (a.corrected !== undefined ? a.final.text : (a.judged?.rejected ?? a.draft.text));
+  // A labelled corpus's gold answer (--labels) counts as a correction the user made.
+  const best = (a: AnswerExample) => a.corrected ?? a.gold ?? a.judged?.preferred ?? a.final.text;
+  const worse = (a: AnswerExample) => (a.corrected !== undefined || a.gold !== undefined ? a.final.text : (a.judged?.rejected ?? a.draft.text));
   const paired = answers.filter((a) => best(a).trim() !== worse(a).trim());
   switch (format) {
     case "sft":

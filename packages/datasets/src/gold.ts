@@ -116,3 +116,32 @@ export function goldPairs(gold: GoldLabels, claimId: string, retrievedDocs: stri
   for (const docId of retrievedDocs.filter((d) => !seen.has(d)).slice(0, RETRIEVED_NEGATIVES)) sample(docId, new Set(), 1);
   return out;
 }
+
+/** What a gold answer says when none of the passages the generator saw holds a rationale. */
+export const NO_GOLD_PASSAGE = "The papers do not answer the question.";
+
+/**
+ * The answer a labelled claim's generator should have written from these passages (in prompt
+ * order): each rationale sentence a passage holds, with that passage's marker before its full stop
+ * ("X raises Y [2]."), in passage order; NO_GOLD_PASSAGE when no passage holds one. A sentence in
+ * a part of the abstract the passage does not show is not citable there, and is left out.
+ * Undefined when the claim is not in the labels.
+ */
+export function goldAnswer(gold: GoldLabels, claimId: string, passages: Array<{ id: string; text: string }>, base: 0 | 1): string | undefined {
+  const claim = gold.claims.get(claimId);
+  if (!claim) return undefined;
+  const statements: string[] = [];
+  passages.forEach((p, i) => {
+    const docId = p.id.slice(0, p.id.lastIndexOf("#") < 0 ? p.id.length : p.id.lastIndexOf("#"));
+    const sets = claim.evidence.get(docId);
+    const all = gold.sentences.get(docId) ?? [];
+    if (!sets) return;
+    const picked = [...new Set(sets.flatMap((s) => s.sentences))].sort((a, b) => a - b);
+    for (const k of picked) {
+      const s = all[k]?.trim();
+      if (!s || !p.text.includes(s)) continue;
+      statements.push(`${s.replace(/[.!?]+$/, "")} [${i + base}].`);
+    }
+  });
+  return statements.length ? statements.join(" ") : NO_GOLD_PASSAGE;
+}

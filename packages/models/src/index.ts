@@ -6,4 +6,5 @@ export { openAIChat, type ChatModel, type ChatMessage, type ChatResult, type Cha
 export { extractiveAnswer, EXTRACTIVE_ID, type ExtractiveOptions } from "./extractive.js";
 export { checkGgufHeader, GGUF_LIMITS } from "./gguf.js";
 export { installedModels, modelKind, type ModelKind } from "./installed.js";
+export { DEFAULT_ADAPTER, adapterCard, adapterHash, checkAdapter, findAdapter, splitAdapter } from "./adapter.js";
 export { loadLocalChat, findGguf, firstGguf, hubGguf, plainPrompt, citationGrammar, jsonTokenBound, PLAIN_STOPS, LOCAL_CHAT_VERSION, GgufNotFoundError, type LocalChatOptions } from "./llama.js";

@@ -3,6 +3,7 @@ import { availableParallelism } from "node:os";
 import { basename, isAbsolute, join, resolve } from "node:path";
 import type { Llama, LlamaContext, LlamaContextSequence, LlamaGrammar, LlamaModel, Token } from "node-llama-cpp";
 import type { ChatMessage, ChatModel, ChatOptions, ChatResult } from "./chat.js";
+import { checkAdapter } from "./adapter.js";
 import { checkGgufHeader } from "./gguf.js";
 import { modelsDirsFromEnv, modelsHome } from "./resolve.js";
 
@@ -78,6 +79,8 @@ export interface LocalChatOptions {
   sequences?: number;
   /** CPU threads (default: the machine's cores; more threads than cores makes llama.cpp crawl). */
   threads?: number;
+  /** A LoRA adapter (GGUF) applied on top of the model (adapter.ts), and the name it was asked for by. */
+  adapter?: { path: string; name: string };
 }
 
 let llamaP: Promise<Llama> | undefined;
@@ -276,19 +279,23 @@ const loaded = new Map<string, Promise<LocalChat>>();
  */
 export function loadLocalChat(path: string, o: LocalChatOptions = {}): Promise<ChatModel & { readonly path: string; readonly templated: boolean; readonly contextSize: number }> {
   const abs = resolve(path);
-  const key = JSON.stringify([abs, o.contextSize, o.sequences, o.threads]);
+  const key = JSON.stringify([abs, o.contextSize, o.sequences, o.threads, o.adapter?.path]);
   let p = loaded.get(key);
   if (!p) {
     p = (async () => {
       const threads = o.threads ?? availableParallelism();
       checkGgufHeader(abs);
+      if (o.adapter) await checkAdapter(o.adapter.path, abs);
       const llama = await getLlamaOnce(threads);
+      // A model with an adapter is loaded on its own: llama.cpp keeps adapters until the model goes.
       const model = await llama.loadModel({ modelPath: abs });
       const sequences = o.sequences ?? 2;
       const perSequence = Math.min(o.contextSize ?? 8192, model.trainContextSize);
-      const context = await model.createContext({ contextSize: perSequence * sequences, sequences, threads });
+      const lora = o.adapter ? { lora: { adapters: [{ filePath: o.adapter.path }] } } : {};
+      const context = await model.createContext({ contextSize: perSequence * sequences, sequences, threads, ...lora });
       const templated = typeof model.fileInfo.metadata.tokenizer?.chat_template === "string";
-      return new LocalChat(basename(abs).replace(/\.gguf$/i, ""), abs, llama, model, new SequencePool(context, sequences), templated, Math.floor(context.contextSize / sequences));
+      const id = basename(abs).replace(/\.gguf$/i, "") + (o.adapter ? `+${o.adapter.name}` : "");
+      return new LocalChat(id, abs, llama, model, new SequencePool(context, sequences), templated, Math.floor(context.contextSize / sequences));
     })();
     loaded.set(key, p);
     p.catch(() => loaded.delete(key));

@@ -14,6 +14,8 @@ export interface TrainCommandOptions {
   lexicalWeight?: string;
   seed?: number;
   threads?: number;
+  loraRank?: number;
+  loraAlpha?: string;
   augment: boolean;
   corpus?: string;
   corpusSentences?: number;
@@ -31,7 +33,7 @@ export async function trainCommand(task: string, opts: TrainCommandOptions): Pro
     process.stdout.write(`training environment: ${venv}\n`);
     return 0;
   }
-  if (task !== "nli" && task !== "rerank") throw new UsageError(`train ${task}: give nli, rerank or setup`);
+  if (task !== "nli" && task !== "rerank" && task !== "lm") throw new UsageError(`train ${task}: give nli, rerank, lm or setup`);
   if (!opts.data || !opts.out) throw new UsageError(`train ${task} needs --data <export folder> and --out <model folder>`);
   if (opts.corpus !== undefined && task !== "nli") throw new UsageError("--corpus is for train nli: pairs made from unlabelled abstracts");
   if (!opts.heldout !== !opts.claims) throw new UsageError("--heldout and --claims go together: the held-out split and the claims file its ids point into");
@@ -40,6 +42,9 @@ export async function trainCommand(task: string, opts: TrainCommandOptions): Pro
   const lexicalWeight = opts.lexicalWeight === undefined ? undefined : Number(opts.lexicalWeight);
   if (lexicalWeight !== undefined && !(lexicalWeight >= 0 && lexicalWeight <= 1)) throw new UsageError(`--lexical-weight ${opts.lexicalWeight}: give a weight from 0 to 1`);
   if (lexicalWeight !== undefined && task !== "rerank") throw new UsageError("--lexical-weight is for train rerank");
+  if ((opts.loraRank !== undefined || opts.loraAlpha !== undefined) && task !== "lm") throw new UsageError("--lora-rank and --lora-alpha are for train lm");
+  const loraAlpha = opts.loraAlpha === undefined ? undefined : Number(opts.loraAlpha);
+  if (loraAlpha !== undefined && !(loraAlpha > 0)) throw new UsageError(`--lora-alpha ${opts.loraAlpha}: give a positive number such as 32`);
   const { trainModel, TrainError } = await import("@citeflow/datasets");
   const controller = new AbortController();
   const stop = () => controller.abort();
@@ -67,10 +72,13 @@ export async function trainCommand(task: string, opts: TrainCommandOptions): Pro
       ...(lexicalWeight !== undefined ? { lexicalWeight } : {}),
       ...(opts.seed !== undefined ? { seed: opts.seed } : {}),
       ...(opts.threads !== undefined ? { threads: opts.threads } : {}),
+      ...(opts.loraRank !== undefined ? { loraRank: opts.loraRank } : {}),
+      ...(loraAlpha !== undefined ? { loraAlpha } : {}),
     });
     if (opts.json) process.stdout.write(JSON.stringify(r) + "\n");
     else {
-      process.stdout.write(`model: ${r.out} (card: ${r.out}/README.md)\ntrained on ${r.pairs} pairs in ${r.seconds.toFixed(0)} s (${r.pairs_per_second.toFixed(1)} pairs/s)\n`);
+      const rate = r.tokens_per_second !== undefined ? `${r.tokens_per_second.toFixed(0)} tokens/s` : `${(r.pairs_per_second ?? 0).toFixed(1)} pairs/s`;
+      process.stdout.write(`model: ${r.out} (card: ${r.out}/README.md)\ntrained on ${r.pairs} ${task === "lm" ? "answers" : "pairs"} in ${r.seconds.toFixed(0)} s (${rate})\n`);
       if (r.heldout) for (const [k, v] of Object.entries(r.heldout)) process.stdout.write(`held-out ${k}: ${v}\n`);
     }
     return 0;

@@ -1,6 +1,7 @@
 import { withoutCredentials, type NodeContext, type Services } from "@citeflow/core";
-import { basename } from "node:path";
-import { findGguf, firstGguf, type ChatMessage, type ChatModel, type ChatOptions, type ChatResult } from "@citeflow/models";
+import { readFileSync } from "node:fs";
+import { basename, dirname, join } from "node:path";
+import { adapterCard, DEFAULT_ADAPTER, findAdapter, findGguf, firstGguf, splitAdapter, type ChatMessage, type ChatModel, type ChatOptions, type ChatResult } from "@citeflow/models";
 import { z } from "zod";
 import type { ServicesConfig } from "./config.js";
 
@@ -10,7 +11,7 @@ export const llmParams = {
     .string()
     .default("")
     .describe(
-      'Chat model: a .gguf file (path, or name in the models folders) runs in-process; another name is a server\'s model; "none": no model; empty: $CITEFLOW_CHAT_MODEL, else the first .gguf in the models folders',
+      'Chat model: a .gguf file (path, or name in the models folders) runs in-process, with a LoRA adapter after "+" (gemma-3-270m-q4_k_m+citeflow/lm-gemma3-270m-scifact); another name is a server\'s model; "none": no model; empty: $CITEFLOW_CHAT_MODEL, else the first .gguf in the models folders with Citeflow\'s adapter for it when installed',
     ),
   baseUrl: z
     .string()
@@ -27,7 +28,23 @@ export const llmParams = {
 export type LlmParams = { model: string; baseUrl: string; temperature: number; maxTokens: number; seed?: number | undefined; repeatPenalty: number; timeoutMs: number; retries: number };
 
 /** Which chat model a node's params and the configuration select, before anything is loaded. */
-export type ChatChoice = { kind: "local"; path: string } | { kind: "hub"; uri: string } | { kind: "http"; model: string; baseUrl: string } | { kind: "none"; reason: string };
+export type ChatChoice =
+  { kind: "local"; path: string; adapter?: LocalAdapter } | { kind: "hub"; uri: string; adapter?: LocalAdapter } | { kind: "http"; model: string; baseUrl: string } | { kind: "none"; reason: string };
+
+/** A LoRA adapter on an in-process model: the name it was asked for by, and its file. */
+export type LocalAdapter = { name: string; path: string };
+
+/** Citeflow's shipped adapter, when it is installed and was trained on this base file (its training.json says which). */
+function defaultAdapter(base: string, dirs: string[]): LocalAdapter | undefined {
+  const path = findAdapter(DEFAULT_ADAPTER, dirs);
+  if (!path) return undefined;
+  try {
+    const trained = JSON.parse(readFileSync(join(dirname(path), "training.json"), "utf8")) as { base?: unknown };
+    return trained.base === basename(base) ? { name: DEFAULT_ADAPTER, path } : undefined;
+  } catch {
+    return undefined;
+  }
+}
 
 /**
  * The one rule for choosing a chat model. The model param, else the configured one
@@ -37,26 +54,37 @@ export type ChatChoice = { kind: "local"; path: string } | { kind: "hub"; uri: s
  * else the configured one). Nothing named → the first .gguf in the models folders; none there → no model.
  */
 export function chooseChat(p: Pick<LlmParams, "model" | "baseUrl">, config: Pick<ServicesConfig, "chat" | "modelsDirs">): ChatChoice {
-  const name = (p.model || config.chat.model).trim();
-  if (name === "none") return { kind: "none", reason: `the chat model is set to "none"` };
-  if (name) {
-    if (/^(hf|huggingface):/.test(name)) return { kind: "hub", uri: name };
-    const path = findGguf(name, config.modelsDirs, /\.gguf$/i.test(name) || name.includes("/"));
-    if (path) return { kind: "local", path };
+  const named = (p.model || config.chat.model).trim();
+  if (named === "none") return { kind: "none", reason: `the chat model is set to "none"` };
+  if (named) {
+    const { base: name, adapter: adapterName } = splitAdapter(named);
+    const adapter = adapterName ? { adapter: { name: adapterName, path: findAdapter(adapterName, config.modelsDirs, true)! } } : {};
+    if (/^(hf|huggingface):/.test(name)) return { kind: "hub", uri: name, ...adapter };
+    const path = findGguf(name, config.modelsDirs, /\.gguf$/i.test(name) || name.includes("/") || adapterName !== undefined);
+    if (path) return { kind: "local", path, ...adapter };
     return { kind: "http", model: name, baseUrl: p.baseUrl || config.chat.baseUrl };
   }
   const first = firstGguf(config.modelsDirs);
-  if (first) return { kind: "local", path: first };
+  if (first) {
+    const adapter = defaultAdapter(first, config.modelsDirs);
+    return { kind: "local", path: first, ...(adapter ? { adapter } : {}) };
+  }
   return { kind: "none", reason: `no chat model is configured ($CITEFLOW_CHAT_MODEL) and no .gguf file is in the models folders (${config.modelsDirs.join(", ")}): run \`npm run models\`` };
 }
+
+const withAdapter = (a: LocalAdapter | undefined) => {
+  if (!a) return "";
+  const card = adapterCard(a.path);
+  return ` with the LoRA adapter ${a.name}${card ? ` (trained by Citeflow; card: ${card})` : ""}`;
+};
 
 /** A choice in words, for the demo and logs. */
 export function describeChat(c: ChatChoice): string {
   switch (c.kind) {
     case "local":
-      return `${basename(c.path)}, running in this process (llama.cpp, CPU)`;
+      return `${basename(c.path)}${withAdapter(c.adapter)}, running in this process (llama.cpp, CPU)`;
     case "hub":
-      return `${c.uri} from the Hugging Face hub, running in this process (llama.cpp, CPU)`;
+      return `${c.uri} from the Hugging Face hub${withAdapter(c.adapter)}, running in this process (llama.cpp, CPU)`;
     case "http":
       return `chat model ${c.model} at ${c.baseUrl ? withoutCredentials(c.baseUrl) : "the OpenAI API"}`;
     case "none":

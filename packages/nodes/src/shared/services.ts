@@ -1,6 +1,20 @@
 import { existsSync, statSync } from "node:fs";
 import { basename, resolve } from "node:path";
-import { hubGguf, loadEmbedder, loadLocalChat, loadNli, loadReranker, LOCAL_CHAT_VERSION, openAIChat, type ChatModel, type Dtype, type Embedder, type NliModel, type Reranker } from "@citeflow/models";
+import {
+  adapterHash,
+  hubGguf,
+  loadEmbedder,
+  loadLocalChat,
+  loadNli,
+  loadReranker,
+  LOCAL_CHAT_VERSION,
+  openAIChat,
+  type ChatModel,
+  type Dtype,
+  type Embedder,
+  type NliModel,
+  type Reranker,
+} from "@citeflow/models";
 import { withoutCredentials, type Services } from "@citeflow/core";
 import { openPassageStore, qdrantSpecUrl, type PassageStore } from "@citeflow/retrieval";
 import { patchConfig, type SearchService, type ServicesConfig, type ServicesPatch } from "./config.js";
@@ -146,8 +160,8 @@ export class CiteflowServices implements Services {
     const { sequences, contextSize } = this.config.chat;
     const local = { ...(sequences ? { sequences } : {}), ...(contextSize ? { contextSize } : {}) };
     if (c.kind === "none") return Promise.resolve(undefined);
-    if (c.kind === "local") return loadLocalChat(c.path, local);
-    if (c.kind === "hub") return this.#once(`hub:${c.uri}`, async () => loadLocalChat(await hubGguf(c.uri, this.config.allowDownloads), local));
+    if (c.kind === "local") return loadLocalChat(c.path, { ...local, ...(c.adapter ? { adapter: c.adapter } : {}) });
+    if (c.kind === "hub") return this.#once(`hub:${c.uri}`, async () => loadLocalChat(await hubGguf(c.uri, this.config.allowDownloads), { ...local, ...(c.adapter ? { adapter: c.adapter } : {}) }));
     // The key goes to the server the user configured (or the SDK's default when none is) and
     // nowhere else; a server the graph names needs consent, and gets no key.
     if (p.baseUrl) this.requireEndpoint(p.baseUrl, "params.baseUrl");
@@ -161,8 +175,10 @@ export class CiteflowServices implements Services {
   chatIdentity(p: Pick<LlmParams, "model" | "baseUrl">): unknown {
     const c = this.chatChoice(p);
     if (c.kind === "none") return null;
-    if (c.kind === "local") return { local: basename(c.path), bytes: statSync(c.path).size, format: LOCAL_CHAT_VERSION };
-    if (c.kind === "hub") return { hub: c.uri, format: LOCAL_CHAT_VERSION };
+    // An adapter changes every answer: its content hash is part of the identity (and so of cache keys).
+    const adapter = c.kind !== "http" && c.adapter ? { adapter: adapterHash(c.adapter.path) } : {};
+    if (c.kind === "local") return { local: basename(c.path), bytes: statSync(c.path).size, format: LOCAL_CHAT_VERSION, ...adapter };
+    if (c.kind === "hub") return { hub: c.uri, format: LOCAL_CHAT_VERSION, ...adapter };
     return { model: c.model, baseUrl: c.baseUrl ? withoutCredentials(c.baseUrl) : null };
   }
 

@@ -1,0 +1,239 @@
+"""`citeflow train lm`: a LoRA adapter for the in-process language model, from `citeflow export --format sft` rows.
+
+The base weights are the GGUF the product runs (Gemma 3 270M, Q4_K_M), dequantized by transformers,
+so the adapter is trained on exactly the weights it is applied to. Each row is rendered as the
+product prompts a model without a chat template (packages/models/src/llama.ts, plainPrompt): the
+messages before the answer joined by blank lines, then the answer after one space and a blank line
+(the stop the product generates to). The loss is on the answer tokens only, and the language-model
+head runs only on them (a 262k-token vocabulary over a 1,600-token prompt would cost more than the
+rest of the model). PEFT's LoRA on every attention and MLP projection; transformers' Trainer with
+batch 1 and gradient accumulation. The adapter is written as a llama.cpp GGUF LoRA adapter
+(gguf_lora.py) that node-llama-cpp loads on top of the base GGUF.
+"""
+from __future__ import annotations
+
+import json
+import time
+from pathlib import Path
+
+from citeflow_train import InputError, announce, last_checkpoint, progress_callback, say, trainer_args, work_dirs
+
+TARGETS = ["q_proj", "k_proj", "v_proj", "o_proj", "gate_proj", "up_proj", "down_proj"]
+
+
+def read_sft(folder: Path) -> tuple[list[list[dict]], list[str]]:
+    """The conversations of an sft export (train.jsonl and validation.jsonl), and the problems of rows left out."""
+    files = [folder / n for n in ("train.jsonl", "validation.jsonl") if (folder / n).is_file()]
+    if not files:
+        raise InputError(f"--data {folder}: no train.jsonl (make one with citeflow export --format sft --out {folder})")
+    rows, problems = [], []
+    for f in files:
+        for i, line in enumerate(f.read_text(encoding="utf-8").splitlines(), 1):
+            if not line.strip():
+                continue
+            try:
+                obj = json.loads(line)
+            except json.JSONDecodeError as e:
+                problems.append(f"{f.name}:{i}: not JSON ({e.msg})")
+                continue
+            msgs = obj.get("messages") if isinstance(obj, dict) else None
+            if not isinstance(msgs, list):
+                keys = sorted(obj) if isinstance(obj, dict) else []
+                raise InputError(f"{f}:{i}: not an sft row (fields {keys}; want \"messages\"): make the data with citeflow export --format sft")
+            if len(msgs) < 2 or not all(isinstance(m, dict) and isinstance(m.get("content"), str) for m in msgs) or msgs[-1].get("role") != "assistant":
+                problems.append(f"{f.name}:{i}: messages must end with the assistant's answer")
+                continue
+            if not msgs[-1]["content"].strip():
+                problems.append(f"{f.name}:{i}: empty answer")
+                continue
+            rows.append(msgs)
+    if not rows:
+        raise InputError(f"--data {folder}: no usable sft rows" + (f" ({len(problems)} bad: {problems[0]})" if problems else ""))
+    return rows, problems
+
+
+def prompt_text(msgs: list[dict]) -> str:
+    """The product's prompt for a base model: the messages before the answer, trimmed, joined by blank lines."""
+    return "\n\n".join(m["content"].strip() for m in msgs[:-1])
+
+
+def encode(tok, msgs: list[dict], max_length: int) -> tuple[list[int], int] | None:
+    """Token ids of BOS + prompt + " answer\\n\\n", and how many of them (at the end) are the answer; None when too long."""
+    prompt = [tok.bos_token_id] + tok(prompt_text(msgs), add_special_tokens=False)["input_ids"]
+    answer = tok(" " + msgs[-1]["content"].strip() + "\n\n", add_special_tokens=False)["input_ids"]
+    if len(prompt) + len(answer) > max_length:
+        return None
+    return prompt + answer, len(answer)
+
+
+def load_base(gguf_path: Path):
+    import torch
+    from transformers import AutoModelForCausalLM, AutoTokenizer
+
+    if not gguf_path.is_file() or gguf_path.suffix.lower() != ".gguf":
+        raise InputError(f"--base {gguf_path}: not a .gguf file (the in-process model, e.g. gemma-3-270m-q4_k_m.gguf from npm run models)")
+    tok = AutoTokenizer.from_pretrained(str(gguf_path.parent), gguf_file=gguf_path.name)
+    model = AutoModelForCausalLM.from_pretrained(str(gguf_path.parent), gguf_file=gguf_path.name, dtype=torch.float32)
+    # transformers reads a GGUF by dequantizing every tensor to fp32: what is loaded is a plain model,
+    # though it stays marked as GGUF-quantized (which its Trainer refuses to train).
+    model.hf_quantizer, model.is_quantized = None, False
+    model.config.__dict__.pop("quantization_config", None)
+    return tok, model
+
+
+def answer_loss(model, input_ids, answer_len: int):
+    """Cross-entropy over the answer tokens, with the LM head run only on the positions that predict them."""
+    import torch.nn.functional as F
+
+    out = model(input_ids=input_ids, logits_to_keep=answer_len + 1)
+    logits = out.logits[:, :-1, :]
+    return F.cross_entropy(logits.reshape(-1, logits.size(-1)).float(), input_ids[:, -answer_len:].reshape(-1))
+
+
+def train_lm(args, held: set[str]) -> dict:
+    import torch
+    from datasets import Dataset
+    from peft import LoraConfig, get_peft_model
+    from transformers import Trainer, TrainingArguments, set_seed
+
+    torch.set_num_threads(args.threads)
+    set_seed(args.seed)
+    rows, problems = read_sft(Path(args.data))
+    # A row is about a held-out claim when its prompt holds the claim's text: those are the test set.
+    test = [m for m in rows if any(h in prompt_text(m) for h in held)]
+    train_rows = [m for m in rows if not any(h in prompt_text(m) for h in held)]
+    if not train_rows:
+        raise InputError(f"{args.data}: every row is about a held-out claim ({len(test)}); nothing to train on")
+    tok, base = load_base(Path(args.base))
+    encoded = [encode(tok, m, args.max_length) for m in train_rows]
+    too_long = sum(e is None for e in encoded)
+    encoded = [e for e in encoded if e is not None]
+    if not encoded:
+        raise InputError(f"{args.data}: every row is longer than --max-length {args.max_length} tokens")
+    counts = {"rows": len(train_rows), "too_long": too_long, "answer_tokens": sum(n for _, n in encoded), "tokens": sum(len(i) for i, _ in encoded)}
+    cfg = LoraConfig(r=args.lora_rank, lora_alpha=args.lora_alpha, lora_dropout=0.0, target_modules=TARGETS, bias="none", task_type="CAUSAL_LM")
+    model = get_peft_model(base, cfg)
+    data = Dataset.from_dict({"input_ids": [i for i, _ in encoded], "answer_len": [n for _, n in encoded]})
+    work, ckpt = work_dirs(args)
+    accumulate = args.batch_size
+    steps = announce(args, len(data), f"{len(data)} answers ({counts['answer_tokens']} answer tokens of {counts['tokens']}) from {len(rows)} rows", counts, len(test), problems)
+
+    class AnswerTrainer(Trainer):
+        def compute_loss(self, model, inputs, return_outputs=False, **kw):
+            loss = answer_loss(model, inputs["input_ids"], int(inputs["answer_len"][0]))
+            return (loss, None) if return_outputs else loss
+
+    def collate(batch):
+        return {"input_ids": torch.tensor([batch[0]["input_ids"]]), "answer_len": torch.tensor([batch[0]["answer_len"]])}
+
+    targs = trainer_args(TrainingArguments, args, ckpt, steps, log_every=5, save_every=25, gradient_accumulation_steps=accumulate, remove_unused_columns=False)
+    targs.per_device_train_batch_size = 1
+    trainer = AnswerTrainer(model=model, args=targs, train_dataset=data, data_collator=collate, callbacks=[progress_callback()(args)])
+    t0 = time.time()
+    trainer.train(resume_from_checkpoint=last_checkpoint(ckpt))
+    seconds = time.time() - t0
+    heldout = heldout_loss(model, tok, test, args.max_length) if test else None
+    tokens_trained = counts["tokens"] * args.epochs if args.max_steps <= 0 else steps * accumulate * counts["tokens"] / len(encoded)
+    return {"model": model, "tokenizer": tok, "rows": len(rows), "pairs": len(data), "counts": counts, "refused_heldout": len(test), "bad_rows": len(problems),
+            "steps": steps, "seconds": seconds, "tokens_per_second": tokens_trained / seconds, "work": work, "torch": torch.__version__, "heldout": heldout, **flop_limit_lm(base, args)}
+
+
+HELDOUT_ROWS = 40
+
+
+def heldout_loss(model, tok, test: list[list[dict]], max_length: int) -> dict:
+    """Mean answer-token loss on the first HELDOUT_ROWS held-out rows (in export order), with the adapter and without it (the base).
+    Each row is a ~1,700-token forward pass twice over; the answers' quality is measured in bench/llm.mjs."""
+    import torch
+
+    enc = [e for e in (encode(tok, m, max_length) for m in test[:HELDOUT_ROWS]) if e is not None]
+
+    def mean_loss() -> float:
+        total, n = 0.0, 0
+        with torch.no_grad():
+            for ids, k in enc:
+                total += answer_loss(model, torch.tensor([ids]), k).item() * k
+                n += k
+        return total / max(1, n)
+
+    with_adapter = mean_loss()
+    with model.disable_adapter():
+        base = mean_loss()
+    return {"held-out answers": f"{len(enc)} of {len(test)}", "answer-token loss, base": f"{base:.3f}", "answer-token loss, with the adapter": f"{with_adapter:.3f}"}
+
+
+def flop_limit_lm(model, args) -> dict:
+    """Training tokens/s a perfect trainer would reach: the measured matmul rate over ~4 × non-embedding parameters a token
+    (forward, and the backward pass to the activations; LoRA needs no gradient for the frozen weights)."""
+    import torch
+
+    a, b = torch.randn(1024, 1024), torch.randn(1024, 1024)
+    runs = []
+    for _ in range(5):
+        t = time.perf_counter()
+        for _ in range(10):
+            a @ b
+        runs.append((time.perf_counter() - t) / 10)
+    gflops = 2 * 1024**3 / sorted(runs)[2] / 1e9
+    params = sum(p.numel() for n, p in model.named_parameters() if "embed_tokens" not in n)
+    return {"matmul_gflops": gflops, "non_embedding_params": params, "flop_limit_tokens_per_second": gflops * 1e9 / (4 * params)}
+
+
+def card(args, info: dict, files: dict[str, str]) -> str:
+    c = info["counts"]
+    lines = [
+        f"# {Path(args.out).name}",
+        "",
+        "A LoRA adapter for Citeflow's in-process language model, trained by `citeflow train lm` from Citeflow's own "
+        "`citeflow export --format sft` rows, and written as a llama.cpp GGUF LoRA adapter (`adapter.gguf`) that node-llama-cpp "
+        "applies on top of the base GGUF.",
+        "",
+        "| | |",
+        "|---|---|",
+        f"| base weights | `{args.base_name}`, dequantized from the GGUF the product runs; licence {args.base_licence} |",
+        f"| training rows | {info['rows']} from `{args.data_name}`; {info['pairs']} answers trained on ({c['answer_tokens']} answer tokens, {c['tokens']} tokens with their prompts); {c['too_long']} longer than {args.max_length} tokens left out |",
+        f"| left out | {info['refused_heldout']} rows about held-out claims; {info['bad_rows']} bad rows |",
+        f"| data licence | {args.data_licence} |",
+        f"| command | `{args.command}` |",
+        f"| commit | {args.commit} |",
+        f"| seed / threads | {args.seed} / {args.threads} |",
+        f"| recipe | PEFT LoRA rank {args.lora_rank}, alpha {args.lora_alpha:g}, on {', '.join(TARGETS)}; transformers Trainer, loss on the answer tokens only; "
+        f"{args.epochs} epoch(s){f', max {args.max_steps} steps' if args.max_steps > 0 else ''}, {args.batch_size} answers a step (batch 1, gradient accumulation), lr {args.lr}, warmup 10 %, fp32, torch {info['torch']} |",
+        f"| wall time | trained {time.strftime('%Y-%m-%d')}; {info['seconds']:.0f} s training ({info['tokens_per_second']:.0f} tokens/s; this CPU's {info['matmul_gflops']:.0f} GFLOP/s matmul bounds it at "
+        f"{info['flop_limit_tokens_per_second']:.0f} tokens/s, 4 × {info['non_embedding_params'] / 1e6:.1f} M non-embedding parameters a token) |",
+        "| files | `adapter.gguf` (fp32 LoRA tensors), `training.json` |",
+        "",
+    ]
+    if info["heldout"]:
+        lines += ["## Held-out scores", "", f"On the fixed held-out split (`{args.heldout_name}`): rows about claims no Citeflow model trains on.", "", "| metric | value |", "|---|---|"]
+        lines += [f"| {k} | {v} |" for k, v in info["heldout"].items()]
+        lines += [""]
+    lines += ["## SHA-256", "", "```"] + [f"{h}  {f}" for f, h in sorted(files.items())] + ["```", ""]
+    return "\n".join(lines)
+
+
+def main(args, held: set[str]) -> int:
+    import shutil
+
+    from citeflow_train import sha256, swap_in
+    from gguf_lora import write_adapter
+
+    info = train_lm(args, held)
+    out = Path(args.out).resolve()
+    stage = info["work"] / "out"
+    shutil.rmtree(stage, ignore_errors=True)
+    stage.mkdir(parents=True)
+    state = {k: v for k, v in info["model"].state_dict().items() if "lora_" in k}
+    write_adapter(state, args.lora_alpha, Path(args.base), stage / "adapter.gguf")
+    if info["heldout"]:
+        say("held-out: " + "; ".join(f"{k}: {v}" for k, v in info["heldout"].items()))
+    keep = {k: v for k, v in info.items() if k not in ("model", "tokenizer", "work")}
+    (stage / "training.json").write_text(json.dumps(keep | {"task": "lm", "seed": args.seed, "threads": args.threads, "epochs": args.epochs, "lora_rank": args.lora_rank, "lora_alpha": args.lora_alpha,
+                                                            "base": Path(args.base).name, "command": args.command, "commit": args.commit}, indent=2) + "\n")
+    files = {str(f.relative_to(stage)): sha256(f) for f in sorted(stage.rglob("*")) if f.is_file()}
+    (stage / "README.md").write_text(card(args, info, files), encoding="utf-8")
+    (stage / "SHA256SUMS").write_text("".join(f"{h}  {f}\n" for f, h in sorted(files.items())), encoding="utf-8")
+    swap_in(stage, out, info["work"])
+    print(json.dumps({"out": str(out), "seconds": info["seconds"], "pairs": info["pairs"], "tokens_per_second": info["tokens_per_second"],
+                      "flop_limit_tokens_per_second": info["flop_limit_tokens_per_second"], "heldout": info["heldout"]}))
+    return 0

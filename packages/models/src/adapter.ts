@@ -1,0 +1,82 @@
+import { createHash } from "node:crypto";
+import { existsSync, readFileSync, statSync } from "node:fs";
+import { isAbsolute, join, resolve } from "node:path";
+import { checkGgufHeader } from "./gguf.js";
+import { modelsDirsFromEnv } from "./resolve.js";
+
+/**
+ * LoRA adapters for the in-process model: llama.cpp GGUF adapters (`citeflow train lm` writes
+ * them), applied on top of a base GGUF. A chat model name `<base>+<adapter>` asks for one, e.g.
+ * `gemma-3-270m-q4_k_m+citeflow/lm-gemma3-270m-scifact`: the adapter is a .gguf path, or a model id
+ * whose folder (in the models folders) holds `adapter.gguf` beside its card.
+ */
+
+/** Citeflow's shipped adapter, applied by default to the base it was trained on (when installed). */
+export const DEFAULT_ADAPTER = "citeflow/lm-gemma3-270m-scifact";
+
+/** `base+adapter` → its two names; a name without "+" has no adapter. */
+export function splitAdapter(name: string): { base: string; adapter?: string } {
+  const at = name.lastIndexOf("+");
+  if (at <= 0 || at === name.length - 1) return { base: name };
+  return { base: name.slice(0, at).trim(), adapter: name.slice(at + 1).trim() };
+}
+
+/** The adapter file an id or path names, or undefined; `required` makes that an error naming every place looked. */
+export function findAdapter(id: string, dirs: string[] = modelsDirsFromEnv(), required = false): string | undefined {
+  const looked: string[] = [];
+  const candidates = isAbsolute(id) || id.startsWith(".") || id.toLowerCase().endsWith(".gguf") ? [resolve(id)] : dirs.map((d) => join(resolve(d), id, "adapter.gguf"));
+  for (const p of candidates) {
+    if (existsSync(p) && statSync(p).isFile()) return p;
+    looked.push(p);
+  }
+  if (required)
+    throw new Error(
+      `LoRA adapter "${id}" not found. Looked in:\n${looked.map((l) => `  - ${l}`).join("\n")}\nTo fix: run \`npm run models\` (installs Citeflow's adapter), train one with \`citeflow train lm\`, or give the path to an adapter .gguf`,
+    );
+  return undefined;
+}
+
+/** The adapter's card (README.md beside it), when it has one. */
+export function adapterCard(path: string): string | undefined {
+  const card = join(path, "..", "README.md");
+  return existsSync(card) ? resolve(card) : undefined;
+}
+
+const hashes = new Map<string, string>();
+
+/** sha256 of the adapter file (remembered per path, size and time): part of every cache key of a model using it. */
+export function adapterHash(path: string): string {
+  const st = statSync(path);
+  const key = `${resolve(path)}\0${st.size}\0${st.mtimeMs}`;
+  let h = hashes.get(key);
+  if (!h) hashes.set(key, (h = createHash("sha256").update(readFileSync(path)).digest("hex")));
+  return h;
+}
+
+/** Refuses an adapter that is not a LoRA adapter for this base (its architecture, and each adapted tensor's shape), naming both files. */
+export async function checkAdapter(adapterPath: string, basePath: string): Promise<void> {
+  checkGgufHeader(adapterPath);
+  const { readGgufFileInfo } = await import("node-llama-cpp");
+  const read = async (p: string) => {
+    const info = await readGgufFileInfo(p, { logWarnings: false });
+    const general = (info.metadata as unknown as { general?: { type?: string; architecture?: string } }).general ?? {};
+    return { general, tensors: new Map((info.fullTensorInfo ?? []).map((t) => [t.name, t.dimensions.map(Number)])) };
+  };
+  const [a, b] = [await read(adapterPath), await read(basePath)];
+  if (a.general.type !== "adapter") throw new Error(`${adapterPath} is not a LoRA adapter (its general.type is ${a.general.type ?? "missing"})`);
+  if (a.general.architecture !== b.general.architecture)
+    throw new Error(
+      `the LoRA adapter ${adapterPath} is for ${a.general.architecture ?? "an unknown architecture"} models; the base ${basePath} is ${b.general.architecture ?? "of an unknown architecture"}`,
+    );
+  // GGUF dimensions run fastest first: a weight is [in, out], lora_a [in, rank], lora_b [rank, out].
+  for (const [name, dims] of a.tensors) {
+    if (!name.endsWith(".lora_a")) continue;
+    const weight = name.slice(0, -".lora_a".length);
+    const w = b.tensors.get(weight);
+    const lb = a.tensors.get(`${weight}.lora_b`);
+    if (!w || !lb || w[0] !== dims[0] || w[1] !== lb[1])
+      throw new Error(
+        `the LoRA adapter ${adapterPath} does not fit the base ${basePath}: ${weight} is ${w ? `[${w.join(", ")}]` : "missing"} in the base, and the adapter expects [${dims[0]}, ${lb?.[1] ?? "?"}] (was it trained on another model?)`,
+      );
+  }
+}
