@@ -1,5 +1,7 @@
 import { appendFileSync, readdirSync, readFileSync, writeFileSync } from "node:fs";
+import { spawn } from "node:child_process";
 import { join } from "node:path";
+import { fileURLToPath } from "node:url";
 import { describe, expect, it } from "vitest";
 import { loadGraph, startRun } from "@citeflow/core";
 import { Redactor, RunStore, secretsFromEnv } from "@citeflow/runstore";
@@ -221,4 +223,51 @@ describe("run store", () => {
     expect(again.byId.b!.cache).toBe("miss");
     expect(store.readRun(r.result.runId).status).toBe("error");
   });
+
+  it("cache clear while another process writes cache entries: no error on either side, and an entry written after the last clear is there", async () => {
+    const dir = tempDir();
+    const store = new RunStore(dir);
+    // The other process writes 300 entries, as a run does, while this one clears the cache over
+    // and over; then, told that the clearing stopped, one more, and prints its key.
+    const child = spawn(
+      process.execPath,
+      [
+        "--input-type=module",
+        "-e",
+        `import { createHash } from "node:crypto";
+import { once } from "node:events";
+import { RunStore } from "@citeflow/runstore";
+const store = new RunStore(process.argv[1]);
+const put = async (i) => {
+  const key = createHash("sha256").update(String(i)).digest("hex");
+  const value = { i };
+  await store.cache.set(key, { nodeType: "test.const", version: 1, outputs: { out: value }, hashes: { out: createHash("sha256").update(JSON.stringify(value)).digest("hex") } });
+  return key;
+};
+for (let i = 0; i < 300; i++) await put(i);
+process.stdout.write("written\\n");
+await once(process.stdin, "data");
+process.stdout.write(await put(300));`,
+        dir,
+      ],
+      { cwd: fileURLToPath(new URL("../../packages/runstore/", import.meta.url)), stdio: ["pipe", "pipe", "pipe"] },
+    );
+    let stdout = "";
+    let stderr = "";
+    child.stdout.on("data", (d) => (stdout += d));
+    child.stderr.on("data", (d) => (stderr += d));
+    const exited = new Promise<number | null>((r) => child.on("exit", r));
+    let clears = 0;
+    while (!stdout.includes("written") && child.exitCode === null) {
+      store.cache.clear(); // ENOTEMPTY here, or a failed write there, was the bug
+      clears++;
+      await new Promise((r) => setTimeout(r, 1));
+    }
+    child.stdin.end("go\n");
+    expect(await exited, stderr).toBe(0);
+    expect(clears).toBeGreaterThan(1);
+    const last = stdout.split("\n").at(-1)!;
+    expect(await store.cache.get(last)).toMatchObject({ nodeType: "test.const", outputs: { out: { i: 300 } } });
+    expect(readdirSync(dir).filter((f) => f.includes(".clearing"))).toEqual([]);
+  }, 60_000);
 });

@@ -44,7 +44,17 @@ export class FileCache implements CacheStore {
     // Blobs first, then the index entry: a crash in between leaves a miss, never a broken hit.
     for (const [port, value] of Object.entries(entry.outputs)) this.blobs.put(value, entry.hashes[port]);
     const index: IndexEntry = { nodeType: entry.nodeType, version: entry.version, hashes: entry.hashes, at: Date.now() };
-    writeFileAtomic(this.#path(key), JSON.stringify(index), dirname(this.dir));
+    // A `cache clear` in another process may move the folder away between this write's file and
+    // its rename (ENOENT): the entry is written again, into the fresh folder. Clears that keep
+    // coming win: the entry is left out (the run keeps its outputs; the cache only forgets them).
+    for (let attempt = 1; attempt <= 3; attempt++) {
+      try {
+        writeFileAtomic(this.#path(key), JSON.stringify(index), dirname(this.dir));
+        return;
+      } catch (e) {
+        if ((e as { cause?: NodeJS.ErrnoException }).cause?.code !== "ENOENT") throw e;
+      }
+    }
   }
 
   async delete(key: string): Promise<void> {
