@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
-# Reproduces the models Citeflow ships (models/citeflow/nli-minilm-scifact, models/citeflow/rerank-minilm-scifact)
-# from SciFact with `citeflow export` and `citeflow train`: retrieval runs for the training claims → NLI and
-# reranker exports → training. About 90 minutes on two cores (the all-MiniLM-L6-v2 store, then the two trainings).
+# Reproduces the models Citeflow ships (models/citeflow/nli-minilm-scifact, models/citeflow/rerank-minilm-scifact,
+# models/citeflow/lm-gemma3-270m-scifact) from SciFact with `citeflow export` and `citeflow train`: retrieval runs
+# for the training claims → NLI and reranker exports → training; Verif.ai's answer prompts for the same claims →
+# an sft export with gold answers → the language model's LoRA adapter. About two hours on two cores.
 #
 # Usage: scripts/train-shipped.sh [work folder]   (SciFact from $CITEFLOW_DATA, else data/)
 set -euo pipefail
@@ -28,3 +29,8 @@ int8_only "$root/models/citeflow/nli-minilm-scifact"
 # first training, never on the held-out split: docs/training.md).
 cf train rerank --data "$work/export-rerank" --out "$root/models/citeflow/rerank-minilm-scifact" --heldout "$root/bench/scifact-heldout.json" --claims "$data/claims_train.jsonl" --seed 13 --threads 2 --epochs 1 --lr 2e-5 --max-length 256 --lexical-weight 0.5 --data-licence "$licence"
 int8_only "$root/models/citeflow/rerank-minilm-scifact"
+# The language model's adapter: Verif.ai's answer prompts for every training claim (the extractive generator, so
+# no language model runs), the gold answers from the labels, and LoRA on Gemma 3 270M (30 steps of 8 answers).
+cf run "$root/packages/nodes/graphs/verifai-extractive.citeflow.json" --questions "$data/claims_train.jsonl" --to answer --runs "$work/runs-sft" --store "$work/store" --json >/dev/null
+cf export --runs "$work/runs-sft" --format sft --labels "$data/claims_train.jsonl" --corpus "$data/corpus.jsonl" --out "$work/export-sft" --split 1
+cf train lm --data "$work/export-sft" --out "$root/models/citeflow/lm-gemma3-270m-scifact" --heldout "$root/bench/scifact-heldout.json" --claims "$data/claims_train.jsonl" --max-length 3072 --epochs 1 --max-steps 30 --batch-size 8 --lr 5e-4 --seed 13 --threads 2 --data-licence "$licence"
