@@ -10,7 +10,8 @@
 //   - retrieval nDCG@10 with all-MiniLM-L6-v2 against the offline static-use-en.
 // Needs `npm run models` (data and peer models: bench/paths.mjs). $CITEFLOW_BENCH_STORE may name a
 // SciFact store built with all-MiniLM-L6-v2 (the demo's); else one is built here.
-// Run: npm run bench   (CITEFLOW_BENCH_CLAIMS=n sets how many held-out claims, default 30)
+// Run: npm run bench   (CITEFLOW_BENCH_CLAIMS=n sets how many held-out claims, default 30;
+//   CITEFLOW_BENCH_ONLY=quality measures speed and answer quality only: no retrieval, concurrency or templates)
 import { execFileSync } from "node:child_process";
 import { existsSync, mkdtempSync, readFileSync } from "node:fs";
 import { tmpdir } from "node:os";
@@ -28,6 +29,7 @@ const GGUF = join(home, "gemma-3-270m-q4_k_m.gguf");
 const EMBEDDER = "Xenova/all-MiniLM-L6-v2";
 if (!existsSync(GGUF)) throw new Error(`bench/llm needs ${GGUF}: run npm run models`);
 const N_CLAIMS = Number(process.env.CITEFLOW_BENCH_CLAIMS || 30);
+const ALL = process.env.CITEFLOW_BENCH_ONLY !== "quality";
 const scifact = join(DATA, "scifact");
 
 const median = (xs) => [...xs].sort((a, b) => a - b)[Math.floor(xs.length / 2)];
@@ -80,7 +82,7 @@ if (!store || !existsSync(store)) {
   ingestS = await buildStore(EMBEDDER, store);
 }
 const staticStore = mkdtempSync(join(tmpdir(), "citeflow-bench-static-"));
-const staticIngestS = await buildStore("static-use-en", staticStore);
+const staticIngestS = ALL ? await buildStore("static-use-en", staticStore) : 0;
 
 // ── Retrieval quality: every judged training claim (neither embedder was trained on SciFact). ──
 async function retrievalScores(dir, embedderId) {
@@ -98,8 +100,8 @@ async function retrievalScores(dir, embedderId) {
   }
   return out;
 }
-const minilmScores = await retrievalScores(store, EMBEDDER);
-const staticScores = await retrievalScores(staticStore, "static-use-en");
+const minilmScores = ALL ? await retrievalScores(store, EMBEDDER) : undefined;
+const staticScores = ALL ? await retrievalScores(staticStore, "static-use-en") : undefined;
 
 // ── Speed: prompt and generation tokens/s, one sequence. ──
 const registry = createRegistry();
@@ -134,7 +136,7 @@ if (adapterPath) {
 // ── Concurrency: 8 questions on 1, 2 and 4 sequences, against one at a time. ──
 const questions = heldOut.slice(0, 8).map((c, i) => [{ role: "user", content: `${passagesText(docs.slice(100 + i * 3, 103 + i * 3))}\n\nQuestion: ${c.claim}\nAnswer:` }]);
 const qpm = {};
-for (const n of [1, 2, 4]) {
+for (const n of ALL ? [1, 2, 4] : []) {
   const m = await loadLocalChat(GGUF, { sequences: n });
   await m.chat(questions[0], { maxTokens: 4 }); // warm
   const t = performance.now();
@@ -152,7 +154,7 @@ async function runTemplate(doc, text) {
 const template = (name) => JSON.parse(readFileSync(templatePath(name), "utf8"));
 const perTemplate = [];
 const step = (s) => process.stderr.write(`bench/llm: ${s}\n`);
-for (const name of ["verifai", "core-gpt", "arxivbot", "openscholar", "synth-openscholar"]) {
+for (const name of ALL ? ["verifai", "core-gpt", "arxivbot", "openscholar", "synth-openscholar"] : []) {
   step(`template ${name}`);
   const secs = [];
   for (const c of heldOut.slice(0, 2)) secs.push((await runTemplate(template(name), c.claim)).s);
@@ -226,21 +228,26 @@ console.log(`memory bandwidth (best 512 MiB copy): ${(best / 1e9).toFixed(1)} GB
 console.log(`prompt: ${fmt(promptTps, 0)} tokens/s (median of 6 prompts of ~${median(speed.map((u) => u.promptTokens))} tokens)`);
 console.log(`generation: ${fmt(genTps)} tokens/s = ${fmt(genTps / limit, 2)}× the bandwidth limit`);
 if (adapterGenTps !== undefined) console.log(`generation with ${DEFAULT_ADAPTER}: ${fmt(adapterGenTps)} tokens/s = ${fmt(adapterGenTps / genTps, 2)}× the base's`);
-console.log(
-  `questions per minute (8 questions, 64 tokens each): ${[1, 2, 4].map((n) => `${n} sequence${n > 1 ? "s" : ""} ${fmt(qpm[n])}`).join(" · ")} (${fmt(qpm[2] / qpm[1], 2)}× and ${fmt(qpm[4] / qpm[1], 2)}× one at a time)`,
-);
-console.log(`\nseconds per question, end to end (2 held-out claims, default maxTokens):`);
-rows(["template", "mean s", "each"], perTemplate);
+if (ALL)
+  console.log(
+    `questions per minute (8 questions, 64 tokens each): ${[1, 2, 4].map((n) => `${n} sequence${n > 1 ? "s" : ""} ${fmt(qpm[n])}`).join(" · ")} (${fmt(qpm[2] / qpm[1], 2)}× and ${fmt(qpm[4] / qpm[1], 2)}× one at a time)`,
+  );
+if (ALL) {
+  console.log(`\nseconds per question, end to end (2 held-out claims, default maxTokens):`);
+  rows(["template", "mean s", "each"], perTemplate);
+}
 console.log(`\nVerif.ai answers on ${heldOut.length} held-out claims with evidence (ALCE citation scores, NLI judge pair-nli-scifact):`);
 rows(["answers from", "precision", "recall", "F1", "hallucinated / answer", "answers citing", "citations on gold papers"], quality);
 console.log(`\nSciFact binary verification on the same ${heldOut.length} claims, top 3 hybrid passages (always "true" scores ${fmt(alwaysTrue, 3)}):`);
 rows(["judge", "accuracy", "macro-F1", "said true"], verification);
-console.log(`\nretrieval on ${judged.length} judged training claims, nDCG@10 (published bge-small 0.72 and all-MiniLM-L6-v2 0.65 are on SciFact test):`);
-rows(
-  ["embedder", "dense", "hybrid (0.7 BM25 + 0.3 dense)", "ingest 6,237 passages"],
-  [
-    [EMBEDDER, fmt(minilmScores.dense, 3), fmt(minilmScores.hybrid, 3), ingestS !== undefined ? `${fmt(ingestS)} s` : "(the demo's store)"],
-    ["static-use-en (offline)", fmt(staticScores.dense, 3), fmt(staticScores.hybrid, 3), `${fmt(staticIngestS)} s`],
-  ],
-);
+if (minilmScores && staticScores) {
+  console.log(`\nretrieval on ${judged.length} judged training claims, nDCG@10 (published bge-small 0.72 and all-MiniLM-L6-v2 0.65 are on SciFact test):`);
+  rows(
+    ["embedder", "dense", "hybrid (0.7 BM25 + 0.3 dense)", "ingest 6,237 passages"],
+    [
+      [EMBEDDER, fmt(minilmScores.dense, 3), fmt(minilmScores.hybrid, 3), ingestS !== undefined ? `${fmt(ingestS)} s` : "(the demo's store)"],
+      ["static-use-en (offline)", fmt(staticScores.dense, 3), fmt(staticScores.hybrid, 3), `${fmt(staticIngestS)} s`],
+    ],
+  );
+}
 execFileSync("rm", ["-rf", staticStore]);

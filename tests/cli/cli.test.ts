@@ -1,5 +1,5 @@
 import { execFile } from "node:child_process";
-import { writeFileSync } from "node:fs";
+import { mkdirSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { fileURLToPath } from "node:url";
 import { describe, expect, it } from "vitest";
@@ -42,6 +42,25 @@ describe("citeflow CLI", () => {
       'bad.citeflow.json: error: node "prompt" params.temperature: unknown param "temperature" for text.template',
       'bad.citeflow.json: error: node "ghost" id: edge from unknown node "ghost" (dangling edge)',
     ]);
+  });
+
+  it("run's first lines name every model the graph uses: the language model with its adapter and card, the NLI model", async () => {
+    const dir = tempDir();
+    writeFileSync(join(dir, "base.gguf"), "x");
+    mkdirSync(join(dir, "acme", "lora"), { recursive: true });
+    writeFileSync(join(dir, "acme", "lora", "adapter.gguf"), "x");
+    writeFileSync(join(dir, "acme", "lora", "README.md"), "# card");
+    const env = { CITEFLOW_MODELS: dir, CITEFLOW_CHAT_MODEL: "base+acme/lora", CITEFLOW_NLI_MODEL: "pair-nli-scifact" };
+    // Only the input node runs: the lines come from the graph, before anything is loaded.
+    const r = await cli(["run", "verifai", "-q", "Does aspirin prevent stroke?", "--to", "question", "--runs", join(dir, "runs")], dir, env);
+    expect(r.code, r.stderr).toBe(0);
+    const lines = r.stderr.split("\n");
+    expect(lines).toContain(
+      `language model: base.gguf with the LoRA adapter acme/lora (trained by Citeflow; card: ${join(dir, "acme", "lora", "README.md")}), running in this process (llama.cpp, CPU)`,
+    );
+    expect(lines.filter((l) => l.startsWith("NLI: pair-nli-scifact"))).toHaveLength(1);
+    const none = await cli(["run", "verifai", "-q", "Does aspirin prevent stroke?", "--to", "question", "--runs", join(dir, "runs")], dir, { ...env, CITEFLOW_CHAT_MODEL: "none" });
+    expect(none.stderr).toContain('language model: the extractive baseline, which is not a language model: the chat model is set to "none"');
   });
 
   it("usage errors exit 2", async () => {

@@ -55,8 +55,8 @@ def write_adapter(state: dict, alpha: float, base_gguf: Path, dst: Path) -> int:
         ab = pairs[name]
         if set(ab) != {"A", "B"}:
             raise ValueError(f"{name}: the adapter has lora_{''.join(ab)} without its pair")
-        w.add_tensor(f"{name}.weight.lora_a", np.ascontiguousarray(ab["A"], dtype=np.float32))
-        w.add_tensor(f"{name}.weight.lora_b", np.ascontiguousarray(ab["B"], dtype=np.float32))
+        w.add_tensor(f"{name}.weight.lora_a", np.ascontiguousarray(ab["A"], dtype=np.float16))
+        w.add_tensor(f"{name}.weight.lora_b", np.ascontiguousarray(ab["B"], dtype=np.float16))
     w.write_header_to_file()
     w.write_kv_data_to_file()
     w.write_tensors_to_file()

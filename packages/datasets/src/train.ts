@@ -25,6 +25,8 @@ export interface TrainOptions {
   /** lm: LoRA rank and alpha (default 16 and 32). */
   loraRank?: number;
   loraAlpha?: number;
+  /** lm: the largest share of training rows whose answer cites nothing ("The papers do not answer the question."); default 0.2. */
+  refusalShare?: number;
   /** The fixed held-out split (`heldout_ids`) and the claims file its ids point into: rows about them are scored, never trained on. */
   heldout?: { split: string; claims: string };
   epochs?: number;
@@ -146,6 +148,7 @@ export async function trainModel(o: TrainOptions): Promise<TrainResult> {
   num("--threads", o.threads);
   num("--lora-rank", o.loraRank);
   num("--lora-alpha", o.loraAlpha);
+  num("--refusal-share", o.refusalShare);
   if (o.augment === false) args.push("--no-augment");
   if (o.corpus !== undefined) args.push("--corpus", o.corpus);
   num("--corpus-sentences", o.corpusSentences);

@@ -2,7 +2,7 @@ import { readFileSync } from "node:fs";
 import { QuestionInputError, questionRuns, type Answer, type CompiledGraph, type QuestionRun, type RunResult } from "@citeflow/core";
 import type { Session } from "citeflow";
 import { describeModel } from "@citeflow/models";
-import { CiteflowServices } from "@citeflow/nodes";
+import { CiteflowServices, describeChat } from "@citeflow/nodes";
 import { FailureError, UsageError } from "../errors.js";
 import { loadGraphFile } from "../graphfile.js";
 import { fmtMs, ProgressPrinter } from "../progress.js";
@@ -37,14 +37,21 @@ export interface RunSummary {
 
 const MODEL_KINDS: Record<string, "nli" | "reranker"> = { "verify.nli": "nli", "eval.citations": "nli", "rerank.cross-encoder": "reranker" };
 
-/** One line per NLI model and reranker the graph's nodes use: its id and, for Citeflow's trained models, where its card is. */
+/**
+ * One line per model the graph's nodes use: each language model (in words: file, adapter and its
+ * card, server), each NLI model and reranker (its id and, for Citeflow's trained models, where its card is).
+ */
 export function modelLines(graph: CompiledGraph, session: Session): string[] {
   if (!(session.services instanceof CiteflowServices)) return [];
   const services = session.services;
   const seen = new Set<string>();
-  for (const n of graph.doc.nodes) {
-    const kind = MODEL_KINDS[n.type];
-    if (kind) seen.add(`${kind === "nli" ? "NLI" : "reranker"}: ${describeModel(services.modelId(kind, String((n.params as { model?: string } | undefined)?.model ?? "")))}`);
+  for (const id of graph.order) {
+    const n = graph.nodes.get(id)!;
+    const p = n.params as { model?: string; baseUrl?: string; generator?: string };
+    const kind = MODEL_KINDS[n.def.type];
+    if (kind) seen.add(`${kind === "nli" ? "NLI" : "reranker"}: ${describeModel(services.modelId(kind, String(p.model ?? "")))}`);
+    // A node with the chat params (llmParams) calls a language model, unless it is told to write the extractive baseline.
+    else if (typeof p.baseUrl === "string" && p.generator !== "extractive") seen.add(`language model: ${describeChat(services.chatChoice({ model: p.model ?? "", baseUrl: p.baseUrl }))}`);
   }
   return [...seen];
 }

@@ -16,6 +16,7 @@ export interface TrainCommandOptions {
   threads?: number;
   loraRank?: number;
   loraAlpha?: string;
+  refusalShare?: string;
   augment: boolean;
   corpus?: string;
   corpusSentences?: number;
@@ -44,6 +45,9 @@ export async function trainCommand(task: string, opts: TrainCommandOptions): Pro
   if (lexicalWeight !== undefined && task !== "rerank") throw new UsageError("--lexical-weight is for train rerank");
   if ((opts.loraRank !== undefined || opts.loraAlpha !== undefined) && task !== "lm") throw new UsageError("--lora-rank and --lora-alpha are for train lm");
   const loraAlpha = opts.loraAlpha === undefined ? undefined : Number(opts.loraAlpha);
+  const refusalShare = opts.refusalShare === undefined ? undefined : Number(opts.refusalShare);
+  if (refusalShare !== undefined && !(refusalShare >= 0 && refusalShare <= 1)) throw new UsageError(`--refusal-share ${opts.refusalShare}: give a share from 0 to 1`);
+  if (refusalShare !== undefined && task !== "lm") throw new UsageError("--refusal-share is for train lm");
   if (loraAlpha !== undefined && !(loraAlpha > 0)) throw new UsageError(`--lora-alpha ${opts.loraAlpha}: give a positive number such as 32`);
   const { trainModel, TrainError } = await import("@citeflow/datasets");
   const controller = new AbortController();
@@ -74,6 +78,7 @@ export async function trainCommand(task: string, opts: TrainCommandOptions): Pro
       ...(opts.threads !== undefined ? { threads: opts.threads } : {}),
       ...(opts.loraRank !== undefined ? { loraRank: opts.loraRank } : {}),
       ...(loraAlpha !== undefined ? { loraAlpha } : {}),
+      ...(refusalShare !== undefined ? { refusalShare } : {}),
     });
     if (opts.json) process.stdout.write(JSON.stringify(r) + "\n");
     else {
