@@ -305,6 +305,23 @@ const CASES: Array<{ cls: string; name: string; run: () => Promise<{ outcome: Ou
       return { out: r.out, outcome: sort(r, { refused: /claims 1099511627776 tensors/ }) };
     },
   },
+  {
+    cls: "bounded work",
+    name: "a LoRA adapter (base+adapter) whose file claims 2^40 tensors, on a sane base",
+    run: async () => {
+      const header = (tensors: bigint) => {
+        const b = Buffer.alloc(64);
+        b.write("GGUF", 0, "latin1");
+        b.writeUInt32LE(3, 4);
+        b.writeBigUInt64LE(tensors, 8);
+        return b;
+      };
+      writeFileSync(join(dir, "sane.gguf"), header(0n));
+      writeFileSync(join(dir, "evil-adapter.gguf"), header(1n << 40n));
+      const r = await cli(["run", graph("b5", { model: `${join(dir, "sane.gguf")}+${join(dir, "evil-adapter.gguf")}` }), "-q", "x"], dir);
+      return { out: r.out, outcome: sort(r, { refused: /evil-adapter\.gguf claims 1099511627776 tensors/ }) };
+    },
+  },
   // 7. readers
   {
     cls: "readers",
