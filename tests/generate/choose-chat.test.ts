@@ -1,4 +1,4 @@
-import { copyFileSync, mkdirSync, writeFileSync } from "node:fs";
+import { copyFileSync, mkdirSync, rmSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { afterEach, describe, expect, it } from "vitest";
 import { chooseChat, configFromEnv } from "@citeflow/nodes";
@@ -65,7 +65,11 @@ describe("chooseChat", () => {
     expect(choose({ model: `gemma-3-270m-q4_k_m+${mine.path}`, baseUrl: "" })).toEqual({ kind: "local", path: base, adapter: { ...mine, name: mine.path } });
     // A missing adapter, or an adapter on a name that is no local file, is an error naming where it looked.
     expect(() => choose({ model: "gemma-3-270m-q4_k_m+acme/none", baseUrl: "" })).toThrow(new RegExp(`${dir}/acme/none/adapter\\.gguf[\\s\\S]*citeflow train lm`));
-    expect(() => choose({ model: "llama3.1+acme/my-lora", baseUrl: "" })).toThrow(/llama3\.1/);
+    expect(() => choose({ model: "llama3.1+acme/my-lora", baseUrl: "" })).toThrow(/llama3\.1\+acme\/my-lora/);
+    // A file whose name holds a "+" is that file.
+    writeFileSync(join(dir, "c++model.gguf"), "x");
+    expect(choose({ model: "c++model", baseUrl: "" })).toEqual({ kind: "local", path: join(dir, "c++model.gguf") });
+    rmSync(join(dir, "c++model.gguf"));
     // Nothing named: the shipped adapter goes on the base its training.json names, and on no other.
     expect(choose(none)).toEqual({ kind: "local", path: base });
     const shipped = join(dir, "citeflow", "lm-gemma3-270m-scifact");

@@ -51,16 +51,21 @@ function defaultAdapter(base: string, dirs: string[]): LocalAdapter | undefined 
  * ($CITEFLOW_CHAT_MODEL): "none" → no model; a .gguf path, or the name of a .gguf file in the
  * models folders → in-process; `hf:<user>/<repo>/<file>.gguf` → in-process, from the Hugging Face
  * hub into the models home; any other name → that model on the OpenAI-compatible server (baseUrl,
- * else the configured one). Nothing named → the first .gguf in the models folders; none there → no model.
+ * else the configured one); `<in-process model>+<adapter>` → that model with a LoRA adapter (an id whose
+ * folder holds adapter.gguf, or a path). Nothing named → the first .gguf in the models folders, with
+ * Citeflow's adapter when it is installed for that file; none there → no model.
  */
 export function chooseChat(p: Pick<LlmParams, "model" | "baseUrl">, config: Pick<ServicesConfig, "chat" | "modelsDirs">): ChatChoice {
   const named = (p.model || config.chat.model).trim();
   if (named === "none") return { kind: "none", reason: `the chat model is set to "none"` };
   if (named) {
-    const { base: name, adapter: adapterName } = splitAdapter(named);
-    const adapter = adapterName ? { adapter: { name: adapterName, path: findAdapter(adapterName, config.modelsDirs, true)! } } : {};
+    // `<base>+<adapter>` when the part before the last "+" is an in-process model (a file named with a "+" is just a file).
+    const split = splitAdapter(named);
+    const baseLocal = split.adapter !== undefined && !findGguf(named, config.modelsDirs) && (/^(hf|huggingface):/.test(split.base) || findGguf(split.base, config.modelsDirs) !== undefined);
+    const name = baseLocal ? split.base : named;
+    const adapter = baseLocal ? { adapter: { name: split.adapter!, path: findAdapter(split.adapter!, config.modelsDirs, true)! } } : {};
     if (/^(hf|huggingface):/.test(name)) return { kind: "hub", uri: name, ...adapter };
-    const path = findGguf(name, config.modelsDirs, /\.gguf$/i.test(name) || name.includes("/") || adapterName !== undefined);
+    const path = findGguf(name, config.modelsDirs, /\.gguf$/i.test(name) || name.includes("/"));
     if (path) return { kind: "local", path, ...adapter };
     return { kind: "http", model: name, baseUrl: p.baseUrl || config.chat.baseUrl };
   }
