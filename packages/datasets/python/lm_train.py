@@ -155,7 +155,7 @@ def train_lm(args, held: set[str]) -> dict:
             "steps": steps, "seconds": seconds, "tokens_per_second": tokens_trained / seconds, "work": work, "torch": torch.__version__, "heldout": heldout, **flop_limit_lm(base, args)}
 
 
-HELDOUT_ROWS = 40
+HELDOUT_ROWS = 20
 
 
 def heldout_loss(model, tok, test: list[list[dict]], max_length: int) -> dict:

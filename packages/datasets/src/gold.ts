@@ -120,17 +120,24 @@ export function goldPairs(gold: GoldLabels, claimId: string, retrievedDocs: stri
 /** What a gold answer says when none of the passages the generator saw holds a rationale. */
 export const NO_GOLD_PASSAGE = "The papers do not answer the question.";
 
+/** How a gold answer opens, by the claim's label: the verdict, then the sentences that carry it. */
+export const GOLD_VERDICT = { SUPPORT: "The papers support this:", CONTRADICT: "The papers contradict this:" } as const;
+
 /**
  * The answer a labelled claim's generator should have written from these passages (in prompt
- * order): each rationale sentence a passage holds, with that passage's marker before its full stop
- * ("X raises Y [2]."), in passage order; NO_GOLD_PASSAGE when no passage holds one. A sentence in
- * a part of the abstract the passage does not show is not citable there, and is left out.
- * Undefined when the claim is not in the labels.
+ * order): the verdict (GOLD_VERDICT), then each rationale sentence a passage holds, with that
+ * passage's marker before its full stop ("X raises Y [2]."), in passage order; NO_GOLD_PASSAGE when
+ * no passage holds one. A sentence in a part of the abstract the passage does not show is not
+ * citable there, and is left out. Undefined when the claim is not in the labels.
+ *
+ * The verdict comes first on purpose: answers that all began with their own first words lost, token
+ * by token, to the one fixed refusal, and an adapter trained on them refused every held-out claim.
  */
 export function goldAnswer(gold: GoldLabels, claimId: string, passages: Array<{ id: string; text: string }>, base: 0 | 1): string | undefined {
   const claim = gold.claims.get(claimId);
   if (!claim) return undefined;
   const statements: string[] = [];
+  let label: "SUPPORT" | "CONTRADICT" | undefined;
   passages.forEach((p, i) => {
     const docId = p.id.slice(0, p.id.lastIndexOf("#") < 0 ? p.id.length : p.id.lastIndexOf("#"));
     const sets = claim.evidence.get(docId);
@@ -140,8 +147,9 @@ export function goldAnswer(gold: GoldLabels, claimId: string, passages: Array<{ 
     for (const k of picked) {
       const s = all[k]?.trim();
       if (!s || !p.text.includes(s)) continue;
+      label ??= sets.find((set) => set.sentences.includes(k))!.label;
       statements.push(`${s.replace(/[.!?]+$/, "")} [${i + base}].`);
     }
   });
-  return statements.length ? statements.join(" ") : NO_GOLD_PASSAGE;
+  return label ? `${GOLD_VERDICT[label]} ${statements.join(" ")}` : NO_GOLD_PASSAGE;
 }
