@@ -30,7 +30,7 @@ int8_only "$root/models/citeflow/nli-minilm-scifact"
 cf train rerank --data "$work/export-rerank" --out "$root/models/citeflow/rerank-minilm-scifact" --heldout "$root/bench/scifact-heldout.json" --claims "$data/claims_train.jsonl" --seed 13 --threads 2 --epochs 1 --lr 2e-5 --max-length 256 --lexical-weight 0.5 --data-licence "$licence"
 int8_only "$root/models/citeflow/rerank-minilm-scifact"
 # The language model's adapter: Verif.ai's answer prompts for every training claim (the extractive generator, so
-# no language model runs), the gold answers from the labels, and LoRA on Gemma 3 270M (30 steps of 8 answers).
+# no language model runs), the gold answers from the labels, and LoRA on Gemma 3 270M (20 steps of 8 answers).
 cf run "$root/packages/nodes/graphs/verifai-extractive.citeflow.json" --questions "$data/claims_train.jsonl" --to answer --runs "$work/runs-sft" --store "$work/store" --json >/dev/null
 cf export --runs "$work/runs-sft" --format sft --labels "$data/claims_train.jsonl" --corpus "$data/corpus.jsonl" --out "$work/export-sft" --split 1
-cf train lm --data "$work/export-sft" --out "$root/models/citeflow/lm-gemma3-270m-scifact" --heldout "$root/bench/scifact-heldout.json" --claims "$data/claims_train.jsonl" --max-length 3072 --epochs 1 --max-steps 30 --batch-size 8 --lr 5e-4 --seed 13 --threads 2 --data-licence "$licence"
+cf train lm --data "$work/export-sft" --out "$root/models/citeflow/lm-gemma3-270m-scifact" --heldout "$root/bench/scifact-heldout.json" --claims "$data/claims_train.jsonl" --max-length 3072 --epochs 1 --max-steps 20 --batch-size 8 --lr 5e-4 --seed 13 --threads 2 --data-licence "$licence"
