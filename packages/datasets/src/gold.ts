@@ -130,8 +130,8 @@ export const GOLD_VERDICT = { SUPPORT: "The papers support this:", CONTRADICT: "
  * no passage holds one. A sentence in a part of the abstract the passage does not show is not
  * citable there, and is left out. Undefined when the claim is not in the labels.
  *
- * The verdict comes first on purpose: answers that all began with their own first words lost, token
- * by token, to the one fixed refusal, and an adapter trained on them refused every held-out claim.
+ * The verdict comes first so that every answer shares its opening and the choice falls on one token;
+ * answers that each began with their own first word competed with the one fixed refusal.
  */
 export function goldAnswer(gold: GoldLabels, claimId: string, passages: Array<{ id: string; text: string }>, base: 0 | 1): string | undefined {
   const claim = gold.claims.get(claimId);
