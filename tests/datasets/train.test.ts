@@ -140,8 +140,14 @@ describe("citeflow export → citeflow train → the product", () => {
     const answers = rows.map((row) => row.messages.at(-1)!.content);
     expect(answers.filter((a) => a === "The papers do not answer the question.").length).toBeGreaterThanOrEqual(8);
     const cited = rows.find((row) => /\[\d\]\.$/.test(row.messages.at(-1)!.content))!;
+    expect(cited.messages.at(-1)!.content).toMatch(/^The papers (support|contradict) this: /);
     const marker = Number(/\[(\d)\]\.$/.exec(cited.messages.at(-1)!.content)![1]);
-    const sentence = cited.messages.at(-1)!.content.split(` [${marker}].`)[0]!.split(/\]\. /).at(-1)!;
+    const sentence = cited.messages
+      .at(-1)!
+      .content.split(` [${marker}].`)[0]!
+      .split(/\]\. /)
+      .at(-1)!
+      .replace(/^The papers (support|contradict) this: /, "");
     // The cited sentence is in the passage the marker numbers in the prompt.
     const passage = cited.messages[1]!.content.split(`\n[${marker}] `)[1]!.split("\n\n")[0]!;
     expect(passage).toContain(sentence);
