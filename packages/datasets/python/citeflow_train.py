@@ -56,6 +56,18 @@ class InputError(Exception):
     """Bad input, said in the user's terms; exit code 2."""
 
 
+def jsonl_objects(files: list[Path], problems: list[str]):
+    """(file, line number, parsed value) for each non-blank line of the export's files; a line that is not JSON goes to problems."""
+    for f in files:
+        for n, line in enumerate(f.read_text(encoding="utf-8").splitlines(), 1):
+            if not line.strip():
+                continue
+            try:
+                yield f, n, json.loads(line)
+            except json.JSONDecodeError as e:
+                problems.append(f"{f}:{n}: not JSON ({e.msg})")
+
+
 def read_rows(folder: Path, task: str) -> tuple[list[dict], list[str]]:
     """train.jsonl (and validation.jsonl: training uses every exported row; the held-out claims are the test set)."""
     if not folder.is_dir():
@@ -65,29 +77,21 @@ def read_rows(folder: Path, task: str) -> tuple[list[dict], list[str]]:
         raise InputError(f"{folder}: no train.jsonl (make one with `citeflow export --format {task} --out {folder}`)")
     rows, problems = [], []
     need = FIELDS[task]
-    for f in files:
-        for n, line in enumerate(f.read_text(encoding="utf-8").splitlines(), 1):
-            if not line.strip():
-                continue
-            try:
-                row = json.loads(line)
-            except json.JSONDecodeError as e:
-                problems.append(f"{f}:{n}: not JSON ({e.msg})")
-                continue
-            if not isinstance(row, dict) or not all(k in row for k in need):
-                other = next((t for t, keys in FIELDS.items() if isinstance(row, dict) and all(k in row for k in keys)), None)
-                if other is None and isinstance(row, dict) and ("messages" in row or "prompt" in row):
-                    other = "sft/dpo/kto"
-                hint = f" (these are {other} rows: export with --format {task})" if other else ""
-                problems.append(f"{f}:{n}: not a {task} row: needs {', '.join(need)}{hint}")
-                continue
-            if not all(isinstance(row[k], str) and row[k].strip() for k in need[:2] + ((need[2],) if task == "rerank" else ())):
-                problems.append(f"{f}:{n}: empty text in {', '.join(need)}")
-                continue
-            if task == "nli" and row["label"] not in LABELS:
-                problems.append(f"{f}:{n}: label {row['label']!r} is not one of {', '.join(LABELS)}")
-                continue
-            rows.append(row)
+    for f, n, row in jsonl_objects(files, problems):
+        if not isinstance(row, dict) or not all(k in row for k in need):
+            other = next((t for t, keys in FIELDS.items() if isinstance(row, dict) and all(k in row for k in keys)), None)
+            if other is None and isinstance(row, dict) and ("messages" in row or "prompt" in row):
+                other = "sft/dpo/kto"
+            hint = f" (these are {other} rows: export with --format {task})" if other else ""
+            problems.append(f"{f}:{n}: not a {task} row: needs {', '.join(need)}{hint}")
+            continue
+        if not all(isinstance(row[k], str) and row[k].strip() for k in need[:2] + ((need[2],) if task == "rerank" else ())):
+            problems.append(f"{f}:{n}: empty text in {', '.join(need)}")
+            continue
+        if task == "nli" and row["label"] not in LABELS:
+            problems.append(f"{f}:{n}: label {row['label']!r} is not one of {', '.join(LABELS)}")
+            continue
+        rows.append(row)
     if not rows:
         detail = "".join(f"\n  {p}" for p in problems[:5])
         raise InputError(f"{folder}: no usable {task} rows in {', '.join(f.name for f in files)}{detail}")

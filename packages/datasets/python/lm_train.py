@@ -16,7 +16,7 @@ import json
 import time
 from pathlib import Path
 
-from citeflow_train import InputError, announce, last_checkpoint, progress_callback, say, trainer_args, work_dirs
+from citeflow_train import InputError, announce, jsonl_objects, last_checkpoint, progress_callback, say, trainer_args, work_dirs
 
 TARGETS = ["q_proj", "k_proj", "v_proj", "o_proj", "gate_proj", "up_proj", "down_proj"]
 
@@ -27,26 +27,18 @@ def read_sft(folder: Path) -> tuple[list[list[dict]], list[str]]:
     if not files:
         raise InputError(f"--data {folder}: no train.jsonl (make one with citeflow export --format sft --out {folder})")
     rows, problems = [], []
-    for f in files:
-        for i, line in enumerate(f.read_text(encoding="utf-8").splitlines(), 1):
-            if not line.strip():
-                continue
-            try:
-                obj = json.loads(line)
-            except json.JSONDecodeError as e:
-                problems.append(f"{f.name}:{i}: not JSON ({e.msg})")
-                continue
-            msgs = obj.get("messages") if isinstance(obj, dict) else None
-            if not isinstance(msgs, list):
-                keys = sorted(obj) if isinstance(obj, dict) else []
-                raise InputError(f"{f}:{i}: not an sft row (fields {keys}; want \"messages\"): make the data with citeflow export --format sft")
-            if len(msgs) < 2 or not all(isinstance(m, dict) and isinstance(m.get("content"), str) for m in msgs) or msgs[-1].get("role") != "assistant":
-                problems.append(f"{f.name}:{i}: messages must end with the assistant's answer")
-                continue
-            if not msgs[-1]["content"].strip():
-                problems.append(f"{f.name}:{i}: empty answer")
-                continue
-            rows.append(msgs)
+    for f, i, obj in jsonl_objects(files, problems):
+        msgs = obj.get("messages") if isinstance(obj, dict) else None
+        if not isinstance(msgs, list):
+            keys = sorted(obj) if isinstance(obj, dict) else []
+            raise InputError(f"{f}:{i}: not an sft row (fields {keys}; want \"messages\"): make the data with citeflow export --format sft")
+        if len(msgs) < 2 or not all(isinstance(m, dict) and isinstance(m.get("content"), str) for m in msgs) or msgs[-1].get("role") != "assistant":
+            problems.append(f"{f.name}:{i}: messages must end with the assistant's answer")
+            continue
+        if not msgs[-1]["content"].strip():
+            problems.append(f"{f.name}:{i}: empty answer")
+            continue
+        rows.append(msgs)
     if not rows:
         raise InputError(f"--data {folder}: no usable sft rows" + (f" ({len(problems)} bad: {problems[0]})" if problems else ""))
     return rows, problems
