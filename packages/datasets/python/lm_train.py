@@ -176,14 +176,9 @@ def flop_limit_lm(model, args) -> dict:
     (forward, and the backward pass to the activations; LoRA needs no gradient for the frozen weights)."""
     import torch
 
-    a, b = torch.randn(1024, 1024), torch.randn(1024, 1024)
-    runs = []
-    for _ in range(5):
-        t = time.perf_counter()
-        for _ in range(10):
-            a @ b
-        runs.append((time.perf_counter() - t) / 10)
-    gflops = 2 * 1024**3 / sorted(runs)[2] / 1e9
+    from citeflow_train import matmul_gflops
+
+    gflops = matmul_gflops(torch.float32)
     params = sum(p.numel() for n, p in model.named_parameters() if "embed_tokens" not in n)
     return {"matmul_gflops": gflops, "non_embedding_params": params, "flop_limit_tokens_per_second": gflops * 1e9 / (4 * params)}
 
