@@ -53,10 +53,10 @@ describe("gold NLI pairs from a labelled corpus (export --labels)", () => {
       { id: "10#1", text: doc10.slice(3).join(" ") }, // the abstract's second part: sentence 3, not 2
       { id: "10#0", text: doc10.slice(0, 3).join(" ") },
     ];
-    expect(goldAnswer(gold, "1", passages, 1)).toBe("The papers support this: Sentence 3 of 10 [2]. Sentence 2 of 10 [3].");
-    expect(goldAnswer(gold, "1", passages, 0)).toBe("The papers support this: Sentence 3 of 10 [1]. Sentence 2 of 10 [2].");
+    expect(goldAnswer(gold, "1", passages, 1)).toBe("The papers report: Sentence 3 of 10 [2]. Sentence 2 of 10 [3]. So they support the claim.");
+    expect(goldAnswer(gold, "1", passages, 0)).toBe("The papers report: Sentence 3 of 10 [1]. Sentence 2 of 10 [2]. So they support the claim.");
     // A CONTRADICT rationale is cited the same way; no passage holding one → the answer says so.
-    expect(goldAnswer(gold, "2", passages, 1)).toBe("The papers contradict this: Sentence 2 of 10 [3].");
+    expect(goldAnswer(gold, "2", passages, 1)).toBe("The papers report: Sentence 2 of 10 [3]. So they contradict the claim.");
     expect(goldAnswer(gold, "2", passages.slice(0, 2), 1)).toBe(NO_GOLD_PASSAGE);
     expect(goldAnswer(gold, "3", passages, 1)).toBe(NO_GOLD_PASSAGE);
     expect(goldAnswer(gold, "99", passages, 1)).toBeUndefined();

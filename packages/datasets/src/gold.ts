@@ -120,18 +120,24 @@ export function goldPairs(gold: GoldLabels, claimId: string, retrievedDocs: stri
 /** What a gold answer says when none of the passages the generator saw holds a rationale. */
 export const NO_GOLD_PASSAGE = "The papers do not answer the question.";
 
-/** How a gold answer opens, by the claim's label: the verdict, then the sentences that carry it. */
-export const GOLD_VERDICT = { SUPPORT: "The papers support this:", CONTRADICT: "The papers contradict this:" } as const;
+/** How a gold answer that cites opens: it shares "The papers" with NO_GOLD_PASSAGE, so citing or not is one token (report / do). */
+export const GOLD_OPENING = "The papers report:";
+
+/** How a gold answer that cites ends, by the claim's label: the verdict, after the sentences that carry it. */
+export const GOLD_VERDICT = { SUPPORT: "So they support the claim.", CONTRADICT: "So they contradict the claim." } as const;
 
 /**
  * The answer a labelled claim's generator should have written from these passages (in prompt
- * order): the verdict (GOLD_VERDICT), then each rationale sentence a passage holds, with that
- * passage's marker before its full stop ("X raises Y [2]."), in passage order; NO_GOLD_PASSAGE when
- * no passage holds one. A sentence in a part of the abstract the passage does not show is not
- * citable there, and is left out. Undefined when the claim is not in the labels.
+ * order): GOLD_OPENING, then each rationale sentence a passage holds, with that passage's marker
+ * before its full stop ("X raises Y [2]."), in passage order, then the verdict (GOLD_VERDICT);
+ * NO_GOLD_PASSAGE when no passage holds one. A sentence in a part of the abstract the passage does
+ * not show is not citable there, and is left out. Undefined when the claim is not in the labels.
  *
- * The verdict comes first so that every answer shares its opening and the choice falls on one token;
- * answers that each began with their own first word competed with the one fixed refusal.
+ * Why this shape: a greedy decoder picks one token at a time. Answers that each began with their
+ * own first word lost to the one fixed refusal, and so did answers that opened with the verdict:
+ * an adapter trained on those gave P(do) 0.42, P(support) 0.32, P(contradict) 0.21 at the verdict
+ * whatever the passages said, so the refusal won though most of the mass was on citing. Here the
+ * choice to cite is one token, and the verdict comes after the evidence it rests on.
  */
 export function goldAnswer(gold: GoldLabels, claimId: string, passages: Array<{ id: string; text: string }>, base: 0 | 1): string | undefined {
   const claim = gold.claims.get(claimId);
@@ -151,5 +157,5 @@ export function goldAnswer(gold: GoldLabels, claimId: string, passages: Array<{ 
       statements.push(`${s.replace(/[.!?]+$/, "")} [${i + base}].`);
     }
   });
-  return label ? `${GOLD_VERDICT[label]} ${statements.join(" ")}` : NO_GOLD_PASSAGE;
+  return label ? `${GOLD_OPENING} ${statements.join(" ")} ${GOLD_VERDICT[label]}` : NO_GOLD_PASSAGE;
 }
