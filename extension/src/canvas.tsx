@@ -45,6 +45,11 @@ const CiteflowNode = memo(function CiteflowNode({ data, selected }: NodeProps<Fl
           {badge.summary}
         </div>
       )}
+      {badge?.models && badge.status === "done" && (
+        <div className="cf-node-models" title={trans.__("Models: %1", badge.models.join(", "))}>
+          {badge.models.join(" · ")}
+        </div>
+      )}
       <div className="cf-ports" style={{ height: rows * 20 }}>
         {inputs.map(([port, p], i) => (
           <div key={port} className="cf-port-label cf-in" style={{ top: i * 20 }}>

@@ -55,6 +55,7 @@ export function NodeInspector({ state, nodeId }: { state: EditorState; nodeId: s
   if (!node) return null;
   const run = state.run;
   const badge = run?.nodes[nodeId];
+  const ran = run?.readOnly ? run.params?.[nodeId] : undefined;
   const correct = async (correction: CorrectionInput) => {
     if (!run) return;
     try {
@@ -85,9 +86,23 @@ export function NodeInspector({ state, nodeId }: { state: EditorState; nodeId: s
       </h3>
       {spec?.description && <p className="cf-muted">{spec.description}</p>}
       {badge?.error && <pre className="cf-error">{badge.error}</pre>}
+      {badge?.models && (
+        <p className="cf-node-models-line" data-view="models">
+          {trans._n("Model", "Models", badge.models.length)}: <span className="cf-mono">{badge.models.join(", ")}</span>
+        </p>
+      )}
       <details open={!values.outputs}>
-        <summary>{trans.__("Params")}</summary>
-        {spec ? <ParamsForm node={node} spec={spec} onChange={(k, v) => state.edit(setParam(state.doc, node.id, k, v))} /> : <p className="cf-error">{trans.__("Unknown node type %1", node.type)}</p>}
+        <summary>{ran ? trans.__("Params this run used") : trans.__("Params")}</summary>
+        {!spec ? (
+          <p className="cf-error">{trans.__("Unknown node type %1", node.type)}</p>
+        ) : ran ? (
+          // A stored run is shown with the params it ran with, read-only: the graph's may have changed since.
+          <fieldset className="cf-params-ran" disabled>
+            <ParamsForm node={{ ...node, params: ran }} spec={spec} onChange={() => undefined} />
+          </fieldset>
+        ) : (
+          <ParamsForm node={node} spec={spec} onChange={(k, v) => state.edit(setParam(state.doc, node.id, k, v))} />
+        )}
       </details>
       {notice && (
         <p className="cf-notice" role="status">

@@ -58,7 +58,10 @@ function RunView({ bundle, onOpen }: { bundle: Run; onOpen: OpenInEditor | undef
                 {n.error ? ` ${n.error}` : ""}
                 {n.status === "running" && n.progress ? <div className="cf-progress-text">{tail(n.progress)}</div> : null}
               </td>
-              <td className="cf-node-summary">{n.summary ?? ""}</td>
+              <td className="cf-node-summary">
+                {n.summary ?? ""}
+                {n.models && <div className="cf-node-models">{n.models.join(" · ")}</div>}
+              </td>
               <td className="cf-num">{n.ms !== undefined ? Math.round(n.ms) : ""}</td>
             </tr>
           ))}

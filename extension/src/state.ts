@@ -28,6 +28,8 @@ export interface RunState extends RunProgress {
   selected: string[];
   /** Opened from the runs panel: shown, never re-run in place. */
   readOnly?: boolean;
+  /** A stored run's params, node by node, as it ran: shown instead of the graph's, which may have changed since. */
+  params?: Record<string, Record<string, unknown>>;
 }
 
 /** A node's status as its badge shows it: a result from the cache is "cached". */
@@ -343,13 +345,16 @@ export class EditorState {
   async openRun(runId: string): Promise<void> {
     const rec = await this.client.request("record", { runId });
     const nodes: Record<string, NodeProgress> = {};
+    const params: Record<string, Record<string, unknown>> = {};
     for (const n of rec.nodes) {
+      if (n.params) params[n.id] = n.params;
       const status: NodeStatus = (["done", "error", "skipped", "aborted", "running"].includes(n.status) ? n.status : "skipped") as NodeStatus;
       nodes[n.id] = {
         status,
         ...(n.cache ? { cache: n.cache } : {}),
         ...(n.ms !== undefined ? { ms: n.ms } : {}),
         ...(n.summary ? { summary: n.summary } : {}),
+        ...(n.models ? { models: n.models } : {}),
         ...(n.error ? { error: n.error.message } : {}),
       };
     }
@@ -360,6 +365,7 @@ export class EditorState {
       selected: Object.keys(nodes),
       nodes,
       readOnly: true,
+      params,
       ...(rec.ms !== undefined ? { ms: rec.ms } : {}),
     };
     this.emit();

@@ -95,6 +95,43 @@ describe("cache", () => {
   });
 });
 
+describe("the models a node names", () => {
+  const modelled = defineNode({
+    type: "test.modelled",
+    version: 1,
+    title: "Modelled",
+    family: "test",
+    description: "Names two models in its spans, one of them twice",
+    inputs: {},
+    outputs: { out: { type: "Number" } },
+    params: z.object({}),
+    run: async (_inputs, _p, ctx) => {
+      await ctx.span("embed", async (s) => s.set("model", "embedder-1"));
+      await ctx.span("judge", async (s) => {
+        s.set("model", "judge-2");
+        await ctx.span("retry", async (inner) => inner.set("model", "judge-2"));
+      });
+      await ctx.span("plain", async (s) => s.set("query", "no model here"));
+      return { out: 1 };
+    },
+  });
+  const registry = new NodeRegistry([modelled]);
+
+  it("come from its spans, reach node-end and the run store, and stay with a cached result", async () => {
+    const store = new RunStore(tempDir());
+    const first = await run(doc({ n: ["test.modelled"] }), store.runOptions(), registry);
+    expect(eventsOf(first.events, "node-end")[0]!.models).toEqual(["embedder-1", "judge-2"]);
+    expect(store.readRun(first.result.runId).nodes[0]!.models).toEqual(["embedder-1", "judge-2"]);
+    const second = await run(doc({ n: ["test.modelled"] }), store.runOptions(), registry);
+    expect(statuses(second)).toEqual({ n: "hit" });
+    expect(eventsOf(second.events, "node-end")[0]!.models).toEqual(["embedder-1", "judge-2"]);
+    expect(store.readRun(second.result.runId).nodes[0]!.models).toEqual(["embedder-1", "judge-2"]);
+    // A node that names no model has none.
+    const plain = await run(graph(), { cache: new MemoryCache() });
+    expect(eventsOf(plain.events, "node-end").every((e) => e.models === undefined)).toBe(true);
+  });
+});
+
 describe("fingerprints", () => {
   let version: unknown = 1;
   const indexed = defineNode({

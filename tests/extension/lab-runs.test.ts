@@ -24,6 +24,12 @@ describe("Runs in the pipeline editor (JupyterLab, Chromium)", () => {
     expect(await summary("top")).toMatch(/^\d+ passages · top /);
     expect(await summary("answer")).toMatch(/^answer · \d+ citations? · 0 hallucinated$/);
     expect(await summary("verify")).toMatch(/^(\d+ (SUPPORT|CONTRADICT|NO_EVIDENCE|NO_REFERENCE)( · )?)+$/);
+    // Each node that ran a model names it on its card (and in its inspector, below); the others name none.
+    const models = (id: string) => node(id).locator(".cf-node-models").textContent();
+    for (const id of ["verify", "citations"]) expect(await models(id)).toBe("pair-nli-scifact");
+    expect(await models("retrieve")).toBeTruthy();
+    expect(await models("answer")).toBeTruthy();
+    for (const id of ["question", "papers", "top", "claims"]) expect(await node(id).locator(".cf-node-models").count()).toBe(0);
     // The status in words, the run's id a link to it in the Runs tab.
     const status = page.locator(".cf-run-status");
     expect(await status.textContent()).toMatch(/^Done in \d+(\.\d)? m?s · run [0-9a-f]+$/);
@@ -31,6 +37,8 @@ describe("Runs in the pipeline editor (JupyterLab, Chromium)", () => {
     await expect.poll(() => page.locator('.cf-editor .cf-tabs [aria-selected="true"]').textContent()).toBe("Runs");
     await page.locator(".cf-editor .cf-tabs button", { hasText: "Node" }).click();
 
+    await select("verify");
+    expect(await page.locator('.cf-inspector [data-view="models"]').textContent()).toBe("Model: pair-nli-scifact");
     await select("retrieve");
     const table = page.locator('.cf-inspector .cf-output[data-port="passages"] table');
     await table.waitFor();
@@ -153,6 +161,30 @@ describe("Runs in the pipeline editor (JupyterLab, Chromium)", () => {
     expect(readFileSync(join(out, "README.md"), "utf8")).toContain("nli");
     await shot("09-export");
   }, 60_000);
+
+  it("shows a stored run with the params it ran with, not the graph's since", async () => {
+    await page.locator(".cf-tabs button", { hasText: "Node" }).click();
+    await select("top");
+    const limit = page.locator('.cf-inspector .cf-params input[name="limit"]');
+    expect(await limit.inputValue()).toBe("5");
+    await limit.fill("3");
+    await page.locator(".cf-tabs button", { hasText: "Runs" }).click();
+    await page.locator(".cf-runs tbody tr").first().locator("button.cf-link").click();
+    await expect.poll(() => page.locator(".cf-run-status").textContent()).toMatch(/^Stored run: /);
+    await page.locator(".cf-tabs button", { hasText: "Node" }).click();
+    await select("top");
+    // 5 passages came out of a run that kept 5, whatever the graph says now; the stored params cannot be edited.
+    const ran = page.locator(".cf-inspector fieldset.cf-params-ran");
+    await ran.waitFor();
+    expect(await page.locator(".cf-inspector details > summary").first().textContent()).toBe("Params this run used");
+    expect(await ran.locator('input[name="limit"]').inputValue()).toBe("5");
+    expect(await ran.locator('input[name="limit"]').isDisabled()).toBe(true);
+    await shot("08c-stored-run-params");
+    // A new run shows the graph's params again, editable.
+    expect(await runBy(() => page.locator('[data-action="run"]').click())).toBe("ok");
+    await expect.poll(() => limit.inputValue()).toBe("3");
+    await limit.fill("5");
+  }, 90_000);
 
   it("steps node by node, stops at a breakpoint, and copies, pastes and undoes with the keyboard", async () => {
     await page.locator(".cf-tabs button", { hasText: "Node" }).click();

@@ -185,7 +185,7 @@ const BADGE: Record<NodeState, string> = { queued: "·", running: "…", paused:
 
 function nodeLine(n: RunNodeView): string {
   const detail = n.status === "error" ? (n.error ?? "error") : n.cache === "hit" ? "cached" : n.ms !== undefined ? `${n.ms.toFixed(0)} ms` : n.status;
-  return `${BADGE[n.status]} ${n.id} (${n.type}) ${detail}`;
+  return `${BADGE[n.status]} ${n.id} (${n.type}) ${detail}${n.models ? ` · ${n.models.join(", ")}` : ""}`;
 }
 
 function runText(v: RunView): string {
@@ -200,8 +200,9 @@ function runHtml(v: RunView): string {
     `<code>${esc(n.id)}</code>`,
     esc(n.type),
     n.cache === "hit" ? "cached" : n.ms !== undefined ? `${n.ms.toFixed(0)} ms` : "",
+    n.models ? esc(n.models.join(", ")) : "",
     n.error ? esc(n.error) : "",
   ]);
   const head = `<div><b>${esc(v.graph.name)}</b> · run <code>${esc(v.runId)}</code> · ${esc(v.status)}${v.ms !== undefined ? ` in ${v.ms.toFixed(0)} ms` : ""}${v.question ? `<br>question: ${esc(v.question)}` : ""}</div>`;
-  return head + htmlTable(["status", "node", "type", "time", "error"], rows);
+  return head + htmlTable(["status", "node", "type", "time", "model", "error"], rows);
 }

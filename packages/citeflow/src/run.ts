@@ -287,6 +287,7 @@ export class Run {
           ...(n.cache ? { cache: n.cache } : {}),
           ...(n.ms !== undefined ? { ms: n.ms } : {}),
           ...(n.summary ? { summary: n.summary } : {}),
+          ...(n.models ? { models: n.models } : {}),
           ...(n.error ? { error: n.error.message } : {}),
         }) as RunNodeView,
     );

@@ -4,6 +4,8 @@ export interface CacheEntry {
   version: number;
   outputs: Record<string, unknown>;
   hashes: Record<string, string>;
+  /** The models that made the outputs. */
+  models?: string[];
 }
 
 /**

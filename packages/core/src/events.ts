@@ -95,6 +95,8 @@ export interface NodeEndEvent extends Base {
   overridden?: string[];
   /** The outputs in one line (`summary.ts`), for node cards and run displays. */
   summary?: string;
+  /** The models that made the outputs (its spans' `model`; for a cached result, those of the run that made it). */
+  models?: string[];
 }
 
 export interface NodeErrorEvent extends Base {

@@ -238,22 +238,29 @@ export class RunHandle {
       let outputs: Record<string, unknown>;
       let hashes: Record<string, string>;
       let cache: CacheStatus = "miss";
+      const models: string[] = [];
       const cacheable = def.cacheable !== false && o.cache !== undefined;
       const hit = cacheable && !this.#forced.has(id) ? await o.cache!.get(cacheKey) : undefined;
       if (hit && Object.keys(def.outputs).every((p) => Object.hasOwn(hit.outputs, p))) {
         outputs = hit.outputs;
         hashes = hit.hashes;
+        models.push(...(hit.models ?? []));
         cache = "hit";
       } else {
         checkInputs(this.graph, node, inputs);
-        const ctx = nodeContext({ runId: this.runId, nodeId: id, signal, services: this.#services, graphInput, emit: (e) => this.#emit(e) });
+        // The models a node ran are named by its spans (`span.set("model", id)`): the one rule for every node.
+        const emit = (e: RunEvent) => {
+          if (e.type === "span-end" && typeof e.data?.model === "string" && !models.includes(e.data.model)) models.push(e.data.model);
+          this.#emit(e);
+        };
+        const ctx = nodeContext({ runId: this.runId, nodeId: id, signal, services: this.#services, graphInput, emit });
         const produced = await raceAbort(
           inNode(id, () => def.run(inputs, node.params, ctx)),
           signal,
         );
         outputs = checkOutputs(node, produced);
         hashes = Object.fromEntries(Object.entries(outputs).map(([k, v]) => [k, hashValue(v)]));
-        if (cacheable) await o.cache!.set(cacheKey, { nodeType: def.type, version: def.version, outputs, hashes });
+        if (cacheable) await o.cache!.set(cacheKey, { nodeType: def.type, version: def.version, outputs, hashes, ...(models.length ? { models } : {}) });
       }
       const override = o.overrides?.[id];
       let overridden: string[] | undefined;
@@ -277,6 +284,7 @@ export class RunHandle {
         outputs,
         outputHashes: hashes,
         summary: summarizeOutputs(outputs),
+        ...(models.length ? { models } : {}),
         ...(overridden ? { overridden } : {}),
       });
       return { id, status: "done", cache, ms, cacheKey, outputs, outputHashes: hashes, ...(overridden ? { overridden } : {}) };

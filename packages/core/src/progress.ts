@@ -15,6 +15,8 @@ export interface NodeProgress {
   progress?: string;
   /** Once done: its outputs in one line (`summary.ts`). */
   summary?: string;
+  /** Once done: the models that made its outputs. */
+  models?: string[];
 }
 
 export interface RunProgress {
@@ -51,7 +53,7 @@ export function reduceRunEvent(run: RunProgress, e: StreamedRunEvent): RunProgre
       return { ...rest, status: "running" };
     }
     case "node-end":
-      return node(e.nodeId, { status: "done", cache: e.cache, ms: e.ms, ...(e.summary ? { summary: e.summary } : {}) });
+      return node(e.nodeId, { status: "done", cache: e.cache, ms: e.ms, ...(e.summary ? { summary: e.summary } : {}), ...(e.models ? { models: e.models } : {}) });
     case "node-error":
       return node(e.nodeId, { status: "error", error: e.error.message, ms: e.ms });
     case "node-skipped":

@@ -42,6 +42,10 @@ export interface NodeRecordView {
   cache?: "hit" | "miss";
   ms?: number;
   summary?: string;
+  /** The models that made its outputs. */
+  models?: string[];
+  /** The params the node ran with (the graph's may have changed since). */
+  params?: Record<string, unknown>;
   error?: { message: string };
   spans: SpanView[];
 }

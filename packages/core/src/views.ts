@@ -26,6 +26,8 @@ export interface RunNodeView {
   progress?: string;
   /** Once done: its outputs in one line (`summary.ts`). */
   summary?: string;
+  /** Once done: the models that made its outputs. */
+  models?: string[];
 }
 
 export interface RunView {

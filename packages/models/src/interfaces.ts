@@ -29,10 +29,9 @@ export interface NliModel {
 
 /**
  * Default models. The embedder is all-MiniLM-L6-v2 (its Hugging Face id; `npm run models` installs
- * it). The NLI model is Citeflow's own, trained by `citeflow train` from its exports and shipped in
- * the repository's models/ folder with its card (`npm run models` installs it). The reranker is
- * the hub's ms-marco cross-encoder: the one `citeflow train rerank` made from SciFact ranked worse
- * than no reranking, so it is not shipped (docs/training.md).
+ * it). The NLI model and the reranker are Citeflow's own, trained by `citeflow train` from its
+ * exports and shipped in the repository's models/ folder with their cards (`npm run models`
+ * installs them).
  */
 export const DEFAULT_MODELS = {
   embedder: "Xenova/all-MiniLM-L6-v2",

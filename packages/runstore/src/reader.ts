@@ -30,6 +30,8 @@ export interface NodeRecord {
   overridden?: string[];
   /** The outputs in one line, as the node-end event gave it. */
   summary?: string;
+  /** The models that made the outputs, as the node-end event gave them. */
+  models?: string[];
   error?: ErrorInfo;
   skipReason?: string;
   spans: SpanRecord[];
@@ -115,6 +117,7 @@ export function readRunFile(path: string): RunRecord {
             ms: e.ms,
             outputHashes: e.outputHashes,
             ...(e.summary ? { summary: e.summary } : {}),
+            ...(e.models ? { models: e.models } : {}),
             ...(e.overridden ? { overridden: e.overridden } : {}),
           });
         break;

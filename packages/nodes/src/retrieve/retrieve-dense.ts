@@ -1,4 +1,4 @@
-import { defineNode, type Services } from "@citeflow/core";
+import { defineNode, type Services, type SpanHandle } from "@citeflow/core";
 import type { PassageStore } from "@citeflow/retrieval";
 import { z } from "zod";
 import { modelParams, storeParam } from "../shared/params.js";
@@ -12,7 +12,7 @@ export const denseParams = {
 };
 
 /** The query's vector, from the param's embedder or else the one the store was built with. */
-export async function queryVector(services: Services, store: PassageStore, q: string, p: { embedder: string; modelsDir: string; dtype: "fp32" | "q8" }): Promise<number[]> {
+export async function queryVector(services: Services, store: PassageStore, q: string, p: { embedder: string; modelsDir: string; dtype: "fp32" | "q8" }, span: SpanHandle): Promise<number[]> {
   const built = (await store.meta())?.embedder;
   if (p.embedder && built && p.embedder !== built)
     throw new Error(
@@ -20,12 +20,13 @@ export async function queryVector(services: Services, store: PassageStore, q: st
     );
   const id = p.embedder || built;
   if (!id) throw new Error(`store ${store.location} does not say which embedder built it; set the "embedder" param`);
+  span.set("model", id);
   const [vector] = await (await services.embedder({ id, modelsDir: p.modelsDir, dtype: p.dtype })).embed([q]);
   return vector!;
 }
 
-export async function denseSearch(services: Services, store: PassageStore, q: string, p: { k: number; embedder: string; modelsDir: string; dtype: "fp32" | "q8" }) {
-  return store.dense(await queryVector(services, store, q, p), p.k);
+export async function denseSearch(services: Services, store: PassageStore, q: string, p: { k: number; embedder: string; modelsDir: string; dtype: "fp32" | "q8" }, span: SpanHandle) {
+  return store.dense(await queryVector(services, store, q, p, span), p.k);
 }
 
 export const retrieveDense = defineNode({
@@ -41,6 +42,6 @@ export const retrieveDense = defineNode({
   async run(inputs, params, ctx) {
     const q = queryText(inputs, "retrieve.dense");
     const store = await ctx.services.store(params.store);
-    return { passages: await ctx.span("dense", async (s) => (s.set("query", q), denseSearch(ctx.services, store, q, params))) };
+    return { passages: await ctx.span("dense", async (s) => (s.set("query", q), denseSearch(ctx.services, store, q, params, s))) };
   },
 });

@@ -29,7 +29,7 @@ export const retrieveHybrid = defineNode({
   async run(inputs, params, ctx) {
     const q = queryText(inputs, "retrieve.hybrid");
     const store = await ctx.services.store(params.store);
-    const vector = await ctx.span("embed", () => queryVector(ctx.services, store, q, params));
+    const vector = await ctx.span("embed", (s) => queryVector(ctx.services, store, q, params, s));
     const { fusion } = params;
     if (fusion === "qdrant-rrf" || fusion === "qdrant-dbsf") {
       if (!(store instanceof QdrantStore)) throw new Error(`fusion "${fusion}" needs a Qdrant store (qdrant:<collection>); store ${store.location} is LanceDB`);
