@@ -22,7 +22,8 @@ function badgeText(b: NodeProgress): string {
 }
 
 const CiteflowNode = memo(function CiteflowNode({ data, selected }: NodeProps<FlowNode>) {
-  const { node, spec, badge, breakpoint, onPort } = data;
+  const { node, spec, badge, breakpoint, unfed, onPort } = data;
+  const missing = new Set(unfed ? unfed.split(",") : []);
   const inputs = Object.entries(spec?.inputs ?? {});
   const outputs = Object.entries(spec?.outputs ?? {});
   const rows = Math.max(inputs.length, outputs.length, 1);
@@ -52,8 +53,15 @@ const CiteflowNode = memo(function CiteflowNode({ data, selected }: NodeProps<Fl
       )}
       <div className="cf-ports" style={{ height: rows * 20 }}>
         {inputs.map(([port, p], i) => (
-          <div key={port} className="cf-port-label cf-in" style={{ top: i * 20 }}>
-            <Port type="target" id={port} className="cf-port" data-type={p.type} style={{ background: portColor(p.type) }} title={`${port}: ${p.type}${p.optional ? " (optional)" : ""}`} />
+          <div key={port} className={`cf-port-label cf-in${missing.has(port) ? " cf-unfed" : ""}`} style={{ top: i * 20 }}>
+            <Port
+              type="target"
+              id={port}
+              className="cf-port"
+              data-type={p.type}
+              style={{ background: portColor(p.type) }}
+              title={`${port}: ${p.type}${p.optional ? " (optional)" : missing.has(port) ? ` — ${trans.__("required, not connected: the pipeline will not run")}` : ""}`}
+            />
             {port}
           </div>
         ))}
@@ -182,7 +190,17 @@ function Flow({ state }: { state: EditorState }) {
   // it, the selection stays and that node becomes the one the context menu's commands act on.
   const onNodeContextMenu = useCallback((_: unknown, n: FlowNode) => (state.selection.has(n.id) ? state.setSelection(state.selection, n.id) : state.select(n.id)), [state]);
   const onNodesDelete = useCallback((ns: FlowNode[]) => state.deleteNodes(ns.map((n) => n.id)), [state]);
-  const onPaneClick = useCallback(() => (state.select(undefined), setRefusal(undefined), setSelectedEdges(NONE)), [state]);
+  // A click on the empty canvas takes the keyboard from the question box, so Ctrl+Z undoes the last
+  // graph edit (the canvas's keybindings) rather than the typing in the box.
+  const onPaneClick = useCallback(
+    (e: { target: EventTarget }) => {
+      state.select(undefined);
+      setRefusal(undefined);
+      setSelectedEdges(NONE);
+      (e.target as HTMLElement).closest<HTMLElement>(".react-flow")?.focus({ preventScroll: true });
+    },
+    [state],
+  );
   const onSelectEdge = useCallback(
     (id: string, add: boolean) => {
       state.select(undefined);
@@ -212,6 +230,7 @@ function Flow({ state }: { state: EditorState }) {
           onNodesDelete={onNodesDelete}
           onNodeContextMenu={onNodeContextMenu}
           onPaneClick={onPaneClick}
+          tabIndex={-1}
           autoPanOnNodeDrag={false}
           {...autopan}
           deleteKeyCode={["Delete", "Backspace"]}

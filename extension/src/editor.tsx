@@ -43,7 +43,10 @@ export function Editor({ state }: { state: EditorState }) {
       <Toolbar state={state} showRuns={showRuns} />
       {state.error && (
         <div className="cf-error cf-banner" role="alert">
-          {state.error}
+          <span>{state.error}</span>
+          <button className="cf-link cf-close" data-action="dismiss-error" aria-label={trans.__("Dismiss")} title={trans.__("Dismiss")} onClick={() => state.dismissError()}>
+            ×
+          </button>
         </div>
       )}
       {state.unreadable ? (

@@ -1,5 +1,5 @@
 /** The document as React Flow nodes and edges, keeping every object that did not change. */
-import type { CatalogueNode, GraphNode } from "@citeflow/core/browser";
+import { unfedInputs, type CatalogueNode, type GraphNode } from "@citeflow/core/browser";
 import type { Edge, Node } from "@xyflow/react";
 import { edgeId, nodeSpec, portColor, splitRef } from "./model";
 import type { NodeProgress } from "@citeflow/core/browser";
@@ -11,6 +11,8 @@ export interface NodeData extends Record<string, unknown> {
   spec: CatalogueNode | undefined;
   badge: NodeProgress | undefined;
   breakpoint: boolean;
+  /** Its required inputs that no edge feeds, comma-separated (core's `unfedInputs`): marked before anyone runs. */
+  unfed: string;
 }
 
 export type FlowNode = Node<NodeData, "citeflow">;
@@ -25,14 +27,16 @@ export type FlowSource = Pick<EditorState, "doc" | "catalogue" | "run" | "breakp
  */
 export function toFlow(state: FlowSource, prev: FlowNode[] = []): FlowNode[] {
   const old = new Map(prev.map((n) => [n.id, n]));
+  const fed = new Set(state.doc.edges.map((e) => e.to));
   const next = state.doc.nodes.map((n): FlowNode => {
     const spec = nodeSpec(state.catalogue, n.type);
+    const unfed = spec ? unfedInputs(spec.inputs, (port) => fed.has(`${n.id}.${port}`)).join(",") : "";
     const badge = state.run?.nodes[n.id];
     const breakpoint = state.breakpoints.has(n.id);
     const selected = state.selection.has(n.id);
     const o = old.get(n.id);
     const sameEntry = o?.data.node === n;
-    if (o && sameEntry && o.data.spec === spec && o.data.badge === badge && o.data.breakpoint === breakpoint && !!o.selected === selected) return o;
+    if (o && sameEntry && o.data.spec === spec && o.data.badge === badge && o.data.breakpoint === breakpoint && o.data.unfed === unfed && !!o.selected === selected) return o;
     return {
       id: n.id,
       type: "citeflow",
@@ -40,7 +44,7 @@ export function toFlow(state: FlowSource, prev: FlowNode[] = []): FlowNode[] {
       // while it is dragged does not snap it back to where the document last put it.
       position: o && sameEntry ? o.position : { x: n.ui?.x ?? 0, y: n.ui?.y ?? 0 },
       selected,
-      data: { node: n, spec, badge, breakpoint, onPort: state.onPort },
+      data: { node: n, spec, badge, breakpoint, unfed, onPort: state.onPort },
       ...(o?.measured ? { measured: o.measured } : {}),
     };
   });

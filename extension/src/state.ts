@@ -169,6 +169,8 @@ export class EditorState {
   /** Shows `doc` (and writes it to the file when `write`): a selected node it no longer has is no longer selected. */
   #apply(doc: GraphDoc, write: boolean): void {
     this.doc = doc;
+    // What the last run attempt said was wrong was said of the graph before this change.
+    this.error = undefined;
     const ids = new Set(doc.nodes.map((n) => n.id));
     const live = [...this.selection].filter((id) => ids.has(id));
     if (live.length !== this.selection.size) this.selection = new Set(live);
@@ -266,21 +268,34 @@ export class EditorState {
     this.emit();
   }
 
+  /** Hides the banner that says what went wrong (an edit of the graph hides it too). */
+  dismissError(): void {
+    this.error = undefined;
+    this.emit();
+  }
+
   /** A run is under way (running or paused at a node). */
   get active(): boolean {
     return this.run?.status === "running" || this.run?.status === "paused";
   }
 
   /**
-   * Can this kind of run start now? The toolbar's buttons and the commands (menus, palette) ask
-   * the same question: a whole run needs a question; "to" needs a selected node too; "from" and
-   * "only" re-run the selected node against a run already shown.
+   * Why this kind of run cannot start now, in words; undefined when it can. The toolbar's buttons
+   * (as their tooltip) and the commands (menus, palette) ask the same question: every run needs a
+   * question; "to", "from" and "only" need a selected node; "from" and "only" re-run it against a
+   * run already shown.
    */
+  cannotStart(kind: "all" | "to" | "from" | "only"): string | undefined {
+    if (this.unreadable) return trans.__("The file does not read as a pipeline");
+    if (this.active) return trans.__("A run is under way");
+    if (!this.question.trim()) return trans.__("Type a question first");
+    if (kind !== "all" && !this.selected) return trans.__("Select a node first");
+    if ((kind === "from" || kind === "only") && !this.run) return trans.__("Run the pipeline first: this re-runs the selected node against the run shown");
+    return undefined;
+  }
+
   canStart(kind: "all" | "to" | "from" | "only"): boolean {
-    if (this.active || this.unreadable) return false;
-    if (kind === "all") return !!this.question.trim();
-    if (!this.selected) return false;
-    return kind === "to" ? !!this.question.trim() : !!this.run;
+    return this.cannotStart(kind) === undefined;
   }
 
   /** Runs to, from, or only the selected node (the toolbar's buttons and the commands). */
@@ -308,7 +323,10 @@ export class EditorState {
       this.emit();
       return runId;
     } catch (e) {
+      // Nothing ran: the last run's badges and status would read as this attempt's.
       this.error = (e as Error).message;
+      this.run = undefined;
+      this.#outputs.clear();
       this.emit();
       return undefined;
     }

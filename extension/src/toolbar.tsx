@@ -48,10 +48,16 @@ export function Toolbar({ state, showRuns }: { state: EditorState; showRuns: () 
         />
       )}
       {state.takesQuestionSet && <span className="cf-muted">{trans._n("%1 question", "%1 questions", state.questionSet.length)}</span>}
-      <button className="cf-button cf-primary" data-action="run" disabled={!state.canStart("all")} onClick={() => start({})} title={trans.__("Run the whole pipeline")}>
+      <button className="cf-button cf-primary" data-action="run" disabled={!state.canStart("all")} onClick={() => start({})} title={state.cannotStart("all") ?? trans.__("Run the whole pipeline")}>
         {trans.__("Run")}
       </button>
-      <button className="cf-button" data-action="run-to" disabled={!state.canStart("to")} onClick={() => state.startAtSelected("to")} title={trans.__("Run up to the selected node")}>
+      <button
+        className="cf-button"
+        data-action="run-to"
+        disabled={!state.canStart("to")}
+        onClick={() => state.startAtSelected("to")}
+        title={state.cannotStart("to") ?? trans.__("Run up to the selected node")}
+      >
         {trans.__("Run to")}
       </button>
       <button
@@ -59,11 +65,17 @@ export function Toolbar({ state, showRuns }: { state: EditorState; showRuns: () 
         data-action="run-from"
         disabled={!state.canStart("from")}
         onClick={() => state.startAtSelected("from")}
-        title={trans.__("Re-run the selected node and everything downstream (upstream from cache)")}
+        title={state.cannotStart("from") ?? trans.__("Re-run the selected node and everything downstream (upstream from cache)")}
       >
         {trans.__("Run from")}
       </button>
-      <button className="cf-button" data-action="run-only" disabled={!state.canStart("only")} onClick={() => state.startAtSelected("only")} title={trans.__("Re-run only the selected node")}>
+      <button
+        className="cf-button"
+        data-action="run-only"
+        disabled={!state.canStart("only")}
+        onClick={() => state.startAtSelected("only")}
+        title={state.cannotStart("only") ?? trans.__("Re-run only the selected node")}
+      >
         {trans.__("Run node")}
       </button>
       <button

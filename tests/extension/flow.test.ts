@@ -28,6 +28,18 @@ describe("document → React Flow nodes and edges", () => {
     expect(toEdges(source())).toMatchObject([{ id: "a.items->b.items", source: "a", sourceHandle: "items", target: "b", targetHandle: "items" }]);
   });
 
+  it("marks a required input that no edge feeds, and unmarks it once an edge does", () => {
+    expect(toFlow(source()).map((n) => [n.id, n.data.unfed])).toEqual([
+      ["a", "items"],
+      ["b", ""],
+    ]);
+    const prev = toFlow(source());
+    const fed = toFlow(source({ doc: { ...doc, edges: [] } }), prev);
+    expect(fed.map((n) => n.data.unfed)).toEqual(["items", "items"]);
+    expect(fed[0]).toBe(prev[0]);
+    expect(fed[1]).not.toBe(prev[1]);
+  });
+
   it("keeps the list, and every object, when nothing changed", () => {
     const nodes = toFlow(source());
     const edges = toEdges(source());

@@ -64,6 +64,9 @@ describe("The pipeline editor's canvas in JupyterLab (Chromium)", () => {
     const canvas = await page.locator(".cf-editor .react-flow__pane").boundingBox();
     await page.dragAndDrop('.cf-palette-item[data-type="list.select"]', ".cf-editor .react-flow__pane", { targetPosition: { x: canvas!.width / 2, y: canvas!.height - 60 } });
     await node("select").waitFor();
+    // A required input that no edge feeds is marked before anyone runs.
+    const unfed = node("select").locator(".cf-port-label.cf-unfed");
+    expect(await unfed.textContent()).toBe("items");
     // While a connection is drawn, the ports show where it starts and whether it may end where it is.
     await dragPort("question.question", "select.items", async () => {
       expect(await portState("question.question", "source")).toEqual(["connectingfrom"]);
@@ -80,6 +83,7 @@ describe("The pipeline editor's canvas in JupyterLab (Chromium)", () => {
       expect(await portState("select.items", "target")).toEqual(["connectingto", "valid", "connectionindicator"]);
     });
     await expect.poll(() => edges.count()).toBe(before + 1);
+    expect(await unfed.count()).toBe(0);
     await shot("03-connected");
     // The same connection by clicking one port, then the other.
     await undo();
@@ -112,6 +116,47 @@ describe("The pipeline editor's canvas in JupyterLab (Chromium)", () => {
     await undo();
     await undo();
     await expect.poll(() => page.locator(".cf-editor .react-flow__node").count()).toBe(8);
+  }, 60_000);
+
+  it("says why a run cannot start, and forgets a refused run's error once the graph changes", async () => {
+    const run = page.locator('[data-action="run"]');
+    const question = page.locator(".cf-question");
+    await question.fill("");
+    expect(await run.isDisabled()).toBe(true);
+    expect(await run.getAttribute("title")).toBe("Type a question first");
+    await select("top");
+    for (const action of ["run-to", "run-from", "run-only"]) expect(await page.locator(`[data-action="${action}"]`).getAttribute("title")).toBe("Type a question first");
+    // A graph with an unfed input is refused: the banner says why, and no status or badge of an
+    // earlier run stays to read as this one's.
+    const canvas = await page.locator(".cf-editor .react-flow__pane").boundingBox();
+    await page.dragAndDrop('.cf-palette-item[data-type="list.select"]', ".cf-editor .react-flow__pane", { targetPosition: { x: canvas!.width / 2, y: canvas!.height - 60 } });
+    await node("select").waitFor();
+    await question.fill("Vitamin D prevents fractures");
+    await run.click();
+    const banner = page.locator(".cf-editor .cf-banner");
+    await expect.poll(() => banner.textContent()).toContain('required input "items"');
+    expect(await page.locator(".cf-run-status").textContent()).toBe("");
+    expect(await page.locator(".cf-editor .cf-badge").count()).toBe(0);
+    await shot("03b-refused-run");
+    // Its × takes the banner away, and so does any change to the graph (here: undoing the drop).
+    await page.locator('.cf-editor .cf-banner [data-action="dismiss-error"]').click();
+    expect(await banner.count()).toBe(0);
+    await run.click();
+    await expect.poll(() => banner.count()).toBe(1);
+    await undo();
+    await expect.poll(() => banner.count()).toBe(0);
+    const nodes = page.locator(".cf-editor .react-flow__node");
+    expect(await nodes.count()).toBe(8);
+    // Ctrl+Z after typing in the question box and clicking the empty canvas undoes the graph's last
+    // edit, not the typing.
+    await page.dragAndDrop('.cf-palette-item[data-type="list.select"]', ".cf-editor .react-flow__pane", { targetPosition: { x: canvas!.width / 2, y: canvas!.height - 60 } });
+    await expect.poll(() => nodes.count()).toBe(9);
+    await question.click();
+    await page.keyboard.type(" daily");
+    await page.locator(".cf-editor .react-flow__pane").click({ position: { x: 5, y: 5 } });
+    await page.keyboard.press("Control+z");
+    await expect.poll(() => nodes.count()).toBe(8);
+    expect(await question.inputValue()).toBe("Vitamin D prevents fractures daily");
   }, 60_000);
 
   it("moves a node with the mouse: the file follows, undo puts it back", async () => {

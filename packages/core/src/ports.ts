@@ -114,3 +114,14 @@ export function schemaFor(type: string): z.ZodType | undefined {
   const base = VALUE_TYPES[p.base as ValueTypeName] as z.ZodType;
   return p.list ? (base.array() as z.ZodType) : base;
 }
+
+/**
+ * The required inputs of a node that no edge feeds, in declaration order: the one rule by which a
+ * graph is refused before it runs ("required input … is not connected") and the editor marks a
+ * port before anyone runs it.
+ */
+export function unfedInputs(inputs: Record<string, Pick<PortSpec, "optional">>, fed: (port: string) => boolean): string[] {
+  return Object.entries(inputs)
+    .filter(([port, spec]) => !spec.optional && !fed(port))
+    .map(([port]) => port);
+}

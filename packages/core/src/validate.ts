@@ -1,6 +1,6 @@
 import { z } from "zod";
 import { GraphValidationError, type CompiledGraph, type CompiledNode, type EdgeRef, type GraphDoc, type GraphEdge, type GraphInputSpec, type GraphNode, type Problem } from "./graph.js";
-import { canConnect, isValidPortType, substitute, type Bindings } from "./ports.js";
+import { canConnect, isValidPortType, substitute, unfedInputs, type Bindings } from "./ports.js";
 import type { NodeRegistry } from "./registry.js";
 
 export interface LoadOptions {
@@ -250,9 +250,10 @@ function bindTypes(order: string[], nodes: Map<string, CompiledNode>, edges: Che
   for (const id of order) {
     const node = nodes.get(id)!;
     const bindings: Bindings = {};
+    for (const port of unfedInputs(node.def.inputs, (port) => (node.incoming[port]?.length ?? 0) > 0))
+      p.error("nodes", `required input "${port}" (${node.def.inputs[port]!.type}) is not connected`, id, `inputs.${port}`);
     for (const [port, spec] of Object.entries(node.def.inputs)) {
       const refs = node.incoming[port] ?? [];
-      if (refs.length === 0 && !spec.optional) p.error("nodes", `required input "${port}" (${spec.type}) is not connected`, id, `inputs.${port}`);
       for (const ref of refs) {
         const srcType = nodes.get(ref.node)!.outputTypes[ref.port]!;
         const c = canConnect(srcType, spec.type, bindings);
