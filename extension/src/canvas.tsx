@@ -46,6 +46,11 @@ const CiteflowNode = memo(function CiteflowNode({ data, selected }: NodeProps<Fl
           {badge.summary}
         </div>
       )}
+      {badge?.warnings?.length && badge.status === "done" ? (
+        <div className="cf-node-warnings" role="note" title={badge.warnings.join("\n")}>
+          ⚠ {badge.warnings.join(" · ")}
+        </div>
+      ) : null}
       {badge?.models && badge.status === "done" && (
         <div className="cf-node-models" title={trans.__("Models: %1", badge.models.join(", "))}>
           {badge.models.join(" · ")}

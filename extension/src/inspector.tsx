@@ -86,6 +86,13 @@ export function NodeInspector({ state, nodeId }: { state: EditorState; nodeId: s
       </h3>
       {spec?.description && <p className="cf-muted">{spec.description}</p>}
       {badge?.error && <pre className="cf-error">{badge.error}</pre>}
+      {badge?.warnings?.length ? (
+        <ul className="cf-warnings" data-view="warnings">
+          {badge.warnings.map((w) => (
+            <li key={w}>⚠ {w}</li>
+          ))}
+        </ul>
+      ) : null}
       {badge?.models && (
         <p className="cf-node-models-line" data-view="models">
           {trans._n("Model", "Models", badge.models.length)}: <span className="cf-mono">{badge.models.join(", ")}</span>

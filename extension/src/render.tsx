@@ -61,6 +61,7 @@ function RunView({ bundle, onOpen }: { bundle: Run; onOpen: OpenInEditor | undef
               <td className="cf-node-summary">
                 {n.summary ?? ""}
                 {n.models && <div className="cf-node-models">{n.models.join(" · ")}</div>}
+                {n.warnings?.length ? <div className="cf-node-warnings">⚠ {n.warnings.join(" · ")}</div> : null}
               </td>
               <td className="cf-num">{n.ms !== undefined ? Math.round(n.ms) : ""}</td>
             </tr>

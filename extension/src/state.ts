@@ -373,6 +373,7 @@ export class EditorState {
         ...(n.ms !== undefined ? { ms: n.ms } : {}),
         ...(n.summary ? { summary: n.summary } : {}),
         ...(n.models ? { models: n.models } : {}),
+        ...(n.warnings ? { warnings: n.warnings } : {}),
         ...(n.error ? { error: n.error.message } : {}),
       };
     }

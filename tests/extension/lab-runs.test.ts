@@ -162,6 +162,21 @@ describe("Runs in the pipeline editor (JupyterLab, Chromium)", () => {
     await shot("09-export");
   }, 60_000);
 
+  it("flags an answer that repeats itself and cites nothing", async () => {
+    await page.locator(".cf-tabs button", { hasText: "Node" }).click();
+    // An answer that repeats itself and cites nothing says so on its card and in its inspector.
+    await select("answer");
+    await page.locator('.cf-inspector .cf-output[data-port="answer"] .cf-raw-toggle input').check();
+    await page.locator('.cf-inspector .cf-output[data-port="answer"] button', { hasText: "Edit value" }).click();
+    const looping = { text: "Fractures fell by 12% in the trial. Fractures fell by 31% in the trial.", citations: {}, allowed: [], invalidCitations: [] };
+    await page.locator(".cf-inspector .cf-json-edit").fill(JSON.stringify(looping));
+    expect(await runBy(() => page.locator(".cf-inspector button", { hasText: "Apply and re-run downstream" }).click())).toBe("ok");
+    await expect.poll(() => node("answer").locator(".cf-node-warnings").textContent()).toBe("⚠ no citation · a sentence repeated");
+    await select("answer");
+    await expect.poll(() => page.locator('.cf-inspector [data-view="warnings"] li').allTextContents()).toEqual(["⚠ no citation", "⚠ a sentence repeated"]);
+    await shot("07b-warnings");
+  }, 90_000);
+
   it("shows a stored run with the params it ran with, not the graph's since", async () => {
     await page.locator(".cf-tabs button", { hasText: "Node" }).click();
     await select("top");

@@ -185,7 +185,7 @@ const BADGE: Record<NodeState, string> = { queued: "·", running: "…", paused:
 
 function nodeLine(n: RunNodeView): string {
   const detail = n.status === "error" ? (n.error ?? "error") : n.cache === "hit" ? "cached" : n.ms !== undefined ? `${n.ms.toFixed(0)} ms` : n.status;
-  return `${BADGE[n.status]} ${n.id} (${n.type}) ${detail}${n.models ? ` · ${n.models.join(", ")}` : ""}`;
+  return `${BADGE[n.status]} ${n.id} (${n.type}) ${detail}${n.models ? ` · ${n.models.join(", ")}` : ""}${n.warnings?.length ? ` · ⚠ ${n.warnings.join("; ")}` : ""}`;
 }
 
 function runText(v: RunView): string {
@@ -201,8 +201,11 @@ function runHtml(v: RunView): string {
     esc(n.type),
     n.cache === "hit" ? "cached" : n.ms !== undefined ? `${n.ms.toFixed(0)} ms` : "",
     n.models ? esc(n.models.join(", ")) : "",
-    n.error ? esc(n.error) : "",
+    [n.error, ...(n.warnings ?? []).map((w) => `⚠ ${w}`)]
+      .filter(Boolean)
+      .map((t) => esc(t!))
+      .join("<br>"),
   ]);
   const head = `<div><b>${esc(v.graph.name)}</b> · run <code>${esc(v.runId)}</code> · ${esc(v.status)}${v.ms !== undefined ? ` in ${v.ms.toFixed(0)} ms` : ""}${v.question ? `<br>question: ${esc(v.question)}` : ""}</div>`;
-  return head + htmlTable(["status", "node", "type", "time", "model", "error"], rows);
+  return head + htmlTable(["status", "node", "type", "time", "model", "error or warning"], rows);
 }

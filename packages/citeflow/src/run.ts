@@ -288,6 +288,7 @@ export class Run {
           ...(n.ms !== undefined ? { ms: n.ms } : {}),
           ...(n.summary ? { summary: n.summary } : {}),
           ...(n.models ? { models: n.models } : {}),
+          ...(n.warnings ? { warnings: n.warnings } : {}),
           ...(n.error ? { error: n.error.message } : {}),
         }) as RunNodeView,
     );

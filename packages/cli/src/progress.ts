@@ -36,7 +36,10 @@ export class ProgressPrinter {
       case "node-end":
         this.#running.delete(e.nodeId);
         this.#done++;
-        this.#line(`✓ ${e.nodeId.padEnd(20)} ${e.cache === "hit" ? "cached" : "ran   "} ${fmtMs(e.ms)}${e.overridden ? ` (overridden: ${e.overridden.join(", ")})` : ""}`);
+        this.#line(
+          `✓ ${e.nodeId.padEnd(20)} ${e.cache === "hit" ? "cached" : "ran   "} ${fmtMs(e.ms)}${e.overridden ? ` (overridden: ${e.overridden.join(", ")})` : ""}${e.models ? ` · ${e.models.join(", ")}` : ""}`,
+        );
+        for (const w of e.warnings ?? []) this.#line(`  ⚠ ${e.nodeId}: ${w}`);
         break;
       case "node-error":
         this.#running.delete(e.nodeId);

@@ -17,3 +17,4 @@ export { reduceRunEvent, startedRun, type NodeStatus, type NodeProgress, type Ru
 export type { RunEvent } from "./events.js";
 export type * from "./protocol.js";
 export { evidenceInDocument, type EvidenceInDocument } from "./evidence.js";
+export * from "./warnings.js";

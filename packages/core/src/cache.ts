@@ -6,6 +6,8 @@ export interface CacheEntry {
   hashes: Record<string, string>;
   /** The models that made the outputs. */
   models?: string[];
+  /** What looked wrong in them (`warnings.ts`), with what only the run that made them saw. */
+  warnings?: string[];
 }
 
 /**

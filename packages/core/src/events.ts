@@ -97,6 +97,8 @@ export interface NodeEndEvent extends Base {
   summary?: string;
   /** The models that made the outputs (its spans' `model`; for a cached result, those of the run that made it). */
   models?: string[];
+  /** What looks wrong in the result (`warnings.ts`): repetition, a token limit hit, no citation, … */
+  warnings?: string[];
 }
 
 export interface NodeErrorEvent extends Base {

@@ -7,6 +7,7 @@ import { inNode, nodeContext } from "./context.js";
 import { checkInputs, checkOutputs } from "./checks.js";
 import { checkRunRequest, selectNodes } from "./select.js";
 import { summarizeOutputs } from "./summary.js";
+import { qualityWarnings } from "./warnings.js";
 import { AbortError, newRunId, type NodeResult, type RunOptions, type RunResult } from "./run-types.js";
 
 export * from "./run-types.js";
@@ -238,19 +239,22 @@ export class RunHandle {
       let outputs: Record<string, unknown>;
       let hashes: Record<string, string>;
       let cache: CacheStatus = "miss";
-      const models: string[] = [];
+      // What the node's spans said (`span.set(…)`): the models it ran, its calls' finish reasons.
+      const spans: Record<string, unknown>[] = [];
+      let models: string[] = [];
+      let warnings: string[];
       const cacheable = def.cacheable !== false && o.cache !== undefined;
       const hit = cacheable && !this.#forced.has(id) ? await o.cache!.get(cacheKey) : undefined;
       if (hit && Object.keys(def.outputs).every((p) => Object.hasOwn(hit.outputs, p))) {
         outputs = hit.outputs;
         hashes = hit.hashes;
-        models.push(...(hit.models ?? []));
+        models = hit.models ?? [];
+        warnings = hit.warnings ?? qualityWarnings({ inputs, outputs, spans });
         cache = "hit";
       } else {
         checkInputs(this.graph, node, inputs);
-        // The models a node ran are named by its spans (`span.set("model", id)`): the one rule for every node.
         const emit = (e: RunEvent) => {
-          if (e.type === "span-end" && typeof e.data?.model === "string" && !models.includes(e.data.model)) models.push(e.data.model);
+          if (e.type === "span-end" && e.data) spans.push(e.data);
           this.#emit(e);
         };
         const ctx = nodeContext({ runId: this.runId, nodeId: id, signal, services: this.#services, graphInput, emit });
@@ -260,7 +264,10 @@ export class RunHandle {
         );
         outputs = checkOutputs(node, produced);
         hashes = Object.fromEntries(Object.entries(outputs).map(([k, v]) => [k, hashValue(v)]));
-        if (cacheable) await o.cache!.set(cacheKey, { nodeType: def.type, version: def.version, outputs, hashes, ...(models.length ? { models } : {}) });
+        // The models a node ran are named by its spans (`span.set("model", id)`): the one rule for every node.
+        models = [...new Set(spans.map((d) => d.model).filter((m): m is string => typeof m === "string"))];
+        warnings = qualityWarnings({ inputs, outputs, spans });
+        if (cacheable) await o.cache!.set(cacheKey, { nodeType: def.type, version: def.version, outputs, hashes, ...(models.length ? { models } : {}), warnings });
       }
       const override = o.overrides?.[id];
       let overridden: string[] | undefined;
@@ -272,6 +279,7 @@ export class RunHandle {
           outputs[port] = override[port];
           hashes[port] = hashValue(override[port]);
         }
+        warnings = qualityWarnings({ inputs, outputs, spans: [] });
       }
       const ms = performance.now() - t0;
       this.#emit({
@@ -285,6 +293,7 @@ export class RunHandle {
         outputHashes: hashes,
         summary: summarizeOutputs(outputs),
         ...(models.length ? { models } : {}),
+        ...(warnings.length ? { warnings } : {}),
         ...(overridden ? { overridden } : {}),
       });
       return { id, status: "done", cache, ms, cacheKey, outputs, outputHashes: hashes, ...(overridden ? { overridden } : {}) };

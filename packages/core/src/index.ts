@@ -18,6 +18,7 @@ export * from "./executor.js";
 export * from "./views.js";
 export * from "./calls.js";
 export * from "./summary.js";
+export * from "./warnings.js";
 export * from "./inputs.js";
 export * from "./progress.js";
 export * from "./protocol.js";

@@ -17,6 +17,8 @@ export interface NodeProgress {
   summary?: string;
   /** Once done: the models that made its outputs. */
   models?: string[];
+  /** Once done: what looks wrong in its result. */
+  warnings?: string[];
 }
 
 export interface RunProgress {
@@ -53,7 +55,14 @@ export function reduceRunEvent(run: RunProgress, e: StreamedRunEvent): RunProgre
       return { ...rest, status: "running" };
     }
     case "node-end":
-      return node(e.nodeId, { status: "done", cache: e.cache, ms: e.ms, ...(e.summary ? { summary: e.summary } : {}), ...(e.models ? { models: e.models } : {}) });
+      return node(e.nodeId, {
+        status: "done",
+        cache: e.cache,
+        ms: e.ms,
+        ...(e.summary ? { summary: e.summary } : {}),
+        ...(e.models ? { models: e.models } : {}),
+        ...(e.warnings ? { warnings: e.warnings } : {}),
+      });
     case "node-error":
       return node(e.nodeId, { status: "error", error: e.error.message, ms: e.ms });
     case "node-skipped":

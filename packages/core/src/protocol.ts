@@ -44,6 +44,8 @@ export interface NodeRecordView {
   summary?: string;
   /** The models that made its outputs. */
   models?: string[];
+  /** What looks wrong in its result. */
+  warnings?: string[];
   /** The params the node ran with (the graph's may have changed since). */
   params?: Record<string, unknown>;
   error?: { message: string };

@@ -28,6 +28,8 @@ export interface RunNodeView {
   summary?: string;
   /** Once done: the models that made its outputs. */
   models?: string[];
+  /** Once done: what looks wrong in its result. */
+  warnings?: string[];
 }
 
 export interface RunView {

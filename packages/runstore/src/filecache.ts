@@ -9,6 +9,7 @@ interface IndexEntry {
   version: number;
   hashes: Record<string, string>;
   models?: string[];
+  warnings?: string[];
   at: number;
 }
 
@@ -38,14 +39,22 @@ export class FileCache implements CacheStore {
       if (!this.blobs.has(hash)) return undefined;
       outputs[port] = this.blobs.get(hash);
     }
-    const models = Array.isArray(entry.models) ? entry.models.filter((m): m is string => typeof m === "string") : [];
-    return { nodeType: entry.nodeType, version: entry.version, outputs, hashes: entry.hashes, ...(models.length ? { models } : {}) };
+    const strings = (v: unknown) => (Array.isArray(v) ? v.filter((m): m is string => typeof m === "string") : undefined);
+    const [models, warnings] = [strings(entry.models), strings(entry.warnings)];
+    return { nodeType: entry.nodeType, version: entry.version, outputs, hashes: entry.hashes, ...(models?.length ? { models } : {}), ...(warnings ? { warnings } : {}) };
   }
 
   async set(key: string, entry: CacheEntry): Promise<void> {
     // Blobs first, then the index entry: a crash in between leaves a miss, never a broken hit.
     for (const [port, value] of Object.entries(entry.outputs)) this.blobs.put(value, entry.hashes[port]);
-    const index: IndexEntry = { nodeType: entry.nodeType, version: entry.version, hashes: entry.hashes, ...(entry.models ? { models: entry.models } : {}), at: Date.now() };
+    const index: IndexEntry = {
+      nodeType: entry.nodeType,
+      version: entry.version,
+      hashes: entry.hashes,
+      ...(entry.models ? { models: entry.models } : {}),
+      ...(entry.warnings ? { warnings: entry.warnings } : {}),
+      at: Date.now(),
+    };
     // A `cache clear` in another process may move the folder away between this write's file and
     // its rename (ENOENT): the entry is written again, into the fresh folder. Clears that keep
     // coming win: the entry is left out (the run keeps its outputs; the cache only forgets them).

@@ -32,6 +32,8 @@ export interface NodeRecord {
   summary?: string;
   /** The models that made the outputs, as the node-end event gave them. */
   models?: string[];
+  /** What looked wrong in the result, as the node-end event gave it. */
+  warnings?: string[];
   error?: ErrorInfo;
   skipReason?: string;
   spans: SpanRecord[];
@@ -118,6 +120,7 @@ export function readRunFile(path: string): RunRecord {
             outputHashes: e.outputHashes,
             ...(e.summary ? { summary: e.summary } : {}),
             ...(e.models ? { models: e.models } : {}),
+            ...(e.warnings ? { warnings: e.warnings } : {}),
             ...(e.overridden ? { overridden: e.overridden } : {}),
           });
         break;
