@@ -22,7 +22,7 @@ function badgeText(b: NodeProgress): string {
 }
 
 const CiteflowNode = memo(function CiteflowNode({ data, selected }: NodeProps<FlowNode>) {
-  const { node, spec, badge, breakpoint, unfed, onPort } = data;
+  const { node, spec, badge, breakpoint, unfed, corrected, onPort } = data;
   const missing = new Set(unfed ? unfed.split(",") : []);
   const inputs = Object.entries(spec?.inputs ?? {});
   const outputs = Object.entries(spec?.outputs ?? {});
@@ -51,6 +51,11 @@ const CiteflowNode = memo(function CiteflowNode({ data, selected }: NodeProps<Fl
           ⚠ {badge.warnings.join(" · ")}
         </div>
       ) : null}
+      {corrected > 0 && (
+        <div className="cf-node-corrected" title={trans.__("Corrections recorded on this run (stored beside it; the run is unchanged)")}>
+          ✎ {trans._n("%1 corrected", "%1 corrected", corrected)}
+        </div>
+      )}
       {badge?.models && badge.status === "done" && (
         <div className="cf-node-models" title={trans.__("Models: %1", badge.models.join(", "))}>
           {badge.models.join(" · ")}

@@ -13,6 +13,8 @@ export interface NodeData extends Record<string, unknown> {
   breakpoint: boolean;
   /** Its required inputs that no edge feeds, comma-separated (core's `unfedInputs`): marked before anyone runs. */
   unfed: string;
+  /** How many corrections the run shown has on this node's output. */
+  corrected: number;
 }
 
 export type FlowNode = Node<NodeData, "citeflow">;
@@ -31,12 +33,14 @@ export function toFlow(state: FlowSource, prev: FlowNode[] = []): FlowNode[] {
   const next = state.doc.nodes.map((n): FlowNode => {
     const spec = nodeSpec(state.catalogue, n.type);
     const unfed = spec ? unfedInputs(spec.inputs, (port) => fed.has(`${n.id}.${port}`)).join(",") : "";
+    const corrected = state.run?.corrections?.filter((c) => c.nodeId === n.id).length ?? 0;
     const badge = state.run?.nodes[n.id];
     const breakpoint = state.breakpoints.has(n.id);
     const selected = state.selection.has(n.id);
     const o = old.get(n.id);
     const sameEntry = o?.data.node === n;
-    if (o && sameEntry && o.data.spec === spec && o.data.badge === badge && o.data.breakpoint === breakpoint && o.data.unfed === unfed && !!o.selected === selected) return o;
+    if (o && sameEntry && o.data.spec === spec && o.data.badge === badge && o.data.breakpoint === breakpoint && o.data.unfed === unfed && o.data.corrected === corrected && !!o.selected === selected)
+      return o;
     return {
       id: n.id,
       type: "citeflow",
@@ -44,7 +48,7 @@ export function toFlow(state: FlowSource, prev: FlowNode[] = []): FlowNode[] {
       // while it is dragged does not snap it back to where the document last put it.
       position: o && sameEntry ? o.position : { x: n.ui?.x ?? 0, y: n.ui?.y ?? 0 },
       selected,
-      data: { node: n, spec, badge, breakpoint, unfed, onPort: state.onPort },
+      data: { node: n, spec, badge, breakpoint, unfed, corrected, onPort: state.onPort },
       ...(o?.measured ? { measured: o.measured } : {}),
     };
   });

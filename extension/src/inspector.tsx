@@ -59,14 +59,16 @@ export function NodeInspector({ state, nodeId }: { state: EditorState; nodeId: s
   const correct = async (correction: CorrectionInput) => {
     if (!run) return;
     try {
-      await state.stored.correct(correction);
+      await state.correct(correction);
       setNotice(trans.__("Correction recorded on run %1 (the run itself is unchanged).", run.runId));
     } catch (e) {
       setNotice((e as Error).message);
     }
   };
+  const corrections = (run?.corrections ?? []).filter((c) => c.nodeId === nodeId);
   const ctx = (port: string): ValueContext => ({
     query: state.question,
+    ...(corrections.length ? { corrections } : {}),
     ...(values.passages ? { passages: values.passages } : {}),
     ...(values.claims ? { claims: values.claims } : {}),
     ...(run && !run.readOnly ? { onApply: (v: unknown) => void state.start({ overrides: { [nodeId]: { [port]: v } } }) } : {}),

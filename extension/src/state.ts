@@ -7,6 +7,8 @@ import {
   reduceRunEvent,
   startedRun,
   type Catalogue,
+  type CorrectionInput,
+  type CorrectionView,
   type GraphDoc,
   type GraphEdge,
   type GraphNode,
@@ -30,6 +32,8 @@ export interface RunState extends RunProgress {
   readOnly?: boolean;
   /** A stored run's params, node by node, as it ran: shown instead of the graph's, which may have changed since. */
   params?: Record<string, Record<string, unknown>>;
+  /** Corrections recorded on this run (stored beside it), oldest first. */
+  corrections?: CorrectionView[];
 }
 
 /** A node's status as its badge shows it: a result from the cache is "cached". */
@@ -359,6 +363,15 @@ export class EditorState {
     }
   }
 
+  /** Records a correction of a node's output on the shown run (stored beside it; the run itself is unchanged), and shows it. */
+  async correct(correction: CorrectionInput): Promise<void> {
+    const runId = this.run?.runId;
+    const stored = await this.stored.correct(correction);
+    if (!this.run || this.run.runId !== runId) return;
+    this.run = { ...this.run, corrections: [...(this.run.corrections ?? []), stored] };
+    this.emit();
+  }
+
   /** Shows a stored run (read-only): its badges from the record. */
   async openRun(runId: string): Promise<void> {
     const rec = await this.client.request("record", { runId });
@@ -385,6 +398,7 @@ export class EditorState {
       nodes,
       readOnly: true,
       params,
+      corrections: rec.corrections,
       ...(rec.ms !== undefined ? { ms: rec.ms } : {}),
     };
     this.emit();

@@ -3,7 +3,7 @@
  * page behind a verdict, the runs of a graph, diffs and exports. Views call these (through
  * `EditorState.stored`), never the comm.
  */
-import type { CorrectionInput, ExportReply, ExportRequest, MethodParams, PageImage, RunDiffView, RunListingView, SpanView } from "@citeflow/core/browser";
+import type { CorrectionInput, CorrectionView, ExportReply, ExportRequest, MethodParams, PageImage, RunDiffView, RunListingView, SpanView } from "@citeflow/core/browser";
 import type { CiteflowClient } from "./client";
 
 export class StoredRuns {
@@ -22,10 +22,10 @@ export class StoredRuns {
   }
 
   /** Records a correction of a node's output on the shown run (stored beside it; the run is unchanged). */
-  async correct(correction: CorrectionInput): Promise<void> {
+  async correct(correction: CorrectionInput): Promise<CorrectionView> {
     const { runId } = this.current();
     if (!runId) throw new Error("no run to correct");
-    await this.client.request("correct", { runId, correction });
+    return this.client.request("correct", { runId, correction });
   }
 
   /** A PDF page with a span of its text marked, rendered by the kernel. */

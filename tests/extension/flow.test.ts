@@ -40,6 +40,11 @@ describe("document → React Flow nodes and edges", () => {
     expect(fed[1]).not.toBe(prev[1]);
   });
 
+  it("counts the corrections the run shown has on each node", () => {
+    const run = { runId: "r", status: "ok" as const, nodes: {}, selected: [], corrections: [{ id: "1", runId: "r", at: 0, kind: "answer" as const, nodeId: "b", text: "fixed" }] };
+    expect(toFlow(source({ run })).map((n) => n.data.corrected)).toEqual([0, 1]);
+  });
+
   it("keeps the list, and every object, when nothing changed", () => {
     const nodes = toFlow(source());
     const edges = toEdges(source());

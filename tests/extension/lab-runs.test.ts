@@ -255,6 +255,11 @@ describe("Runs in the pipeline editor (JupyterLab, Chromium)", () => {
         .map((l) => JSON.parse(l));
     const stored = corrections();
     expect(stored.at(-1)).toMatchObject({ kind: "verdict", nodeId: "verify", label });
+    // The verdict shows its corrected label, the model's struck through, and the card says so.
+    const first = page.locator(".cf-inspector .cf-verdict").first();
+    expect(await first.getAttribute("data-corrected")).toBe(label);
+    expect(await first.locator(".cf-label").first().textContent()).toBe(label);
+    expect(await node("verify").locator(".cf-node-corrected").textContent()).toBe("✎ 1 corrected");
 
     await node("retrieve").locator('.cf-port-label[data-port="passages"]').click();
     const port = page.locator('.cf-inspector[data-node="retrieve"] .cf-output.cf-port-focus[data-port="passages"]');

@@ -1,5 +1,5 @@
 /** Picks the inspector for a value by its shape; raw JSON for everything else (and on request). */
-import type { Answer, Claim, Passage, Verdict } from "@citeflow/core/browser";
+import type { Answer, Claim, CorrectionView, Passage, Verdict } from "@citeflow/core/browser";
 import { useState } from "react";
 import { trans } from "../i18n";
 import { AnswerView } from "./answer";
@@ -27,6 +27,8 @@ export interface ValueContext {
   claims?: Claim[];
   onApply?: (value: unknown) => void;
   onCorrectVerdict?: (v: Verdict, label: string) => void;
+  /** Corrections recorded on this node in the run shown: a corrected verdict shows its new label. */
+  corrections?: CorrectionView[];
   onRelevance?: (passageId: string, relevant: boolean) => void;
   onEditAnswer?: (text: string) => void;
   /** Renders a PDF page with a verdict's evidence marked. */
@@ -66,6 +68,7 @@ export function ValueView({ value, ctx = {} }: { value: unknown; ctx?: ValueCont
           verdicts={value}
           {...(ctx.claims ? { claims: ctx.claims } : {})}
           {...(ctx.onCorrectVerdict ? { onCorrect: ctx.onCorrectVerdict } : {})}
+          {...(ctx.corrections ? { corrections: ctx.corrections } : {})}
           passages={ctx.passages}
           onShowPage={ctx.onShowPage}
         />
