@@ -52,6 +52,7 @@ export function RunsPanel({ state }: { state: EditorState }) {
           <tr>
             <th />
             <th>{trans.__("run")}</th>
+            <th>{trans.__("kind")}</th>
             <th>{trans.__("status")}</th>
             <th>{trans.__("started")}</th>
             <th>ms</th>
@@ -69,6 +70,7 @@ export function RunsPanel({ state }: { state: EditorState }) {
                   {r.runId}
                 </button>
               </td>
+              <td className="cf-run-kind">{r.kind ?? ""}</td>
               <td>{r.status}</td>
               <td>{new Date(r.startedAt).toLocaleString()}</td>
               <td className="cf-num">{r.ms !== undefined ? Math.round(r.ms) : ""}</td>

@@ -139,8 +139,11 @@ describe("citeflow CLI", () => {
     const { dir, graph } = setup();
     const a = JSON.parse((await cli(["run", graph, "-q", "Q one?", "--json"], dir)).stdout).runId;
     const b = JSON.parse((await cli(["run", graph, "-q", "Q two?", "--json"], dir)).stdout).runId;
+    const c = JSON.parse((await cli(["run", graph, "-q", "Q two?", "--to", "prompt", "--json"], dir)).stdout).runId;
     const list = JSON.parse((await cli(["runs", "list", "--json"], dir)).stdout);
-    expect(list.map((r: { runId: string }) => r.runId).sort()).toEqual([a, b].sort());
+    expect(list.map((r: { runId: string }) => r.runId).sort()).toEqual([a, b, c].sort());
+    // Each run says what it was.
+    expect(Object.fromEntries(list.map((r: { runId: string; kind: string }) => [r.runId, r.kind]))).toEqual({ [a]: "run", [b]: "run", [c]: "run to prompt" });
     expect((await cli(["runs", "list"], dir)).stdout).toMatch(/Q one\?/);
     const show = await cli(["runs", "show", a], dir);
     expect(show.stdout).toContain("prompt");

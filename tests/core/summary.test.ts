@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import { summarizeOutputs, summarizeValue } from "@citeflow/core";
+import { runKind, summarizeOutputs, summarizeValue } from "@citeflow/core";
 
 const passage = (id: string, scores: Record<string, number>) => ({ id, title: "t", text: "x", metadata: {}, scores });
 
@@ -39,5 +39,14 @@ describe("summarizeOutputs: a node's outputs in one line", () => {
     expect(s.startsWith("passages: 1 passage · top bm25 2 · query: “vitamin D")).toBe(true);
     expect(s.length).toBeLessThanOrEqual(80);
     expect(summarizeOutputs({})).toBe("");
+  });
+});
+
+describe("runKind", () => {
+  it("says what a run was from its options", () => {
+    expect(runKind({ force: false, overridden: [], breakpoints: [], step: false })).toBe("run");
+    expect(runKind({ to: "papers", force: false, overridden: [], step: false })).toBe("run to papers");
+    expect(runKind({ from: "top", overridden: ["top"] })).toBe("run from top · edited: top");
+    expect(runKind({ only: "answer", step: true, force: true })).toBe("node answer · steps · forced");
   });
 });

@@ -112,6 +112,10 @@ describe("Runs in the pipeline editor (JupyterLab, Chromium)", () => {
     await page.locator(".cf-tabs button", { hasText: "Runs" }).click();
     const rows = page.locator(".cf-runs tbody tr");
     await expect.poll(() => rows.count()).toBeGreaterThanOrEqual(3);
+    // Each run says what it was: the edited re-run, the whole run, the run that stopped at "papers".
+    expect(await rows.locator(".cf-run-kind").allTextContents()).toEqual(expect.arrayContaining(["run · edited: top", "run", "run to papers"]));
+    expect(await rows.nth(0).locator(".cf-run-kind").textContent()).toBe("run · edited: top");
+    expect(await rows.nth(2).locator(".cf-run-kind").textContent()).toBe("run to papers");
     await rows.nth(0).locator("input[type=checkbox]").check();
     await rows.nth(1).locator("input[type=checkbox]").check();
     await page.locator(".cf-runs button", { hasText: "Diff" }).click();

@@ -13,7 +13,7 @@ export * from "./summary.js";
 export type { Passage, Answer, Claim, Verdict, Question } from "./values.js";
 export type { Catalogue, CatalogueNode } from "./registry.js";
 export type { QuestionsGiven } from "./inputs.js";
-export { reduceRunEvent, startedRun, type NodeStatus, type NodeProgress, type RunProgress, type StreamedRunEvent } from "./progress.js";
+export { reduceRunEvent, runKind, startedRun, type NodeStatus, type NodeProgress, type RunProgress, type StreamedRunEvent } from "./progress.js";
 export type { RunEvent } from "./events.js";
 export type * from "./protocol.js";
 export { evidenceInDocument, type EvidenceInDocument } from "./evidence.js";

@@ -77,3 +77,9 @@ export function reduceRunEvent(run: RunProgress, e: StreamedRunEvent): RunProgre
       return run;
   }
 }
+
+/** What a run was, in a few words, from its options: "run", "run to papers", "run from top", "node top", "steps", with "edited: answer" when values were overridden. The Runs tab and `citeflow runs` label runs by it. */
+export function runKind(o: { to?: string; from?: string; only?: string; step?: boolean; force?: boolean; overridden?: string[] }): string {
+  const base = o.only ? `node ${o.only}` : o.from ? `run from ${o.from}` : o.to ? `run to ${o.to}` : "run";
+  return [base, o.step ? "steps" : "", o.force ? "forced" : "", o.overridden?.length ? `edited: ${o.overridden.join(", ")}` : ""].filter(Boolean).join(" · ");
+}

@@ -25,6 +25,8 @@ export interface RunListingView {
   startedAt: number;
   ms?: number;
   question?: string;
+  /** What the run was: "run", "run to papers", "run from top · edited: top", … */
+  kind?: string;
 }
 
 export interface SpanView {

@@ -1,6 +1,6 @@
 import { existsSync, readdirSync, statSync } from "node:fs";
 import { join, resolve } from "node:path";
-import { newRunId, type RunEvent } from "@citeflow/core";
+import { newRunId, runKind, type RunEvent } from "@citeflow/core";
 import { BlobStore } from "./blobs.js";
 import { diffRuns, type RunDiff } from "./diff.js";
 import { FileCache } from "./filecache.js";
@@ -25,6 +25,8 @@ export interface RunListing {
   ms?: number;
   /** A short description of the inputs: the question text, or "N questions". */
   question?: string;
+  /** What the run was (core's runKind): "run", "run to papers", "node top · edited: top", … */
+  kind: string;
   nodes: number;
 }
 
@@ -102,6 +104,7 @@ export class RunStore {
         startedAt: r.startedAt,
         ...(r.ms !== undefined ? { ms: r.ms } : {}),
         ...(question !== undefined ? { question } : {}),
+        kind: runKind(r.options ?? {}),
         nodes: r.nodes.length,
       });
     }

@@ -21,8 +21,8 @@ export function runsList(runs: string, json: boolean): number {
   else
     out(
       table(
-        ["run", "graph", "status", "started", "time", "nodes", "question"],
-        list.map((r) => [r.runId, r.graph, r.status, new Date(r.startedAt).toISOString(), fmtMs(r.ms), String(r.nodes), preview(r.question ?? "", 60)]),
+        ["run", "graph", "kind", "status", "started", "time", "nodes", "question"],
+        list.map((r) => [r.runId, r.graph, r.kind, r.status, new Date(r.startedAt).toISOString(), fmtMs(r.ms), String(r.nodes), preview(r.question ?? "", 60)]),
       ),
     );
   return 0;
