@@ -1,6 +1,6 @@
 import { describe, expect, it } from "vitest";
 import { PREVIEW_CHARS, previewText, type Passage } from "@citeflow/core";
-import { answerBundle, CITEFLOW_MIME, FALLBACK_ROWS, passagesBundle, passagesHtml, viewBundle, type AnswerView, type PassagesView, type RunView } from "citeflow";
+import { answerBundle, CITEFLOW_MIME, FALLBACK_ROWS, passagesBundle, passagesHtml, scoreChart, viewBundle, type AnswerView, type PassagesView, type RunView } from "citeflow";
 
 const long = "Vitamin D supplementation and fracture risk. ".repeat(40);
 const passages = (n: number): Passage[] =>
@@ -97,5 +97,19 @@ describe("a live run's display shows a node's text while it streams", () => {
     await live.done;
     expect(node().status).toBe("done");
     expect(node().progress).toBeUndefined();
+  });
+});
+
+describe("scoreChart", () => {
+  it("bins and scales each score on its own values, one panel a score", () => {
+    const p = (id: string, bm25: number, dense: number): Passage => ({ id, title: "t", text: "x", metadata: {}, scores: { bm25, dense } });
+    const chart = scoreChart([p("1#0", 31.5, 0.82), p("2#0", 12, 0.41), p("3#0", 4.2, 0.05)]);
+    const panels = chart.spec.concat as Array<{ title: string; transform: Array<{ filter: { field: string; equal: string } }> }>;
+    expect(panels.map((x) => [x.title, x.transform[0]!.filter])).toEqual([
+      ["bm25", { field: "score", equal: "bm25" }],
+      ["dense", { field: "score", equal: "dense" }],
+    ]);
+    expect(chart.spec.facet).toBeUndefined();
+    expect(chart.summary).toContain("dense: n=3 min=0.050 median=0.410 max=0.820");
   });
 });

@@ -2,6 +2,7 @@
  * Passages: rank, title, id and every score as a sortable column; query terms marked; a histogram.
  * A click on a passage's text shows it whole below the table (PassageDetail).
  */
+import { checkIcon, closeIcon } from "@jupyterlab/ui-components";
 import { previewText, type Passage } from "@citeflow/core/browser";
 import { useEffect, useMemo, useRef, useState, type ReactNode } from "react";
 import { trans } from "../i18n";
@@ -143,11 +144,12 @@ export function PassagesView({ passages, query, focus, onRelevance, preview }: P
                 ))}
                 {onRelevance && (
                   <td className="cf-nowrap">
-                    <button className="cf-mini" title={trans.__("Mark relevant")} onClick={() => onRelevance(p.id, true)}>
-                      👍
+                    {/* JupyterLab's own icons: emoji render as empty boxes where no emoji font is installed. */}
+                    <button className="cf-mini" data-relevant="true" title={trans.__("Mark relevant")} aria-label={trans.__("Mark relevant")} onClick={() => onRelevance(p.id, true)}>
+                      <checkIcon.react tag="span" className="cf-icon" />
                     </button>
-                    <button className="cf-mini" title={trans.__("Mark not relevant")} onClick={() => onRelevance(p.id, false)}>
-                      👎
+                    <button className="cf-mini" data-relevant="false" title={trans.__("Mark not relevant")} aria-label={trans.__("Mark not relevant")} onClick={() => onRelevance(p.id, false)}>
+                      <closeIcon.react tag="span" className="cf-icon" />
                     </button>
                   </td>
                 )}

@@ -14,18 +14,20 @@ export function scoreChart(passages: Passage[], scores?: string[]): Chart {
     $schema: "https://vega.github.io/schema/vega-lite/v5.json",
     description: `Score distributions of ${passages.length} passages`,
     data: { values },
-    facet: { field: "score", type: "nominal", title: null },
     columns: Math.min(3, Math.max(1, names.length)),
-    resolve: { scale: { x: "independent" } },
-    spec: {
+    // One chart a score, each binned and scaled on its own values: a facet bins over every score
+    // at once, which put all of a 0–1 score into one bar of a 0–30 BM25 axis.
+    concat: names.map((s) => ({
+      title: s,
       width: 180,
       height: 110,
+      transform: [{ filter: { field: "score", equal: s } }],
       mark: "bar",
       encoding: {
         x: { field: "value", type: "quantitative", bin: { maxbins: 20 }, title: "score" },
         y: { aggregate: "count", type: "quantitative", title: "passages" },
       },
-    },
+    })),
   };
   const text = names
     .map((s) => {
