@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import { runKind, summarizeOutputs, summarizeValue } from "@citeflow/core";
+import { rankingScore, runKind, summarizeOutputs, summarizeValue } from "@citeflow/core";
 
 const passage = (id: string, scores: Record<string, number>) => ({ id, title: "t", text: "x", metadata: {}, scores });
 
@@ -48,5 +48,14 @@ describe("runKind", () => {
     expect(runKind({ to: "papers", force: false, overridden: [], step: false })).toBe("run to papers");
     expect(runKind({ from: "top", overridden: ["top"] })).toBe("run from top · edited: top");
     expect(runKind({ only: "answer", step: true, force: true })).toBe("node answer · steps · forced");
+  });
+});
+
+describe("rankingScore", () => {
+  it("names the score a ranked list is ordered by", () => {
+    expect(rankingScore(["bm25", "dense", "fused"])).toBe("fused");
+    expect(rankingScore(["bm25", "rerank", "fused"])).toBe("rerank");
+    expect(rankingScore(["custom", "other"])).toBe("custom");
+    expect(rankingScore([])).toBeUndefined();
   });
 });

@@ -42,6 +42,8 @@ describe("Runs in the pipeline editor (JupyterLab, Chromium)", () => {
     await select("retrieve");
     const table = page.locator('.cf-inspector .cf-output[data-port="passages"] table');
     await table.waitFor();
+    // The score the passages are ranked by comes right after the rank, in view without scrolling.
+    expect(await table.locator("thead th").nth(1).getAttribute("data-sort")).toBe("fused");
     await table.locator('th[data-sort="bm25"]').click();
     const scores = (await table.locator("tbody tr").evaluateAll((rows) => rows.map((r) => r.querySelectorAll("td")))).length;
     expect(scores).toBeGreaterThan(1);

@@ -3,7 +3,7 @@
  * A click on a passage's text shows it whole below the table (PassageDetail).
  */
 import { checkIcon, closeIcon } from "@jupyterlab/ui-components";
-import { previewText, type Passage } from "@citeflow/core/browser";
+import { previewText, rankingScore, type Passage } from "@citeflow/core/browser";
 import { useEffect, useMemo, useRef, useState, type ReactNode } from "react";
 import { trans } from "../i18n";
 import { PassageDetail } from "./passage";
@@ -51,6 +51,14 @@ const MARGIN = 8;
 
 export function PassagesView({ passages, query, focus, onRelevance, preview }: PassagesProps) {
   const scoreKeys = useMemo(() => [...new Set(passages.flatMap((p) => Object.keys(p.scores ?? {})))], [passages]);
+  // The score the list is ranked by comes right after the rank, in view without scrolling; the others after the id.
+  const rankKey = rankingScore(scoreKeys);
+  const otherKeys = scoreKeys.filter((k) => k !== rankKey);
+  const scoreCell = (p: Passage, k: string) => (
+    <td key={k} className="cf-num">
+      {typeof p.scores?.[k] === "number" ? p.scores[k]!.toFixed(3) : ""}
+    </td>
+  );
   const [sort, setSort] = useState<SortKey>({ key: "rank", desc: false });
   const re = useMemo(() => terms(query), [query]);
   const rows = useMemo(() => {
@@ -104,9 +112,10 @@ export function PassagesView({ passages, query, focus, onRelevance, preview }: P
           <thead>
             <tr>
               {header("rank", "#")}
+              {rankKey !== undefined && header(rankKey, rankKey)}
               {header("title", trans.__("title"))}
               {header("id", "id")}
-              {scoreKeys.map((k) => header(k, k))}
+              {otherKeys.map((k) => header(k, k))}
               {onRelevance && <th>{trans.__("relevant?")}</th>}
             </tr>
           </thead>
@@ -119,6 +128,7 @@ export function PassagesView({ passages, query, focus, onRelevance, preview }: P
             {rows.slice(first, last).map(({ p, rank }) => (
               <tr key={p.id} data-passage={p.id} style={{ height: ROW }} className={p.id === focus ? "cf-focus" : p.id === open ? "cf-open" : undefined}>
                 <td>{rank}</td>
+                {rankKey !== undefined && scoreCell(p, rankKey)}
                 {/* A click opens the passage; a drag that selects text in it does not. */}
                 <td className="cf-passage-text" onClick={() => window.getSelection()?.isCollapsed !== false && toggle(p.id)}>
                   <div>
@@ -137,11 +147,7 @@ export function PassagesView({ passages, query, focus, onRelevance, preview }: P
                   </div>
                 </td>
                 <td className="cf-mono">{p.id}</td>
-                {scoreKeys.map((k) => (
-                  <td key={k} className="cf-num">
-                    {typeof p.scores?.[k] === "number" ? p.scores[k]!.toFixed(3) : ""}
-                  </td>
-                ))}
+                {otherKeys.map((k) => scoreCell(p, k))}
                 {onRelevance && (
                   <td className="cf-nowrap">
                     {/* JupyterLab's own icons: emoji render as empty boxes where no emoji font is installed. */}

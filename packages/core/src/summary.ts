@@ -15,9 +15,13 @@ const cut = (s: string, n: number) => (s.length > n ? `${s.slice(0, n - 1)}…` 
 /** The score a ranked list is ordered by, most refined first. */
 const SCORE_ORDER = ["rerank", "fused", "dense", "bm25"];
 
+/** Of these score names, the one a ranked list is ordered by (rerank, else fused, dense, bm25, else the first). */
+export function rankingScore(keys: readonly string[]): string | undefined {
+  return SCORE_ORDER.find((k) => keys.includes(k)) ?? keys[0];
+}
+
 function topScore(p: Passage): string {
-  const keys = Object.keys(p.scores ?? {});
-  const key = SCORE_ORDER.find((k) => keys.includes(k)) ?? keys[0];
+  const key = rankingScore(Object.keys(p.scores ?? {}));
   return key === undefined ? "" : ` · top ${key} ${num(p.scores[key]!)}`;
 }
 
