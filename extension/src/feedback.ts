@@ -52,6 +52,17 @@ export function feedbackIterations(spans: SpanLike[]): FeedbackIteration[] {
 
 export type DiffPart = { op: "same" | "del" | "ins"; text: string };
 
+/** The share of words two texts have in common, in order: the diff's unchanged words over the longer text's words (1 for two empty texts). */
+export function sharedWords(parts: DiffPart[]): number {
+  const words = (op: DiffPart["op"]) => parts.filter((p) => p.op === op).reduce((n, p) => n + (p.text.match(/[^\s]+/g)?.length ?? 0), 0);
+  const same = words("same");
+  const longer = same + Math.max(words("del"), words("ins"));
+  return longer === 0 ? 1 : same / longer;
+}
+
+/** Below this share of words in common, a word diff is a wall of colour: the texts are shown apart instead. */
+export const DIFFABLE = 0.3;
+
 /** Word-level diff (longest common subsequence over words and the spaces between them). */
 export function wordDiff(a: string, b: string): DiffPart[] {
   const x = a.match(/\s+|[^\s]+/g) ?? [];

@@ -1,6 +1,6 @@
 /** The editor's pure helpers: the self-feedback iteration tree and the word diff of its edits. */
 import { describe, expect, it } from "vitest";
-import { feedbackIterations, wordDiff } from "../../extension/lib/feedback.js";
+import { DIFFABLE, feedbackIterations, sharedWords, wordDiff } from "../../extension/lib/feedback.js";
 
 describe("self-feedback iteration tree", () => {
   it("reads items, retrievals and edits from loop.self-feedback spans, in order", () => {
@@ -65,5 +65,14 @@ describe("self-feedback iteration tree", () => {
     ).toContain("in older adults");
     expect(wordDiff("same", "same")).toEqual([{ op: "same", text: "same" }]);
     expect(wordDiff("", "new")).toEqual([{ op: "ins", text: "new" }]);
+  });
+
+  it("measures the words two texts share, so unrelated texts are shown apart rather than as a wall of colour", () => {
+    const near = sharedWords(wordDiff("Vitamin D lowers fracture risk [0].", "Vitamin D supplements lower fracture risk in older adults [0][2]."));
+    expect(near).toBeGreaterThan(DIFFABLE);
+    const unrelated = sharedWords(wordDiff("The papers do not answer the question.", "Aspirin reduced stroke in 2007 by a third [1]."));
+    expect(unrelated).toBeLessThan(DIFFABLE);
+    expect(sharedWords(wordDiff("same words here", "same words here"))).toBe(1);
+    expect(sharedWords(wordDiff("", ""))).toBe(1);
   });
 });
