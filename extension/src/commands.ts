@@ -5,6 +5,7 @@ import type { ILauncher } from "@jupyterlab/launcher";
 import type { IMainMenu } from "@jupyterlab/mainmenu";
 import type { GraphDoc } from "@citeflow/core/browser";
 import { trans } from "./i18n";
+import { pipelineIcon } from "./icon";
 import { emptyGraph } from "./model";
 import { TEMPLATES } from "./templates";
 import { CommandIDs, type CiteflowEditor, type ICiteflowTracker } from "./tokens";
@@ -26,12 +27,14 @@ export function addCommands({ app, tracker, createFile, launcher, mainMenu, pale
   app.commands.addCommand(CommandIDs.create, {
     label: (args) => (args.isLauncher ? trans.__("Citeflow Pipeline") : args.isMenu ? trans.__("Citeflow Pipeline") : trans.__("New Citeflow Pipeline")),
     caption: trans.__("Create a new Citeflow pipeline (*.citeflow.json)"),
-    iconClass: "cf-file-icon",
+    icon: pipelineIcon,
     execute: () => createFile(emptyGraph("pipeline")),
   });
   app.commands.addCommand(CommandIDs.fromTemplate, {
     label: (args) => trans.__("New Pipeline from Template: %1", TEMPLATES[String(args.template)]?.name ?? String(args.template ?? "")),
-    caption: trans.__("Copy a template graph into a new file and open it"),
+    // The launcher's card shows the icon; its tooltip, the template's own description (which system, which steps).
+    caption: (args) => TEMPLATES[String(args.template)]?.description ?? trans.__("Copy a template graph into a new file and open it"),
+    icon: pipelineIcon,
     execute: (args) => {
       const t = TEMPLATES[String(args.template)];
       if (!t) throw new Error(`no template "${String(args.template)}" (templates: ${Object.keys(TEMPLATES).join(", ")})`);

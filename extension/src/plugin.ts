@@ -3,6 +3,7 @@
  * settings), the commands (commands.ts), and the notebook renderer for Citeflow runs. It provides
  * the editors' tracker as `ICiteflowTracker`.
  */
+import { pipelineIcon } from "./icon";
 import { ILayoutRestorer, type JupyterFrontEnd, type JupyterFrontEndPlugin } from "@jupyterlab/application";
 import { ICommandPalette, WidgetTracker } from "@jupyterlab/apputils";
 import { PathExt } from "@jupyterlab/coreutils";
@@ -61,7 +62,7 @@ export const plugin: JupyterFrontEndPlugin<ICiteflowTracker> = {
       mimeTypes: ["application/json"],
       contentType: "file",
       fileFormat: "text",
-      iconClass: "cf-file-icon",
+      icon: pipelineIcon,
     });
     const factory = new CiteflowFactory(
       {

@@ -14,7 +14,11 @@ describe("The pipeline editor's canvas in JupyterLab (Chromium)", () => {
   useLab();
 
   it("opens the Verif.ai template from the launcher", async () => {
-    await page.locator(".jp-LauncherCard", { hasText: "Template: Verif.ai" }).click();
+    // Each template's card has Citeflow's icon, and its tooltip is the template's description.
+    const card = page.locator(".jp-LauncherCard", { hasText: "Template: Verif.ai" });
+    expect(await card.locator('svg[data-icon="citeflow:pipeline"]').count()).toBe(1);
+    expect(await card.getAttribute("title")).toMatch(/^Verif\.ai \(Bojic et al\., 2024\): hybrid retrieval/);
+    await card.click();
     await node("verify").waitFor({ timeout: 60_000 });
     await page.locator('.cf-palette-item[data-type="retrieve.hybrid"]').waitFor();
     expect(await page.locator(".cf-editor .react-flow__node").count()).toBe(8);
