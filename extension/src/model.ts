@@ -185,21 +185,40 @@ export function pasteNodes(doc: GraphDoc, nodes: GraphNode[], edges: GraphEdge[]
   return { doc: { ...next, edges: [...next.edges, ...kept] }, ids: [...rename.values()] };
 }
 
-/** Left-to-right layered layout (dagre: longest path ranks, crossing reduction). */
-export function autoLayout(doc: GraphDoc, size = { width: 200, height: 90 }): GraphDoc {
+/** Layers per row of a wrapped layout: three 200-px layers and their gaps fit the canvas of a 1600-px window at a readable zoom. Nodes are laid out 130 px tall, the height of one that has run (summary, models, warnings). */
+export const LAYERS_PER_ROW = 3;
+const LAYER_GAP = 70;
+const NODE_GAP = 30;
+const ROW_GAP = 70;
+
+/**
+ * A layered layout (dagre's ranks and its order within each rank, left to right) set on a grid and
+ * wrapped like text: each layer is a column with its nodes stacked in dagre's order, and every
+ * LAYERS_PER_ROW layers start a new row below. An eight-step pipeline opens whole at a zoom where
+ * it reads, instead of as one long row.
+ */
+export function autoLayout(doc: GraphDoc, size = { width: 200, height: 130 }, perRow = LAYERS_PER_ROW): GraphDoc {
   const g = new dagre.graphlib.Graph();
-  g.setGraph({ rankdir: "LR", nodesep: 40, ranksep: 70 });
+  g.setGraph({ rankdir: "LR", nodesep: NODE_GAP, ranksep: LAYER_GAP });
   g.setDefaultEdgeLabel(() => ({}));
   for (const n of doc.nodes) g.setNode(n.id, { ...size });
   for (const e of doc.edges) g.setEdge(splitRef(e.from).node, splitRef(e.to).node);
   dagre.layout(g);
-  return {
-    ...doc,
-    nodes: doc.nodes.map((n) => {
-      const p = g.node(n.id);
-      return { ...n, ui: { x: Math.round(p.x - size.width / 2), y: Math.round(p.y - size.height / 2) } };
-    }),
-  };
+  const xs = [...new Set(doc.nodes.map((n) => g.node(n.id).x))].sort((a, b) => a - b);
+  const layers = xs.map((x) =>
+    doc.nodes
+      .filter((n) => g.node(n.id).x === x)
+      .sort((a, b) => g.node(a.id).y - g.node(b.id).y)
+      .map((n) => n.id),
+  );
+  const ui = new Map<string, { x: number; y: number }>();
+  let top = 0;
+  for (let r = 0; r * perRow < layers.length; r++) {
+    const row = layers.slice(r * perRow, (r + 1) * perRow);
+    row.forEach((ids, col) => ids.forEach((id, k) => ui.set(id, { x: col * (size.width + LAYER_GAP), y: top + k * (size.height + NODE_GAP) })));
+    top += Math.max(...row.map((ids) => ids.length)) * (size.height + NODE_GAP) - NODE_GAP + ROW_GAP;
+  }
+  return { ...doc, nodes: doc.nodes.map((n) => ({ ...n, ui: ui.get(n.id)! })) };
 }
 
 /** Port colours by value type: lists share their element's hue. */

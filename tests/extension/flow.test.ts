@@ -3,7 +3,7 @@ import type { GraphDoc } from "@citeflow/core";
 import { createRegistry } from "@citeflow/nodes";
 import { describe, expect, it } from "vitest";
 import { toEdges, toFlow, type FlowSource } from "../../extension/lib/flow.js";
-import { moveNode } from "../../extension/lib/model.js";
+import { autoLayout, moveNode } from "../../extension/lib/model.js";
 
 const catalogue = createRegistry().catalogue();
 const doc: GraphDoc = {
@@ -76,5 +76,39 @@ describe("document → React Flow nodes and edges", () => {
     expect(next.map((n) => n.selected)).toEqual([false, true]);
     expect(next[0]).toBe(nodes[0]);
     expect(toEdges(source({ doc: { ...doc, edges: [] } }), toEdges(source()))).toEqual([]);
+  });
+});
+
+describe("auto-layout", () => {
+  const chain = (n: number, extra: GraphDoc["edges"] = []): GraphDoc =>
+    ({
+      citeflow: 1,
+      name: "chain",
+      inputs: {},
+      nodes: Array.from({ length: n }, (_, i) => ({ id: `n${i}`, type: "list.select", version: 1, params: {} })),
+      edges: [...Array.from({ length: n - 1 }, (_, i) => ({ from: `n${i}.items`, to: `n${i + 1}.items` })), ...extra],
+    }) as GraphDoc;
+  const at = (d: GraphDoc) => Object.fromEntries(d.nodes.map((n) => [n.id, [n.ui!.x, n.ui!.y]]));
+
+  it("wraps a long chain into rows of three layers, like text", () => {
+    const laid = at(autoLayout(chain(8)));
+    expect(laid).toEqual({ n0: [0, 0], n1: [270, 0], n2: [540, 0], n3: [0, 200], n4: [270, 200], n5: [540, 200], n6: [0, 400], n7: [270, 400] });
+  });
+
+  it("stacks the nodes of one layer in a column, and the next row starts below the tallest column", () => {
+    // n1 and n2 both follow n0: one layer of two.
+    const d = {
+      ...chain(2),
+      nodes: [...chain(2).nodes, { id: "n2", type: "list.select", version: 1, params: {} }],
+      edges: [
+        { from: "n0.items", to: "n1.items" },
+        { from: "n0.items", to: "n2.items" },
+      ],
+    } as GraphDoc;
+    const laid = at(autoLayout(d));
+    expect(laid.n0).toEqual([0, 0]);
+    expect([laid.n1![0], laid.n2![0]]).toEqual([270, 270]);
+    expect(Math.abs(laid.n1![1]! - laid.n2![1]!)).toBe(160);
+    expect(at(autoLayout({ ...d, nodes: [], edges: [] }))).toEqual({});
   });
 });

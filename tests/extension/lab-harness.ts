@@ -176,6 +176,13 @@ export async function openVerifai(): Promise<void> {
   await node("verify").waitFor({ timeout: 60_000 });
   const editor = page.locator(".cf-editor");
   await editor.locator(".react-flow__controls-fitview").click();
-  // In a hook, not a test: wait for the zoom with the page's own polling.
-  await page.waitForFunction(() => new DOMMatrix(getComputedStyle(document.querySelector(".cf-editor .react-flow__viewport")!).transform).a < 0.9);
+  // In a hook, not a test: wait for the fit with the page's own polling.
+  await page.waitForFunction(NODES_IN_VIEW);
 }
+
+/** Whether every node of the open pipeline lies whole inside the canvas (run in the page). */
+export const NODES_IN_VIEW = () => {
+  const pane = document.querySelector(".cf-editor .react-flow")!.getBoundingClientRect();
+  const nodes = [...document.querySelectorAll(".cf-editor .react-flow__node")].map((n) => n.getBoundingClientRect());
+  return nodes.length > 0 && nodes.every((r) => r.left >= pane.left - 0.5 && r.right <= pane.right + 0.5 && r.top >= pane.top - 0.5 && r.bottom <= pane.bottom + 0.5);
+};
