@@ -99,7 +99,7 @@ export function Toolbar({ state, showRuns }: { state: EditorState; showRuns: () 
         {trans.__("Stop")}
       </button>
       <span className="cf-sep" />
-      <button className="cf-button" data-action="layout" disabled={!!state.unreadable} onClick={() => state.layout()} title={trans.__("Arrange the nodes left to right")}>
+      <button className="cf-button" data-action="layout" disabled={!!state.unreadable} onClick={() => state.layout()} title={trans.__("Arrange the nodes in layers, left to right, wrapped into rows")}>
         {trans.__("Auto-layout")}
       </button>
       <span className="cf-run-status" role="status" data-status={run?.status ?? "idle"} data-run={run?.runId ?? ""}>
