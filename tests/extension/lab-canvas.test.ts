@@ -160,6 +160,7 @@ describe("The pipeline editor's canvas in JupyterLab (Chromium)", () => {
     await page.keyboard.press("Control+z");
     await expect.poll(() => nodes.count()).toBe(8);
     expect(await question.inputValue()).toBe("Vitamin D prevents fractures daily");
+    await question.fill("");
   }, 60_000);
 
   it("moves a node with the mouse: the file follows, undo puts it back", async () => {

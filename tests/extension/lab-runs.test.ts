@@ -193,6 +193,9 @@ describe("Runs in the pipeline editor (JupyterLab, Chromium)", () => {
   it("shows a stored run with the params it ran with, not the graph's since", async () => {
     await page.locator(".cf-tabs button", { hasText: "Node" }).click();
     await select("top");
+    // Params fold away under a node's outputs: open them.
+    const params = page.locator(".cf-inspector details").first();
+    await params.locator("summary").click();
     const limit = page.locator('.cf-inspector .cf-params input[name="limit"]');
     expect(await limit.inputValue()).toBe("5");
     await limit.fill("3");
@@ -211,6 +214,8 @@ describe("Runs in the pipeline editor (JupyterLab, Chromium)", () => {
     // A new run shows the graph's params again, editable.
     expect(await runBy(() => page.locator('[data-action="run"]').click())).toBe("ok");
     await expect.poll(() => limit.inputValue()).toBe("3");
+    await badge("top").waitFor();
+    await params.evaluate((d) => ((d as HTMLDetailsElement).open = true));
     await limit.fill("5");
   }, 90_000);
 

@@ -282,6 +282,7 @@ export function buildProgram(registry: NodeRegistry, setCode: (code: number) => 
     .option("--lora-rank <n>", "lm: the LoRA rank (default 16)", intArg("--lora-rank"))
     .option("--lora-alpha <a>", "lm: the LoRA alpha (default 32)")
     .option("--refusal-share <s>", 'lm: the largest share of training answers that cite nothing ("The papers do not answer the question."), default 0.2')
+    .option("--opening-weight <w>", "lm: how many times each of an answer's first 4 tokens (the ones that decide whether it cites) counts in the loss, default 8")
     .option("--lexical-weight <w>", "rerank: the weight of the retriever's BM25 score fused with the reranker's, written into the model's config (default 0.5)")
     .option("--data-licence <text>", "the training data's licence, for the model card")
     .option("--bf16", "train in bfloat16 autocast (faster on CPUs with AVX512-BF16)", false)

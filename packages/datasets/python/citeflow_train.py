@@ -502,6 +502,7 @@ def main() -> int:
     p.add_argument("--lora-rank", type=int, default=16)
     p.add_argument("--lora-alpha", type=float, default=32)
     p.add_argument("--refusal-share", type=float, default=0.2)
+    p.add_argument("--opening-weight", type=float, default=8.0)
     p.add_argument("--command", default=" ".join(sys.argv))
     p.add_argument("--commit", default="unknown")
     p.add_argument("--base-name", default=None)

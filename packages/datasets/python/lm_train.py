@@ -88,13 +88,31 @@ def load_base(gguf_path: Path):
     return tok, model
 
 
-def answer_loss(model, input_ids, answer_len: int):
-    """Cross-entropy over the answer tokens, with the LM head run only on the positions that predict them."""
+# How many of an answer's first tokens are its opening ("The papers report:" / "The papers do not"): the
+# tokens that decide what kind of answer it is, where greedy decoding makes its one choice.
+OPENING_TOKENS = 4
+
+
+def answer_logits(model, input_ids, answer_len: int):
+    """The logits that predict the answer's tokens, with the LM head run only on those positions."""
+    return model(input_ids=input_ids, logits_to_keep=answer_len + 1).logits[:, :-1, :].float()
+
+
+def answer_loss(model, input_ids, answer_len: int, opening_weight: float = 1.0):
+    """Cross-entropy over the answer tokens; the opening's tokens count `opening_weight` times each.
+
+    Why weight the opening: the loss is an average over ~60 answer tokens, of which one decides whether
+    the answer cites or refuses. Unweighted, 240 answers (80 % citing) left that token at P(do) 0.55–0.75
+    on held-out prompts: the prompt's own "if the papers do not answer" is easy to copy, and copying the
+    rationale once begun is most of what the loss rewards."""
+    import torch
     import torch.nn.functional as F
 
-    out = model(input_ids=input_ids, logits_to_keep=answer_len + 1)
-    logits = out.logits[:, :-1, :]
-    return F.cross_entropy(logits.reshape(-1, logits.size(-1)).float(), input_ids[:, -answer_len:].reshape(-1))
+    logits = answer_logits(model, input_ids, answer_len)
+    ce = F.cross_entropy(logits.reshape(-1, logits.size(-1)), input_ids[:, -answer_len:].reshape(-1), reduction="none")
+    w = torch.ones_like(ce)
+    w[: min(OPENING_TOKENS, answer_len)] = opening_weight
+    return (ce * w).sum() / w.sum()
 
 
 def train_lm(args, held: set[str]) -> dict:
@@ -128,7 +146,7 @@ def train_lm(args, held: set[str]) -> dict:
 
     class AnswerTrainer(Trainer):
         def compute_loss(self, model, inputs, return_outputs=False, **kw):
-            loss = answer_loss(model, inputs["input_ids"], int(inputs["answer_len"][0]))
+            loss = answer_loss(model, inputs["input_ids"], int(inputs["answer_len"][0]), args.opening_weight)
             return (loss, None) if return_outputs else loss
 
     def collate(batch):
@@ -157,18 +175,29 @@ def heldout_loss(model, tok, test: list[list[dict]], max_length: int) -> dict:
 
     enc = [e for e in (encode(tok, m, max_length) for m in test[:HELDOUT_ROWS]) if e is not None]
 
-    def mean_loss() -> float:
-        total, n = 0.0, 0
+    def measure() -> tuple[float, int]:
+        """The mean answer-token loss, and in how many answers greedy decoding gets the whole opening right."""
+        total, n, opened = 0.0, 0, 0
         with torch.no_grad():
             for ids, k in enc:
-                total += answer_loss(model, torch.tensor([ids]), k).item() * k
+                logits = answer_logits(model, torch.tensor([ids]), k)[0]
+                gold = torch.tensor(ids[-k:])
+                total += torch.nn.functional.cross_entropy(logits, gold, reduction="sum").item()
                 n += k
-        return total / max(1, n)
+                m = min(OPENING_TOKENS, k)
+                opened += bool((logits[:m].argmax(-1) == gold[:m]).all())
+        return total / max(1, n), opened
 
-    with_adapter = mean_loss()
+    with_adapter, opened = measure()
     with model.disable_adapter():
-        base = mean_loss()
-    return {"held-out answers": f"{len(enc)} of {len(test)}", "answer-token loss, base": f"{base:.3f}", "answer-token loss, with the adapter": f"{with_adapter:.3f}"}
+        base, opened_base = measure()
+    return {
+        "held-out answers": f"{len(enc)} of {len(test)}",
+        "answer-token loss, base": f"{base:.3f}",
+        "answer-token loss, with the adapter": f"{with_adapter:.3f}",
+        "greedy opening as the gold answer's (cites or says the papers do not answer), base": f"{opened_base} of {len(enc)}",
+        "greedy opening as the gold answer's, with the adapter": f"{opened} of {len(enc)}",
+    }
 
 
 def flop_limit_lm(model, args) -> dict:
@@ -201,7 +230,7 @@ def card(args, info: dict, files: dict[str, str]) -> str:
         f"| command | `{args.command}` |",
         f"| commit | {args.commit} |",
         f"| seed / threads | {args.seed} / {args.threads} |",
-        f"| recipe | PEFT LoRA rank {args.lora_rank}, alpha {args.lora_alpha:g}, on {', '.join(TARGETS)}; transformers Trainer, loss on the answer tokens only; "
+        f"| recipe | PEFT LoRA rank {args.lora_rank}, alpha {args.lora_alpha:g}, on {', '.join(TARGETS)}; transformers Trainer, loss on the answer tokens only, the first {OPENING_TOKENS} (the opening: cite or not) counted {args.opening_weight:g} times each; "
         f"{args.epochs} epoch(s){f', max {args.max_steps} steps' if args.max_steps > 0 else ''}, {args.batch_size} answers a step (batch 1, gradient accumulation), lr {args.lr}, warmup 10 %, fp32, torch {info['torch']} |",
         f"| wall time | trained {time.strftime('%Y-%m-%d')}; {info['seconds']:.0f} s training ({info['tokens_per_second']:.0f} tokens/s; this CPU's {info['matmul_gflops']:.0f} GFLOP/s matmul bounds it at "
         f"{info['flop_limit_tokens_per_second']:.0f} tokens/s, 4 × {info['non_embedding_params'] / 1e6:.1f} M non-embedding parameters a token) |",

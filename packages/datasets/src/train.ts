@@ -27,6 +27,8 @@ export interface TrainOptions {
   loraAlpha?: number;
   /** lm: the largest share of training rows whose answer cites nothing ("The papers do not answer the question."); default 0.2. */
   refusalShare?: number;
+  /** lm: how many times each of an answer's first tokens (the ones that decide whether it cites) counts in the loss. */
+  openingWeight?: number;
   /** The fixed held-out split (`heldout_ids`) and the claims file its ids point into: rows about them are scored, never trained on. */
   heldout?: { split: string; claims: string };
   epochs?: number;
@@ -149,6 +151,7 @@ export async function trainModel(o: TrainOptions): Promise<TrainResult> {
   num("--lora-rank", o.loraRank);
   num("--lora-alpha", o.loraAlpha);
   num("--refusal-share", o.refusalShare);
+  num("--opening-weight", o.openingWeight);
   if (o.augment === false) args.push("--no-augment");
   if (o.corpus !== undefined) args.push("--corpus", o.corpus);
   num("--corpus-sentences", o.corpusSentences);

@@ -17,6 +17,7 @@ export interface TrainCommandOptions {
   loraRank?: number;
   loraAlpha?: string;
   refusalShare?: string;
+  openingWeight?: string;
   augment: boolean;
   corpus?: string;
   corpusSentences?: number;
@@ -48,6 +49,9 @@ export async function trainCommand(task: string, opts: TrainCommandOptions): Pro
   const refusalShare = opts.refusalShare === undefined ? undefined : Number(opts.refusalShare);
   if (refusalShare !== undefined && !(refusalShare >= 0 && refusalShare <= 1)) throw new UsageError(`--refusal-share ${opts.refusalShare}: give a share from 0 to 1`);
   if (refusalShare !== undefined && task !== "lm") throw new UsageError("--refusal-share is for train lm");
+  const openingWeight = opts.openingWeight === undefined ? undefined : Number(opts.openingWeight);
+  if (openingWeight !== undefined && !(openingWeight >= 1)) throw new UsageError(`--opening-weight ${opts.openingWeight}: give a weight of 1 or more`);
+  if (openingWeight !== undefined && task !== "lm") throw new UsageError("--opening-weight is for train lm");
   if (loraAlpha !== undefined && !(loraAlpha > 0)) throw new UsageError(`--lora-alpha ${opts.loraAlpha}: give a positive number such as 32`);
   const { trainModel, TrainError } = await import("@citeflow/datasets");
   const controller = new AbortController();
@@ -79,6 +83,7 @@ export async function trainCommand(task: string, opts: TrainCommandOptions): Pro
       ...(opts.loraRank !== undefined ? { loraRank: opts.loraRank } : {}),
       ...(loraAlpha !== undefined ? { loraAlpha } : {}),
       ...(refusalShare !== undefined ? { refusalShare } : {}),
+      ...(openingWeight !== undefined ? { openingWeight } : {}),
     });
     if (opts.json) process.stdout.write(JSON.stringify(r) + "\n");
     else {
