@@ -41,6 +41,7 @@ function RunView({ bundle, onOpen }: { bundle: Run; onOpen: OpenInEditor | undef
             <th>{trans.__("type")}</th>
             <th>{trans.__("status")}</th>
             <th>{trans.__("output")}</th>
+            <th>{trans.__("model")}</th>
             <th>ms</th>
           </tr>
         </thead>
@@ -57,12 +58,10 @@ function RunView({ bundle, onOpen }: { bundle: Run; onOpen: OpenInEditor | undef
                 <span className={`cf-badge cf-badge-${n.cache === "hit" ? "cached" : n.status}`}>{n.cache === "hit" ? trans.__("cached") : n.status}</span>
                 {n.error ? ` ${n.error}` : ""}
                 {n.status === "running" && n.progress ? <div className="cf-progress-text">{tail(n.progress)}</div> : null}
-              </td>
-              <td className="cf-node-summary">
-                {n.summary ?? ""}
-                {n.models && <div className="cf-node-models">{n.models.join(" · ")}</div>}
                 {n.warnings?.length ? <div className="cf-node-warnings">⚠ {n.warnings.join(" · ")}</div> : null}
               </td>
+              <td className="cf-node-summary">{n.summary ?? ""}</td>
+              <td className="cf-node-models">{n.models?.join(", ") ?? ""}</td>
               <td className="cf-num">{n.ms !== undefined ? Math.round(n.ms) : ""}</td>
             </tr>
           ))}

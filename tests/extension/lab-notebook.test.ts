@@ -30,6 +30,8 @@ describe("Notebooks, settings and files in JupyterLab (Chromium)", () => {
     expect(await outputs.count()).toBe(1);
     // Each node's output in one line.
     expect(await view.locator('tr[data-node="retrieve"] .cf-node-summary').textContent()).toMatch(/^\d+ passages · top \w+ [\d.]+$/);
+    // and the models that made it.
+    expect(await view.locator('tr[data-node="verify"] .cf-node-models').textContent()).toBe("pair-nli-scifact");
     await view.locator('tr[data-node="retrieve"] button').click();
     await view.locator(".cf-passages table").waitFor();
     // The output carries each passage's text cut to 400 characters, and says so when it shows one.
@@ -89,7 +91,11 @@ describe("Notebooks, settings and files in JupyterLab (Chromium)", () => {
     expect(await tree.locator("> li").count()).toBe(2);
     await expect.poll(() => tree.locator('li[data-iteration="1"] .cf-feedback-retrieval').textContent()).toContain("vitamin D fracture risk older adults");
     expect(await tree.locator('li[data-iteration="1"] .cf-feedback-edit').getAttribute("data-kept")).toBe("true");
-    expect(await tree.locator('li[data-iteration="1"] .cf-diff-text ins').count()).toBeGreaterThan(0);
+    // The edit's before and after: the extractive draft and the server's rewrite share few words, so
+    // they are shown one after the other rather than as a word diff.
+    const edit = tree.locator('li[data-iteration="1"] .cf-diff-text');
+    expect(await edit.textContent()).toContain("Vitamin D supplementation lowers the risk");
+    expect((await edit.locator("ins").count()) > 0 || (await edit.getAttribute("class"))!.includes("cf-diff-apart")).toBe(true);
     expect(await tree.locator('li[data-iteration="2"] .cf-feedback-edit').getAttribute("data-kept")).toBe("false");
     expect(llm.requests.length).toBe(3);
     await shot("12-self-feedback-tree");
