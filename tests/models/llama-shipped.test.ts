@@ -1,0 +1,58 @@
+import { readFileSync } from "node:fs";
+import { join } from "node:path";
+import { fileURLToPath } from "node:url";
+import { describe, expect, it } from "vitest";
+import type { Passage } from "@citeflow/core";
+import { loadLocalChat } from "@citeflow/models";
+import { answerMessages, configFromEnv, createServices, generateAnswer } from "@citeflow/nodes";
+import { expectSha256Sums } from "../helpers.js";
+import { GEMMA } from "./local.js";
+
+// The language-model adapter Citeflow ships (models/citeflow/lm-gemma3-270m-scifact), on the real
+// base, answering Verif.ai's prompt for claims of the fixed held-out split that no model trained on.
+
+const root = fileURLToPath(new URL("../..", import.meta.url));
+const SHIPPED = join(root, "models", "citeflow", "lm-gemma3-270m-scifact");
+const data = (f: string) =>
+  readFileSync(join(root, "data", "scifact", f), "utf8")
+    .trim()
+    .split("\n")
+    .map((l) => JSON.parse(l));
+const claims = new Map(data("claims_train.jsonl").map((c) => [c.id as number, c as { id: number; claim: string; evidence: Record<string, unknown> }]));
+const corpus = new Map(data("corpus.jsonl").map((d) => [String(d.doc_id), d as { title: string; abstract: string[] }]));
+const docIds = [...corpus.keys()];
+const passage = (id: string): Passage => ({ id: `${id}#0`, title: corpus.get(id)!.title, text: corpus.get(id)!.abstract.join(" "), metadata: {}, scores: {} });
+
+/** Verif.ai's answer prompt for a held-out claim over three passages: the abstract holding its evidence first, then two others. */
+function prompt(claimId: number) {
+  const c = claims.get(claimId)!;
+  const gold = Object.keys(c.evidence)[0]!;
+  const others = docIds.filter((d) => d !== gold).slice((claimId * 7) % 1000, ((claimId * 7) % 1000) + 2);
+  const passages = [gold, ...others].map(passage);
+  return { passages, messages: answerMessages(createServices(configFromEnv(process.env)), { id: String(claimId), text: c.claim }, passages, generateAnswer.params.parse({})) };
+}
+
+describe("the shipped language-model adapter", { timeout: 300_000 }, () => {
+  it("is whole (its SHA256SUMS) and was trained without the held-out claims it is tested on", () => {
+    expectSha256Sums(SHIPPED);
+    const held = new Set(JSON.parse(readFileSync(join(root, "bench", "scifact-heldout.json"), "utf8")).heldout_ids);
+    for (const id of [12, 39]) expect(held.has(id)).toBe(true);
+    expect(JSON.parse(readFileSync(join(SHIPPED, "training.json"), "utf8"))).toMatchObject({ base: "gemma-3-270m-q4_k_m.gguf", refused_heldout: 162 });
+  });
+
+  it("answers held-out claims by quoting the passage that holds the evidence and citing it, where the base model cites nothing", async () => {
+    const base = await loadLocalChat(GEMMA, { sequences: 1, contextSize: 4096 });
+    const tuned = await loadLocalChat(GEMMA, { sequences: 1, contextSize: 4096, adapter: { path: join(SHIPPED, "adapter.gguf"), name: "citeflow/lm-gemma3-270m-scifact" } });
+    for (const id of [12, 39]) {
+      const { passages, messages } = prompt(id);
+      const o = { maxTokens: 160, citations: { count: 3, base: 1 as const } };
+      const before = (await base.chat(messages, o)).text;
+      const after = (await tuned.chat(messages, o)).text.trim();
+      expect(before, `claim ${id}, base`).not.toMatch(/\[\d\]/);
+      const m = /^The papers report: (.+?) \[1\]\.\s+So they (support|contradict) the claim\.$/.exec(after);
+      expect(m, `claim ${id}: ${after}`).not.toBeNull();
+      // The quoted sentence is the first passage's own.
+      expect(passages[0]!.text).toContain(m![1]!);
+    }
+  });
+});
