@@ -8,7 +8,7 @@ import { join } from "node:path";
 import { chromium } from "playwright-core";
 import { describe, expect, it } from "vitest";
 import { CHROMIUM } from "./browser.js";
-import { dragPort, minimapDim, NODES_IN_VIEW, node, page, portState, problems, saveAnd, savedNode, select, selectedIds, shot, undo, uiOf, useLab, viewX, work, lab } from "./lab-harness.js";
+import { closeAll, dragPort, minimapDim, NODES_IN_VIEW, node, page, portState, problems, saveAnd, savedNode, select, selectedIds, shot, undo, uiOf, useLab, viewX, work, lab } from "./lab-harness.js";
 
 describe("The pipeline editor's canvas in JupyterLab (Chromium)", () => {
   useLab();
@@ -450,6 +450,26 @@ describe("The pipeline editor's canvas in JupyterLab (Chromium)", () => {
       expect(await viewX(editor)).toBe(settled);
     } finally {
       await touch.close();
+    }
+  }, 120_000);
+
+  it("opens every template whole and legible in a 1600×1000 window", async () => {
+    for (const [template, first] of [
+      ["core-gpt", "enrich"],
+      ["openscholar", "rerank"],
+      ["arxivbot", "claims"],
+      ["synth-openscholar", "rubric"],
+    ]) {
+      await closeAll();
+      await page.evaluate((t) => void (window as any).jupyterapp.commands.execute("citeflow:new-from-template", { template: t }), template);
+      await node(first!).waitFor({ timeout: 60_000 });
+      await expect.poll(() => page.evaluate(NODES_IN_VIEW), { message: template }).toBe(true);
+      const smallest = await page.locator(".cf-editor").evaluate((root) => {
+        const zoom = new DOMMatrix(getComputedStyle(root.querySelector(".react-flow__viewport")!).transform).a;
+        return Math.min(...[...root.querySelectorAll(".cf-node-id, .cf-node-type, .cf-port-label")].map((e) => parseFloat(getComputedStyle(e).fontSize) * zoom));
+      });
+      expect(smallest, template).toBeGreaterThanOrEqual(9.5);
+      await shot(`01b-${template}-open`);
     }
   }, 120_000);
 

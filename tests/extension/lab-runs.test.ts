@@ -6,7 +6,7 @@
 import { readFileSync } from "node:fs";
 import { join } from "node:path";
 import { beforeAll, describe, expect, it } from "vitest";
-import { QUESTION, expectReadable, minimapDim, node, page, problems, runBy, select, shot, useLab, work, badge, openVerifai } from "./lab-harness.js";
+import { NODES_IN_VIEW, QUESTION, expectReadable, minimapDim, node, page, problems, runBy, select, shot, useLab, work, badge, openVerifai } from "./lab-harness.js";
 
 describe("Runs in the pipeline editor (JupyterLab, Chromium)", () => {
   useLab();
@@ -82,6 +82,8 @@ describe("Runs in the pipeline editor (JupyterLab, Chromium)", () => {
     // its summary, models and warnings, and the verdicts in the inspector beside it.
     await select("verify");
     await page.locator('.cf-inspector .cf-output[data-port="verdicts"]').waitFor();
+    await page.locator(".cf-editor .react-flow__controls-fitview").click();
+    await expect.poll(() => page.evaluate(NODES_IN_VIEW)).toBe(true);
     await page.waitForTimeout(300);
     await shot("readme-editor");
   }, 120_000);
@@ -201,7 +203,7 @@ describe("Runs in the pipeline editor (JupyterLab, Chromium)", () => {
     await select("top");
     // 5 passages came out of a run that kept 5, whatever the graph says now; the stored params cannot be edited.
     const ran = page.locator(".cf-inspector fieldset.cf-params-ran");
-    await ran.waitFor();
+    await ran.waitFor({ state: "attached" });
     expect(await page.locator(".cf-inspector details > summary").first().textContent()).toBe("Params this run used");
     expect(await ran.locator('input[name="limit"]').inputValue()).toBe("5");
     expect(await ran.locator('input[name="limit"]').isDisabled()).toBe(true);
