@@ -139,15 +139,17 @@ describe("citeflow export → citeflow train → the product", () => {
     // Claims without evidence get the prompt's "say so"; a claim whose rationale the passages show gets it cited.
     const answers = rows.map((row) => row.messages.at(-1)!.content);
     expect(answers.filter((a) => a === "The papers do not answer the question.").length).toBeGreaterThanOrEqual(8);
-    const cited = rows.find((row) => /\[\d\]\.$/.test(row.messages.at(-1)!.content))!;
-    expect(cited.messages.at(-1)!.content).toMatch(/^The papers (support|contradict) this: /);
-    const marker = Number(/\[(\d)\]\.$/.exec(cited.messages.at(-1)!.content)![1]);
+    // "The papers report: <sentence> [n]. … So they support the claim." (or contradict).
+    const ending = /\[(\d)\]\. So they (support|contradict) the claim\.$/;
+    const cited = rows.find((row) => ending.test(row.messages.at(-1)!.content))!;
+    expect(cited.messages.at(-1)!.content).toMatch(/^The papers report: /);
+    const marker = Number(ending.exec(cited.messages.at(-1)!.content)![1]);
     const sentence = cited.messages
       .at(-1)!
       .content.split(` [${marker}].`)[0]!
       .split(/\]\. /)
       .at(-1)!
-      .replace(/^The papers (support|contradict) this: /, "");
+      .replace(/^The papers report: /, "");
     // The cited sentence is in the passage the marker numbers in the prompt.
     const passage = cited.messages[1]!.content.split(`\n[${marker}] `)[1]!.split("\n\n")[0]!;
     expect(passage).toContain(sentence);
