@@ -277,6 +277,11 @@ describe("bad input to citeflow train gets a clear error and loses nothing", () 
     const rerankCorpus = await cli(["train", "rerank", "--data", okData, "--out", out, "--corpus", join(work, "claims.jsonl")]);
     expect(rerankCorpus.code).toBe(2);
     expect(rerankCorpus.stderr).toMatch(/--corpus is for train nli/);
+    // lm's options: only for lm, in range.
+    const nliOpening = await cli(["train", "nli", "--data", okData, "--out", out, "--opening-weight", "8"]);
+    expect([nliOpening.code, nliOpening.stderr]).toEqual([2, expect.stringMatching(/--opening-weight is for train lm/)]);
+    const lowOpening = await cli(["train", "lm", "--data", okData, "--out", out, "--opening-weight", "0.5"]);
+    expect([lowOpening.code, lowOpening.stderr]).toEqual([2, expect.stringMatching(/--opening-weight 0\.5: give a weight of 1 or more/)]);
     const noCorpus = await cli([...trainArgs("nli", okData, out), "--corpus", join(work, "no-such-corpus.jsonl")]);
     expect(noCorpus.stderr).toMatch(/--corpus .*no-such-corpus\.jsonl: no such file/);
     const badCorpus = join(work, "bad-corpus.jsonl");
