@@ -3,11 +3,11 @@
  * CLI: "40 passages · top fused 0.0328", "answer · 3 citations · 1 hallucinated",
  * "3 SUPPORT · 1 CONTRADICT". Pure and browser-safe; computed once when the node ends.
  */
-import type { Answer, Passage, Verdict } from "./values.js";
+import { isObject, looksLike } from "./shapes.js";
+import type { Passage, Verdict } from "./values.js";
 
 const MAX = 80;
 
-const isObject = (v: unknown): v is Record<string, unknown> => typeof v === "object" && v !== null && !Array.isArray(v);
 const plural = (n: number, one: string, many = `${one}s`) => `${n} ${n === 1 ? one : many}`;
 const num = (x: number) => (Number.isInteger(x) ? String(x) : Math.abs(x) >= 100 ? x.toFixed(0) : Number(x.toPrecision(3)).toString());
 const cut = (s: string, n: number) => (s.length > n ? `${s.slice(0, n - 1)}…` : s);
@@ -25,18 +25,10 @@ function topScore(p: Passage): string {
   return key === undefined ? "" : ` · top ${key} ${num(p.scores[key]!)}`;
 }
 
-const looksLike = {
-  passage: (v: Record<string, unknown>) => typeof v.id === "string" && typeof v.text === "string" && isObject(v.scores),
-  verdict: (v: Record<string, unknown>) => typeof v.claimId === "string" && typeof v.label === "string",
-  claim: (v: Record<string, unknown>) => typeof v.text === "string" && Array.isArray(v.passageIds),
-  answer: (v: Record<string, unknown>) => typeof v.text === "string" && isObject(v.citations),
-  question: (v: Record<string, unknown>) => typeof v.id === "string" && typeof v.text === "string",
-};
-
 function list(items: unknown[]): string {
   const first = items.find(isObject);
   if (!first) return items.length === 0 ? "none" : plural(items.length, "item");
-  if (looksLike.passage(first)) return `${plural(items.length, "passage")}${topScore(first as Passage)}`;
+  if (looksLike.passage(first)) return `${plural(items.length, "passage")}${topScore(first)}`;
   if (looksLike.verdict(first)) {
     const counts = new Map<string, number>();
     for (const v of items as Verdict[]) counts.set(v.label, (counts.get(v.label) ?? 0) + 1);
@@ -55,12 +47,8 @@ export function summarizeValue(value: unknown): string {
   if (typeof value === "number") return num(value);
   if (typeof value === "boolean") return String(value);
   if (isObject(value)) {
-    if (looksLike.answer(value)) {
-      const a = value as unknown as Answer;
-      const bad = a.invalidCitations?.length ?? 0;
-      return `answer · ${plural(Object.keys(a.citations).length, "citation")} · ${bad} hallucinated`;
-    }
-    if (looksLike.question(value)) return `“${cut(String(value.text), 48)}”`;
+    if (looksLike.answer(value)) return `answer · ${plural(Object.keys(value.citations).length, "citation")} · ${value.invalidCitations?.length ?? 0} hallucinated`;
+    if (looksLike.question(value)) return `“${cut(value.text, 48)}”`;
     // Metrics and other records of numbers: the first few, named.
     const numbers = Object.entries(value).filter((e): e is [string, number] => typeof e[1] === "number");
     if (numbers.length > 0)

@@ -6,7 +6,7 @@
  * A result can look fine and be useless: a small model that loops writes sixteen near-identical
  * claims with invented numbers and no citation, and "0 hallucinated" reads as reassurance.
  */
-import type { Answer, Claim, Verdict } from "./values.js";
+import { looksLike } from "./shapes.js";
 
 export interface WarningSource {
   inputs: Record<string, unknown>;
@@ -15,10 +15,7 @@ export interface WarningSource {
   spans: ReadonlyArray<Record<string, unknown>>;
 }
 
-const isObject = (v: unknown): v is Record<string, unknown> => typeof v === "object" && v !== null && !Array.isArray(v);
-const isAnswer = (v: unknown): v is Answer => isObject(v) && typeof v.text === "string" && isObject(v.citations);
-const isClaim = (v: unknown): v is Claim => isObject(v) && typeof v.text === "string" && Array.isArray(v.passageIds);
-const isVerdict = (v: unknown): v is Verdict => isObject(v) && typeof v.claimId === "string" && typeof v.label === "string";
+const { answer: isAnswer, claim: isClaim, verdict: isVerdict } = looksLike;
 
 /** Text compared for sameness: lower case, numbers and punctuation out (a loop varies its invented numbers). */
 const gist = (s: string) =>
