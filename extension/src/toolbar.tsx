@@ -19,6 +19,14 @@ export function runStatusText(run: { status: string; pausedAt?: string; ms?: num
   }
 }
 
+/** The run buttons: what each starts, and its label and tooltip (translated when drawn). */
+const RUN_BUTTONS: Array<{ kind: "all" | "to" | "from" | "only"; action: string; label: () => string; title: () => string }> = [
+  { kind: "all", action: "run", label: () => trans.__("Run"), title: () => trans.__("Run the whole pipeline") },
+  { kind: "to", action: "run-to", label: () => trans.__("Run to"), title: () => trans.__("Run up to the selected node") },
+  { kind: "from", action: "run-from", label: () => trans.__("Run from"), title: () => trans.__("Re-run the selected node and everything downstream (upstream from cache)") },
+  { kind: "only", action: "run-only", label: () => trans.__("Run node"), title: () => trans.__("Re-run only the selected node") },
+];
+
 export function Toolbar({ state, showRuns }: { state: EditorState; showRuns: () => void }) {
   const run = state.run;
   const active = state.active;
@@ -48,36 +56,22 @@ export function Toolbar({ state, showRuns }: { state: EditorState; showRuns: () 
         />
       )}
       {state.takesQuestionSet && <span className="cf-muted">{trans._n("%1 question", "%1 questions", state.questionSet.length)}</span>}
-      <button className="cf-button cf-primary" data-action="run" disabled={!state.canStart("all")} onClick={() => start({})} title={state.cannotStart("all") ?? trans.__("Run the whole pipeline")}>
-        {trans.__("Run")}
-      </button>
-      <button
-        className="cf-button"
-        data-action="run-to"
-        disabled={!state.canStart("to")}
-        onClick={() => state.startAtSelected("to")}
-        title={state.cannotStart("to") ?? trans.__("Run up to the selected node")}
-      >
-        {trans.__("Run to")}
-      </button>
-      <button
-        className="cf-button"
-        data-action="run-from"
-        disabled={!state.canStart("from")}
-        onClick={() => state.startAtSelected("from")}
-        title={state.cannotStart("from") ?? trans.__("Re-run the selected node and everything downstream (upstream from cache)")}
-      >
-        {trans.__("Run from")}
-      </button>
-      <button
-        className="cf-button"
-        data-action="run-only"
-        disabled={!state.canStart("only")}
-        onClick={() => state.startAtSelected("only")}
-        title={state.cannotStart("only") ?? trans.__("Re-run only the selected node")}
-      >
-        {trans.__("Run node")}
-      </button>
+      {RUN_BUTTONS.map(({ kind, action, label, title }) => {
+        // Disabled, a button says why in its tooltip (the same question the commands ask).
+        const why = state.cannotStart(kind);
+        return (
+          <button
+            key={kind}
+            className={`cf-button${kind === "all" ? " cf-primary" : ""}`}
+            data-action={action}
+            disabled={why !== undefined}
+            onClick={() => (kind === "all" ? start({}) : state.startAtSelected(kind))}
+            title={why ?? title()}
+          >
+            {label()}
+          </button>
+        );
+      })}
       <button
         className="cf-button"
         data-action="step"
