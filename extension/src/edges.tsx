@@ -4,8 +4,9 @@
  * React Flow renders each edge as a component with three store subscriptions, one of which works
  * out the edge's end points on every store change; while a node is dragged past the pane's edge the
  * store changes two or three times a frame. Here one `<svg>` holds every edge, and one subscription
- * redraws (sets `d` on) only the edges whose end nodes React Flow replaced, which in a drag is the
- * moved node's. The paths are React Flow's (`getEdgePosition`, `getBezierPath`), with its classes.
+ * works out the paths when a node moved or was measured, and sets `d` only where a path changed
+ * (in a drag, the moved node's edges and those whose lane it pushes). The paths are React Flow's
+ * curves (`getEdgePosition`, `getBezierPath`), or lanes around the nodes (routes.ts), with its classes.
  * React Flow is given no edges: the document is the graph, and selecting and deleting edges happen
  * here.
  */
@@ -15,12 +16,25 @@ import { useEffect, useLayoutEffect, useRef, useState, type KeyboardEvent, type 
 import { createPortal } from "react-dom";
 import type { FlowNode } from "./flow";
 import { trans } from "./i18n";
+import { laneFor, lanePath, type Box } from "./routes";
 
-/** The SVG path of an edge between two measured nodes, or undefined while either is unmeasured. */
-export function edgePath(e: Edge, source: InternalNode | undefined, target: InternalNode | undefined, connectionMode: ConnectionMode): string | undefined {
+/** A measured node's box in flow coordinates. */
+export function boxOf(n: InternalNode): Box {
+  const { x, y } = n.internals.positionAbsolute;
+  return { left: x, top: y, right: x + (n.measured.width ?? 0), bottom: y + (n.measured.height ?? 0) };
+}
+
+/**
+ * The SVG path of an edge between two measured nodes, or undefined while either is unmeasured: a
+ * curve, or, where a curve would cross a node (an edge running back to the next row, or over a node
+ * of its row), a lane clear of them all (routes.ts).
+ */
+export function edgePath(e: Edge, source: InternalNode | undefined, target: InternalNode | undefined, connectionMode: ConnectionMode, others: Box[] = []): string | undefined {
   if (!source || !target) return undefined;
   const at = getEdgePosition({ id: e.id, sourceNode: source, sourceHandle: e.sourceHandle ?? null, targetNode: target, targetHandle: e.targetHandle ?? null, connectionMode });
-  return at ? getBezierPath(at)[0] : undefined;
+  if (!at) return undefined;
+  const lane = laneFor(at, boxOf(source), boxOf(target), others);
+  return lane === undefined ? getBezierPath(at)[0] : lanePath(at, lane);
 }
 
 /** React Flow's element for things drawn in flow coordinates under the nodes (found once). */
@@ -52,19 +66,23 @@ export function EdgeLayer({ edges, selected, onSelect, onDelete }: EdgeLayerProp
   const host = useUnderNodes();
   const groups = useRef(new Map<string, SVGGElement>());
 
-  // After each render (the edge list changed), draw every edge; then, on each store change, only
-  // those whose end nodes changed.
+  // After each render (the edge list changed), draw every edge; then, on each store change that
+  // moved or measured a node, work out every path again (a lane depends on every node) and set
+  // `d` only on the edges whose path changed.
   useLayoutEffect(() => {
     if (!host) return;
-    const drawnFrom = new Map<string, [InternalNode | undefined, InternalNode | undefined]>();
+    let nodesThen: InternalNode[] = [];
+    const drawn = new Map<string, string | undefined>();
     const draw = (s: ReactFlowState<FlowNode>) => {
+      const nodes = [...s.nodeLookup.values()];
+      if (nodes.length === nodesThen.length && nodes.every((n, i) => n === nodesThen[i])) return;
+      nodesThen = nodes;
+      const boxes = new Map(nodes.map((n) => [n.id, boxOf(n)]));
       for (const e of edges) {
-        const source = s.nodeLookup.get(e.source);
-        const target = s.nodeLookup.get(e.target);
-        const last = drawnFrom.get(e.id);
-        if (last && last[0] === source && last[1] === target) continue;
-        drawnFrom.set(e.id, [source, target]);
-        const d = edgePath(e, source, target, s.connectionMode);
+        const others = [...boxes].flatMap(([id, b]) => (id === e.source || id === e.target ? [] : [b]));
+        const d = edgePath(e, s.nodeLookup.get(e.source), s.nodeLookup.get(e.target), s.connectionMode, others);
+        if (drawn.has(e.id) && drawn.get(e.id) === d) continue;
+        drawn.set(e.id, d);
         for (const path of groups.current.get(e.id)?.children ?? []) d ? path.setAttribute("d", d) : path.removeAttribute("d");
       }
     };

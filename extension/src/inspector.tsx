@@ -1,5 +1,5 @@
 /** The selected node: its params, its badge, and every output port through the matching inspector. */
-import { modelCalls, type Claim, type CorrectionInput, type ModelCall, type Passage, type Verdict } from "@citeflow/core/browser";
+import { modelCalls, type Claim, type CorrectionInput, type ModelCall, type ModelCardView, type Passage, type Verdict } from "@citeflow/core/browser";
 import { useEffect, useState } from "react";
 import { trans } from "./i18n";
 import { feedbackIterations, type FeedbackIteration } from "./feedback";
@@ -95,11 +95,7 @@ export function NodeInspector({ state, nodeId }: { state: EditorState; nodeId: s
           ))}
         </ul>
       ) : null}
-      {badge?.models && (
-        <p className="cf-node-models-line" data-view="models">
-          {trans._n("Model", "Models", badge.models.length)}: <span className="cf-mono">{badge.models.join(", ")}</span>
-        </p>
-      )}
+      {badge?.models && <ModelsLine models={badge.models} state={state} />}
       <details open={!values.outputs}>
         <summary>{ran ? trans.__("Params this run used") : trans.__("Params")}</summary>
         {!spec ? (
@@ -146,6 +142,61 @@ export function NodeInspector({ state, nodeId }: { state: EditorState; nodeId: s
             <ValueView value={v} ctx={ctx(port)} />
           </section>
         ))}
+    </div>
+  );
+}
+
+/** The models that made the node's outputs; each trained one with its card (base, data, command, held-out scores) to open below. */
+function ModelsLine({ models, state }: { models: string[]; state: EditorState }) {
+  const [cards, setCards] = useState<Record<string, ModelCardView>>({});
+  const [open, setOpen] = useState<string | undefined>(undefined);
+  useEffect(() => {
+    let live = true;
+    setCards({});
+    for (const m of models)
+      state.stored.modelCard(m).then(
+        (card) => live && card && setCards((c) => ({ ...c, [m]: card })),
+        () => undefined,
+      );
+    return () => void (live = false);
+  }, [models.join("\n"), state]);
+  const shown = open ? cards[open] : undefined;
+  return (
+    <div className="cf-node-models-line" data-view="models">
+      {trans._n("Model", "Models", models.length)}:{" "}
+      {models.map((m, i) => (
+        <span key={m} className="cf-model" data-model={m}>
+          {i > 0 && ", "}
+          <span className="cf-mono">{m}</span>
+          {cards[m] && (
+            <button
+              className="cf-link cf-card-toggle"
+              aria-expanded={open === m}
+              title={trans.__("The model's card: its base weights, training data, command and held-out scores")}
+              onClick={() => setOpen(open === m ? undefined : m)}
+            >
+              {" "}
+              {trans.__("card")}
+            </button>
+          )}
+        </span>
+      ))}
+      {shown && (
+        <div className="cf-model-card" data-model={open}>
+          {shown.summary && <p className="cf-muted">{shown.summary}</p>}
+          <table className="cf-card-facts">
+            <tbody>
+              {shown.facts.map(([what, value], i) => (
+                <tr key={i}>
+                  <th>{what}</th>
+                  <td>{value.replace(/`/g, "")}</td>
+                </tr>
+              ))}
+            </tbody>
+          </table>
+          <p className="cf-muted cf-mono">{shown.path}</p>
+        </div>
+      )}
     </div>
   );
 }

@@ -1,12 +1,14 @@
 /**
  * What the editor's views ask the kernel about stored runs: a run's trace, corrections, the PDF
- * page behind a verdict, the runs of a graph, diffs and exports. Views call these (through
+ * page behind a verdict, the runs of a graph, diffs, exports and the cards of the models that ran. Views call these (through
  * `EditorState.stored`), never the comm.
  */
-import type { CorrectionInput, CorrectionView, ExportReply, ExportRequest, MethodParams, PageImage, RunDiffView, RunListingView, SpanView } from "@citeflow/core/browser";
+import type { CorrectionInput, CorrectionView, ExportReply, ExportRequest, MethodParams, ModelCardView, PageImage, RunDiffView, RunListingView, SpanView } from "@citeflow/core/browser";
 import type { CiteflowClient } from "./client";
 
 export class StoredRuns {
+  private readonly cards = new Map<string, Promise<ModelCardView | null>>();
+
   constructor(
     private readonly client: CiteflowClient,
     /** The run the editor shows, and the graph's name, when asked. */
@@ -53,5 +55,15 @@ export class StoredRuns {
 
   export(request: ExportRequest): Promise<ExportReply> {
     return this.client.request("export", request);
+  }
+
+  /** A model's card (asked once per model while the editor is open; a failed ask is asked again). */
+  modelCard(model: string): Promise<ModelCardView | null> {
+    let card = this.cards.get(model);
+    if (!card) {
+      this.cards.set(model, (card = this.client.request("modelCard", { model })));
+      card.catch(() => this.cards.delete(model));
+    }
+    return card;
   }
 }

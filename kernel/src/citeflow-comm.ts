@@ -1,6 +1,7 @@
 import { errorInfo, loadGraph, questionRuns, validateGraph, type CompiledGraph, type GraphDoc, type Method, type MethodResult, type RunEvent } from "@citeflow/core";
 import { allowEndpoint, defaultRunsDir, services, graph as graphFrom, graphReach, LiveRun, registry, RunStore, templateNames } from "citeflow";
 import { exportDataset, FORMATS, type Format } from "@citeflow/datasets";
+import { modelCard } from "@citeflow/models";
 import { catalogueWithModels } from "@citeflow/nodes";
 import { renderEvidencePage } from "@citeflow/retrieval";
 import { resolve } from "node:path";
@@ -109,6 +110,7 @@ export function citeflowTarget(comm: Comm, openData: unknown): CommHandler {
     correct: (req) => store.correct(need<string>(req, "runId", "string"), need(req, "correction", "object")),
     corrections: (req) => store.corrections(need<string>(req, "runId", "string")),
     diff: (req) => store.diff(need<string>(req, "a", "string"), need<string>(req, "b", "string")),
+    modelCard: (req) => modelCard(need<string>(req, "model", "string"), services().config.modelsDirs) ?? null,
     // A PDF passage's page with a span of its text marked (a verdict's evidence), as base64 PNG.
     evidencePage: async (req) => {
       const sha256 = typeof req.sha256 === "string" ? req.sha256 : undefined;

@@ -8,7 +8,28 @@ import { join } from "node:path";
 import { chromium } from "playwright-core";
 import { describe, expect, it } from "vitest";
 import { CHROMIUM } from "./browser.js";
-import { closeAll, dragPort, minimapDim, NODES_IN_VIEW, node, page, portState, problems, saveAnd, savedNode, select, selectedIds, shot, undo, uiOf, useLab, viewX, work, lab } from "./lab-harness.js";
+import {
+  closeAll,
+  dragPort,
+  EDGES_ACROSS_NODES,
+  minimapDim,
+  NODES_IN_VIEW,
+  node,
+  page,
+  portState,
+  problems,
+  saveAnd,
+  savedNode,
+  select,
+  selectedIds,
+  shot,
+  undo,
+  uiOf,
+  useLab,
+  viewX,
+  work,
+  lab,
+} from "./lab-harness.js";
 
 describe("The pipeline editor's canvas in JupyterLab (Chromium)", () => {
   useLab();
@@ -49,6 +70,8 @@ describe("The pipeline editor's canvas in JupyterLab (Chromium)", () => {
     expect(Math.min(...sizes)).toBeGreaterThanOrEqual(9.5);
     const pane = (await editor.locator(".react-flow").boundingBox())!;
     expect(await page.evaluate(NODES_IN_VIEW)).toBe(true);
+    // No edge is drawn across a node other than its two ends.
+    await expect.poll(() => page.evaluate(EDGES_ACROSS_NODES)).toEqual([]);
 
     // Both side panels fold to a strip, and the canvas takes the room.
     await editor.locator('[data-action="fold-left"]').click();
@@ -469,6 +492,9 @@ describe("The pipeline editor's canvas in JupyterLab (Chromium)", () => {
         return Math.min(...[...root.querySelectorAll(".cf-node-id, .cf-node-type, .cf-port-label")].map((e) => parseFloat(getComputedStyle(e).fontSize) * zoom));
       });
       expect(smallest, template).toBeGreaterThanOrEqual(9.5);
+      // No edge is drawn across a node other than its two ends (a wrapped row's last node joins the
+      // next row's first through the gap between the rows).
+      expect(await page.evaluate(EDGES_ACROSS_NODES), template).toEqual([]);
       await shot(`01b-${template}-open`);
     }
   }, 120_000);

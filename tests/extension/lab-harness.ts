@@ -152,10 +152,9 @@ export function useLab(): void {
     ({ lab, ctx, page, problems } = await labSession(work, {
       CITEFLOW_STORE: store,
       CITEFLOW_RUNS: join(work, "runs"),
-      // The test fixtures, and the models Citeflow ships (the suites' models home is empty).
+      // The test fixtures, and the models Citeflow ships (the suites' models home is empty): the
+      // pipelines verify and rerank with Citeflow's own models, as on a fresh clone.
       CITEFLOW_MODELS: [MODELS, resolve(fileURLToPath(new URL("../../models", import.meta.url)))].join(delimiter),
-      CITEFLOW_NLI_MODEL: "pair-nli-scifact",
-      CITEFLOW_RERANK_MODEL: "pair-rerank-scifact",
     }));
   }, 240_000);
 
@@ -185,4 +184,29 @@ export const NODES_IN_VIEW = () => {
   const pane = document.querySelector(".cf-editor .react-flow")!.getBoundingClientRect();
   const nodes = [...document.querySelectorAll(".cf-editor .react-flow__node")].map((n) => n.getBoundingClientRect());
   return nodes.length > 0 && nodes.every((r) => r.left >= pane.left - 0.5 && r.right <= pane.right + 0.5 && r.top >= pane.top - 0.5 && r.bottom <= pane.bottom + 0.5);
+};
+
+/**
+ * The edges drawn across a node other than their two ends (run in the page): each edge's path is
+ * sampled every few pixels, and a sample inside a node's box (less a 4 px margin) counts. Returns
+ * "edge id → node id" for each.
+ */
+export const EDGES_ACROSS_NODES = () => {
+  const boxes = [...document.querySelectorAll(".cf-editor .react-flow__node")].map((n) => ({ id: n.getAttribute("data-id")!, r: n.getBoundingClientRect() }));
+  const across: string[] = [];
+  for (const g of document.querySelectorAll(".cf-editor g.cf-edge")) {
+    const id = g.getAttribute("data-id")!;
+    const [from, to] = id.split("->").map((end) => end.slice(0, end.lastIndexOf(".")));
+    const path = g.querySelector("path.react-flow__edge-path") as SVGPathElement | null;
+    const ctm = path?.getScreenCTM();
+    if (!path || !ctm || !path.getAttribute("d")) continue;
+    const length = path.getTotalLength();
+    const hit = new Set<string>();
+    for (let at = 0; at <= length; at += 4) {
+      const p = new DOMPoint(path.getPointAtLength(at).x, path.getPointAtLength(at).y).matrixTransform(ctm);
+      for (const { id: n, r } of boxes) if (n !== from && n !== to && p.x > r.left + 4 && p.x < r.right - 4 && p.y > r.top + 4 && p.y < r.bottom - 4) hit.add(n);
+    }
+    for (const n of hit) across.push(`${id} → ${n}`);
+  }
+  return across;
 };

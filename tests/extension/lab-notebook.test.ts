@@ -31,7 +31,7 @@ describe("Notebooks, settings and files in JupyterLab (Chromium)", () => {
     // Each node's output in one line.
     expect(await view.locator('tr[data-node="retrieve"] .cf-node-summary').textContent()).toMatch(/^\d+ passages · top \w+ [\d.]+$/);
     // and the models that made it.
-    expect(await view.locator('tr[data-node="verify"] .cf-node-models').textContent()).toBe("pair-nli-scifact");
+    expect(await view.locator('tr[data-node="verify"] .cf-node-models').textContent()).toBe("citeflow/nli-minilm-scifact");
     await view.locator('tr[data-node="retrieve"] button').click();
     await view.locator(".cf-passages table").waitFor();
     // The output carries each passage's text cut to 400 characters, and says so when it shows one.

@@ -26,7 +26,7 @@ describe("Runs in the pipeline editor (JupyterLab, Chromium)", () => {
     expect(await summary("verify")).toMatch(/^(\d+ (SUPPORT|CONTRADICT|NO_EVIDENCE|NO_REFERENCE)( · )?)+$/);
     // Each node that ran a model names it on its card (and in its inspector, below); the others name none.
     const models = (id: string) => node(id).locator(".cf-node-models").textContent();
-    for (const id of ["verify", "citations"]) expect(await models(id)).toBe("pair-nli-scifact");
+    for (const id of ["verify", "citations"]) expect(await models(id)).toBe("citeflow/nli-minilm-scifact");
     expect(await models("retrieve")).toBeTruthy();
     expect(await models("answer")).toBeTruthy();
     for (const id of ["question", "papers", "top", "claims"]) expect(await node(id).locator(".cf-node-models").count()).toBe(0);
@@ -38,7 +38,7 @@ describe("Runs in the pipeline editor (JupyterLab, Chromium)", () => {
     await page.locator(".cf-editor .cf-tabs button", { hasText: "Node" }).click();
 
     await select("verify");
-    expect(await page.locator('.cf-inspector [data-view="models"]').textContent()).toBe("Model: pair-nli-scifact");
+    await expect.poll(() => page.locator('.cf-inspector [data-view="models"]').textContent()).toBe("Model: citeflow/nli-minilm-scifact card");
     await select("retrieve");
     const table = page.locator('.cf-inspector .cf-output[data-port="passages"] table');
     await table.waitFor();
@@ -305,6 +305,26 @@ describe("Runs in the pipeline editor (JupyterLab, Chromium)", () => {
     await splashGone();
     await expectReadable();
   }, 60_000);
+
+  it("names the model each node ran, with the card of a model Citeflow trained", async () => {
+    await page.locator(".cf-tabs button", { hasText: "Node" }).click();
+    await select("verify");
+    const line = page.locator('.cf-inspector [data-view="models"]');
+    await expect.poll(() => line.textContent()).toBe("Model: citeflow/nli-minilm-scifact card");
+    await line.locator(".cf-card-toggle").click();
+    const card = line.locator('.cf-model-card[data-model="citeflow/nli-minilm-scifact"]');
+    await card.waitFor();
+    const facts = Object.fromEntries(await card.locator("tr").evaluateAll((rows) => rows.map((r) => [r.querySelector("th")!.textContent, r.querySelector("td")!.textContent])));
+    expect(facts["base weights"]).toContain("all-MiniLM-L6-v2");
+    expect(facts["command"]).toMatch(/^citeflow train nli /);
+    expect(facts["SUPPORT vs CONTRADICT on gold rationales"]).toMatch(/^0\.\d{3} on \d+/);
+    expect(await card.locator(".cf-mono").last().textContent()).toMatch(/citeflow\/nli-minilm-scifact\/README\.md$/);
+    await shot("11-model-card");
+    // A model without a card (the fixture embedder) is named alone.
+    await select("retrieve");
+    await expect.poll(() => page.locator('.cf-inspector [data-view="models"]').textContent()).toBe("Model: static-use-en");
+    expect(await page.locator(".cf-inspector .cf-card-toggle").count()).toBe(0);
+  }, 90_000);
 
   it("logged no console errors", () => {
     expect(problems).toEqual([]);

@@ -2,7 +2,7 @@ import { spawn, spawnSync } from "node:child_process";
 import { existsSync, mkdirSync, mkdtempSync, readFileSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { createServer } from "node:net";
-import { join } from "node:path";
+import { delimiter, join } from "node:path";
 import { fileURLToPath } from "node:url";
 import { beforeAll, describe, expect, it } from "vitest";
 import { installKernelspec, kernelspec, uninstallKernelspec } from "@citeflow/kernel";
@@ -37,7 +37,8 @@ describe("the Citeflow kernel under Jupyter's own client", () => {
       CITEFLOW_STORE: store,
       CITEFLOW_NLI_MODEL: "pair-nli-scifact",
       CITEFLOW_DATA: DATA,
-      CITEFLOW_MODELS: MODELS,
+      // The test fixtures, and the models Citeflow ships (their cards).
+      CITEFLOW_MODELS: [MODELS, join(import.meta.dirname, "..", "..", "models")].join(delimiter),
     });
   }, 120_000);
 
@@ -70,10 +71,10 @@ describe("the Citeflow kernel under Jupyter's own client", () => {
     expect(r.results.size, r.output).toBe(9);
   }, 600_000);
 
-  it("speaks the citeflow comm: open, run a template, stream events, fetch outputs, override, step", () => {
+  it("speaks the citeflow comm: open, run a template, stream events, fetch outputs, override, step, model cards", () => {
     const r = unittest("test_comm", env);
     expect(r.code, r.output).toBe(0);
-    expect(r.results.size, r.output).toBe(6);
+    expect(r.results.size, r.output).toBe(7);
   }, 600_000);
 });
 

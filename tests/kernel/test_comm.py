@@ -35,6 +35,21 @@ class CiteflowCommTests(unittest.TestCase):
         self.assertFalse(reply["ok"])
         self.assertIn('no run "nope"', reply["error"]["message"])
 
+    def test_model_cards(self):
+        reply, _ = self.s.request(self.comm, "c", "modelCard", model="citeflow/nli-minilm-scifact")
+        self.assertTrue(reply["ok"], reply)
+        card = reply["result"]
+        self.assertTrue(card["path"].endswith("citeflow/nli-minilm-scifact/README.md"), card["path"])
+        facts = dict(card["facts"])
+        self.assertIn("all-MiniLM-L6-v2", facts["base weights"])
+        self.assertRegex(facts["SUPPORT vs CONTRADICT on gold rationales"], r"^0\.\d{3} on \d+")
+        # A model without a card (a test fixture) has none; a request without a name is refused.
+        reply, _ = self.s.request(self.comm, "c2", "modelCard", model="pair-nli-scifact")
+        self.assertEqual(reply, {"type": "reply", "id": "c2", "ok": True, "result": None})
+        reply, _ = self.s.request(self.comm, "c3", "modelCard")
+        self.assertFalse(reply["ok"])
+        self.assertIn('"modelCard" needs "model" (string)', reply["error"]["message"])
+
     def test_run_template_stream_events_and_fetch_outputs(self):
         reply, _ = self.s.request(self.comm, 1, "open", graph="verifai")
         self.assertTrue(reply["ok"], reply)

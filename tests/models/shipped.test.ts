@@ -2,7 +2,7 @@ import { readdirSync, readFileSync } from "node:fs";
 import { join } from "node:path";
 import { fileURLToPath } from "node:url";
 import { describe, expect, it } from "vitest";
-import { DEFAULT_MODELS, loadNli, loadReranker } from "@citeflow/models";
+import { DEFAULT_ADAPTER, DEFAULT_MODELS, loadNli, loadReranker, modelCard, parseCard } from "@citeflow/models";
 import { expectSha256Sums } from "../helpers.js";
 
 // The model Citeflow trained and ships as its default NLI model (models/citeflow/*), loaded as the
@@ -26,6 +26,31 @@ describe("the shipped models", () => {
       const card = readFileSync(join(dir, "README.md"), "utf8");
       for (const want of ["all-MiniLM-L6-v2", "Apache-2.0", "citeflow train", "| commit | ", "| seed / threads | 13 / 2 |", "## Held-out scores", "scifact-heldout.json"]) expect(card).toContain(want);
     });
+
+  it("each shipped model's card is found from its name, and read as its summary and table rows", () => {
+    const nli = modelCard(DEFAULT_MODELS.nli, [SHIPPED])!;
+    expect(nli.path).toBe(join(SHIPPED, DEFAULT_MODELS.nli, "README.md"));
+    expect(nli.summary).toMatch(/^Citeflow's NLI/);
+    const facts = new Map(nli.facts);
+    expect(facts.get("base weights")).toContain("all-MiniLM-L6-v2");
+    expect(facts.get("seed / threads")).toBe("13 / 2");
+    expect(facts.get("SUPPORT vs CONTRADICT on gold rationales")).toMatch(/^0\.\d{3} on \d+/);
+    // Header and separator rows are not facts.
+    expect([...facts.keys()]).not.toContain("metric");
+    expect(nli.facts.some(([k]) => /^-+$/.test(k))).toBe(false);
+    // A base model with Citeflow's adapter: the adapter's card.
+    const lm = modelCard(`gemma-3-270m-q4_k_m+${DEFAULT_ADAPTER}`, [SHIPPED])!;
+    expect(lm.path).toBe(join(SHIPPED, DEFAULT_ADAPTER, "README.md"));
+    expect(new Map(lm.facts).get("base weights")).toContain("Gemma 3 270M");
+    // Models without a card: a fixture, a base model alone, a name nothing answers to.
+    for (const name of ["gemma-3-270m-q4_k_m", "no/such-model", "gemma-3-270m-q4_k_m+no/such-adapter"]) expect(modelCard(name, [SHIPPED])).toBeUndefined();
+  });
+
+  it("a card's escaped pipes stay in their cell, and rows of another width are not facts", () => {
+    const { summary, facts } = parseCard("# m\n\nFirst line\nsecond line.\n\n| | |\n|---|---|\n| command | `a \\| b` |\n| x | y | z |\n");
+    expect(summary).toBe("First line second line.");
+    expect(facts).toEqual([["command", "`a | b`"]]);
+  });
 
   it("NLI: a sentence against itself is SUPPORT", async () => {
     const nli = await loadNli(DEFAULT_MODELS.nli, opts);

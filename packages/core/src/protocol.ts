@@ -117,6 +117,13 @@ export interface ExportReply {
   removed: { exact: number; near: number };
 }
 
+/** A trained model's card: where it is, its first paragraph, and its table rows [what, value]. */
+export interface ModelCardView {
+  path: string;
+  summary: string;
+  facts: Array<[string, string]>;
+}
+
 type RunId = { runId: string };
 
 /** Method → [parameters, result]. */
@@ -142,6 +149,8 @@ export interface CiteflowProtocol {
   diff: [{ a: string; b: string }, RunDiffView];
   evidencePage: [{ path: string; start: number; end: number; sha256?: string }, PageImage];
   export: [ExportRequest, ExportReply];
+  /** The card of a model a node names (its base, data, command, commit, held-out scores), or null for a model without one. */
+  modelCard: [{ model: string }, ModelCardView | null];
 }
 
 export type Method = keyof CiteflowProtocol;

@@ -87,21 +87,3 @@ export function defaultEmbedder(env: NodeJS.ProcessEnv = process.env): string {
     return OFFLINE_EMBEDDER;
   }
 }
-
-/**
- * How a model is named in what the product prints: its id, and for a model with a card
- * (Citeflow's trained models) where the card is. Missing models are said to be missing.
- */
-export function describeModel(id: string, env: NodeJS.ProcessEnv = process.env): string {
-  try {
-    const { localDir } = resolveModel(id, { modelsDirs: modelsDirsFromEnv(env), allowDownloads: false });
-    const card = localDir && join(localDir, id, "README.md");
-    return card && existsSync(card) && existsSync(join(localDir, id, "SHA256SUMS")) ? `${id} (trained by Citeflow; card: ${card})` : id;
-  } catch {
-    // `npm run models` installs the default embedder and Citeflow's own models; nothing else.
-    const installs = id === DEFAULT_MODELS.embedder || id.startsWith("citeflow/");
-    return installs
-      ? `${id} (not installed: run \`npm run models\`)`
-      : `${id} (not installed, and \`npm run models\` does not install it: put it under a folder in $CITEFLOW_MODELS, or allow downloads with CITEFLOW_ALLOW_DOWNLOADS=1)`;
-  }
-}

@@ -1,0 +1,90 @@
+import { existsSync, readFileSync, statSync } from "node:fs";
+import { join, resolve } from "node:path";
+import { adapterCard, findAdapter, splitAdapter } from "./adapter.js";
+import { DEFAULT_MODELS } from "./interfaces.js";
+import { modelsDirsFromEnv, resolveModel } from "./resolve.js";
+
+/** A trained model's card, read for showing: where it is, what it says of itself, and its table rows (base, data, command, commit, held-out scores…). */
+export interface ModelCard {
+  path: string;
+  /** The card's first paragraph. */
+  summary: string;
+  /** Each two-column table row of the card, in order: [what, value]. */
+  facts: Array<[string, string]>;
+}
+
+/** Cards past this size are read only this far (a card is a page, not a file to stream). */
+const CARD_BYTES = 64 * 1024;
+
+/**
+ * Where a model's card is, when it has one: for `base+adapter`, the adapter's (README.md beside
+ * adapter.gguf); for a model id, README.md in its folder when SHA256SUMS is there too (the two
+ * files `citeflow train` writes with every model it makes). Undefined for a model without one.
+ */
+export function modelCardPath(name: string, dirs: string[] = modelsDirsFromEnv()): string | undefined {
+  const { adapter } = splitAdapter(name);
+  if (adapter) {
+    const path = findAdapter(adapter, dirs);
+    return path ? adapterCard(path) : undefined;
+  }
+  try {
+    const { localDir } = resolveModel(name, { modelsDirs: dirs, allowDownloads: false });
+    const card = localDir && join(localDir, name, "README.md");
+    return card && existsSync(card) && existsSync(join(localDir, name, "SHA256SUMS")) ? resolve(card) : undefined;
+  } catch {
+    return undefined;
+  }
+}
+
+/** The card's first paragraph and its table rows (a card is Markdown: a title, a paragraph, tables). */
+export function parseCard(text: string): Omit<ModelCard, "path"> {
+  const lines = text.split(/\r?\n/);
+  const start = lines.findIndex((l) => l.trim() && !l.startsWith("#"));
+  const end = start < 0 ? -1 : lines.findIndex((l, i) => i > start && !l.trim());
+  const summary =
+    start < 0
+      ? ""
+      : lines
+          .slice(start, end < 0 ? undefined : end)
+          .join(" ")
+          .trim();
+  const facts: Array<[string, string]> = [];
+  for (const line of lines) {
+    const cells = /^\|(.*)\|\s*$/
+      .exec(line.trim())?.[1]
+      ?.split(/(?<!\\)\|/)
+      .map((c) => c.trim().replace(/\\\|/g, "|"));
+    if (!cells || cells.length !== 2) continue;
+    const [what, value] = cells as [string, string];
+    // Header rows ("| | |", "| metric | value |") and separators ("|---|---|") are not facts.
+    if (!what || /^:?-+:?$/.test(what) || (what === "metric" && value === "value")) continue;
+    facts.push([what, value]);
+  }
+  return { summary, facts };
+}
+
+/** The card of a model, read and parsed, or undefined when it has none. */
+export function modelCard(name: string, dirs: string[] = modelsDirsFromEnv()): ModelCard | undefined {
+  const path = modelCardPath(name, dirs);
+  if (!path || !statSync(path).isFile()) return undefined;
+  const text = readFileSync(path).subarray(0, CARD_BYTES).toString("utf8");
+  return { path, ...parseCard(text) };
+}
+
+/**
+ * How a model is named in what the product prints: its id, and for a model with a card
+ * (Citeflow's trained models) where the card is. Missing models are said to be missing.
+ */
+export function describeModel(id: string, env: NodeJS.ProcessEnv = process.env): string {
+  try {
+    resolveModel(id, { modelsDirs: modelsDirsFromEnv(env), allowDownloads: false });
+    const card = modelCardPath(id, modelsDirsFromEnv(env));
+    return card ? `${id} (trained by Citeflow; card: ${card})` : id;
+  } catch {
+    // `npm run models` installs the default embedder and Citeflow's own models; nothing else.
+    const installs = id === DEFAULT_MODELS.embedder || id.startsWith("citeflow/");
+    return installs
+      ? `${id} (not installed: run \`npm run models\`)`
+      : `${id} (not installed, and \`npm run models\` does not install it: put it under a folder in $CITEFLOW_MODELS, or allow downloads with CITEFLOW_ALLOW_DOWNLOADS=1)`;
+  }
+}
