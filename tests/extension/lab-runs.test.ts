@@ -187,6 +187,23 @@ describe("Runs in the pipeline editor (JupyterLab, Chromium)", () => {
     await shot("07b-warnings");
   }, 90_000);
 
+  it("links an answer's citation markers, and no other number in it", async () => {
+    await select("answer");
+    await page.locator('.cf-inspector .cf-output[data-port="answer"] .cf-raw-toggle input').check();
+    await page.locator('.cf-inspector .cf-output[data-port="answer"] button', { hasText: "Edit value" }).click();
+    const numbers = { text: "In 2007, fractures fell by 31% in 205 patients (n = 205, 95% CI 12–40) [1].", citations: { "1": "p-cited" }, allowed: ["p-cited"], invalidCitations: [] };
+    await page.locator(".cf-inspector .cf-json-edit").fill(JSON.stringify(numbers));
+    expect(await runBy(() => page.locator(".cf-inspector button", { hasText: "Apply and re-run downstream" }).click())).toBe("ok");
+    await select("answer");
+    await page.locator('.cf-inspector .cf-output[data-port="answer"] .cf-raw-toggle input').uncheck();
+    const text = page.locator('.cf-inspector .cf-output[data-port="answer"] .cf-answer-text');
+    await expect.poll(() => text.textContent()).toBe(numbers.text);
+    // One link, on the marker in brackets; 2007, 31, 205, 95, 12 and 40 stay text.
+    expect(await text.locator(".cf-cite").allTextContents()).toEqual(["1"]);
+    expect(await text.locator(".cf-cite").getAttribute("data-passage")).toBe("p-cited");
+    await shot("07c-numbers-not-links");
+  }, 90_000);
+
   it("shows a stored run with the params it ran with, not the graph's since", async () => {
     await page.locator(".cf-tabs button", { hasText: "Node" }).click();
     await select("top");
