@@ -1,5 +1,5 @@
-import { execFile, execFileSync } from "node:child_process";
-import { existsSync, mkdirSync, mkdtempSync, readFileSync, writeFileSync } from "node:fs";
+import { execFile, execFileSync, spawn } from "node:child_process";
+import { existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { fileURLToPath } from "node:url";
@@ -96,6 +96,27 @@ describe("citeflow train lm → a GGUF LoRA adapter on the in-process model", { 
     expect(moved).toBeGreaterThan(1);
     expect(meanGap(llamaTuned, torchTuned.logprobs)).toBeLessThan(0.35);
     expect(meanGap(llamaBase, torchBase.logprobs)).toBeLessThan(0.35);
+  });
+
+  it("a training killed with kill -9 leaves no adapter where the product would load it, and the same command resumes from its checkpoint", async () => {
+    const data = write(join(work, "sft-kill"), [{ messages: [...messages(QUESTION), { role: "assistant", content: ANSWER }] }]);
+    const killed = join(work, "models", "acme", "killed-lora");
+    const args = ["train", "lm", "--data", data, "--out", killed, "--base", GEMMA, "--max-steps", "24", "--batch-size", "1", "--lr", "3e-3", "--lora-rank", "4", "--threads", "2"];
+    const child = spawn(process.execPath, [BIN, ...args], { detached: true, stdio: "ignore", env: { ...process.env, CITEFLOW_TRAIN_VENV: venv } });
+    const ckpt = join(work, "models", "acme", "killed-lora.work", "checkpoints");
+    const saved = () => existsSync(ckpt) && readdirSync(ckpt).some((d) => d.startsWith("checkpoint-") && existsSync(join(ckpt, d, "trainer_state.json")));
+    const deadline = Date.now() + 300_000;
+    while (Date.now() < deadline && !saved()) await new Promise((r) => setTimeout(r, 200));
+    process.kill(-child.pid!, "SIGKILL");
+    await new Promise((r) => child.once("exit", r));
+    expect(saved()).toBe(true);
+    expect(existsSync(killed)).toBe(false);
+    const again = await cli(args);
+    expect(again.code, again.stderr).toBe(0);
+    expect(again.stderr).toMatch(/resuming from .*checkpoint-\d+/);
+    for (const f of ["adapter.gguf", "README.md", "SHA256SUMS", "training.json"]) expect(existsSync(join(killed, f)), f).toBe(true);
+    expectSha256Sums(killed);
+    expect(existsSync(`${killed}.work`)).toBe(false);
   });
 
   it("bad input: no rows, rows of another format, an adapter for another model; a failed training leaves no adapter where the product looks", async () => {
