@@ -80,6 +80,58 @@ export class ProgressPrinter {
   }
 }
 
+/**
+ * One line for a question set run several at a time (on a TTY): questions done of all, in flight,
+ * failed, questions a minute and the time left at that pace. Lines written through it go above.
+ */
+export class SetProgress {
+  #done = 0;
+  #failed = 0;
+  #inFlight = 0;
+  readonly #start = Date.now();
+  constructor(
+    private readonly total: number,
+    private readonly out: NodeJS.WriteStream = process.stderr,
+    private readonly tty = Boolean(process.stderr.isTTY),
+  ) {}
+
+  started(): void {
+    this.#inFlight++;
+    this.#draw();
+  }
+
+  finished(ok: boolean): void {
+    this.#inFlight--;
+    this.#done++;
+    if (!ok) this.#failed++;
+    this.#draw();
+  }
+
+  line(text: string): void {
+    if (this.tty) control(this.out, CONTROL.clearLine);
+    this.out.write(`${text}\n`);
+    this.#draw();
+  }
+
+  end(): void {
+    if (this.tty) control(this.out, CONTROL.clearLine);
+  }
+
+  /** The set's line in words. */
+  text(now = Date.now()): string {
+    const minutes = (now - this.#start) / 60_000;
+    const pace = minutes > 0 ? this.#done / minutes : 0;
+    const left = pace > 0 ? ((this.total - this.#done) / pace) * 60_000 : undefined;
+    return `questions ${this.#done}/${this.total} · ${this.#inFlight} in flight · ${this.#failed} failed · ${pace.toFixed(1)} a minute${left !== undefined && this.#done < this.total ? ` · ${fmtMs(left)} left` : ""}`;
+  }
+
+  #draw(): void {
+    if (!this.tty) return;
+    control(this.out, CONTROL.clearLine);
+    this.out.write(this.text());
+  }
+}
+
 export function fmtMs(ms: number | undefined): string {
   if (ms === undefined) return "";
   return ms < 10 ? `${ms.toFixed(2)} ms` : ms < 10_000 ? `${Math.round(ms)} ms` : `${(ms / 1000).toFixed(1)} s`;

@@ -25,3 +25,4 @@ export * from "./protocol.js";
 export * from "./evidence.js";
 export * from "./url.js";
 export * from "./terminal.js";
+export * from "./pool.js";

@@ -1,11 +1,11 @@
 import { readFileSync } from "node:fs";
-import { QuestionInputError, questionRuns, type Answer, type CompiledGraph, type QuestionRun, type RunResult } from "@citeflow/core";
+import { mapInOrder, QuestionInputError, questionRuns, type Answer, type CompiledGraph, type QuestionRun, type RunResult } from "@citeflow/core";
 import type { Session } from "citeflow";
 import { describeModel } from "@citeflow/models";
 import { CiteflowServices, describeChat } from "@citeflow/nodes";
 import { FailureError, UsageError } from "../errors.js";
 import { loadGraphFile } from "../graphfile.js";
-import { fmtMs, ProgressPrinter } from "../progress.js";
+import { fmtMs, ProgressPrinter, SetProgress } from "../progress.js";
 import { readQuestions } from "../questions.js";
 
 export interface RunCommandOptions {
@@ -21,6 +21,8 @@ export interface RunCommandOptions {
   force?: boolean;
   json?: boolean;
   concurrency?: number;
+  /** Questions of a set run at once (default 1): more keep a served model busy. */
+  parallel?: number;
   override?: string[];
 }
 
@@ -69,10 +71,11 @@ export async function runWithSummaries(graphPath: string, opts: RunCommandOption
   const batches = graphInputSets(graph, opts);
   const overrides = parseOverrides(opts.override ?? []);
   const store = session.store;
-  const printer = opts.json ? undefined : new ProgressPrinter();
-  const summaries: RunSummary[] = [];
-
-  for (const { inputs, label } of batches) {
+  const parallel = opts.parallel ?? 1;
+  // One question at a time: a line per node as it ends. Several: one line for the set, and a line per run in order.
+  const printer = opts.json || parallel > 1 ? undefined : new ProgressPrinter();
+  const set = !opts.json && parallel > 1 ? new SetProgress(batches.length) : undefined;
+  const runOne = async ({ inputs, label }: (typeof batches)[number]): Promise<{ summary: RunSummary; ms?: number; error?: string }> => {
     const handle = session.start(graph, inputs, {
       ...(opts.to !== undefined ? { to: opts.to } : {}),
       ...(opts.from !== undefined ? { from: opts.from } : {}),
@@ -81,12 +84,14 @@ export async function runWithSummaries(graphPath: string, opts: RunCommandOption
       ...(overrides ? { overrides } : {}),
       ...(opts.concurrency !== undefined ? { concurrency: opts.concurrency } : {}),
     });
+    set?.started();
     printer?.setLabel(batches.length > 1 ? (label ?? "") : "");
     const forward = (async () => {
       for await (const e of handle.events) printer?.on(e);
     })();
     const result = await handle.result;
     await forward;
+    set?.finished(result.status === "ok");
     const summary: RunSummary = {
       runId: result.runId,
       status: result.status,
@@ -100,17 +105,23 @@ export async function runWithSummaries(graphPath: string, opts: RunCommandOption
       })),
     };
     Object.assign(summary, answerQuality(graph, result));
-    summaries.push(summary);
-    if (!opts.json) {
-      const hits = summary.nodes.filter((n) => n.cache === "hit").length;
-      process.stderr.write(`run ${result.runId}: ${result.status} in ${fmtMs(result.ms)} (${summary.nodes.length} nodes, ${hits} cached)${result.error ? ` — ${result.error.message}` : ""}\n`);
-      if (summary.hallucinatedCitations !== undefined) process.stderr.write(`hallucinated citations: ${summary.hallucinatedCitations}\n`);
-      if (summary.citations) {
-        const c = summary.citations;
-        process.stderr.write(`citation precision ${c.precision.toFixed(3)} · recall ${c.recall.toFixed(3)} · F1 ${c.f1.toFixed(3)}\n`);
-      }
+    return { summary, ms: result.ms, ...(result.error ? { error: result.error.message } : {}) };
+  };
+  const say = (text: string) => (set ? set.line(text) : process.stderr.write(text + "\n"));
+  const runs = await mapInOrder(batches, parallel, runOne, ({ summary, ms, error }) => {
+    if (opts.json) return;
+    const hits = summary.nodes.filter((n) => n.cache === "hit").length;
+    say(
+      `${set && summary.question !== undefined ? `[${summary.question}] ` : ""}run ${summary.runId}: ${summary.status} in ${fmtMs(ms)} (${summary.nodes.length} nodes, ${hits} cached)${error ? ` — ${error}` : ""}`,
+    );
+    if (summary.hallucinatedCitations !== undefined) say(`hallucinated citations: ${summary.hallucinatedCitations}`);
+    if (summary.citations) {
+      const c = summary.citations;
+      say(`citation precision ${c.precision.toFixed(3)} · recall ${c.recall.toFixed(3)} · F1 ${c.f1.toFixed(3)}`);
     }
-  }
+  });
+  set?.end();
+  const summaries = runs.map((r) => r.summary);
 
   const failed = summaries.some((s) => s.status !== "ok");
   if (opts.json) {

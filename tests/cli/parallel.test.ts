@@ -1,0 +1,71 @@
+/** citeflow run --questions --parallel N: N questions in flight against a served model, results as a one-at-a-time run gives them. */
+import { execFile } from "node:child_process";
+import { writeFileSync } from "node:fs";
+import { join } from "node:path";
+import { fileURLToPath } from "node:url";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { doc, tempDir } from "../helpers.js";
+import { completion, json, loopback, type Loopback } from "../models/loopback.js";
+
+const bin = fileURLToPath(new URL("../../packages/cli/dist/bin.js", import.meta.url));
+
+function cli(args: string[], cwd: string, env: Record<string, string>): Promise<{ code: number; stdout: string; stderr: string }> {
+  return new Promise((resolve) => {
+    execFile(process.execPath, [bin, ...args], { cwd, env: { ...process.env, ...env } }, (err, stdout, stderr) => {
+      resolve({ code: err ? ((err as { code?: number }).code ?? 1) : 0, stdout, stderr });
+    });
+  });
+}
+
+describe("citeflow run --questions --parallel", () => {
+  let server: Loopback;
+  let inFlight = 0;
+  let most = 0;
+  beforeAll(async () => {
+    // A served model that takes 150 ms a call and answers from the question it was sent.
+    server = await loopback(async (req, res) => {
+      most = Math.max(most, ++inFlight);
+      await new Promise((r) => setTimeout(r, 150));
+      inFlight--;
+      const n = /Q(\d+)/.exec(JSON.stringify(req.body.messages))?.[1] ?? "?";
+      json(res, 200, completion(`trials of vitamin Q${n}`));
+    });
+  });
+  afterAll(() => server.close());
+
+  it("keeps N calls in flight, and gives the same runs, outputs and order as one question at a time", async () => {
+    const dir = tempDir();
+    const graph = join(dir, "g.citeflow.json");
+    writeFileSync(graph, JSON.stringify(doc({ q: ["input.question"], enrich: ["query.enrich", {}] }, ["q.question->enrich.question"], { question: { type: "Question" } })));
+    writeFileSync(join(dir, "qs.jsonl"), Array.from({ length: 8 }, (_, i) => JSON.stringify({ id: `q${i}`, question: `Does vitamin Q${i} prevent fractures?` })).join("\n"));
+    const env = { CITEFLOW_CHAT_MODEL: "served-model", OPENAI_BASE_URL: `${server.url}/v1`, OPENAI_API_KEY: "sk-test" };
+    // Each mode in its own run store: no answer comes from the other's cache.
+    const set = async (runs: string, ...more: string[]) => {
+      most = 0;
+      const r = await cli(["run", graph, "--questions", "qs.jsonl", "--runs", join(dir, runs), ...more], dir, env);
+      expect(r.code, r.stderr).toBe(0);
+      return { r, most };
+    };
+    const one = await set("one", "--json");
+    const four = await set("four", "--json", "--parallel", "4");
+    expect(one.most).toBe(1);
+    expect(four.most).toBe(4);
+    const runsOf = (r: { stdout: string }) => JSON.parse(r.stdout).runs as Array<{ runId: string; question: string; status: string; nodes: Array<{ id: string; status: string }> }>;
+    const shape = (r: { stdout: string }) => runsOf(r).map(({ question, status, nodes }) => ({ question, status, nodes: nodes.map((n) => [n.id, n.status]) }));
+    expect(shape(four.r)).toEqual(shape(one.r));
+    expect(runsOf(four.r).map((x) => x.question)).toEqual(["q0", "q1", "q2", "q3", "q4", "q5", "q6", "q7"]);
+    const queries = async (r: { stdout: string }, runs: string) =>
+      Promise.all(runsOf(r).map(async (x) => JSON.parse((await cli(["runs", "output", x.runId, "enrich", "query", "--runs", join(dir, runs)], dir, env)).stdout).text));
+    const expected = Array.from({ length: 8 }, (_, i) => `trials of vitamin Q${i}`);
+    expect(await queries(one.r, "one")).toEqual(expected);
+    expect(await queries(four.r, "four")).toEqual(expected);
+
+    // In words: a line per run, in the set's order, each named by its question.
+    const words = await set("words", "--parallel", "3");
+    expect(words.most).toBe(3);
+    const lines = words.r.stderr.split("\n").filter((l) => / run \S+: ok in /.test(l));
+    expect(lines.map((l) => /^\[(q\d)\]/.exec(l)?.[1])).toEqual(["q0", "q1", "q2", "q3", "q4", "q5", "q6", "q7"]);
+    const refused = await cli(["run", graph, "--questions", "qs.jsonl", "--parallel", "0"], dir, env);
+    expect([refused.code, refused.stderr]).toEqual([2, expect.stringContaining('--parallel must be a whole number ≥ 1, got "0"')]);
+  }, 120_000);
+});
