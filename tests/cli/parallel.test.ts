@@ -6,6 +6,7 @@ import { fileURLToPath } from "node:url";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { doc, tempDir } from "../helpers.js";
 import { completion, json, loopback, type Loopback } from "../models/loopback.js";
+import { SetProgress } from "../../packages/cli/dist/progress.js";
 
 const bin = fileURLToPath(new URL("../../packages/cli/dist/bin.js", import.meta.url));
 
@@ -68,4 +69,20 @@ describe("citeflow run --questions --parallel", () => {
     const refused = await cli(["run", graph, "--questions", "qs.jsonl", "--parallel", "0"], dir, env);
     expect([refused.code, refused.stderr]).toEqual([2, expect.stringContaining('--parallel must be a whole number ≥ 1, got "0"')]);
   }, 120_000);
+});
+
+describe("the question set's line", () => {
+  it("counts questions done, in flight and failed, the pace a minute and the time left", () => {
+    const written: string[] = [];
+    const out = { write: (t: string) => written.push(t) } as unknown as NodeJS.WriteStream;
+    const set = new SetProgress(10, out, false);
+    for (let i = 0; i < 4; i++) set.started();
+    set.finished(true);
+    set.finished(false);
+    // 2 of 10 done in the first minute: 2 a minute, 8 left, 4 minutes.
+    expect(set.text(Date.now() + 60_000)).toMatch(/^questions 2\/10 · 2 in flight · 1 failed · 2\.0 a minute · 4 min left$/);
+    // Off a terminal only the lines are written, never the bar.
+    set.line("run a: ok");
+    expect(written).toEqual(["run a: ok\n"]);
+  });
 });

@@ -122,7 +122,7 @@ export class SetProgress {
     const minutes = (now - this.#start) / 60_000;
     const pace = minutes > 0 ? this.#done / minutes : 0;
     const left = pace > 0 ? ((this.total - this.#done) / pace) * 60_000 : undefined;
-    return `questions ${this.#done}/${this.total} · ${this.#inFlight} in flight · ${this.#failed} failed · ${pace.toFixed(1)} a minute${left !== undefined && this.#done < this.total ? ` · ${fmtMs(left)} left` : ""}`;
+    return `questions ${this.#done}/${this.total} · ${this.#inFlight} in flight · ${this.#failed} failed · ${pace.toFixed(1)} a minute${left !== undefined && this.#done < this.total ? ` · ${left < 90_000 ? `${Math.round(left / 1000)} s` : `${Math.round(left / 60_000)} min`} left` : ""}`;
   }
 
   #draw(): void {
