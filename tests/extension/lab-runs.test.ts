@@ -3,7 +3,7 @@
  * diffs, stepping and breakpoints, corrections, the dark theme.
  * The session and helpers: lab-harness.ts.
  */
-import { readFileSync } from "node:fs";
+import { existsSync, readFileSync } from "node:fs";
 import { join } from "node:path";
 import { beforeAll, describe, expect, it } from "vitest";
 import { NODES_IN_VIEW, QUESTION, expectReadable, minimapDim, node, page, problems, runBy, select, shot, useLab, work, badge, openVerifai } from "./lab-harness.js";
@@ -154,20 +154,30 @@ describe("Runs in the pipeline editor (JupyterLab, Chromium)", () => {
     expect(await sides.locator('.cf-side[data-side="b"] .cf-answer').count()).toBe(0);
     expect(await sides.locator(".cf-diff-mark").textContent()).toBe("only in A");
     await shot("08b-diff-missing-side");
-    // Export this graph's runs as NLI pairs: files and card written where the form says.
+    // Export this graph's runs as NLI pairs, half of them held for validation: files and card
+    // written where the form says, and every run so far asked one question, so all its rows stay
+    // on one side of the split.
     await page.locator(".cf-export summary").click();
     await page.locator('.cf-export select[name="format"]').selectOption("nli");
+    await page.locator('.cf-export input[name="split"]').fill("0.5");
     await page.locator(".cf-export button[type=submit]").click();
     const done = page.locator(".cf-export .cf-notice[data-export]");
     await done.waitFor({ timeout: 30_000 });
     const out = (await done.getAttribute("data-export"))!;
     expect(out).toBe(join(work, "root", "datasets", "verif-ai-nli"));
-    const train = readFileSync(join(out, "train.jsonl"), "utf8")
-      .trim()
-      .split("\n")
-      .map((l) => JSON.parse(l));
-    expect(train.length).toBeGreaterThan(0);
-    expect(Object.keys(train[0]).sort()).toEqual(["hypothesis", "label", "label_id", "metadata", "premise"]);
+    const rowsOf = (file: string) =>
+      existsSync(join(out, file))
+        ? readFileSync(join(out, file), "utf8")
+            .split("\n")
+            .filter(Boolean)
+            .map((l) => JSON.parse(l) as { metadata: { runId: string } })
+        : [];
+    const split = [rowsOf("train.jsonl"), rowsOf("validation.jsonl")];
+    const exported = split.flat();
+    expect(exported.length).toBeGreaterThan(0);
+    expect(new Set(exported.map((r) => r.metadata.runId)).size).toBeGreaterThan(1);
+    expect(split.filter((side) => side.length > 0)).toHaveLength(1);
+    expect(Object.keys(exported[0]!).sort()).toEqual(["hypothesis", "label", "label_id", "metadata", "premise"]);
     expect(readFileSync(join(out, "README.md"), "utf8")).toContain("nli");
     await shot("09-export");
   }, 60_000);
