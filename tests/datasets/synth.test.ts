@@ -34,8 +34,14 @@ describe("citeflow synth (scripted LLM on loopback)", () => {
   let server: Loopback;
   const asked: string[] = [];
   let env: Record<string, string | undefined> = {};
+  let inFlight = 0;
+  let most = 0;
   beforeAll(async () => {
-    server = await suite.serve((req, res) => {
+    server = await suite.serve(async (req, res) => {
+      // Each call takes 20 ms, so calls made at once overlap.
+      most = Math.max(most, ++inFlight);
+      await new Promise((r) => setTimeout(r, 20));
+      inFlight--;
       const user = req.body.messages.at(-1).content as string;
       if (user.startsWith("Below is the abstract")) {
         const title = user.split("\n")[2]!;
@@ -63,10 +69,12 @@ describe("citeflow synth (scripted LLM on loopback)", () => {
     };
   }, 120_000);
 
-  it("samples, asks, runs, filters and exports; a second invocation resumes without asking again", async () => {
+  it("samples, asks, runs, filters and exports; a second invocation resumes without asking again; --parallel gives the same files", async () => {
     const out = mkdtempSync(join(tmpdir(), "citeflow-synth-"));
+    most = 0;
     const r = await cli(["synth", "--store", suite.store, "--n", "4", "--out", out, "--seed", "3"], env);
     expect(r.code, r.stderr + r.stdout).toBe(0);
+    expect(most).toBe(1);
     expect(r.stdout).toContain("4 abstracts → 4 questions → 4 finished runs (0 from an earlier invocation)");
     expect(r.stderr).toMatch(/runs +█+ 4\/4/);
     const tokens = /tokens: (\d+) prompt \+ (\d+) completion in (\d+) model calls/.exec(r.stdout)!;
@@ -95,6 +103,18 @@ describe("citeflow synth (scripted LLM on loopback)", () => {
     const all = [...read(join(out, "sft", "train.jsonl")), ...read(join(out, "sft", "validation.jsonl"))];
     expect(all.length).toBe(4);
     for (const f of ["sft/train.jsonl", "dpo/README.md", "questions.jsonl"]) expect(readFileSync(join(out, f), "utf8")).not.toContain("sk-synth-test-key");
+
+    // --parallel: calls at once, and the same questions, runs and rows (the same filters as the resumed invocation) in the same order.
+    const parallel = mkdtempSync(join(tmpdir(), "citeflow-synth-parallel-"));
+    most = 0;
+    const p = await cli(["synth", "--store", suite.store, "--n", "4", "--out", parallel, "--seed", "3", "--min-factuality", "3", "--parallel", "4"], env);
+    expect(p.code, p.stderr + p.stdout).toBe(0);
+    expect(most).toBeGreaterThan(1);
+    expect(readFileSync(join(parallel, "questions.jsonl"), "utf8")).toBe(readFileSync(join(out, "questions.jsonl"), "utf8"));
+    const done = (dir: string) => read(join(dir, "done.jsonl")).map((d) => [d.questionId, d.status]);
+    expect(done(parallel)).toEqual(done(out).slice(0, 4));
+    const rows = (dir: string) => [...read(join(dir, "sft", "train.jsonl")), ...read(join(dir, "sft", "validation.jsonl"))].map((row) => row.messages);
+    expect(rows(parallel)).toEqual(rows(out));
   }, 300_000);
 
   it("says what is wrong: no LLM, filters nothing passes, a bad --n", async () => {

@@ -306,6 +306,7 @@ export function buildProgram(registry: NodeRegistry, setCode: (code: number) => 
     .option("--min-organisation <score>", "rubric threshold, 1–5", "4.5")
     .option("--min-factuality <score>", "rubric threshold (factual precision / citation accuracy), 1–5", "4.5")
     .option("--formats <list>", "exports to write", "sft,openscholar,dpo,kto")
+    .option("--parallel <n>", "questions written and pipeline runs made at once (default 1); more keep a served model busy, and the files keep the one-at-a-time order", intArg("--parallel"))
     .option("--json", "print the result as JSON", false)
     .action(async (opts) => setCode(await synthCommand(opts, registry)));
 

@@ -1,7 +1,7 @@
 import { existsSync, readFileSync } from "node:fs";
 import { appendLines } from "@citeflow/runstore";
 import { join } from "node:path";
-import { compileTemplate, loadGraph, startRun, type NodeRegistry, type Passage, type Services } from "@citeflow/core";
+import { compileTemplate, loadGraph, mapInOrder, startRun, type NodeRegistry, type Passage, type Services } from "@citeflow/core";
 import type { ChatModel } from "@citeflow/models";
 import { templateNames, templatePath } from "@citeflow/nodes";
 import { RunStore, type SpanRecord } from "@citeflow/runstore";
@@ -28,6 +28,8 @@ export interface SynthOptions {
   /** Prompt for writing a question from an abstract (default file:openscholar.question.v1). */
   questionPrompt?: string;
   onProgress?: (stage: "questions" | "runs", done: number, total: number) => void;
+  /** Questions written and pipeline runs made at once (default 1): more keep a served model busy; files and results keep the one-at-a-time order. */
+  parallel?: number;
 }
 
 export interface SynthResult {
@@ -108,8 +110,13 @@ export async function synthesize(o: SynthOptions): Promise<SynthResult> {
 
   const asked = new Map(readLines<QuestionLine>(questionsPath).map((q) => [q.passageId, q]));
   const template = compileTemplate(o.services.prompt(o.questionPrompt ?? "file:openscholar.question.v1"));
-  for (const [i, passage] of abstracts.entries()) {
-    if (!asked.has(passage.id)) {
+  // Questions are written `parallel` at a time, and appended in the abstracts' order.
+  const parallel = o.parallel ?? 1;
+  await mapInOrder(
+    abstracts,
+    parallel,
+    async (passage): Promise<QuestionLine | undefined> => {
+      if (asked.has(passage.id)) return undefined;
       const r = await o.chat.chat([{ role: "user", content: template.render({ passage }) }], { maxTokens: 96, temperature: 0.7, ...(o.seed !== undefined ? { seed: o.seed } : {}) });
       tokens.prompt += r.usage?.promptTokens ?? 0;
       tokens.completion += r.usage?.completionTokens ?? 0;
@@ -121,12 +128,16 @@ export async function synthesize(o: SynthOptions): Promise<SynthResult> {
         ?.replace(/^(question\s*:\s*)/i, "")
         .trim();
       if (!question) throw new Error(`the LLM wrote no question for ${passage.id}`);
-      const line: QuestionLine = { docId: passage.id.slice(0, passage.id.lastIndexOf("#")), passageId: passage.id, question };
-      appendLines(questionsPath, JSON.stringify(line) + "\n");
-      asked.set(passage.id, line);
-    }
-    o.onProgress?.("questions", i + 1, abstracts.length);
-  }
+      return { docId: passage.id.slice(0, passage.id.lastIndexOf("#")), passageId: passage.id, question };
+    },
+    (line, i) => {
+      if (line) {
+        appendLines(questionsPath, JSON.stringify(line) + "\n");
+        asked.set(line.passageId, line);
+      }
+      o.onProgress?.("questions", i + 1, abstracts.length);
+    },
+  );
 
   const ref = o.graph ?? "synth-openscholar";
   const path = templateNames().includes(ref) ? templatePath(ref) : ref;
@@ -142,18 +153,27 @@ export async function synthesize(o: SynthOptions): Promise<SynthResult> {
   const resumed = done.size;
   const failed: string[] = [];
   const items = abstracts.map((p) => asked.get(p.id)!);
-  for (const [i, q] of items.entries()) {
-    const questionId = `synth-${q.docId}`;
-    if (!done.has(questionId)) {
+  // Runs go `parallel` at a time; done.jsonl and the failures keep the questions' order.
+  await mapInOrder(
+    items,
+    parallel,
+    async (q): Promise<(DoneLine & { error?: string }) | undefined> => {
+      const questionId = `synth-${q.docId}`;
+      if (done.has(questionId)) return undefined;
       const handle = startRun(graph, { ...runs.runOptions(), services: o.services, inputs: { [inputName]: { id: questionId, text: q.question } } });
       const r = await handle.result;
-      const line: DoneLine = { questionId, runId: r.runId, status: r.status };
-      appendLines(donePath, JSON.stringify(line) + "\n");
-      if (r.status === "ok") done.set(questionId, line);
-      else failed.push(`${questionId} (${r.error?.message ?? r.nodes.find((n) => n.error)?.error?.message ?? r.status})`);
-    }
-    o.onProgress?.("runs", i + 1, items.length);
-  }
+      return { questionId, runId: r.runId, status: r.status, ...(r.status === "ok" ? {} : { error: r.error?.message ?? r.nodes.find((n) => n.error)?.error?.message ?? r.status }) };
+    },
+    (line, i) => {
+      if (line) {
+        const { error, ...record } = line;
+        appendLines(donePath, JSON.stringify(record) + "\n");
+        if (line.status === "ok") done.set(line.questionId, record);
+        else failed.push(`${line.questionId} (${error})`);
+      }
+      o.onProgress?.("runs", i + 1, items.length);
+    },
+  );
   const runIds = [...done.values()].map((d) => d.runId);
   for (const id of runIds) {
     const t = runTokens(runs, id);

@@ -15,6 +15,7 @@ export interface SynthCommandOptions {
   minOrganisation: string;
   minFactuality: string;
   formats: string;
+  parallel?: number;
   json: boolean;
 }
 
@@ -54,6 +55,7 @@ export async function synthCommand(opts: SynthCommandOptions, registry: NodeRegi
     graph: opts.graph,
     rubric: { organisation: num("min-organisation", opts.minOrganisation)!, factuality: num("min-factuality", opts.minFactuality)! },
     formats: formats as never,
+    ...(opts.parallel !== undefined ? { parallel: opts.parallel } : {}),
     onProgress: (stage, done, total) => {
       const width = 30;
       const bar = "█".repeat(Math.round((done / total) * width)).padEnd(width, "░");
