@@ -100,9 +100,15 @@ describe("citeflow eval scifact", () => {
     expect(bad.stderr).toContain("no-such-nli");
   }, 120_000);
 
-  it("--binary keeps only claims with evidence, true/false", async () => {
+  it("--binary keeps only claims with evidence, true/false; --parallel gives the same scores", async () => {
     const s = JSON.parse((await exec(["eval", "scifact", "--claims", claims, "--store", store, "--binary", "--json"])).stdout);
     expect(s.claims).toBe(2);
     expect(Object.keys(s.confusion)).toEqual(["true", "false"]);
+    const all = JSON.parse((await exec(["eval", "scifact", "--claims", claims, "--store", store, "--json"])).stdout);
+    const runs = tempDir();
+    const parallel = await exec(["eval", "scifact", "--claims", claims, "--store", store, "--json", "--parallel", "3", "--runs", runs]);
+    expect(parallel.code, parallel.stderr).toBe(0);
+    expect(JSON.parse(parallel.stdout)).toEqual(all);
+    expect(new RunStore(runs).listRuns()).toHaveLength(3);
   });
 });

@@ -166,6 +166,7 @@ export function buildProgram(registry: NodeRegistry, setCode: (code: number) => 
         .default("nli"),
     )
     .option("--limit <n>", "only the first N claims", intArg("--limit"))
+    .option("--parallel <n>", "claims verified at once (default 1); more keep a served judge busy", intArg("--parallel"))
     .option("--compare <models...>", "two NLI models A B on the same claims: accuracy of each, B − A and its 95 % bootstrap interval")
     .option("--models-dir <dir>", "local models folder (default $CITEFLOW_MODELS)")
     .option("--json", 'print { "accuracy", "macro_f1", "confusion", "claims" }', false)

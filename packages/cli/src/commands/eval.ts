@@ -1,6 +1,6 @@
 import { readFileSync } from "node:fs";
 import { dirname, resolve } from "node:path";
-import { loadGraph, type CompiledGraph, type NodeRegistry, type Verdict } from "@citeflow/core";
+import { loadGraph, mapInOrder, type CompiledGraph, type NodeRegistry, type Verdict } from "@citeflow/core";
 import type { Session } from "citeflow";
 import { docsInOrder, ndcgAt, pairedBootstrap, readQrels, scoreClassification, scoreRetrieval, type PairedDifference } from "@citeflow/eval";
 import { describeModel } from "@citeflow/models";
@@ -101,6 +101,8 @@ export interface EvalScifactOptions {
   /** nli: the NLI model checks the claim against each passage (Verif.ai); llm: the chat model reads the passages and answers true/false (OpenScholar). */
   judge?: "nli" | "llm";
   json?: boolean;
+  /** Claims verified at once (default 1): more keep a served judge busy. */
+  parallel?: number;
   /** Run store each claim's run is recorded in. */
   runs: string;
 }
@@ -158,22 +160,28 @@ export function sciFactVerificationGraph(o: { k: number; judge: "nli" | "llm"; m
 async function verifyClaims(
   graph: CompiledGraph,
   claims: Array<{ id: string; text: string; gold: Label }>,
-  o: Pick<EvalScifactOptions, "binary" | "json" | "graph">,
+  o: Pick<EvalScifactOptions, "binary" | "json" | "graph" | "parallel">,
   session: Session,
   label = "",
 ): Promise<Array<{ gold: string; predicted: string }>> {
   const verifier = [...graph.order].reverse().find((id) => Object.values(graph.nodes.get(id)!.outputTypes).includes("Verdict[]"));
   if (!verifier) throw new FailureError(`graph ${o.graph}: no node outputs Verdict[]`);
   const port = Object.entries(graph.nodes.get(verifier)!.outputTypes).find(([, t]) => t === "Verdict[]")![0];
-  const pairs: Array<{ gold: string; predicted: string }> = [];
-  for (const [i, c] of claims.entries()) {
-    const result = await session.start(graph, { question: { id: c.id, text: c.text } }, { reuse: false }).result;
-    const failed = result.nodes.find((n) => n.status === "error");
-    if (failed) throw new FailureError(`claim ${c.id}: ${failed.id}: ${failed.error!.message}`);
-    const predicted = aggregateVerdicts(result.nodes.find((n) => n.id === verifier)!.outputs![port] as Verdict[]);
-    pairs.push(o.binary ? { gold: c.gold === "SUPPORT" ? "true" : "false", predicted: predicted === "SUPPORT" ? "true" : "false" } : { gold: c.gold, predicted });
-    if (!o.json && process.stderr.isTTY) clearedLine(`eval scifact${label ? ` ${label}` : ""}: ${i + 1}/${claims.length} claims`);
-  }
+  // `parallel` claims at once; the pairs keep the claims' order.
+  const pairs = await mapInOrder(
+    claims,
+    o.parallel ?? 1,
+    async (c) => {
+      const result = await session.start(graph, { question: { id: c.id, text: c.text } }, { reuse: false }).result;
+      const failed = result.nodes.find((n) => n.status === "error");
+      if (failed) throw new FailureError(`claim ${c.id}: ${failed.id}: ${failed.error!.message}`);
+      const predicted = aggregateVerdicts(result.nodes.find((n) => n.id === verifier)!.outputs![port] as Verdict[]);
+      return o.binary ? { gold: c.gold === "SUPPORT" ? "true" : "false", predicted: predicted === "SUPPORT" ? "true" : "false" } : { gold: c.gold, predicted };
+    },
+    (_, i) => {
+      if (!o.json && process.stderr.isTTY) clearedLine(`eval scifact${label ? ` ${label}` : ""}: ${i + 1}/${claims.length} claims`);
+    },
+  );
   if (!o.json && process.stderr.isTTY) process.stderr.write("\n");
   return pairs;
 }
