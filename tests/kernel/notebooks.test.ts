@@ -25,15 +25,27 @@ beforeAll(() => {
   mkdirSync(ARTEFACTS, { recursive: true });
 });
 
-/** Async: the loopback LLM server runs in this process and must keep answering meanwhile. */
+/** How long a notebook may run; the test's own limit is a little longer. */
+const NOTEBOOK_MS = 880_000;
+
+/**
+ * Async: the loopback LLM server runs in this process and must keep answering meanwhile. Past
+ * NOTEBOOK_MS the runner's process group is killed, and the Citeflow kernel, whose parent it was,
+ * exits by itself: a kernel left running would slow every later test on the machine.
+ */
 async function execute(notebook: string, out: string, env: Record<string, string | undefined>): Promise<{ code: number | null; output: string }> {
   const childEnv = { ...process.env, ...base, ...env };
   for (const k of ["CITEFLOW_CHAT_MODEL", "OPENAI_BASE_URL", "OPENAI_API_KEY", "CITEFLOW_STORE", "CITEFLOW_NLI_MODEL", "CITEFLOW_RERANK_MODEL"]) if (!(k in env)) delete childEnv[k];
-  const child = spawn("/usr/bin/python3", [join(ROOT, "tests", "kernel", "run_notebooks.py"), out, join(NOTEBOOKS, notebook)], { env: childEnv });
+  const child = spawn("/usr/bin/python3", [join(ROOT, "tests", "kernel", "run_notebooks.py"), out, join(NOTEBOOKS, notebook)], { env: childEnv, detached: true });
   let output = "";
   child.stdout.on("data", (b: Buffer) => (output += b.toString()));
   child.stderr.on("data", (b: Buffer) => (output += b.toString()));
+  const limit = setTimeout(() => {
+    output += `\n${notebook}: still running after ${NOTEBOOK_MS / 1000} s: stopped`;
+    process.kill(-child.pid!, "SIGKILL");
+  }, NOTEBOOK_MS);
   const code = await new Promise<number | null>((resolve) => child.on("close", resolve));
+  clearTimeout(limit);
   return { code, output };
 }
 
