@@ -203,7 +203,7 @@ export const EDGES_ACROSS_NODES = () => {
     const length = path.getTotalLength();
     const hit = new Set<string>();
     for (let at = 0; at <= length; at += 4) {
-      const p = new DOMPoint(path.getPointAtLength(at).x, path.getPointAtLength(at).y).matrixTransform(ctm);
+      const p = path.getPointAtLength(at).matrixTransform(ctm);
       for (const { id: n, r } of boxes) if (n !== from && n !== to && p.x > r.left + 4 && p.x < r.right - 4 && p.y > r.top + 4 && p.y < r.bottom - 4) hit.add(n);
     }
     for (const n of hit) across.push(`${id} → ${n}`);

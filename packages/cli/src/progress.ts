@@ -108,11 +108,12 @@ export class SetProgress {
   }
 
   line(text: string): void {
-    if (this.tty) control(this.out, CONTROL.clearLine);
+    this.end();
     this.out.write(`${text}\n`);
     this.#draw();
   }
 
+  /** Clears the set's line (a TTY only). */
   end(): void {
     if (this.tty) control(this.out, CONTROL.clearLine);
   }
@@ -122,12 +123,13 @@ export class SetProgress {
     const minutes = (now - this.#start) / 60_000;
     const pace = minutes > 0 ? this.#done / minutes : 0;
     const left = pace > 0 ? ((this.total - this.#done) / pace) * 60_000 : undefined;
-    return `questions ${this.#done}/${this.total} · ${this.#inFlight} in flight · ${this.#failed} failed · ${pace.toFixed(1)} a minute${left !== undefined && this.#done < this.total ? ` · ${left < 90_000 ? `${Math.round(left / 1000)} s` : `${Math.round(left / 60_000)} min`} left` : ""}`;
+    const rest = left !== undefined && this.#done < this.total ? ` · ${left < 90_000 ? `${Math.round(left / 1000)} s` : `${Math.round(left / 60_000)} min`} left` : "";
+    return `questions ${this.#done}/${this.total} · ${this.#inFlight} in flight · ${this.#failed} failed · ${pace.toFixed(1)} a minute${rest}`;
   }
 
   #draw(): void {
     if (!this.tty) return;
-    control(this.out, CONTROL.clearLine);
+    this.end();
     this.out.write(this.text());
   }
 }

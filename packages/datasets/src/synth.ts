@@ -157,19 +157,19 @@ export async function synthesize(o: SynthOptions): Promise<SynthResult> {
   await mapInOrder(
     items,
     parallel,
-    async (q): Promise<(DoneLine & { error?: string }) | undefined> => {
+    async (q): Promise<{ line: DoneLine; error?: string } | undefined> => {
       const questionId = `synth-${q.docId}`;
       if (done.has(questionId)) return undefined;
       const handle = startRun(graph, { ...runs.runOptions(), services: o.services, inputs: { [inputName]: { id: questionId, text: q.question } } });
       const r = await handle.result;
-      return { questionId, runId: r.runId, status: r.status, ...(r.status === "ok" ? {} : { error: r.error?.message ?? r.nodes.find((n) => n.error)?.error?.message ?? r.status }) };
+      const line: DoneLine = { questionId, runId: r.runId, status: r.status };
+      return r.status === "ok" ? { line } : { line, error: r.error?.message ?? r.nodes.find((n) => n.error)?.error?.message ?? r.status };
     },
-    (line, i) => {
-      if (line) {
-        const { error, ...record } = line;
-        appendLines(donePath, JSON.stringify(record) + "\n");
-        if (line.status === "ok") done.set(line.questionId, record);
-        else failed.push(`${line.questionId} (${error})`);
+    (made, i) => {
+      if (made) {
+        appendLines(donePath, JSON.stringify(made.line) + "\n");
+        if (made.error === undefined) done.set(made.line.questionId, made.line);
+        else failed.push(`${made.line.questionId} (${made.error})`);
       }
       o.onProgress?.("runs", i + 1, items.length);
     },
