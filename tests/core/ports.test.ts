@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import { Answer, canConnect, NodeRegistry, Passage, parsePassageId, passageId, schemaFor, defineNode, Verdict } from "@citeflow/core";
+import { Answer, canConnect, docIdOf, NodeRegistry, Passage, parsePassageId, passageId, schemaFor, defineNode, Verdict } from "@citeflow/core";
 import { z } from "zod";
 import { testRegistry } from "../helpers.js";
 
@@ -37,6 +37,11 @@ describe("value types", () => {
     expect(passageId(4983, 2)).toBe("4983#2");
     expect(parsePassageId("arxiv:2401.1#3")).toEqual({ docId: "arxiv:2401.1", chunk: 3 });
     expect(() => parsePassageId("4983")).toThrow(/not a passage id/);
+    // One rule for the document a passage id names (the exports, synth, gold answers and retrieval eval use it).
+    expect(docIdOf("arxiv:2401.1#3")).toBe("arxiv:2401.1");
+    expect(docIdOf("a#b#12")).toBe("a#b");
+    expect(docIdOf("4983")).toBe("4983");
+    expect(docIdOf("doc#intro")).toBe("doc#intro");
     expect(Passage.safeParse({ id: "4983", title: "", text: "", metadata: {}, scores: {} }).success).toBe(false);
   });
 

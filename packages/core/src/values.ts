@@ -58,6 +58,11 @@ export function pageAt(p: Pick<Passage, "metadata">, offset: number): number | u
   return page;
 }
 
+/** The document a passage belongs to: its id up to the last `#chunk`; an id without one names a document already. */
+export function docIdOf(id: string): string {
+  return PASSAGE_ID.exec(id)?.[1] ?? id;
+}
+
 export function parsePassageId(id: string): { docId: string; chunk: number } {
   const m = PASSAGE_ID.exec(id);
   if (!m) throw new Error(`"${id}" is not a passage id ("docId#chunk")`);

@@ -1,7 +1,7 @@
 import { existsSync, readFileSync } from "node:fs";
 import { appendLines } from "@citeflow/runstore";
 import { join } from "node:path";
-import { compileTemplate, loadGraph, mapInOrder, startRun, type NodeRegistry, type Passage, type Services } from "@citeflow/core";
+import { compileTemplate, docIdOf, loadGraph, mapInOrder, startRun, type NodeRegistry, type Passage, type Services } from "@citeflow/core";
 import type { ChatModel } from "@citeflow/models";
 import { templateNames, templatePath } from "@citeflow/nodes";
 import { RunStore, type SpanRecord } from "@citeflow/runstore";
@@ -128,7 +128,7 @@ export async function synthesize(o: SynthOptions): Promise<SynthResult> {
         ?.replace(/^(question\s*:\s*)/i, "")
         .trim();
       if (!question) throw new Error(`the LLM wrote no question for ${passage.id}`);
-      return { docId: passage.id.slice(0, passage.id.lastIndexOf("#")), passageId: passage.id, question };
+      return { docId: docIdOf(passage.id), passageId: passage.id, question };
     },
     (line, i) => {
       if (line) {

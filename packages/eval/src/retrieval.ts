@@ -1,4 +1,5 @@
 import { readFileSync } from "node:fs";
+import { docIdOf } from "@citeflow/core";
 
 /** query id → document id → graded relevance (> 0 is relevant). */
 export type Qrels = Map<string, Map<string, number>>;
@@ -72,6 +73,6 @@ export function scoreRetrieval(runs: Map<string, string[]>, qrels: Qrels): Retri
 /** Passages → documents, in order of first appearance (a paper ranks where its best passage does). */
 export function docsInOrder(passageIds: string[]): string[] {
   const seen = new Set<string>();
-  for (const id of passageIds) seen.add(id.slice(0, id.lastIndexOf("#") < 0 ? id.length : id.lastIndexOf("#")));
+  for (const id of passageIds) seen.add(docIdOf(id));
   return [...seen];
 }
