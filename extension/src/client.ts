@@ -5,12 +5,15 @@
 import type { Kernel, KernelMessage } from "@jupyterlab/services";
 import type { ISessionContext } from "@jupyterlab/apputils";
 import { Signal, type ISignal } from "@lumino/signaling";
-import type { Method, MethodParams, MethodResult, StreamedRunEvent } from "@citeflow/core/browser";
+import { COMM_TARGET, COMM_VERSION, type Method, type MethodParams, type MethodResult, type StreamedRunEvent } from "@citeflow/core/browser";
 
-export const COMM_TARGET = "citeflow";
-
+/** A request that failed: over the comm (name "CommError"), or in the kernel, under the name the kernel's error had. */
 export class CommError extends Error {
   override name = "CommError";
+  constructor(message: string, name?: string) {
+    super(message);
+    if (name) this.name = name;
+  }
 }
 
 type Pending = { resolve: (v: unknown) => void; reject: (e: Error) => void; method: string };
@@ -32,10 +35,12 @@ export class CiteflowClient {
     return this.#events;
   }
 
-  /** Sends `{id, method, ...params}` and resolves with the reply's result (rejects on `ok: false`). */
-  /** One request of the protocol (`CiteflowProtocol` in core): its parameters in, its result out. */
+  /** One request of the protocol (`CiteflowProtocol` in core): `{id, method, ...params}` out, the reply's result in (rejects on `ok: false`). */
   async request<M extends Method>(method: M, ...[params]: MethodParams<M> extends Record<string, never> ? [] : [MethodParams<M>]): Promise<MethodResult<M>> {
-    const comm = await this.#open();
+    return this.#send(await this.#open(), method, params);
+  }
+
+  #send<M extends Method>(comm: Kernel.IComm, method: M, params: MethodParams<M> | undefined): Promise<MethodResult<M>> {
     const id = this.#next++;
     return new Promise<MethodResult<M>>((resolve, reject) => {
       this.#pending.set(id, { resolve: resolve as (v: unknown) => void, reject, method });
@@ -72,6 +77,14 @@ export class CiteflowClient {
       comm.onMsg = (msg: KernelMessage.ICommMsgMsg) => this.#onMessage(msg.content.data as Record<string, unknown>);
       comm.onClose = () => this.#reset("the kernel closed the connection");
       await comm.open({}).done;
+      // The first message: a kernel that speaks another version of the protocol is refused before any request.
+      const { version } = await this.#send(comm, "hello", undefined);
+      if (version !== COMM_VERSION) {
+        comm.close();
+        throw new CommError(
+          `the kernel speaks version ${version} of the citeflow protocol, this editor version ${COMM_VERSION}: install the same Citeflow version for both (npm run build, then restart JupyterLab and the kernel)`,
+        );
+      }
       this.#comm = comm;
       return comm;
     })();
@@ -95,7 +108,7 @@ export class CiteflowClient {
     if (data.ok) p.resolve(data.result);
     else {
       const err = data.error as { name?: string; message?: string } | undefined;
-      p.reject(new CommError(`${p.method}: ${err?.message ?? "failed"}`));
+      p.reject(new CommError(`${p.method}: ${err?.message ?? "failed"}`, err?.name));
     }
   }
 }

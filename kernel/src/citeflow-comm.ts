@@ -1,4 +1,4 @@
-import { errorInfo, loadGraph, questionRuns, validateGraph, type CompiledGraph, type GraphDoc, type Method, type MethodResult, type RunEvent } from "@citeflow/core";
+import { COMM_VERSION, errorInfo, loadGraph, questionRuns, validateGraph, type CompiledGraph, type GraphDoc, type Method, type MethodResult, type RunEvent } from "@citeflow/core";
 import { allowEndpoint, defaultRunsDir, services, graph as graphFrom, graphReach, LiveRun, registry, RunStore, templateNames } from "citeflow";
 import { exportDataset, FORMATS, type Format } from "@citeflow/datasets";
 import { modelCard } from "@citeflow/models";
@@ -6,10 +6,6 @@ import { catalogueWithModels } from "@citeflow/nodes";
 import { renderEvidencePage } from "@citeflow/retrieval";
 import { resolve } from "node:path";
 import type { Comm, CommHandler } from "./comm.js";
-
-/** Version of the `citeflow` comm message schema (kernel/README.md). */
-export const COMM_VERSION = 1;
-export const COMM_TARGET = "citeflow";
 
 type Request = { id?: string | number; method?: string } & Record<string, unknown>;
 

@@ -1,7 +1,8 @@
 import { readFileSync } from "node:fs";
 import { randomUUID } from "node:crypto";
 import { Channels, type ConnectionInfo } from "./channels.js";
-import { citeflowTarget, COMM_TARGET } from "./citeflow-comm.js";
+import { COMM_TARGET } from "@citeflow/core";
+import { citeflowTarget } from "./citeflow-comm.js";
 import { Kernel } from "./kernel.js";
 import { defaultRoot, Runtime } from "./runtime.js";
 

@@ -126,6 +126,11 @@ export interface ModelCardView {
 
 type RunId = { runId: string };
 
+/** The comm target the kernel registers and the editor opens. */
+export const COMM_TARGET = "citeflow";
+/** The version of the messages below; the editor refuses a kernel that speaks another (kernel/README.md). */
+export const COMM_VERSION = 1;
+
 /** Method → [parameters, result]. */
 export interface CiteflowProtocol {
   hello: [Record<string, never>, { version: number; runStore: string; templates: string[]; exportFormats: readonly string[] }];
