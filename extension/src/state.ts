@@ -6,6 +6,7 @@
 import {
   reduceRunEvent,
   startedRun,
+  storedNodeStatus,
   type Catalogue,
   type CorrectionInput,
   type CorrectionView,
@@ -379,9 +380,8 @@ export class EditorState {
     const params: Record<string, Record<string, unknown>> = {};
     for (const n of rec.nodes) {
       if (n.params) params[n.id] = n.params;
-      const status: NodeStatus = (["done", "error", "skipped", "aborted", "running"].includes(n.status) ? n.status : "skipped") as NodeStatus;
       nodes[n.id] = {
-        status,
+        status: storedNodeStatus(n.status),
         ...(n.cache ? { cache: n.cache } : {}),
         ...(n.ms !== undefined ? { ms: n.ms } : {}),
         ...(n.summary ? { summary: n.summary } : {}),

@@ -1,5 +1,6 @@
 /** The editor's run state: a node's streamed text reaches its badge while it runs, and goes when it ends. */
 import type { GraphDoc } from "@citeflow/core";
+import { storedNodeStatus } from "@citeflow/core/browser";
 import { Signal } from "@lumino/signaling";
 import { describe, expect, it } from "vitest";
 import type { CiteflowClient } from "../../extension/lib/client.js";
@@ -38,5 +39,28 @@ describe("one fold of run events (core's reduceRunEvent)", () => {
     expect(r).toEqual({ runId: "r", status: "aborted", ms: 9, nodes: { a: { status: "done", cache: "hit", ms: 3, summary: "3 passages" }, b: { status: "aborted" }, c: { status: "aborted" } } });
     // An event that shows nothing new leaves the progress as it was.
     expect(reduceRunEvent(r, { type: "node-log", runId: "r", at, nodeId: "a", level: "info", message: "x" })).toBe(r);
+  });
+});
+
+describe("a stored run's node status (core's storedNodeStatus, for the notebook and the editor)", () => {
+  it("a node a stored record leaves running or paused reads aborted; an unknown status reads skipped", () => {
+    expect(["running", "paused", "done", "error", "skipped", "aborted", "exploded"].map(storedNodeStatus)).toEqual(["aborted", "aborted", "done", "error", "skipped", "aborted", "skipped"]);
+  });
+
+  it("the editor's history shows a stored run through it", async () => {
+    const record = {
+      runId: "r1",
+      status: "aborted",
+      nodes: [
+        { id: "a", status: "done", spans: [] },
+        { id: "b", status: "paused", spans: [] },
+        { id: "c", status: "running", spans: [] },
+      ],
+      corrections: [],
+    };
+    const client = { events: new Signal({}), request: async () => record } as unknown as CiteflowClient;
+    const s = new EditorState({ citeflow: 1, name: "g", inputs: {}, nodes: [], edges: [] } as unknown as GraphDoc, client);
+    await s.openRun("r1");
+    expect(Object.fromEntries(Object.entries(s.run!.nodes).map(([id, n]) => [id, n.status]))).toEqual({ a: "done", b: "aborted", c: "aborted" });
   });
 });

@@ -6,6 +6,7 @@ import {
   PREVIEW_CHARS,
   reduceRunEvent,
   startedRun,
+  storedNodeStatus,
   type RunProgress,
   type CompiledGraph,
   type GraphDoc,
@@ -16,16 +17,16 @@ import {
 } from "@citeflow/core";
 import { createRegistry, findGraph } from "@citeflow/nodes";
 import { renderEvidencePage } from "@citeflow/retrieval";
-import { readRegularFile, RunStore, type Correction, type NodeRecord, type RunRecord, type StoredCorrection } from "@citeflow/runstore";
+import { defaultRunStore, readRegularFile, RunStore, type Correction, type NodeRecord, type RunRecord, type StoredCorrection } from "@citeflow/runstore";
 import { SHOWN_IN, showBundle, type MimeBundle } from "./display.js";
 import { services } from "./services.js";
 import { Session } from "./session.js";
 import type { Claim, Passage, Verdict } from "@citeflow/core";
 import { bundleFor, previewOutputs, verdictsBundle, viewBundle, VIEW_VERSION, type RunNodeView, type RunView } from "./mime.js";
 
-/** Where notebook runs are stored: `$CITEFLOW_RUNS`, else `./.citeflow` (as the CLI). */
+/** Where notebook runs are stored: the one default of every front end (`defaultRunStore`: `$CITEFLOW_RUNS`, else `./.citeflow`). */
 export function defaultRunsDir(): string {
-  return process.env.CITEFLOW_RUNS || ".citeflow";
+  return defaultRunStore(process.env);
 }
 
 export const registry = createRegistry();
@@ -63,10 +64,6 @@ export function abortActiveRuns(reason = "interrupted"): number {
   const n = active.size;
   for (const r of active) r.abort(reason);
   return n;
-}
-
-export function activeRuns(): LiveRun[] {
-  return [...active];
 }
 
 /** A run in progress: steer it (step, continue, abort), watch it, await `done`. */
@@ -283,7 +280,7 @@ export class Run {
         ({
           id: n.id,
           type: n.type,
-          status: n.status === "running" ? "aborted" : n.status,
+          status: storedNodeStatus(n.status),
           ...(n.cache ? { cache: n.cache } : {}),
           ...(n.ms !== undefined ? { ms: n.ms } : {}),
           ...(n.summary ? { summary: n.summary } : {}),

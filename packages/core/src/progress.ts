@@ -30,6 +30,18 @@ export interface RunProgress {
   ms?: number;
 }
 
+const STATUSES: readonly string[] = ["queued", "running", "paused", "done", "error", "skipped", "aborted"] satisfies NodeStatus[];
+
+/**
+ * How a stored run's node reads, in every front end (a notebook's stored run, the editor's history):
+ * a record is read after the fact, so a node it leaves running or paused was cut off with its run
+ * ("aborted"); a status outside the vocabulary (a record is input) reads "skipped".
+ */
+export function storedNodeStatus(status: string): NodeStatus {
+  if (status === "running" || status === "paused") return "aborted";
+  return STATUSES.includes(status) ? (status as NodeStatus) : "skipped";
+}
+
 /** A run that has just started on `selected`: every node queued. */
 export function startedRun(runId: string, selected: string[]): RunProgress {
   return { runId, status: "running", nodes: Object.fromEntries(selected.map((id) => [id, { status: "queued" }])) };
