@@ -16,12 +16,10 @@ import { graphOrTemplate, templatesCommand } from "./commands/templates.js";
 import { cliServices, cliSession } from "./services.js";
 import { validateCommand } from "./commands/validate.js";
 import { EXIT, FailureError, UsageError } from "./errors.js";
-import { RunStore } from "@citeflow/runstore";
-
-const DEFAULT_RUNS = process.env.CITEFLOW_RUNS || ".citeflow";
+import { defaultRunStore, RunStore } from "@citeflow/runstore";
 
 function runsOption() {
-  return new Option("--runs <dir>", "run store folder ($CITEFLOW_RUNS, else ./.citeflow)").default(DEFAULT_RUNS);
+  return new Option("--runs <dir>", "run store folder ($CITEFLOW_RUNS, else ./.citeflow)").default(defaultRunStore(process.env));
 }
 
 function twoModels(v: string[]): string[] {

@@ -30,6 +30,11 @@ export interface RunListing {
   nodes: number;
 }
 
+/** Where runs are stored when no folder is named, for every front end: `$CITEFLOW_RUNS`, else `./.citeflow`. */
+export function defaultRunStore(env: Record<string, string | undefined>): string {
+  return env.CITEFLOW_RUNS || ".citeflow";
+}
+
 export interface RunStoreOptions {
   /** Extra secret strings to scrub (environment credentials are always scrubbed). */
   secrets?: string[];
