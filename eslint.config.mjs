@@ -1,7 +1,58 @@
 // ESLint: JavaScript's recommended rules and typescript-eslint's (syntax only: fast, no type information).
 // `npm run lint` checks it and Prettier's formatting; CI runs it before the tests.
+import { readFileSync } from "node:fs";
 import js from "@eslint/js";
 import tseslint from "typescript-eslint";
+
+// The layers, from each workspace's package.json: a package's sources import only the workspace
+// packages it depends on (never one above it), the editor only core's browser entry and the
+// template files, and core (no I/O) none of Node's file, network or process modules.
+const WORKSPACES = ["core", "models", "retrieval", "runstore", "eval", "nodes", "datasets", "citeflow", "cli"].map((d) => `packages/${d}`).concat(["kernel"]);
+const nameOf = (dir) => JSON.parse(readFileSync(`${dir}/package.json`, "utf8")).name;
+const NAMES = WORKSPACES.map(nameOf);
+const escape = (s) => s.replace(/[.*+?^${}()|[\]\\/]/g, "\\$&");
+const layer = (dir) => {
+  const pkg = JSON.parse(readFileSync(`${dir}/package.json`, "utf8"));
+  const others = NAMES.filter((n) => n !== pkg.name && !(n in (pkg.dependencies ?? {})));
+  return {
+    files: [`${dir}/src/**/*.ts`],
+    rules: {
+      "no-restricted-imports": [
+        "error",
+        {
+          patterns: [
+            ...others.map((n) => ({ regex: `^${escape(n)}(/.*)?$`, message: `${pkg.name} does not depend on ${n} (see its package.json): a package imports only the layers below it.` })),
+            ...(pkg.name === "@citeflow/core"
+              ? [
+                  {
+                    regex: "^(node:)?(fs|fs/promises|net|http|https|child_process|worker_threads|dgram|tls)$",
+                    message: "core has no I/O: file, network and process work belongs to the packages above it.",
+                  },
+                ]
+              : []),
+          ],
+        },
+      ],
+    },
+  };
+};
+const EDITOR_LAYER = {
+  files: ["extension/src/**/*.{ts,tsx}"],
+  rules: {
+    "no-restricted-imports": [
+      "error",
+      {
+        patterns: [
+          {
+            regex: `^(?!@citeflow/core/browser$|@citeflow/nodes/templates/[^/]+\\.citeflow\\.json$)(${NAMES.map(escape).join("|")})(/.*)?$`,
+            message: "the editor runs in the browser: it imports @citeflow/core/browser (and the template files), and asks the kernel for the rest.",
+          },
+          { regex: "^node:", message: "the editor runs in the browser: no Node modules." },
+        ],
+      },
+    ],
+  },
+};
 
 export default tseslint.config(
   { ignores: ["**/dist/**", "**/lib/**", "extension/labextension/**", "extension/citeflow_jupyterlab/**", "**/node_modules/**", "notebooks/**", ".citeflow/**", "test-results/**"] },
@@ -32,6 +83,8 @@ export default tseslint.config(
       "@typescript-eslint/no-unused-expressions": ["error", { allowTernary: true, allowShortCircuit: true }],
     },
   },
+  ...WORKSPACES.map(layer),
+  EDITOR_LAYER,
   // TypeScript itself reports undefined names.
   { files: ["**/*.ts", "**/*.tsx"], rules: { "no-undef": "off" } },
   // Tests reach into untyped test doubles and the browser page.

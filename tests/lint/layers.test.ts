@@ -1,0 +1,42 @@
+/** The layering lint (eslint.config.mjs) fails on planted violations and passes the code as it is. */
+import { ESLint } from "eslint";
+import { describe, expect, it } from "vitest";
+
+const eslint = new ESLint({ cwd: process.cwd() });
+
+async function messages(filePath: string, code: string): Promise<string[]> {
+  const [r] = await eslint.lintText(code, { filePath });
+  return r!.messages.filter((m) => m.ruleId === "no-restricted-imports").map((m) => m.message);
+}
+
+describe("layers", () => {
+  it("a package importing one its package.json does not depend on fails", async () => {
+    expect(await messages("packages/models/src/planted.ts", `import { RunStore } from "@citeflow/runstore";\nexport const s = RunStore;\n`)).toEqual([
+      expect.stringContaining("@citeflow/models does not depend on @citeflow/runstore"),
+    ]);
+    expect(await messages("packages/core/src/planted.ts", `import { loadModel } from "@citeflow/models/dist/x.js";\nexport const m = loadModel;\n`)).toEqual([
+      expect.stringContaining("@citeflow/core does not depend on @citeflow/models"),
+    ]);
+    expect(await messages("packages/nodes/src/planted.ts", `import { run } from "citeflow";\nexport const r = run;\n`)).toEqual([expect.stringContaining("does not depend on citeflow")]);
+  });
+
+  it("core does no file or network work", async () => {
+    expect(await messages("packages/core/src/planted.ts", `import { readFileSync } from "node:fs";\nexport const r = readFileSync;\n`)).toEqual([expect.stringContaining("core has no I/O")]);
+    expect(await messages("packages/core/src/planted.ts", `import { createHash } from "node:crypto";\nexport const h = createHash;\n`)).toEqual([]);
+  });
+
+  it("the editor imports core's browser entry and the templates, nothing else of Citeflow and no Node module", async () => {
+    const editor = "extension/src/planted.ts";
+    expect(await messages(editor, `import { validateGraph } from "@citeflow/core";\nexport const v = validateGraph;\n`)).toEqual([expect.stringContaining("the editor runs in the browser")]);
+    expect(await messages(editor, `import { services } from "citeflow";\nexport const s = services;\n`)).toEqual([expect.stringContaining("the editor runs in the browser")]);
+    expect(await messages(editor, `import { readFileSync } from "node:fs";\nexport const r = readFileSync;\n`)).toEqual([expect.stringContaining("no Node modules")]);
+    expect(
+      await messages(editor, `import { reduceRunEvent } from "@citeflow/core/browser";\nimport t from "@citeflow/nodes/templates/verifai.citeflow.json";\nexport const x = [reduceRunEvent, t];\n`),
+    ).toEqual([]);
+  });
+
+  it("the sources as they are pass", async () => {
+    const results = await eslint.lintFiles(["packages/*/src/**/*.ts", "kernel/src/**/*.ts", "extension/src/**/*.{ts,tsx}"]);
+    expect(results.flatMap((r) => r.messages.filter((m) => m.ruleId === "no-restricted-imports").map((m) => `${r.filePath}: ${m.message}`))).toEqual([]);
+  });
+});
