@@ -47,6 +47,10 @@ describe("eval.citations with the offline NLI model", () => {
     const m = r.byId.e!.outputs!.metrics as Record<string, number>;
     expect(m.hallucinated).toBe(1);
     expect(m.sentences).toBe(2);
-    for (const k of ["precision", "recall", "f1"]) expect(m[k]).toBeGreaterThanOrEqual(0);
+    // Two sentences, so recall is a share of two; F1 is the harmonic mean of the two others.
+    expect([0, 0.5, 1]).toContain(m.recall);
+    expect(m.precision).toBeGreaterThanOrEqual(0);
+    expect(m.precision).toBeLessThanOrEqual(1);
+    expect(m.f1).toBeCloseTo(m.precision! + m.recall! > 0 ? (2 * m.precision! * m.recall!) / (m.precision! + m.recall!) : 0, 10);
   });
 });

@@ -145,8 +145,6 @@ export type RunEvent =
   | NodeSkippedEvent
   | RunEndEvent;
 
-export type RunEventType = RunEvent["type"];
-
 export function errorInfo(e: unknown): ErrorInfo {
   if (e instanceof Error) {
     const cause = e.cause === undefined ? undefined : e.cause instanceof Error ? e.cause.message : String(e.cause);

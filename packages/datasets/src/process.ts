@@ -1,4 +1,3 @@
-import { Redactor } from "@citeflow/runstore";
 import { createHash } from "node:crypto";
 import type { Row } from "./formats.js";
 
@@ -51,9 +50,4 @@ export function split(rows: Row[], ratio: number, seed: number): { train: Row[];
     (h < ratio ? train : validation).push(r);
   }
   return { train, validation };
-}
-
-/** Removes secret values and anything shaped like a credential (the run store's rules) from text. */
-export function scrub(text: string, secrets: string[]): string {
-  return new Redactor(secrets).redact(text);
 }

@@ -116,11 +116,6 @@ export { graphReach, type Reach } from "./shared/reach.js";
 export { answerMessages } from "./generate/generate-answer.js";
 export { chooseChat, describeChat, noChatReason, type ChatChoice, type LlmParams } from "./shared/llm.js";
 
-/** Path of a graph file shipped with this package (in graphs/). */
-export function shippedGraph(file: string): string {
-  return fileURLToPath(new URL(`../graphs/${file}`, import.meta.url));
-}
-
 /** The seed systems as template graphs shipped with this package (in templates/). */
 export function templatePath(name: string): string {
   return fileURLToPath(new URL(`../templates/${name}.citeflow.json`, import.meta.url));
