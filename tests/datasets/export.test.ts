@@ -377,6 +377,85 @@ describe("reranker pairs", () => {
   });
 });
 
+describe("verification rows (verify.llm: OpenScholar's true/false judge)", () => {
+  const graphDoc = {
+    citeflow: 1,
+    name: "judge",
+    inputs: { question: { type: "Question" } },
+    nodes: [
+      { id: "question", type: "input.question", version: 1, params: {} },
+      { id: "retrieve", type: "retrieve.lexical", version: 1, params: { k: 3 } },
+      { id: "claim", type: "claims.from-question", version: 1, params: {} },
+      { id: "verify", type: "verify.llm", version: 1, params: {} },
+    ],
+    edges: [
+      "question.question -> retrieve.question",
+      "question.question -> claim.question",
+      "retrieve.passages -> claim.passages",
+      "claim.claims -> verify.claims",
+      "retrieve.passages -> verify.passages",
+    ].map((e) => ({ from: e.split(" -> ")[0]!, to: e.split(" -> ")[1]! })),
+  };
+
+  it("sft rows of the judge's own prompt; the labels' truth (true only when supported) and a user's verdict correction are the targets", async () => {
+    const server = await suite.serve((_req, res) => json(res, 200, completion("true")));
+    process.env.CITEFLOW_STORE = suite.store;
+    process.env.CITEFLOW_CHAT_MODEL = "judge-model";
+    process.env.OPENAI_BASE_URL = server.url;
+    const runs = mkdtempSync(join(tmpdir(), "citeflow-judge-runs-"));
+    const store = new RunStore(runs);
+    const g = loadGraph(graphDoc, registry);
+    const questions = [
+      { id: "v1", text: suite.docs[10]!.title },
+      { id: "v2", text: suite.docs[11]!.title },
+      { id: "v3", text: suite.docs[12]!.title },
+    ];
+    const ids: string[] = [];
+    for (const q of questions) {
+      const r = await startRun(g, { ...store.runOptions(), services: envServices(), inputs: { question: q } }).result;
+      expect(r.status, JSON.stringify(r.nodes.find((n) => n.error)?.error)).toBe("ok");
+      ids.push(r.runId);
+    }
+    // v1 is supported, v2 contradicted; v3 is not labelled, and a user corrects its verdict.
+    const dir = mkdtempSync(join(tmpdir(), "citeflow-judge-labels-"));
+    writeFileSync(join(dir, "corpus.jsonl"), JSON.stringify({ doc_id: 1, title: "t", abstract: ["Evidence one."] }) + "\n");
+    writeFileSync(
+      join(dir, "claims.jsonl"),
+      [
+        { id: "v1", claim: questions[0]!.text, evidence: { "1": [{ sentences: [0], label: "SUPPORT" }] } },
+        { id: "v2", claim: questions[1]!.text, evidence: { "1": [{ sentences: [0], label: "CONTRADICT" }] } },
+      ]
+        .map((c) => JSON.stringify(c) + "\n")
+        .join(""),
+    );
+    const fix = store.correct(ids[2]!, { kind: "verdict", nodeId: "verify", claimId: "v3", label: "CONTRADICT" });
+    const out = mkdtempSync(join(tmpdir(), "citeflow-judge-sft-"));
+    exportDataset({ runs, services: envServices(), format: "sft", out, split: 1, labels: { claims: join(dir, "claims.jsonl"), corpus: join(dir, "corpus.jsonl") } });
+    const rows = read(out, "train.jsonl");
+    expect(rows.map((r) => r.messages.at(-1))).toEqual([
+      { role: "assistant", content: "true" },
+      { role: "assistant", content: "false" },
+      { role: "assistant", content: "false" },
+    ]);
+    // The prompt is the call's own, as the judge's span recorded it.
+    const traced = store
+      .readRun(ids[0]!)
+      .nodes.find((n) => n.id === "verify")!
+      .spans.find((sp) => sp.name === "judge")!;
+    expect(rows[0]!.messages.slice(0, -1)).toEqual(store.spanData(traced)!.messages);
+    expect(rows[0]!.messages[0].content).toContain(questions[0]!.text);
+    expect(rows.map((r) => [r.metadata.nodeId, r.metadata.models, r.metadata.sources[0] ?? null, r.metadata.corrections ?? null])).toEqual([
+      ["verify", { judge: "judge-model" }, "labels", null],
+      ["verify", { judge: "judge-model" }, "labels", null],
+      ["verify", { judge: "judge-model" }, "scifact", [fix.id]],
+    ]);
+    // Without labels or corrections a row teaches what the judge said.
+    const plain = mkdtempSync(join(tmpdir(), "citeflow-judge-sft-"));
+    exportDataset({ runs, services: envServices(), format: "sft-completion", out: plain, split: 1, runIds: ids.slice(0, 2) });
+    expect(read(plain, "train.jsonl").map((r) => r.completion)).toEqual([[{ role: "assistant", content: "true" }], [{ role: "assistant", content: "true" }]]);
+  });
+});
+
 describe("dedupe and split", () => {
   const row = (key: string, text: string, data: Record<string, unknown> = { text }): Row => ({
     key,

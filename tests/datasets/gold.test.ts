@@ -1,7 +1,7 @@
 import { writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { describe, expect, it } from "vitest";
-import { goldAnswer, goldPairs, NO_GOLD_PASSAGE, readGoldLabels } from "@citeflow/datasets";
+import { goldAnswer, goldPairs, goldTrue, NO_GOLD_PASSAGE, readGoldLabels } from "@citeflow/datasets";
 import { tempDir } from "../helpers.js";
 
 function files(claims: unknown[], corpus: unknown[]): { claims: string; corpus: string } {
@@ -60,6 +60,10 @@ describe("gold NLI pairs from a labelled corpus (export --labels)", () => {
     expect(goldAnswer(gold, "2", passages.slice(0, 2), 1)).toBe(NO_GOLD_PASSAGE);
     expect(goldAnswer(gold, "3", passages, 1)).toBe(NO_GOLD_PASSAGE);
     expect(goldAnswer(gold, "99", passages, 1)).toBeUndefined();
+  });
+
+  it("a claim's truth for the true/false judge: supported → true; contradicted or without evidence → false; unlabelled → undefined", () => {
+    expect(["1", "2", "3", "99"].map((id) => goldTrue(gold, id))).toEqual([true, false, false, undefined]);
   });
 
   it("bad labelled files are refused with the file and line", () => {

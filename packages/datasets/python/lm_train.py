@@ -52,11 +52,15 @@ def cap_refusals(rows: list[list[dict]], share: float, seed: int) -> tuple[list[
     import random
     import re
 
-    cited = [m for m in rows if re.search(r"\[\d+\]", m[-1]["content"])]
-    uncited = [m for m in rows if not re.search(r"\[\d+\]", m[-1]["content"])]
+    # verify.llm's rows (a true/false verdict, as the word or as {"answer": "…"}) are not answers: all kept.
+    verdict = re.compile(r'^\s*(true|false|\{\s*"answer"\s*:\s*"(true|false)"\s*\})\s*$', re.I)
+    verdicts = [m for m in rows if verdict.match(m[-1]["content"])]
+    answers = [m for m in rows if not verdict.match(m[-1]["content"])]
+    cited = [m for m in answers if re.search(r"\[\d+\]", m[-1]["content"])]
+    uncited = [m for m in answers if not re.search(r"\[\d+\]", m[-1]["content"])]
     keep = min(len(uncited), int(share * len(cited) / (1 - share))) if share < 1 else len(uncited)
     kept = random.Random(seed).sample(uncited, keep)
-    return cited + kept, len(uncited) - keep
+    return cited + kept + verdicts, len(uncited) - keep
 
 
 def prompt_text(msgs: list[dict]) -> str:

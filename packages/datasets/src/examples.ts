@@ -1,8 +1,8 @@
-import { evidenceInDocument, type Answer, type Claim, type Passage, type Question, type Services, type Verdict } from "@citeflow/core";
+import { docIdOf, evidenceInDocument, type Answer, type Claim, type Passage, type Question, type Services, type Verdict } from "@citeflow/core";
 import type { ChatMessage } from "@citeflow/models";
 import { answerMessages } from "@citeflow/nodes";
 import type { CorrectionProblem, NodeRecord, RunRecord, RunStore, SpanRecord, StoredCorrection } from "@citeflow/runstore";
-import { goldAnswer, goldPairs, type GoldLabels } from "./gold.js";
+import { goldAnswer, goldPairs, goldTrue, type GoldLabels } from "./gold.js";
 
 /** Where a row came from: enough to find the run, node and evidence again. */
 export interface Provenance {
@@ -84,6 +84,20 @@ export interface LoopCallExample {
   provenance: Provenance;
 }
 
+/** A verify.llm call: a chat model's true/false on one claim, and what it should have said when that is known. */
+export interface VerifyCallExample {
+  messages: ChatMessage[];
+  response: string;
+  /**
+   * The answer it should have given, in the form it was asked for (`{"answer":"true"}` under a JSON
+   * schema, else the word): a user's verdict correction, else the labelled corpus (`--labels`) when
+   * the claim is a labelled claim itself (SciFact's binary setting: true only when its evidence supports it).
+   */
+  target?: string;
+  question: string;
+  provenance: Provenance;
+}
+
 /** A passage judged for a query: by an LLM rating (1–5), by qrels, or by a user's correction. */
 export interface RelevanceExample {
   query: string;
@@ -147,7 +161,7 @@ class RunView {
   }
 
   provenance(nodeId: string, passages: Passage[], models: Record<string, string>): Provenance {
-    const docIds = [...new Set(passages.map((p) => p.id.slice(0, p.id.lastIndexOf("#"))))];
+    const docIds = [...new Set(passages.map((p) => docIdOf(p.id)))];
     const sources = [...new Set(passages.map((p) => p.metadata?.source).filter((s): s is string => typeof s === "string"))];
     return { runId: this.record.runId, graph: this.record.graph.name, graphHash: this.record.graphHash, nodeId, passageIds: passages.map((p) => p.id), docIds, models, sources };
   }
@@ -175,6 +189,7 @@ interface RunExamples {
   nli: NliExample[];
   loop: LoopCallExample[];
   relevance: RelevanceExample[];
+  verify: VerifyCallExample[];
   /** Self-feedback loops taken from the cache (they carry no trace of their model calls). */
   loopsFromCache: number;
 }
@@ -187,7 +202,7 @@ export function collectExamples(
   qrels?: QrelsMap,
   gold?: GoldLabels,
 ): RunExamples & { runs: number; skipped: string[]; correctionProblems: CorrectionProblem[] } {
-  const all: RunExamples = { answers: [], nli: [], loop: [], relevance: [], loopsFromCache: 0 };
+  const all: RunExamples = { answers: [], nli: [], loop: [], relevance: [], verify: [], loopsFromCache: 0 };
   const skipped: string[] = [];
   const correctionProblems: CorrectionProblem[] = [];
   const ids =
@@ -218,6 +233,7 @@ export function collectExamples(
     all.nli.push(...rows.nli);
     all.loop.push(...rows.loop);
     all.relevance.push(...rows.relevance);
+    all.verify.push(...rows.verify);
     all.loopsFromCache += rows.loopsFromCache;
     correctionProblems.push(...read.problems);
     runs++;
@@ -227,8 +243,8 @@ export function collectExamples(
 
 /** The rows of one finished run. */
 function collectRun(store: RunStore, services: Pick<Services, "prompt">, record: RunRecord, corrections: StoredCorrection[], qrels: QrelsMap | undefined, gold: GoldLabels | undefined): RunExamples {
-  const out: RunExamples = { answers: [], nli: [], loop: [], relevance: [], loopsFromCache: 0 };
-  const { answers, nli, loop, relevance } = out;
+  const out: RunExamples = { answers: [], nli: [], loop: [], relevance: [], verify: [], loopsFromCache: 0 };
+  const { answers, nli, loop, relevance, verify } = out;
   const view = new RunView(store, record);
   const order = record.graph.nodes.map((n) => n.id);
   const byId = new Map(record.nodes.map((n) => [n.id, n]));
@@ -258,7 +274,7 @@ function collectRun(store: RunStore, services: Pick<Services, "prompt">, record:
       if (q && rel) {
         qrelsUsed = true; // the first retriever's list: its non-relevant passages are hard negatives
         for (const p of (view.output(nodeId, "passages") as Passage[]) ?? []) {
-          const doc = p.id.slice(0, p.id.lastIndexOf("#"));
+          const doc = docIdOf(p.id);
           judge({ query: q.text, passage: p, relevant: (rel.get(doc) ?? 0) > 0, source: "qrels", provenance: view.provenance(nodeId, [p], {}) });
         }
       }
@@ -270,7 +286,7 @@ function collectRun(store: RunStore, services: Pick<Services, "prompt">, record:
       if (claimId && gold.claims.has(claimId)) {
         goldUsed = true;
         const passages = (view.output(nodeId, "passages") as Passage[]) ?? [];
-        const docs = [...new Set(passages.map((p) => p.id.slice(0, p.id.lastIndexOf("#"))))];
+        const docs = [...new Set(passages.map((p) => docIdOf(p.id)))];
         for (const g of goldPairs(gold, claimId, docs))
           nli.push({
             premise: g.premise,
@@ -331,6 +347,30 @@ function collectRun(store: RunStore, services: Pick<Services, "prompt">, record:
             s.children.find((c) => c.name === "edit"),
           );
       }
+    }
+    if (n.type === "verify.llm") {
+      const claims = (view.input(nodeId, "claims") as Claim[] | undefined) ?? [];
+      const passages = (view.input(nodeId, "passages") as Passage[] | undefined) ?? [];
+      // One "judge" call per claim, in the claims' order (none when the node came from the cache).
+      n.spans
+        .filter((s) => s.name === "judge")
+        .forEach((s, i) => {
+          const d = view.spanData(s);
+          const claim = claims[i];
+          if (!claim || !d || !Array.isArray(d.messages) || typeof d.response !== "string") return;
+          const fix = corrections.filter((c) => c.kind === "verdict" && c.nodeId === nodeId && c.claimId === claim.id).at(-1);
+          const labelled = gold?.claims.get(claim.id)?.text === claim.text.trim() ? goldTrue(gold!, claim.id) : undefined;
+          const truth = fix?.kind === "verdict" ? fix.label === "SUPPORT" : labelled;
+          const cited = passages.filter((p) => claim.passageIds.includes(p.id));
+          const prov = view.provenance(nodeId, cited.length ? cited : passages, typeof d.model === "string" ? { judge: d.model } : {});
+          verify.push({
+            messages: d.messages as ChatMessage[],
+            response: d.response,
+            ...(truth !== undefined ? { target: d.jsonSchema ? JSON.stringify({ answer: String(truth) }) : String(truth) } : {}),
+            question: view.question ?? claim.text,
+            provenance: fix ? { ...prov, corrections: [fix.id] } : labelled !== undefined ? { ...prov, sources: ["labels"] } : prov,
+          });
+        });
     }
     if (n.type === "verify.nli") {
       const verdicts = view.output(nodeId, "verdicts") as Verdict[];

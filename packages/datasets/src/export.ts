@@ -27,7 +27,7 @@ export interface ExportOptions {
   rubric?: { organisation: number; factuality: number };
   /** BEIR qrels (query-id, corpus-id, score) for rerank formats: judged by question id. */
   qrels?: string;
-  /** A labelled corpus for the nli format: SciFact-style claims (rationales, labels) and their corpus; runs whose question id is a claim id get its gold pairs. */
+  /** A labelled corpus: SciFact-style claims (rationales, labels) and their corpus; runs whose question id is a claim id get its gold NLI pairs, gold answers and the claim's truth for verify.llm (sft). */
   labels?: { claims: string; corpus: string };
   /** Also write `<split>.parquet` next to each JSONL file. */
   parquet?: boolean;
@@ -66,7 +66,7 @@ export function exportDataset(o: ExportOptions): ExportResult {
   // Loop traces of runs whose answer the rubric dropped go too.
   const droppedRuns = new Set(ex.answers.filter((a) => !passes(a)).map((a) => a.provenance.runId));
   const loop = ex.loop.filter((l) => !droppedRuns.has(l.provenance.runId));
-  const { rows, exact, near } = dedupe(rowsFor(o.format, answers, ex.nli, loop, ex.relevance));
+  const { rows, exact, near } = dedupe(rowsFor(o.format, answers, ex.nli, loop, ex.relevance, ex.verify));
   const parts = split(rows, ratio, seed);
   const splits: Record<string, Row[]> = ratio < 1 ? { train: parts.train, validation: parts.validation } : { train: parts.train };
   mkdirSync(o.out, { recursive: true });

@@ -1,5 +1,6 @@
 import { createHash } from "node:crypto";
 import { readFileSync } from "node:fs";
+import { docIdOf } from "@citeflow/core";
 import type { NliLabel } from "@citeflow/models";
 
 /**
@@ -145,7 +146,7 @@ export function goldAnswer(gold: GoldLabels, claimId: string, passages: Array<{ 
   const statements: string[] = [];
   let label: "SUPPORT" | "CONTRADICT" | undefined;
   passages.forEach((p, i) => {
-    const docId = p.id.slice(0, p.id.lastIndexOf("#") < 0 ? p.id.length : p.id.lastIndexOf("#"));
+    const docId = docIdOf(p.id);
     const sets = claim.evidence.get(docId);
     const all = gold.sentences.get(docId) ?? [];
     if (!sets) return;
@@ -158,4 +159,16 @@ export function goldAnswer(gold: GoldLabels, claimId: string, passages: Array<{ 
     }
   });
   return label ? `${GOLD_OPENING} ${statements.join(" ")} ${GOLD_VERDICT[label]}` : NO_GOLD_PASSAGE;
+}
+
+/**
+ * A labelled claim's truth in SciFact's binary setting (OpenScholar's verification task, as
+ * `citeflow eval scifact --binary` scores it): true when its evidence supports it, false when it
+ * contradicts it or there is none; undefined for a claim the labels do not have.
+ */
+export function goldTrue(gold: GoldLabels, claimId: string): boolean | undefined {
+  const claim = gold.claims.get(claimId);
+  if (!claim) return undefined;
+  for (const sets of claim.evidence.values()) for (const s of sets) return s.label === "SUPPORT";
+  return false;
 }

@@ -1,9 +1,9 @@
 export { exportDataset, type ExportOptions, type ExportResult } from "./export.js";
 export { collectExamples, evidenceSpan, type AnswerExample, type EvidenceSpan, type NliExample, type Provenance } from "./examples.js";
 export { rowsFor, FORMATS, FORMAT_DOCS, NLI_LABELS, MNLI_MAPPING, type Format, type Row } from "./formats.js";
-export { dedupe, split, scrub, normalise } from "./process.js";
+export { dedupe, split, normalise } from "./process.js";
 export { datasetCard, SOURCE_LICENCES } from "./card.js";
 export { synthesize, type SynthOptions, type SynthResult } from "./synth.js";
 export { toParquet } from "./parquet.js";
 export { trainModel, trainEnvironment, ensureTrainEnvironment, TrainError, PYTHON_DIR, type TrainOptions, type TrainResult, type TrainTask } from "./train.js";
-export { readGoldLabels, goldAnswer, goldPairs, GOLD_OPENING, GOLD_VERDICT, NO_GOLD_PASSAGE, type GoldLabels, type GoldPair } from "./gold.js";
+export { readGoldLabels, goldAnswer, goldPairs, goldTrue, GOLD_OPENING, GOLD_VERDICT, NO_GOLD_PASSAGE, type GoldLabels, type GoldPair } from "./gold.js";
