@@ -9,4 +9,4 @@ export { installedModels, modelKind, type ModelKind } from "./installed.js";
 export { DEFAULT_ADAPTER, adapterCard, adapterHash, checkAdapter, findAdapter, splitAdapter } from "./adapter.js";
 export { loadLocalChat, findGguf, firstGguf, hubGguf, plainPrompt, citationGrammar, jsonTokenBound, PLAIN_STOPS, LOCAL_CHAT_VERSION, GgufNotFoundError, type LocalChatOptions } from "./llama.js";
 export { describeModel, modelCard, modelCardPath, parseCard, type ModelCard } from "./card.js";
-export { heldFetch, retryAfterMs } from "./openai-client.js";
+export { retryAfterMs, requestTokens, serverFetch, setServerLimits, type ServerLimits } from "./server-fetch.js";

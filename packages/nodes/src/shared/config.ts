@@ -1,5 +1,5 @@
 import { delimiter, resolve } from "node:path";
-import { DEFAULT_MODELS, modelsDirsFromEnv } from "@citeflow/models";
+import { DEFAULT_MODELS, modelsDirsFromEnv, type ServerLimits } from "@citeflow/models";
 
 /** The search services that take an API key. */
 export type SearchService = "semantic-scholar" | "core" | "pubmed";
@@ -29,6 +29,8 @@ export interface ServicesConfig {
   apiKeys: Partial<Record<SearchService, string>>;
   /** The Qdrant server `qdrant:<collection>` stores are on. */
   qdrant: { url: string; apiKey: string };
+  /** What each served model's server takes at once, shared by every run of the process (`setServerLimits`); none when absent. */
+  serverLimits?: ServerLimits;
 }
 
 /** Settings to change: a top-level field is replaced; `chat`, `models`, `qdrant` and `apiKeys` are merged field by field. */
@@ -53,6 +55,13 @@ export function patchConfig(c: ServicesConfig, p: ServicesPatch): ServicesConfig
 type Env = Record<string, string | undefined>;
 
 const count = (v: string | undefined) => (v && /^\d+$/.test(v) ? Number(v) : undefined);
+/** A whole number above 0 from the environment variable `name`, or undefined when it is unset; anything else is refused by name. */
+function positive(env: Env, name: string): number | undefined {
+  const v = env[name]?.trim();
+  if (!v) return undefined;
+  if (!/^\d+$/.test(v) || Number(v) === 0) throw new Error(`$${name}: give a whole number above 0, not ${JSON.stringify(env[name])}`);
+  return Number(v);
+}
 const list = (v: string | undefined, sep: RegExp | string) => (v ?? "").split(sep).filter((x) => x.trim() !== "");
 
 /**
@@ -83,5 +92,6 @@ export function configFromEnv(env: Env, graphDir: string = process.cwd()): Servi
     promptDirs: list(env.CITEFLOW_PROMPTS, delimiter).map((d) => resolve(d)),
     apiKeys: keys,
     qdrant: { url: env.QDRANT_URL ?? "", apiKey: env.QDRANT_API_KEY ?? "" },
+    serverLimits: { concurrent: positive(env, "CITEFLOW_SERVER_CONCURRENCY"), tokensPerMinute: positive(env, "CITEFLOW_SERVER_TOKENS_PER_MINUTE") },
   };
 }

@@ -9,6 +9,7 @@ import {
   loadReranker,
   LOCAL_CHAT_VERSION,
   openAIChat,
+  setServerLimits,
   type ChatModel,
   type Dtype,
   type Embedder,
@@ -77,6 +78,8 @@ export class CiteflowServices implements Services {
     shared: Shared = { loaded: new Map(), consented: new Set() },
   ) {
     this.#shared = shared;
+    // Every served model's server gets these limits, one budget per server for the whole process.
+    if (config.serverLimits) setServerLimits(config.serverLimits);
   }
 
   /** The same services with some settings changed (a notebook picking its store); what is loaded stays loaded. */
