@@ -47,10 +47,17 @@ describe("citeflow run --questions --parallel", () => {
       expect(r.code, r.stderr).toBe(0);
       return { r, most };
     };
-    const one = await set("one", "--json");
+    const one = await set("one", "--json", "--parallel", "1");
     const four = await set("four", "--json", "--parallel", "4");
     expect(one.most).toBe(1);
     expect(four.most).toBe(4);
+    // Without --parallel, a graph whose every language model is served runs 4 at once, or the server's limit, and says so.
+    const served = await set("served");
+    expect(served.most).toBe(4);
+    expect(served.r.stderr).toContain("questions at once: 4 (every language model here is served; --parallel 1 runs them one at a time)");
+    most = 0;
+    const limited = await cli(["run", graph, "--questions", "qs.jsonl", "--runs", join(dir, "limited"), "--json"], dir, { ...env, CITEFLOW_SERVER_CONCURRENCY: "2" });
+    expect([limited.code, most]).toEqual([0, 2]);
     const runsOf = (r: { stdout: string }) => JSON.parse(r.stdout).runs as Array<{ runId: string; question: string; status: string; nodes: Array<{ id: string; status: string }> }>;
     const shape = (r: { stdout: string }) => runsOf(r).map(({ question, status, nodes }) => ({ question, status, nodes: nodes.map((n) => [n.id, n.status]) }));
     expect(shape(four.r)).toEqual(shape(one.r));

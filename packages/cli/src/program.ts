@@ -94,7 +94,11 @@ export function buildProgram(registry: NodeRegistry, setCode: (code: number) => 
     .option("--force", "ignore the cache for every node", false)
     .option("--override <node.port=json>", "replace an output value (JSON, or @file.json); repeatable", (v: string, acc: string[]) => [...acc, v], [] as string[])
     .option("--concurrency <n>", "nodes run at once (default 4)", intArg("--concurrency"))
-    .option("--parallel <n>", "questions of --questions run at once (default 1); more keep a served model busy, and results still come out in the set's order", intArg("--parallel"))
+    .option(
+      "--parallel <n>",
+      "questions of --questions run at once (default: 1, or 4 — $CITEFLOW_SERVER_CONCURRENCY if set — when every language model the graph calls is served); results still come out in the set's order",
+      intArg("--parallel"),
+    )
     .option("--store <dir>", "store folder for retrieval nodes that name none (default $CITEFLOW_STORE)")
     .option(
       "--allow-endpoint <url>",

@@ -2,7 +2,7 @@ import { readFileSync } from "node:fs";
 import { mapInOrder, QuestionInputError, questionRuns, type Answer, type CompiledGraph, type QuestionRun, type RunResult } from "@citeflow/core";
 import type { Session } from "citeflow";
 import { describeModel } from "@citeflow/models";
-import { CiteflowServices, describeChat } from "@citeflow/nodes";
+import { CiteflowServices, describeChat, type ChatChoice } from "@citeflow/nodes";
 import { FailureError, UsageError } from "../errors.js";
 import { loadGraphFile } from "../graphfile.js";
 import { fmtMs, ProgressPrinter, SetProgress } from "../progress.js";
@@ -49,14 +49,32 @@ export function modelLines(graph: CompiledGraph, session: Session): string[] {
   const seen = new Set<string>();
   for (const id of graph.order) {
     const n = graph.nodes.get(id)!;
-    const p = n.params as { model?: string; baseUrl?: string; generator?: string };
     const kind = MODEL_KINDS[n.def.type];
-    if (kind) seen.add(`${kind === "nli" ? "NLI" : "reranker"}: ${describeModel(services.modelId(kind, String(p.model ?? "")))}`);
-    // A node with the chat params (llmParams) calls a language model, unless it is told to write the extractive baseline.
-    else if (typeof p.baseUrl === "string" && p.generator !== "extractive") seen.add(`language model: ${describeChat(services.chatChoice({ model: p.model ?? "", baseUrl: p.baseUrl }))}`);
+    if (kind) seen.add(`${kind === "nli" ? "NLI" : "reranker"}: ${describeModel(services.modelId(kind, String((n.params as { model?: string }).model ?? "")))}`);
   }
+  for (const c of chatChoices(graph, services)) seen.add(`language model: ${describeChat(c)}`);
   return [...seen];
 }
+
+/** The language model each node that calls one would use: a node with the chat params (llmParams), unless it is told to write the extractive baseline. */
+function chatChoices(graph: CompiledGraph, services: CiteflowServices): ChatChoice[] {
+  return graph.order.flatMap((id) => {
+    const p = graph.nodes.get(id)!.params as { model?: string; baseUrl?: string; generator?: string };
+    return typeof p.baseUrl === "string" && p.generator !== "extractive" ? [services.chatChoice({ model: p.model ?? "", baseUrl: p.baseUrl })] : [];
+  });
+}
+
+/**
+ * Questions at once when --parallel is not given: several only when the graph calls a language
+ * model and every one it calls is served (none runs in this process, whose cores one question
+ * already keeps busy): the server limit $CITEFLOW_SERVER_CONCURRENCY, else 4.
+ */
+export function defaultParallel(graph: CompiledGraph, session: Session): number {
+  if (!(session.services instanceof CiteflowServices)) return 1;
+  const choices = chatChoices(graph, session.services);
+  return choices.length > 0 && choices.every((c) => c.kind === "http") ? (session.services.config.serverLimits?.concurrent ?? SERVED_PARALLEL) : 1;
+}
+const SERVED_PARALLEL = 4;
 
 export async function runCommand(graphPath: string, opts: RunCommandOptions, session: Session): Promise<number> {
   return (await runWithSummaries(graphPath, opts, session)).code;
@@ -71,7 +89,8 @@ export async function runWithSummaries(graphPath: string, opts: RunCommandOption
   const batches = graphInputSets(graph, opts);
   const overrides = parseOverrides(opts.override ?? []);
   const store = session.store;
-  const parallel = opts.parallel ?? 1;
+  const parallel = opts.parallel ?? (batches.length > 1 ? defaultParallel(graph, session) : 1);
+  if (!opts.json && opts.parallel === undefined && parallel > 1) process.stderr.write(`questions at once: ${parallel} (every language model here is served; --parallel 1 runs them one at a time)\n`);
   // One question at a time: a line per node as it ends. Several: one line for the set, and a line per run in order.
   const printer = opts.json || parallel > 1 ? undefined : new ProgressPrinter();
   const set = !opts.json && parallel > 1 ? new SetProgress(batches.length) : undefined;
