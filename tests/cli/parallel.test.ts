@@ -78,6 +78,45 @@ describe("citeflow run --questions --parallel", () => {
   }, 120_000);
 });
 
+describe("a 429 storm against a set run in parallel", () => {
+  it("one 429 with Retry-After holds every later request to the server, and every run still ends ok with its own answer", async () => {
+    let told = 0;
+    const arrivals: number[] = [];
+    const server = await loopback(async (req, res) => {
+      arrivals.push(Date.now());
+      if (req.n === 2) {
+        told = Date.now();
+        res.writeHead(429, { "content-type": "application/json", "retry-after-ms": "600" });
+        res.end(JSON.stringify({ error: { message: "slow down", type: "rate_limit" } }));
+        return;
+      }
+      await new Promise((r) => setTimeout(r, 100));
+      const n = /Q(\d+)/.exec(JSON.stringify(req.body.messages))?.[1] ?? "?";
+      json(res, 200, completion(`trials of vitamin Q${n}`));
+    });
+    try {
+      const dir = tempDir();
+      const graph = join(dir, "g.citeflow.json");
+      writeFileSync(graph, JSON.stringify(doc({ q: ["input.question"], enrich: ["query.enrich", {}] }, ["q.question->enrich.question"], { question: { type: "Question" } })));
+      writeFileSync(join(dir, "qs.jsonl"), Array.from({ length: 8 }, (_, i) => JSON.stringify({ id: `q${i}`, question: `Does vitamin Q${i} prevent fractures?` })).join("\n"));
+      const env = { CITEFLOW_CHAT_MODEL: "served-model", OPENAI_BASE_URL: `${server.url}/v1`, OPENAI_API_KEY: "sk-test" };
+      const r = await cli(["run", graph, "--questions", "qs.jsonl", "--runs", join(dir, "runs"), "--json", "--parallel", "4"], dir, env);
+      expect(r.code, r.stderr).toBe(0);
+      const runs = JSON.parse(r.stdout).runs as Array<{ runId: string; status: string }>;
+      expect(runs.map((x) => x.status)).toEqual(Array(8).fill("ok"));
+      // 8 answers and the one retried call; nothing reached the server in the 600 ms after its 429
+      // but the requests already on their way (sent before it was told, within a few ms of it).
+      expect(arrivals).toHaveLength(9);
+      const during = arrivals.filter((t) => t > told + 50 && t < told + 590);
+      expect(during).toEqual([]);
+      const texts = await Promise.all(runs.map(async (x) => JSON.parse((await cli(["runs", "output", x.runId, "enrich", "query", "--runs", join(dir, "runs")], dir, env)).stdout).text));
+      expect(texts).toEqual(Array.from({ length: 8 }, (_, i) => `trials of vitamin Q${i}`));
+    } finally {
+      await server.close();
+    }
+  }, 120_000);
+});
+
 describe("the question set's line", () => {
   it("counts questions done, in flight and failed, the pace a minute and the time left", () => {
     const written: string[] = [];
