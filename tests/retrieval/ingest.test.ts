@@ -181,6 +181,16 @@ describe("citeflow ingest", () => {
     expect(c.b.scores["ndcg@10"]).toBe(c.b.score);
     expect(c.b.scores["recall@100"]).toBe(1);
     expect(c.difference).toBeCloseTo(c.b.score - 1, 12);
+    // --parallel: several queries retrieved at once score exactly as one at a time.
+    const docs: Array<{ docId: string; title: string }> = [];
+    for await (const d of readBeirCorpus(join(DATA!, "scifact", "corpus.jsonl"))) if (docs.push({ docId: d.docId, title: d.title }) === 6) break;
+    writeFileSync(join(dir, "q6.jsonl"), docs.map((d, i) => JSON.stringify({ id: i, claim: d.title.split(" ").slice(0, 6).join(" ") })).join("\n"));
+    writeFileSync(join(dir, "qrels6.tsv"), `query-id\tcorpus-id\tscore\n${docs.map((d, i) => `${i}\t${d.docId}\t1`).join("\n")}\n`);
+    const six = (...more: string[]) => run(["eval", "retrieval", "--queries", join(dir, "q6.jsonl"), "--qrels", join(dir, "qrels6.tsv"), "--mode", "hybrid", "--json", ...more]);
+    const [one, three] = [await six(), await six("--parallel", "3")];
+    expect([one.code, three.code]).toEqual([0, 0]);
+    expect(JSON.parse(three.stdout)).toEqual(JSON.parse(one.stdout));
+    expect(JSON.parse(one.stdout).queries).toBe(6);
   }, 60_000);
 
   it("offline with a model that is not there: names it and where it looked", async () => {

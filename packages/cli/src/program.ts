@@ -185,6 +185,7 @@ export function buildProgram(registry: NodeRegistry, setCode: (code: number) => 
     .option("--compare <rerankers...>", 'two rerankers A B (or "none") on the same queries: nDCG@10 of each, B − A and its 95 % bootstrap interval')
     .option("--models-dir <dir>", "local models folder (default $CITEFLOW_MODELS)")
     .option("--limit <n>", "evaluate only the first N queries that have judgements", intArg("--limit"))
+    .option("--parallel <n>", "queries retrieved at once (default 1); more keep a served embedder or a Qdrant server busy", intArg("--parallel"))
     .option("--json", "print { ndcg@10, recall@100, mrr@10, queries }", false)
     .addOption(runsOption())
     .action(async (opts) => setCode(await evalRetrievalCommand({ ...opts, ...(opts.compare ? { compare: twoModels(opts.compare) } : {}) }, registry)));

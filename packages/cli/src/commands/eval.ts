@@ -24,6 +24,8 @@ export interface EvalRetrievalOptions {
   modelsDir?: string;
   limit?: number;
   json?: boolean;
+  /** Queries retrieved at once (default 1): more keep a served embedder or a Qdrant server busy. */
+  parallel?: number;
   /** Run store the evaluation's runs are recorded in. */
   runs: string;
 }
@@ -59,13 +61,17 @@ export async function evalRetrievalCommand(o: EvalRetrievalOptions, registry: No
   const session = cliSession(registry, o.runs, { store: o.store });
   const rank = async (rerank: string | undefined) => {
     const g = retrievalGraph({ mode: o.mode, store: o.store, k: 100, ...(o.modelsDir ? { modelsDir: o.modelsDir } : {}), ...(rerank ? { rerank } : {}) }, registry);
-    const runs = new Map<string, string[]>();
-    for (const [i, q] of todo.entries()) {
-      runs.set(q.id, docsInOrder((await retrieve(session, g, q)).map((p) => p.id)));
-      if (!o.json && process.stderr.isTTY) clearedLine(`eval${rerank ? ` ${rerank}` : ""}: ${i + 1}/${todo.length} queries`);
-    }
+    // `parallel` queries at once; the rankings keep the queries' order.
+    const ranked = await mapInOrder(
+      todo,
+      o.parallel ?? 1,
+      async (q) => docsInOrder((await retrieve(session, g, q)).map((p) => p.id)),
+      (_, i) => {
+        if (!o.json && process.stderr.isTTY) clearedLine(`eval${rerank ? ` ${rerank}` : ""}: ${i + 1}/${todo.length} queries`);
+      },
+    );
     if (!o.json && process.stderr.isTTY) process.stderr.write("\n");
-    return runs;
+    return new Map(todo.map((q, i) => [q.id, ranked[i]!]));
   };
   if (o.compare) {
     const [a, b] = o.compare;
