@@ -52,6 +52,19 @@ function printComparison(metric: string, a: string, b: string, d: PairedDifferen
   return 0;
 }
 
+/**
+ * `work` on each item, `parallel` at once, the results in the items' order; on a terminal (and
+ * without --json) one line counts them as they finish: "<what>: 3/100 <unit>".
+ */
+async function counted<T, R>(items: readonly T[], o: { parallel?: number; json?: boolean }, what: string, unit: string, work: (item: T) => Promise<R>): Promise<R[]> {
+  const shown = !o.json && process.stderr.isTTY;
+  const results = await mapInOrder(items, o.parallel ?? 1, work, (_, i) => {
+    if (shown) clearedLine(`${what}: ${i + 1}/${items.length} ${unit}`);
+  });
+  if (shown) process.stderr.write("\n");
+  return results;
+}
+
 /** Runs every judged query through the retrieval graph and scores the document rankings. */
 export async function evalRetrievalCommand(o: EvalRetrievalOptions, registry: NodeRegistry): Promise<number> {
   const qrels = readQrels(o.qrels);
@@ -61,16 +74,7 @@ export async function evalRetrievalCommand(o: EvalRetrievalOptions, registry: No
   const session = cliSession(registry, o.runs, { store: o.store });
   const rank = async (rerank: string | undefined) => {
     const g = retrievalGraph({ mode: o.mode, store: o.store, k: 100, ...(o.modelsDir ? { modelsDir: o.modelsDir } : {}), ...(rerank ? { rerank } : {}) }, registry);
-    // `parallel` queries at once; the rankings keep the queries' order.
-    const ranked = await mapInOrder(
-      todo,
-      o.parallel ?? 1,
-      async (q) => docsInOrder((await retrieve(session, g, q)).map((p) => p.id)),
-      (_, i) => {
-        if (!o.json && process.stderr.isTTY) clearedLine(`eval${rerank ? ` ${rerank}` : ""}: ${i + 1}/${todo.length} queries`);
-      },
-    );
-    if (!o.json && process.stderr.isTTY) process.stderr.write("\n");
+    const ranked = await counted(todo, o, `eval${rerank ? ` ${rerank}` : ""}`, "queries", async (q) => docsInOrder((await retrieve(session, g, q)).map((p) => p.id)));
     return new Map(todo.map((q, i) => [q.id, ranked[i]!]));
   };
   if (o.compare) {
@@ -173,23 +177,13 @@ async function verifyClaims(
   const verifier = [...graph.order].reverse().find((id) => Object.values(graph.nodes.get(id)!.outputTypes).includes("Verdict[]"));
   if (!verifier) throw new FailureError(`graph ${o.graph}: no node outputs Verdict[]`);
   const port = Object.entries(graph.nodes.get(verifier)!.outputTypes).find(([, t]) => t === "Verdict[]")![0];
-  // `parallel` claims at once; the pairs keep the claims' order.
-  const pairs = await mapInOrder(
-    claims,
-    o.parallel ?? 1,
-    async (c) => {
-      const result = await session.start(graph, { question: { id: c.id, text: c.text } }, { reuse: false }).result;
-      const failed = result.nodes.find((n) => n.status === "error");
-      if (failed) throw new FailureError(`claim ${c.id}: ${failed.id}: ${failed.error!.message}`);
-      const predicted = aggregateVerdicts(result.nodes.find((n) => n.id === verifier)!.outputs![port] as Verdict[]);
-      return o.binary ? { gold: c.gold === "SUPPORT" ? "true" : "false", predicted: predicted === "SUPPORT" ? "true" : "false" } : { gold: c.gold, predicted };
-    },
-    (_, i) => {
-      if (!o.json && process.stderr.isTTY) clearedLine(`eval scifact${label ? ` ${label}` : ""}: ${i + 1}/${claims.length} claims`);
-    },
-  );
-  if (!o.json && process.stderr.isTTY) process.stderr.write("\n");
-  return pairs;
+  return counted(claims, o, `eval scifact${label ? ` ${label}` : ""}`, "claims", async (c) => {
+    const result = await session.start(graph, { question: { id: c.id, text: c.text } }, { reuse: false }).result;
+    const failed = result.nodes.find((n) => n.status === "error");
+    if (failed) throw new FailureError(`claim ${c.id}: ${failed.id}: ${failed.error!.message}`);
+    const predicted = aggregateVerdicts(result.nodes.find((n) => n.id === verifier)!.outputs![port] as Verdict[]);
+    return o.binary ? { gold: c.gold === "SUPPORT" ? "true" : "false", predicted: predicted === "SUPPORT" ? "true" : "false" } : { gold: c.gold, predicted };
+  });
 }
 
 /**
