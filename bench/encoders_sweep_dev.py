@@ -31,6 +31,9 @@ from pathlib import Path
 
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT / "packages" / "datasets" / "python"))
+sys.path.insert(0, str(ROOT / "bench"))
+
+from nli_judge_dev import dev_split  # noqa: E402
 LABELS = ["SUPPORT", "NO_EVIDENCE", "CONTRADICT"]
 
 
@@ -54,11 +57,6 @@ for n, line in enumerate((ROOT / "data" / "scifact" / "qrels_train.tsv").read_te
     if n and line.strip():
         q, d, s = line.split("\t")
         QRELS.setdefault(q, {})[d] = int(s)
-
-
-def nli_dev() -> set:
-    rest = [c["id"] for c in CLAIMS if c["id"] not in HELD and c["evidence"]]
-    return set(random.Random(7).sample(rest, 100))
 
 
 def candidates(args) -> None:
@@ -115,7 +113,7 @@ def sweep(args) -> None:
 
         from pooled_bert import MeanPooledBertClassifier
 
-        dev = nli_dev()
+        dev = dev_split(CLAIMS, HELD)
         corpus = [json.loads(l) for l in read_text(ROOT / "data" / "scifact" / "corpus.jsonl").splitlines() if l.strip()]
         abstracts = {str(d["doc_id"]): d["abstract"] for d in corpus}
         shut = {c["claim"].strip() for c in CLAIMS if c["id"] in HELD or c["id"] in dev}

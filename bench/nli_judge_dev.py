@@ -23,6 +23,11 @@ ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT / "packages" / "datasets" / "python"))
 
 
+def dev_split(claims: list[dict], held: set) -> set:
+    """The NLI dev split: 100 training claims with evidence outside the held-out split, drawn with seed 7."""
+    return set(random.Random(7).sample([c["id"] for c in claims if c["id"] not in held and c["evidence"]], 100))
+
+
 def main() -> None:
     import torch
     import torch.nn.functional as F
@@ -37,8 +42,8 @@ def main() -> None:
     held = set(json.loads((ROOT / "bench" / "scifact-heldout.json").read_text())["heldout_ids"])
     claims = [json.loads(l) for l in (ROOT / "data" / "scifact" / "claims_train.jsonl").read_text().splitlines() if l.strip()]
     corpus = {str(d["doc_id"]): d["abstract"] for d in map(json.loads, (ROOT / "data" / "scifact" / "corpus.jsonl").read_text().splitlines()) if d}
+    dev = dev_split(claims, held)
     rest = [c["id"] for c in claims if c["id"] not in held and c["evidence"]]
-    dev = set(random.Random(7).sample(rest, 100))
 
     def rows(ids: set, augment: bool) -> list[tuple[str, str, int]]:
         out = []
