@@ -20,6 +20,7 @@ const suite = templateSuite(60, "CITEFLOW_RERANK_MODEL", "OPENAI_API_KEY");
 const registry = createRegistry();
 const runsDir = mkdtempSync(join(tmpdir(), "citeflow-export-runs-"));
 const BIN = fileURLToPath(new URL("../../packages/cli/dist/bin.js", import.meta.url));
+const DATA_DIR = join(process.env.CITEFLOW_DATA!, "scifact");
 
 async function runTemplate(name: string, question: string) {
   const store = new RunStore(runsDir);
@@ -456,12 +457,112 @@ describe("verification rows (verify.llm: OpenScholar's true/false judge)", () =>
   });
 });
 
+describe("structured nodes' calls (query.enrich, rate.relevance, claims.extract, check.sufficiency)", () => {
+  const graphDoc = {
+    citeflow: 1,
+    name: "structured",
+    inputs: { question: { type: "Question" } },
+    nodes: [
+      { id: "question", type: "input.question", version: 1, params: {} },
+      { id: "enrich", type: "query.enrich", version: 1, params: {} },
+      { id: "retrieve", type: "retrieve.lexical", version: 1, params: { k: 3 } },
+      { id: "rate", type: "rate.relevance", version: 2, params: {} },
+      { id: "claims", type: "claims.extract", version: 2, params: {} },
+      { id: "check", type: "check.sufficiency", version: 2, params: { k: 2 } },
+    ],
+    edges: [
+      "question.question -> enrich.question",
+      "enrich.query -> retrieve.query",
+      "question.question -> rate.question",
+      "retrieve.passages -> rate.passages",
+      "question.question -> claims.question",
+      "rate.passages -> claims.passages",
+      "question.question -> check.question",
+      "claims.claims -> check.claims",
+      "rate.passages -> check.passages",
+    ].map((e) => ({ from: e.split(" -> ")[0]!, to: e.split(" -> ")[1]! })),
+  };
+
+  it("sft rows of each call's own prompt; the labels give the targets (rationales, enough or not, relevant or not), a relevance correction wins, and without labels the row teaches the response", async () => {
+    const doc = suite.docs[10]!;
+    const server = await suite.serve((req, res) => {
+      const user = req.body.messages.at(-1).content as string;
+      if (user.startsWith("Turn the research question")) return json(res, 200, completion(doc.title));
+      if (user.startsWith("Rate how useful")) return json(res, 200, completion("Rating: 3"));
+      if (user.startsWith("From the passages below")) return json(res, 200, completion("[1] A claim the model made."));
+      if (user.startsWith("Decide whether")) return json(res, 200, completion(`Thinking.\nAnswer: ${suite.docs[11]!.title}`));
+      return json(res, 500, { error: { message: `unscripted prompt: ${user.slice(0, 40)}` } });
+    });
+    process.env.CITEFLOW_STORE = suite.store;
+    process.env.CITEFLOW_CHAT_MODEL = "loopback-model";
+    process.env.OPENAI_BASE_URL = server.url;
+    const runs = mkdtempSync(join(tmpdir(), "citeflow-structured-runs-"));
+    const store = new RunStore(runs);
+    const question = { id: "s1", text: doc.title };
+    const r = await startRun(loadGraph(graphDoc, registry), { ...store.runOptions(), services: envServices(), inputs: { question } }).result;
+    expect(r.status, JSON.stringify(r.nodes.find((n) => n.error)?.error)).toBe("ok");
+    const record = store.readRun(r.runId);
+    const outputOf = (id: string) => store.outputOf(record.nodes.find((n) => n.id === id)!) as Record<string, any>;
+    const rated = outputOf("rate").passages as Array<{ id: string; text: string }>;
+    const all = outputOf("check").passages as Array<{ id: string; text: string }>;
+    const found = all.slice(rated.length);
+    expect(found.length).toBeGreaterThan(0); // the second hop found passages
+
+    // The claim is labelled: its rationale is the first sentence of the document it is the title of.
+    const rationale = readFileSync(join(DATA_DIR, "corpus.jsonl"), "utf8")
+      .split("\n")
+      .map((l) => (l ? JSON.parse(l) : undefined))
+      .find((d) => d && String(d.doc_id) === doc.docId)
+      .abstract[0].trim() as string;
+    const dir = mkdtempSync(join(tmpdir(), "citeflow-structured-labels-"));
+    writeFileSync(join(dir, "claims.jsonl"), JSON.stringify({ id: "s1", claim: doc.title, evidence: { [doc.docId]: [{ sentences: [0], label: "SUPPORT" }] }, cited_doc_ids: [doc.docId] }) + "\n");
+    const other = rated.find((p) => !p.id.startsWith(`${doc.docId}#`))!;
+    const fix = store.correct(r.runId, { kind: "relevance", nodeId: "rate", passageId: other.id, relevant: true });
+    const out = mkdtempSync(join(tmpdir(), "citeflow-structured-sft-"));
+    exportDataset({ runs, services: envServices(), format: "sft", out, split: 1, labels: { claims: join(dir, "claims.jsonl"), corpus: join(DATA_DIR, "corpus.jsonl") } });
+    const rows = read(out, "train.jsonl");
+    const reply = (r: Record<string, any>) => r.messages.at(-1).content as string;
+    const of = (type: string) => rows.filter((x) => x.metadata.nodeType === type);
+    expect(rows.map((x) => x.metadata.nodeType)).toEqual(["query.enrich", ...rated.map(() => "rate.relevance"), "claims.extract", "check.sufficiency", "check.sufficiency"]);
+
+    // Each row's prompt is the call's own, as its span traced it.
+    const spans = (id: string) => record.nodes.find((n) => n.id === id)!.spans;
+    expect(of("rate.relevance").map((x) => x.messages.slice(0, -1))).toEqual(spans("rate").map((sp) => store.spanData(sp)!.messages));
+    expect(of("claims.extract")[0]!.messages.slice(0, -1)).toEqual(store.spanData(spans("claims")[0]!)!.messages);
+
+    // No label says what the query should have been: the model's own.
+    expect(reply(of("query.enrich")[0]!)).toBe(doc.title);
+    expect(of("query.enrich")[0]!.metadata.sources).not.toContain("labels");
+    // Relevant (5) when the passage is from an evidence document, else 1; the user's correction wins.
+    expect(of("rate.relevance").map(reply)).toEqual(rated.map((p) => (p.id.startsWith(`${doc.docId}#`) || p.id === other.id ? "Rating: 5" : "Rating: 1")));
+    expect(of("rate.relevance").map((x) => x.metadata.corrections ?? null)).toEqual(rated.map((p) => (p.id === other.id ? [fix.id] : null)));
+    // The claims: the rationale, cited to each passage that shows it; the first hop's claim cites passage 1, which shows it: enough.
+    const lines = (ps: Array<{ id: string; text: string }>) =>
+      ps.flatMap((p, i) => (p.id.startsWith(`${doc.docId}#`) && p.text.includes(rationale) ? [`[${i + 1}] ${rationale}`] : [])).join("\n") || "None.";
+    expect(rated[0]!.id.startsWith(`${doc.docId}#`)).toBe(true);
+    expect(reply(of("claims.extract")[0]!)).toBe(lines(rated));
+    const [check, hop] = of("check.sufficiency");
+    expect(reply(check!)).toBe("Answer: No.");
+    expect(hop!.messages[0].content).toMatch(/^From the passages below/);
+    expect(reply(hop!)).toBe(lines(found));
+    expect(hop!.metadata.passageIds).toEqual(found.map((p) => p.id));
+    expect(rows.filter((x) => x !== of("query.enrich")[0]).every((x) => x.metadata.sources.includes("labels") || x.metadata.corrections)).toBe(true);
+
+    // Without labels: each row teaches what the model said.
+    const plain = mkdtempSync(join(tmpdir(), "citeflow-structured-sft-"));
+    exportDataset({ runs, services: envServices(), format: "sft", out: plain, split: 1 });
+    const unlabelled = read(plain, "train.jsonl");
+    expect(unlabelled.filter((x) => x.metadata.nodeType === "claims.extract").map(reply)).toEqual(["[1] A claim the model made."]);
+    expect(unlabelled.filter((x) => x.metadata.nodeType === "rate.relevance").map(reply)).toEqual(rated.map((p) => (p.id === other.id ? "Rating: 5" : "Rating: 3")));
+  });
+});
+
 describe("dedupe and split", () => {
   const row = (key: string, text: string, data: Record<string, unknown> = { text }): Row => ({
     key,
     dedupText: text,
     data,
-    provenance: { runId: "r", graph: "g", graphHash: "h", nodeId: "n", passageIds: [], docIds: [], models: {}, sources: [] },
+    provenance: { runId: "r", graph: "g", graphHash: "h", nodeId: "n", nodeType: "t", passageIds: [], docIds: [], models: {}, sources: [] },
   });
 
   it("drops exact duplicates and near duplicates (case, punctuation, spacing), keeping the first", () => {

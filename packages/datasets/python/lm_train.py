@@ -21,8 +21,10 @@ from citeflow_train import InputError, announce, jsonl_objects, last_checkpoint,
 TARGETS = ["q_proj", "k_proj", "v_proj", "o_proj", "gate_proj", "up_proj", "down_proj"]
 
 
-def read_sft(folder: Path) -> tuple[list[list[dict]], list[str]]:
-    """The conversations of an sft export (train.jsonl and validation.jsonl), and the problems of rows left out."""
+def read_sft(folder: Path) -> tuple[list[tuple[list[dict], str]], list[str]]:
+    """The conversations of an sft export (train.jsonl and validation.jsonl), each with the type of node it
+    teaches (its metadata's nodeType: generate.answer, verify.llm, claims.extract, …; "generate.answer"
+    when the export has no metadata), and the problems of rows left out."""
     files = [folder / n for n in ("train.jsonl", "validation.jsonl") if (folder / n).is_file()]
     if not files:
         raise InputError(f"--data {folder}: no train.jsonl (make one with citeflow export --format sft --out {folder})")
@@ -38,29 +40,33 @@ def read_sft(folder: Path) -> tuple[list[list[dict]], list[str]]:
         if not msgs[-1]["content"].strip():
             problems.append(f"{f.name}:{i}: empty answer")
             continue
-        rows.append(msgs)
+        meta = obj.get("metadata")
+        task = meta.get("nodeType") if isinstance(meta, dict) else None
+        rows.append((msgs, task if isinstance(task, str) and task else ANSWER_TASK))
     if not rows:
         raise InputError(f"--data {folder}: no usable sft rows" + (f" ({len(problems)} bad: {problems[0]})" if problems else ""))
     return rows, problems
 
 
-def cap_refusals(rows: list[list[dict]], share: float, seed: int) -> tuple[list[list[dict]], int]:
-    """At most `share` of the rows may be answers without a citation marker ("The papers do not answer the
-    question."): a constant answer that half the rows share is the cheapest loss to reach, and a first
-    adapter trained on SciFact's rows as exported (46 % such) gave it for every held-out claim. A seeded
-    sample of them is kept; returns the rows and how many were left out."""
+ANSWER_TASK = "generate.answer"
+
+
+def cap_refusals(rows: list[tuple[list[dict], str]], share: float, seed: int) -> tuple[list[list[dict]], int]:
+    """At most `share` of the answers (generate.answer's rows) may be answers without a citation marker ("The
+    papers do not answer the question."): a constant answer that half the rows share is the cheapest loss to
+    reach, and a first adapter trained on SciFact's rows as exported (46 % such) gave it for every held-out
+    claim. A seeded sample of them is kept; the other nodes' rows (verdicts, claims, ratings, …) are all kept.
+    Returns the conversations and how many were left out."""
     import random
     import re
 
-    # verify.llm's rows (a true/false verdict, as the word or as {"answer": "…"}) are not answers: all kept.
-    verdict = re.compile(r'^\s*(true|false|\{\s*"answer"\s*:\s*"(true|false)"\s*\})\s*$', re.I)
-    verdicts = [m for m in rows if verdict.match(m[-1]["content"])]
-    answers = [m for m in rows if not verdict.match(m[-1]["content"])]
+    answers = [m for m, task in rows if task == ANSWER_TASK]
+    others = [m for m, task in rows if task != ANSWER_TASK]
     cited = [m for m in answers if re.search(r"\[\d+\]", m[-1]["content"])]
     uncited = [m for m in answers if not re.search(r"\[\d+\]", m[-1]["content"])]
     keep = min(len(uncited), int(share * len(cited) / (1 - share))) if share < 1 else len(uncited)
     kept = random.Random(seed).sample(uncited, keep)
-    return cited + kept + verdicts, len(uncited) - keep
+    return cited + kept + others, len(uncited) - keep
 
 
 def prompt_text(msgs: list[dict]) -> str:
@@ -129,10 +135,11 @@ def train_lm(args, held: set[str]) -> dict:
     set_seed(args.seed)
     rows, problems = read_sft(Path(args.data))
     # A row is about a held-out claim when its prompt holds the claim's text: those are the test set.
-    test = [m for m in rows if any(h in prompt_text(m) for h in held)]
-    train_rows = [m for m in rows if not any(h in prompt_text(m) for h in held)]
+    test = [m for m, _ in rows if any(h in prompt_text(m) for h in held)]
+    train_rows = [(m, task) for m, task in rows if not any(h in prompt_text(m) for h in held)]
     if not train_rows:
         raise InputError(f"{args.data}: every row is about a held-out claim ({len(test)}); nothing to train on")
+    by_node = {task: sum(t == task for _, t in train_rows) for task in sorted({t for _, t in train_rows})}
     train_rows, refusals = cap_refusals(train_rows, args.refusal_share, args.seed)
     tok, base = load_base(Path(args.base))
     encoded = [encode(tok, m, args.max_length) for m in train_rows]
@@ -140,7 +147,7 @@ def train_lm(args, held: set[str]) -> dict:
     encoded = [e for e in encoded if e is not None]
     if not encoded:
         raise InputError(f"{args.data}: every row is longer than --max-length {args.max_length} tokens")
-    counts = {"rows": len(train_rows), "uncited_left_out": refusals, "too_long": too_long, "answer_tokens": sum(n for _, n in encoded), "tokens": sum(len(i) for i, _ in encoded)}
+    counts = {"rows": len(train_rows), "rows_by_node": by_node, "uncited_left_out": refusals, "too_long": too_long, "answer_tokens": sum(n for _, n in encoded), "tokens": sum(len(i) for i, _ in encoded)}
     cfg = LoraConfig(r=args.lora_rank, lora_alpha=args.lora_alpha, lora_dropout=0.0, target_modules=TARGETS, bias="none", task_type="CAUSAL_LM")
     model = get_peft_model(base, cfg)
     data = Dataset.from_dict({"input_ids": [i for i, _ in encoded], "answer_len": [n for _, n in encoded]})
@@ -218,6 +225,7 @@ def flop_limit_lm(model, args) -> dict:
 
 def card(args, info: dict, files: dict[str, str]) -> str:
     c = info["counts"]
+    by_node = ", ".join(f"{k} {v}" for k, v in c.get("rows_by_node", {}).items())
     lines = [
         f"# {Path(args.out).name}",
         "",
@@ -228,7 +236,7 @@ def card(args, info: dict, files: dict[str, str]) -> str:
         "| | |",
         "|---|---|",
         f"| base weights | `{args.base_name}`, dequantized from the GGUF the product runs; licence {args.base_licence} |",
-        f"| training rows | {info['rows']} from `{args.data_name}`; {c['rows']} after the held-out claims and after leaving out {c['uncited_left_out']} answers without a citation (at most {args.refusal_share:g} of the rows may be such, `--refusal-share`); {info['pairs']} answers trained on (of {c['answer_tokens']} answer tokens, {c['tokens']} tokens with their prompts, in all); {c['too_long']} longer than {args.max_length} tokens left out |",
+        f"| training rows | {info['rows']} from `{args.data_name}`; {c['rows']} after the held-out claims and after leaving out {c['uncited_left_out']} answers without a citation (at most {args.refusal_share:g} of the answers may be such, `--refusal-share`); by node before that: {by_node}; {info['pairs']} answers trained on (of {c['answer_tokens']} answer tokens, {c['tokens']} tokens with their prompts, in all); {c['too_long']} longer than {args.max_length} tokens left out |",
         f"| left out | {info['refused_heldout']} rows about held-out claims; {info['bad_rows']} bad rows |",
         f"| data licence | {args.data_licence} |",
         f"| command | `{args.command}` |",

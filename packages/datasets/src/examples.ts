@@ -2,7 +2,9 @@ import { docIdOf, evidenceInDocument, type Answer, type Claim, type Passage, typ
 import type { ChatMessage } from "@citeflow/models";
 import { answerMessages } from "@citeflow/nodes";
 import type { CorrectionProblem, NodeRecord, RunRecord, RunStore, SpanRecord, StoredCorrection } from "@citeflow/runstore";
-import { goldAnswer, goldPairs, goldTrue, type GoldLabels } from "./gold.js";
+import { CALL_NODES, nodeCalls, type CallExample } from "./calls.js";
+import { goldAnswer, goldPairs, type GoldLabels } from "./gold.js";
+import { RunView } from "./run-view.js";
 
 /** Where a row came from: enough to find the run, node and evidence again. */
 export interface Provenance {
@@ -10,6 +12,8 @@ export interface Provenance {
   graph: string;
   graphHash: string;
   nodeId: string;
+  /** The type of that node: what the row teaches (`generate.answer`, `verify.llm`, …). */
+  nodeType: string;
   passageIds: string[];
   docIds: string[];
   models: Record<string, string>;
@@ -84,20 +88,6 @@ export interface LoopCallExample {
   provenance: Provenance;
 }
 
-/** A verify.llm call: a chat model's true/false on one claim, and what it should have said when that is known. */
-export interface VerifyCallExample {
-  messages: ChatMessage[];
-  response: string;
-  /**
-   * The answer it should have given, in the form it was asked for (`{"answer":"true"}` under a JSON
-   * schema, else the word): a user's verdict correction, else the labelled corpus (`--labels`) when
-   * the claim is a labelled claim itself (SciFact's binary setting: true only when its evidence supports it).
-   */
-  target?: string;
-  question: string;
-  provenance: Provenance;
-}
-
 /** A passage judged for a query: by an LLM rating (1–5), by qrels, or by a user's correction. */
 export interface RelevanceExample {
   query: string;
@@ -113,59 +103,6 @@ export interface RelevanceExample {
 export type QrelsMap = Map<string, Map<string, number>>;
 
 const RETRIEVERS = new Set(["retrieve.lexical", "retrieve.dense", "retrieve.hybrid", "search.semantic-scholar", "search.core", "search.pubmed", "search.arxiv"]);
-
-/** Reads node inputs and outputs of one stored run by following its graph's edges. */
-class RunView {
-  constructor(
-    readonly store: RunStore,
-    readonly record: RunRecord,
-  ) {}
-
-  output(nodeId: string, port: string): unknown {
-    const n = this.record.nodes.find((x) => x.id === nodeId);
-    if (!n?.outputHashes?.[port]) return undefined;
-    return this.store.blobs.get(n.outputHashes[port]!);
-  }
-
-  input(nodeId: string, port: string): unknown {
-    const edge = this.record.graph.edges.find((e) => e.to === `${nodeId}.${port}`);
-    if (!edge) return undefined;
-    const dot = edge.from.lastIndexOf(".");
-    return this.output(edge.from.slice(0, dot), edge.from.slice(dot + 1));
-  }
-
-  /** The run's question (its `question` input's text), when it has one. */
-  get question(): string | undefined {
-    const hash = this.record.inputHashes.question;
-    const q = hash ? (this.store.blobs.get(hash) as { text?: unknown } | undefined) : undefined;
-    return typeof q?.text === "string" ? q.text : undefined;
-  }
-
-  /** A span's data, read from its blob when it was stored as one. */
-  spanData(s: SpanRecord): Record<string, unknown> | undefined {
-    return this.store.spanData(s);
-  }
-
-  /** The model a node used, from its spans (absent for a node taken from the cache). */
-  modelOf(n: NodeRecord): string | undefined {
-    const find = (spans: SpanRecord[]): string | undefined => {
-      for (const s of spans) {
-        const data = this.store.spanData(s);
-        if (data && typeof data.model === "string") return data.model;
-        const deeper = find(s.children);
-        if (deeper) return deeper;
-      }
-      return undefined;
-    };
-    return find(n.spans);
-  }
-
-  provenance(nodeId: string, passages: Passage[], models: Record<string, string>): Provenance {
-    const docIds = [...new Set(passages.map((p) => docIdOf(p.id)))];
-    const sources = [...new Set(passages.map((p) => p.metadata?.source).filter((s): s is string => typeof s === "string"))];
-    return { runId: this.record.runId, graph: this.record.graph.name, graphHash: this.record.graphHash, nodeId, passageIds: passages.map((p) => p.id), docIds, models, sources };
-  }
-}
 
 /** The run's pairwise and rubric judgements (first judge node of each kind that finished). */
 function judgements(view: RunView, order: string[], byId: Map<string, NodeRecord>): Pick<AnswerExample, "judged" | "rubric"> {
@@ -189,7 +126,8 @@ interface RunExamples {
   nli: NliExample[];
   loop: LoopCallExample[];
   relevance: RelevanceExample[];
-  verify: VerifyCallExample[];
+  /** Structured nodes' model calls (calls.ts). */
+  calls: CallExample[];
   /** Self-feedback loops taken from the cache (they carry no trace of their model calls). */
   loopsFromCache: number;
 }
@@ -202,7 +140,7 @@ export function collectExamples(
   qrels?: QrelsMap,
   gold?: GoldLabels,
 ): RunExamples & { runs: number; skipped: string[]; correctionProblems: CorrectionProblem[] } {
-  const all: RunExamples = { answers: [], nli: [], loop: [], relevance: [], verify: [], loopsFromCache: 0 };
+  const all: RunExamples = { answers: [], nli: [], loop: [], relevance: [], calls: [], loopsFromCache: 0 };
   const skipped: string[] = [];
   const correctionProblems: CorrectionProblem[] = [];
   const ids =
@@ -233,7 +171,7 @@ export function collectExamples(
     all.nli.push(...rows.nli);
     all.loop.push(...rows.loop);
     all.relevance.push(...rows.relevance);
-    all.verify.push(...rows.verify);
+    all.calls.push(...rows.calls);
     all.loopsFromCache += rows.loopsFromCache;
     correctionProblems.push(...read.problems);
     runs++;
@@ -243,8 +181,8 @@ export function collectExamples(
 
 /** The rows of one finished run. */
 function collectRun(store: RunStore, services: Pick<Services, "prompt">, record: RunRecord, corrections: StoredCorrection[], qrels: QrelsMap | undefined, gold: GoldLabels | undefined): RunExamples {
-  const out: RunExamples = { answers: [], nli: [], loop: [], relevance: [], verify: [], loopsFromCache: 0 };
-  const { answers, nli, loop, relevance, verify } = out;
+  const out: RunExamples = { answers: [], nli: [], loop: [], relevance: [], calls: [], loopsFromCache: 0 };
+  const { answers, nli, loop, relevance, calls } = out;
   const view = new RunView(store, record);
   const order = record.graph.nodes.map((n) => n.id);
   const byId = new Map(record.nodes.map((n) => [n.id, n]));
@@ -348,30 +286,7 @@ function collectRun(store: RunStore, services: Pick<Services, "prompt">, record:
           );
       }
     }
-    if (n.type === "verify.llm") {
-      const claims = (view.input(nodeId, "claims") as Claim[] | undefined) ?? [];
-      const passages = (view.input(nodeId, "passages") as Passage[] | undefined) ?? [];
-      // One "judge" call per claim, in the claims' order (none when the node came from the cache).
-      n.spans
-        .filter((s) => s.name === "judge")
-        .forEach((s, i) => {
-          const d = view.spanData(s);
-          const claim = claims[i];
-          if (!claim || !d || !Array.isArray(d.messages) || typeof d.response !== "string") return;
-          const fix = corrections.filter((c) => c.kind === "verdict" && c.nodeId === nodeId && c.claimId === claim.id).at(-1);
-          const labelled = gold?.claims.get(claim.id)?.text === claim.text.trim() ? goldTrue(gold!, claim.id) : undefined;
-          const truth = fix?.kind === "verdict" ? fix.label === "SUPPORT" : labelled;
-          const cited = passages.filter((p) => claim.passageIds.includes(p.id));
-          const prov = view.provenance(nodeId, cited.length ? cited : passages, typeof d.model === "string" ? { judge: d.model } : {});
-          verify.push({
-            messages: d.messages as ChatMessage[],
-            response: d.response,
-            ...(truth !== undefined ? { target: d.jsonSchema ? JSON.stringify({ answer: String(truth) }) : String(truth) } : {}),
-            question: view.question ?? claim.text,
-            provenance: fix ? { ...prov, corrections: [fix.id] } : labelled !== undefined ? { ...prov, sources: ["labels"] } : prov,
-          });
-        });
-    }
+    if (CALL_NODES.has(n.type)) calls.push(...nodeCalls({ view, node: n, corrections, qrels, gold }));
     if (n.type === "verify.nli") {
       const verdicts = view.output(nodeId, "verdicts") as Verdict[];
       const claims = (view.input(nodeId, "claims") as Claim[] | undefined) ?? [];

@@ -66,7 +66,7 @@ export function exportDataset(o: ExportOptions): ExportResult {
   // Loop traces of runs whose answer the rubric dropped go too.
   const droppedRuns = new Set(ex.answers.filter((a) => !passes(a)).map((a) => a.provenance.runId));
   const loop = ex.loop.filter((l) => !droppedRuns.has(l.provenance.runId));
-  const { rows, exact, near } = dedupe(rowsFor(o.format, answers, ex.nli, loop, ex.relevance, ex.verify));
+  const { rows, exact, near } = dedupe(rowsFor(o.format, answers, ex.nli, loop, ex.relevance, ex.calls));
   const parts = split(rows, ratio, seed);
   const splits: Record<string, Row[]> = ratio < 1 ? { train: parts.train, validation: parts.validation } : { train: parts.train };
   mkdirSync(o.out, { recursive: true });

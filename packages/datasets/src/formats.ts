@@ -1,5 +1,6 @@
 import type { ChatMessage } from "@citeflow/models";
-import type { AnswerExample, LoopCallExample, NliExample, Provenance, RelevanceExample, VerifyCallExample } from "./examples.js";
+import type { CallExample } from "./calls.js";
+import type { AnswerExample, LoopCallExample, NliExample, Provenance, RelevanceExample } from "./examples.js";
 
 export const FORMATS = ["sft", "sft-completion", "openscholar", "dpo", "dpo-openai", "kto", "nli", "rerank", "rerank-scored"] as const;
 export type Format = (typeof FORMATS)[number];
@@ -59,7 +60,7 @@ function rerankTriplets(rel: RelevanceExample[]): Row[] {
   return rows;
 }
 
-export function rowsFor(format: Format, answers: AnswerExample[], nli: NliExample[], loop: LoopCallExample[] = [], relevance: RelevanceExample[] = [], verify: VerifyCallExample[] = []): Row[] {
+export function rowsFor(format: Format, answers: AnswerExample[], nli: NliExample[], loop: LoopCallExample[] = [], relevance: RelevanceExample[] = [], calls: CallExample[] = []): Row[] {
   const key = (a: AnswerExample) => a.question.text;
   // The best answer a run has (a user's correction, else the pipeline's final answer) and the
   // one it beats (the uncorrected final answer, else the first draft); no pair when they are equal.
@@ -68,25 +69,25 @@ export function rowsFor(format: Format, answers: AnswerExample[], nli: NliExampl
   const best = (a: AnswerExample) => a.corrected ?? a.gold ?? a.judged?.preferred ?? a.final.text;
   const worse = (a: AnswerExample) => (a.corrected !== undefined || a.gold !== undefined ? a.final.text : (a.judged?.rejected ?? a.draft.text));
   const paired = answers.filter((a) => best(a).trim() !== worse(a).trim());
-  // A verify.llm call teaches what it should have answered when that is known, else what it answered.
-  const verdict = (v: VerifyCallExample) => v.target ?? v.response;
-  const verifyRow = (v: VerifyCallExample, data: Record<string, unknown>): Row => ({
-    key: v.question,
-    dedupText: JSON.stringify(v.messages) + verdict(v),
-    label: "verification",
+  // A structured node's call teaches what it should have answered when that is known, else what it answered.
+  const reply = (c: CallExample) => c.target ?? c.response;
+  const callRow = (c: CallExample, data: Record<string, unknown>): Row => ({
+    key: c.question,
+    dedupText: JSON.stringify(c.messages) + reply(c),
+    label: c.provenance.nodeType,
     data,
-    provenance: v.provenance,
+    provenance: c.provenance,
   });
   switch (format) {
     case "sft":
       return [
         ...answers.map((a) => ({ key: key(a), dedupText: a.question.text + "\n" + best(a), data: { messages: [...a.prompt, ...assistant(best(a))] }, provenance: a.provenance })),
-        ...verify.map((v) => verifyRow(v, { messages: [...v.messages, ...assistant(verdict(v))] })),
+        ...calls.map((c) => callRow(c, { messages: [...c.messages, ...assistant(reply(c))] })),
       ];
     case "sft-completion":
       return [
         ...answers.map((a) => ({ key: key(a), dedupText: a.question.text + "\n" + best(a), data: { prompt: a.prompt, completion: assistant(best(a)) }, provenance: a.provenance })),
-        ...verify.map((v) => verifyRow(v, { prompt: v.messages, completion: assistant(verdict(v)) })),
+        ...calls.map((c) => callRow(c, { prompt: c.messages, completion: assistant(reply(c)) })),
       ];
     case "openscholar":
       return [

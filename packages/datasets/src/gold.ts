@@ -141,10 +141,30 @@ export const GOLD_VERDICT = { SUPPORT: "So they support the claim.", CONTRADICT:
  * choice to cite is one token, and the verdict comes after the evidence it rests on.
  */
 export function goldAnswer(gold: GoldLabels, claimId: string, passages: Array<{ id: string; text: string }>, base: 0 | 1): string | undefined {
+  const found = goldRationales(gold, claimId, passages);
+  if (!found) return undefined;
+  if (!found.length) return NO_GOLD_PASSAGE;
+  const statements = found.map((r) => `${r.sentence.replace(/[.!?]+$/, "")} [${r.passage + base}].`);
+  return `${GOLD_OPENING} ${statements.join(" ")} ${GOLD_VERDICT[found[0]!.label]}`;
+}
+
+/** A rationale sentence of a labelled claim that one of the passages shows. */
+export interface GoldRationale {
+  /** The passage's place in the list (0-based). */
+  passage: number;
+  sentence: string;
+  label: "SUPPORT" | "CONTRADICT";
+}
+
+/**
+ * The rationale sentences of a labelled claim that the passages show, in passage order and, within
+ * a passage, in abstract order; a sentence in a part of the abstract a passage does not show is not
+ * there. Empty when no passage shows one; undefined when the claim is not in the labels.
+ */
+export function goldRationales(gold: GoldLabels, claimId: string, passages: Array<{ id: string; text: string }>): GoldRationale[] | undefined {
   const claim = gold.claims.get(claimId);
   if (!claim) return undefined;
-  const statements: string[] = [];
-  let label: "SUPPORT" | "CONTRADICT" | undefined;
+  const out: GoldRationale[] = [];
   passages.forEach((p, i) => {
     const docId = docIdOf(p.id);
     const sets = claim.evidence.get(docId);
@@ -153,12 +173,10 @@ export function goldAnswer(gold: GoldLabels, claimId: string, passages: Array<{ 
     const picked = [...new Set(sets.flatMap((s) => s.sentences))].sort((a, b) => a - b);
     for (const k of picked) {
       const s = all[k]?.trim();
-      if (!s || !p.text.includes(s)) continue;
-      label ??= sets.find((set) => set.sentences.includes(k))!.label;
-      statements.push(`${s.replace(/[.!?]+$/, "")} [${i + base}].`);
+      if (s && p.text.includes(s)) out.push({ passage: i, sentence: s, label: sets.find((set) => set.sentences.includes(k))!.label });
     }
   });
-  return label ? `${GOLD_OPENING} ${statements.join(" ")} ${GOLD_VERDICT[label]}` : NO_GOLD_PASSAGE;
+  return out;
 }
 
 /**

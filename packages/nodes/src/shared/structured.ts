@@ -48,13 +48,16 @@ export function readFeedback(json: unknown, maxItems: number): Feedback[] {
   });
 }
 
+/** The longest claim the grammar lets a model write (characters). */
+export const CLAIM_MAX_CHARS = 300;
+
 export const claimsSchema = (passages: number) => ({
   type: "object",
   properties: {
     claims: {
       type: "array",
       maxItems: Math.max(passages, 1) * 2,
-      items: { type: "object", properties: { passage: { enum: Array.from({ length: Math.max(passages, 1) }, (_, i) => i + 1) }, claim: { type: "string", maxLength: 300 } } },
+      items: { type: "object", properties: { passage: { enum: Array.from({ length: Math.max(passages, 1) }, (_, i) => i + 1) }, claim: { type: "string", maxLength: CLAIM_MAX_CHARS } } },
     },
   },
 });
