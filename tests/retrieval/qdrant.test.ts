@@ -1,44 +1,49 @@
 import { spawn } from "node:child_process";
+import { mkdtempSync, readFileSync } from "node:fs";
+import { tmpdir } from "node:os";
 import { randomUUID } from "node:crypto";
 import { createServer } from "node:net";
 import { join } from "node:path";
 import { fileURLToPath } from "node:url";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { QdrantClient } from "@qdrant/js-client-rest";
-import { bm25Scores, contentTokens } from "@citeflow/core";
 import { loadEmbedder } from "@citeflow/models";
-import { bm25DocumentVector, bm25QueryVector, openScholarChunker, parseQdrantSpec, pointId, QdrantStore, termIndex, type CorpusDocument } from "@citeflow/retrieval";
+import {
+  bm25DocumentVector,
+  bm25QueryVector,
+  ftsTokens,
+  LanceStore,
+  openScholarChunker,
+  parseQdrantSpec,
+  pointId,
+  QdrantStore,
+  REWEIGH_DRIFT,
+  indexText,
+  termCount,
+  termIndex,
+  type CorpusDocument,
+} from "@citeflow/retrieval";
+import { fakeQdrant, type FakeQdrant } from "./qdrant-loopback.js";
 import { DATA, firstSciFactDocs, MODELS } from "../scifact.js";
 
 const QDRANT_URL = process.env.QDRANT_URL;
 const bin = fileURLToPath(new URL("../../packages/cli/dist/bin.js", import.meta.url));
 
 describe("Qdrant store: what needs no server", () => {
+  it("terms as the embedded store's full-text index makes them: letters and digits, long tokens dropped, stemmed, stop words dropped, accents folded", () => {
+    expect(ftsTokens("The runners were running quickly in Zürich; it does not matter (n = 205, 31%).")).toEqual(["runner", "run", "quick", "zurich", "doe", "matter", "n", "205", "31"]);
+    expect(ftsTokens(`hyper-tension ${"x".repeat(39)} ${"y".repeat(40)}`)).toEqual(["hyper", "tension", "x".repeat(39)]);
+  });
+
   it("sparse vectors: BM25 term weights by hand, the IDF left to the server", () => {
-    // "dose dose trial" has 3 content tokens; with avgLength 3 the length norm is k1·1 = 1.2.
+    // "Dose dose trial" has 3 terms; with avgLength 3 the length norm is k1·1 = 1.2.
     const v = bm25DocumentVector("Dose dose trial", { avgLength: 3 });
     const at = (t: string) => v.values[v.indices.indexOf(termIndex(t))];
     expect(at("dose")).toBeCloseTo((2 * 2.2) / (2 + 1.2), 12);
     expect(at("trial")).toBeCloseTo((1 * 2.2) / (1 + 1.2), 12);
     expect(v.indices).toEqual([...v.indices].sort((a, b) => a - b));
-    // Query: each distinct term once, weight 1; stop words dropped.
-    expect(bm25QueryVector("the dose of the dose")).toEqual({ indices: [termIndex("dose")], values: [1] });
-    // Σ idf·weight over query terms is BM25 as our in-memory scorer computes it.
-    const texts = ["aspirin lowers stroke risk in trials", "statins lower cholesterol", "aspirin and statins in stroke prevention trials"];
-    const n = texts.length;
-    const df = (t: string) => texts.filter((x) => contentTokens(x).includes(t)).length;
-    const avg = texts.reduce((a, x) => a + contentTokens(x).length, 0) / n;
-    const query = "aspirin stroke";
-    const viaSparse = texts.map((x) => {
-      const d = bm25DocumentVector(x, { avgLength: avg });
-      return bm25QueryVector(query).indices.reduce((s, i) => {
-        const term = contentTokens(query).find((t) => termIndex(t) === i)!;
-        const idf = Math.log(1 + (n - df(term) + 0.5) / (df(term) + 0.5));
-        const j = d.indices.indexOf(i);
-        return s + (j < 0 ? 0 : idf * d.values[j]!);
-      }, 0);
-    });
-    bm25Scores(query, texts).forEach((s, i) => expect(viaSparse[i]).toBeCloseTo(s, 9));
+    // Query: each term weighted by how often the query says it; stop words dropped.
+    expect(bm25QueryVector("the dose of the dose")).toEqual({ indices: [termIndex("dose")], values: [2] });
   });
 
   it("point ids are UUIDs derived from passage ids; store specs name a server and collection", () => {
@@ -66,6 +71,114 @@ describe("Qdrant store: what needs no server", () => {
     child.stderr.on("data", (d) => (err += d));
     expect(await new Promise((r) => child.on("exit", r))).not.toBe(0);
     expect(err).toContain(`Qdrant at http://127.0.0.1:${port} is not answering`);
+  });
+});
+
+describe("Qdrant store against a loopback Qdrant (its REST shapes, in memory)", () => {
+  let server: FakeQdrant;
+  let docs: CorpusDocument[];
+  const chunker = openScholarChunker();
+  beforeAll(async () => {
+    server = await fakeQdrant();
+    docs = await firstSciFactDocs(70);
+  });
+  afterAll(() => server.close());
+  const embedder = () => loadEmbedder("static-use-en", { modelsDirs: [MODELS] });
+
+  it("lexical search scores as the embedded store's BM25, term for term: the corpus's real average length, weighted again when it drifts", async () => {
+    const lance = await LanceStore.open(mkdtempSync(join(tmpdir(), "citeflow-lance-vs-qdrant-")));
+    const e = await embedder();
+    await lance.ingest(docs.slice(0, 60), { chunker, chunkerName: "openscholar-256", embedder: e });
+    const q = await QdrantStore.open({ url: server.url, collection: "same-bm25" });
+    // Small batches: the first batch's average length is not the corpus's, so the vectors are weighted again at the end.
+    await q.ingest(docs.slice(0, 60), { chunker, chunkerName: "openscholar-256", embedder: e, batchSize: 8 });
+    const passages = docs.slice(0, 60).flatMap((d) => chunker(d));
+    const terms = passages.reduce((a, p) => a + termCount(indexText(p)), 0);
+    expect((await q.meta())!.lexical).toEqual({ passages: passages.length, terms, weightedWith: terms / passages.length });
+    expect(server.requests.some((r) => r.path.startsWith("/collections/same-bm25/points/vectors"))).toBe(true);
+    const claims = readFileSync(join(DATA, "scifact", "claims_train.jsonl"), "utf8")
+      .trim()
+      .split("\n")
+      .slice(0, 25)
+      .map((l) => JSON.parse(l).claim as string);
+    let compared = 0;
+    for (const claim of [...claims, docs[3]!.title, "1-1% of the the cells"]) {
+      const [a, b] = [await lance.lexical(claim, 10), await q.lexical(claim, 10)];
+      expect(
+        b.map((p) => p.id),
+        claim,
+      ).toEqual(a.map((p) => p.id));
+      b.forEach((p, i) => expect(Math.abs(p.scores.bm25! - a[i]!.scores.bm25!) / a[i]!.scores.bm25!, claim).toBeLessThan(1e-5));
+      compared += a.length;
+    }
+    expect(compared).toBeGreaterThan(100);
+
+    // A few more documents move the average by less than REWEIGH_DRIFT: counted, not weighted again.
+    const before = server.requests.length;
+    await q.ingest(docs.slice(0, 62), { chunker, chunkerName: "openscholar-256", embedder: e, batchSize: 8 });
+    const more = docs.slice(0, 62).flatMap((d) => chunker(d));
+    const moreTerms = more.reduce((a, p) => a + termCount(indexText(p)), 0);
+    const lexical = (await q.meta())!.lexical!;
+    expect([lexical.passages, lexical.terms]).toEqual([more.length, moreTerms]);
+    expect(Math.abs(moreTerms / more.length - lexical.weightedWith) / (moreTerms / more.length)).toBeLessThanOrEqual(REWEIGH_DRIFT);
+    expect(server.requests.slice(before).some((r) => r.path.includes("/points/vectors"))).toBe(lexical.weightedWith !== terms / passages.length);
+    // Removing documents takes their lengths out.
+    await q.removeDocuments([docs[60]!.docId, docs[61]!.docId]);
+    expect((await q.meta())!.lexical).toMatchObject({ passages: passages.length, terms });
+  }, 120_000);
+
+  it("a new collection is spread by the cluster's size: a shard a peer, and from three peers two copies of each; the environment's settings win, bad ones are refused by name", async () => {
+    const e = await embedder();
+    const created = async (collection: string, peers: number, env: Record<string, string> = {}) => {
+      server.peers = peers;
+      const store = await QdrantStore.open(parseQdrantSpec(`qdrant:${collection}`, { QDRANT_URL: server.url, ...env }));
+      await store.ingest(docs.slice(0, 2), { chunker, chunkerName: "openscholar-256", embedder: e });
+      const c = server.collections.get(collection)!.config;
+      return [c.shard_number, c.replication_factor, c.write_consistency_factor];
+    };
+    expect(await created("alone", 1)).toEqual([1, 1, 1]);
+    expect(await created("three", 3)).toEqual([3, 2, 1]);
+    expect(await created("five", 5)).toEqual([5, 2, 1]);
+    expect(await created("set", 3, { QDRANT_SHARDS: "6", QDRANT_REPLICATION: "3", QDRANT_WRITE_CONSISTENCY: "2" })).toEqual([6, 3, 2]);
+    expect(() => parseQdrantSpec("qdrant:x", { QDRANT_URL: server.url, QDRANT_REPLICATION: "two" })).toThrow('$QDRANT_REPLICATION="two": give a whole number from 1');
+    expect(() => parseQdrantSpec("qdrant:x", { QDRANT_URL: server.url, QDRANT_SHARDS: "0" })).toThrow("$QDRANT_SHARDS");
+    server.peers = 1;
+  }, 60_000);
+
+  it("a search that fails because a peer is down says which shards have no active copy, on which peers, and what to do", async () => {
+    const store = await QdrantStore.open({ url: server.url, collection: "same-bm25" });
+    server.failSearches = "Service internal error: No active replica for shard 1";
+    server.shards = {
+      peer_id: 1,
+      shard_count: 3,
+      local_shards: [{ shard_id: 0, state: "Active" }],
+      remote_shards: [
+        { shard_id: 1, peer_id: 2, state: "Dead" },
+        { shard_id: 2, peer_id: 3, state: "Active" },
+      ],
+    };
+    try {
+      const err = await store.lexical("aspirin", 5).then(
+        () => undefined,
+        (e: Error) => e.message,
+      );
+      expect(err).toContain(`Qdrant collection ${server.url}/collections/same-bm25: a search failed`);
+      expect(err).toContain("No active replica for shard 1");
+      expect(err).toContain("1 of 3 shards have no active copy: shard 1 (peer 2: Dead). Bring the peer back");
+      expect(err).toContain("$QDRANT_REPLICATION=2");
+      // With a second copy on another peer the hint about replication is not given.
+      server.shards.remote_shards.push({ shard_id: 1, peer_id: 3, state: "Dead" });
+      const err2 = await store.lexical("aspirin", 5).then(
+        () => undefined,
+        (e: Error) => e.message,
+      );
+      expect(err2).toContain("shard 1 (peer 2: Dead, peer 3: Dead)");
+      expect(err2).not.toContain("QDRANT_REPLICATION");
+    } finally {
+      server.failSearches = undefined;
+      server.shards = undefined;
+    }
+    expect((await store.lexical(docs[3]!.title, 5))[0]!.id.startsWith(`${docs[3]!.docId}#`)).toBe(true);
   });
 });
 

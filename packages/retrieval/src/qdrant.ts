@@ -3,7 +3,7 @@ import { QdrantClient } from "@qdrant/js-client-rest";
 import { parsePassageId, type Passage } from "@citeflow/core";
 import { indexText } from "./chunkers.js";
 import type { CorpusDocument } from "./document.js";
-import { bm25DocumentVector, bm25QueryVector, type Bm25Params } from "./sparse.js";
+import { bm25DocumentVector, bm25QueryVector, termCount } from "./sparse.js";
 import { checkCompatible, checkDimensions, ingestBatches, sampleOf, type IngestOptions, type IngestResult, type PassageStore, type SampleOptions, type ScoredId, type StoreMeta } from "./store.js";
 
 /** The point holding the store's meta: no vectors, so no search ever returns it. */
@@ -18,8 +18,25 @@ export interface QdrantStoreOptions {
   apiKey?: string;
   /** Per-request timeout (default 30 s). */
   timeoutMs?: number;
-  /** BM25 parameters of the sparse vectors, fixed when the collection is created (avgLength default 256 tokens). */
-  bm25?: Bm25Params;
+  /** How a new collection is spread over a cluster; unset: from the cluster's size (clusterDefaults). */
+  cluster?: ClusterSettings;
+}
+
+/** A collection's sharding, set when it is created: $QDRANT_SHARDS, $QDRANT_REPLICATION, $QDRANT_WRITE_CONSISTENCY. */
+export interface ClusterSettings {
+  shards?: number;
+  replication?: number;
+  writeConsistency?: number;
+}
+
+/**
+ * Settings for a new collection on a server with `peers` peers (1 when it runs alone): a shard on
+ * each peer, and from three peers on two copies of each shard written when one copy has it, so
+ * that losing any one peer loses no shard for searches or writes. What the user set wins.
+ */
+export function clusterDefaults(peers: number, given: ClusterSettings = {}): Required<ClusterSettings> {
+  const replication = given.replication ?? (peers >= 3 ? 2 : 1);
+  return { shards: given.shards ?? Math.max(1, peers), replication, writeConsistency: given.writeConsistency ?? 1 };
 }
 
 interface Payload {
@@ -28,8 +45,22 @@ interface Payload {
   chunk: number;
   title: string;
   text: string;
+  /** How many terms the passage's index text has (its BM25 length). */
+  terms: number;
   metadata: Passage["metadata"];
 }
+
+/**
+ * The corpus statistics BM25's length normalisation needs, kept in the store's meta: the passages'
+ * terms in all, and the average length the stored sparse vectors were weighted with.
+ */
+type LexicalStats = NonNullable<StoreMeta["lexical"]>;
+
+/** The average length the sparse vectors of a collection made before Citeflow kept its statistics were weighted with. */
+const LEGACY_AVG_LENGTH = 256;
+
+/** How far the real average length may drift from the one the vectors were weighted with before they are weighted again. */
+export const REWEIGH_DRIFT = 0.01;
 
 /** Qdrant point ids are UUIDs or integers: a passage's point id is a UUID made from its id. */
 export function pointId(passageId: string): string {
@@ -52,7 +83,18 @@ export function parseQdrantSpec(spec: string, env: Record<string, string | undef
   const collection = m ? m[2]! : rest;
   if (!url) throw new Error(`store "${spec}": no Qdrant server: set $QDRANT_URL or write qdrant:http://host:6333/collections/<name>`);
   if (!/^[A-Za-z0-9_.-]+$/.test(collection)) throw new Error(`store "${spec}": "${collection}" is not a Qdrant collection name`);
-  return { url, collection, ...(env.QDRANT_API_KEY ? { apiKey: env.QDRANT_API_KEY } : {}) };
+  const cluster: ClusterSettings = {};
+  for (const [key, name] of [
+    ["shards", "QDRANT_SHARDS"],
+    ["replication", "QDRANT_REPLICATION"],
+    ["writeConsistency", "QDRANT_WRITE_CONSISTENCY"],
+  ] as const) {
+    const raw = env[name];
+    if (raw === undefined || raw === "") continue;
+    if (!/^[1-9]\d*$/.test(raw.trim())) throw new Error(`$${name}=${JSON.stringify(raw)}: give a whole number from 1`);
+    cluster[key] = Number(raw);
+  }
+  return { url, collection, ...(env.QDRANT_API_KEY ? { apiKey: env.QDRANT_API_KEY } : {}), ...(Object.keys(cluster).length ? { cluster } : {}) };
 }
 
 /**
@@ -107,10 +149,20 @@ export class QdrantStore implements PassageStore {
     return (await this.client.count(this.o.collection, { exact: true, filter: { must_not: [{ has_id: [META_ID] }] } })).count;
   }
 
+  /** Peers in the server's cluster (1 when it runs alone). */
+  async #peers(): Promise<number> {
+    const c = (await this.client.api().clusterStatus({})).data.result as { status?: string; peers?: Record<string, unknown> } | undefined;
+    return c?.status === "enabled" ? Math.max(1, Object.keys(c.peers ?? {}).length) : 1;
+  }
+
   async #create(dimensions: number): Promise<void> {
+    const c = clusterDefaults(await this.#peers(), this.o.cluster);
     await this.client.createCollection(this.o.collection, {
       vectors: { [DENSE]: { size: dimensions, distance: "Cosine" } },
       sparse_vectors: { [SPARSE]: { modifier: "idf" } },
+      shard_number: c.shards,
+      replication_factor: c.replication,
+      write_consistency_factor: c.writeConsistency,
     });
     await this.client.createPayloadIndex(this.o.collection, { field_name: "chunk", field_schema: "integer", wait: true });
     await this.client.createPayloadIndex(this.o.collection, { field_name: "doc_id", field_schema: "keyword", wait: true });
@@ -123,12 +175,19 @@ export class QdrantStore implements PassageStore {
     // As in the LanceDB store: the meta goes in before the first batch, so a resume with another
     // embedder or chunker is refused instead of mixed.
     let announced = !!before;
+    // BM25's length normalisation: every batch is weighted with the average length the stored
+    // vectors have (a new collection: its first batch's own, kept in the meta at once so that a
+    // resumed ingest uses it too), and all are weighted again at the end when the corpus's real
+    // average has drifted further than REWEIGH_DRIFT from it.
+    let weightedWith = before?.lexical?.weightedWith ?? (before ? LEGACY_AVG_LENGTH : undefined);
     const { dimensions: embedded, ...result } = await ingestBatches(docs, o, {
       known: async (batch) =>
         exists
           ? new Set((await this.client.retrieve(this.o.collection, { ids: batch.map((p) => pointId(p.id)), with_payload: ["pid"], with_vector: false })).map((p) => String(p.payload!.pid)))
           : new Set(),
       write: async (batch, vectors) => {
+        const terms = batch.map((p) => termCount(indexText(p)));
+        weightedWith ??= Math.max(1, terms.reduce((a, b) => a + b, 0) / batch.length);
         if (!exists) {
           await this.#create(vectors[0]!.length);
           exists = true;
@@ -140,17 +199,19 @@ export class QdrantStore implements PassageStore {
             dimensions: vectors[0]!.length,
             chunker: o.chunkerName,
             passages: await this.count(),
+            lexical: { passages: 0, terms: 0, weightedWith },
             incomplete: true,
             updatedAt: new Date().toISOString(),
           });
           announced = true;
         }
+        const avgLength = weightedWith;
         await this.client.upsert(this.o.collection, {
           wait: true,
           points: batch.map((p, i) => ({
             id: pointId(p.id),
-            vector: { [DENSE]: vectors[i]!, [SPARSE]: bm25DocumentVector(indexText(p), this.o.bm25) },
-            payload: { pid: p.id, doc_id: parsePassageId(p.id).docId, chunk: parsePassageId(p.id).chunk, title: p.title, text: p.text, metadata: p.metadata } satisfies Payload,
+            vector: { [DENSE]: vectors[i]!, [SPARSE]: bm25DocumentVector(indexText(p), { avgLength }) },
+            payload: { pid: p.id, doc_id: parsePassageId(p.id).docId, chunk: parsePassageId(p.id).chunk, title: p.title, text: p.text, terms: terms[i]!, metadata: p.metadata } satisfies Payload,
           })),
         });
       },
@@ -158,8 +219,54 @@ export class QdrantStore implements PassageStore {
     const dimensions = embedded || before?.dimensions || 0;
     if (!exists) throw new Error(`no passages to ingest into ${this.location}`);
     if (result.added === 0 && before && !before.incomplete) return result;
-    await this.#writeMeta({ citeflowStore: 1, embedder: o.embedder.id, dimensions, chunker: o.chunkerName, passages: await this.count(), updatedAt: new Date().toISOString() });
+    const lexical = await this.#reweigh(await this.#lexicalStats(weightedWith ?? LEGACY_AVG_LENGTH));
+    await this.#writeMeta({ citeflowStore: 1, embedder: o.embedder.id, dimensions, chunker: o.chunkerName, passages: await this.count(), lexical, updatedAt: new Date().toISOString() });
     return result;
+  }
+
+  /** Pages through the collection's passages (never the meta point), `size` at a time, with the payload fields asked for. */
+  async *#pages(withPayload: string[] | true, filter: Record<string, unknown> = { must_not: [{ has_id: [META_ID] }] }, size = 1000) {
+    let offset: string | number | undefined | null = undefined;
+    do {
+      const page: Awaited<ReturnType<QdrantClient["scroll"]>> = await this.client.scroll(this.o.collection, {
+        filter,
+        limit: size,
+        with_payload: withPayload,
+        with_vector: false,
+        ...(offset !== undefined && offset !== null ? { offset } : {}),
+      });
+      yield page.points;
+      offset = page.next_page_offset as string | number | null | undefined;
+    } while (offset !== undefined && offset !== null);
+  }
+
+  /** BM25's statistics as the collection holds them now: every passage's length, summed (counted from its text where a point has none). */
+  async #lexicalStats(weightedWith: number): Promise<LexicalStats> {
+    const stats = { passages: 0, terms: 0, weightedWith };
+    for await (const points of this.#pages(["terms"])) {
+      const legacy = points.filter((p) => typeof p.payload?.terms !== "number");
+      const texts = legacy.length ? await this.client.retrieve(this.o.collection, { ids: legacy.map((p) => p.id), with_payload: ["title", "text"], with_vector: false }) : [];
+      stats.passages += points.length;
+      stats.terms += points.reduce((a, p) => a + (typeof p.payload?.terms === "number" ? p.payload.terms : 0), 0);
+      stats.terms += texts.reduce((a, p) => a + termCount(indexText(p.payload as unknown as Payload)), 0);
+    }
+    return stats;
+  }
+
+  /**
+   * When the corpus's real average length has drifted from the one the sparse vectors were weighted
+   * with, every passage's sparse vector is weighted again (from its stored text; nothing is embedded).
+   */
+  async #reweigh(stats: LexicalStats): Promise<LexicalStats> {
+    const real = stats.passages ? stats.terms / stats.passages : stats.weightedWith;
+    if (Math.abs(real - stats.weightedWith) <= REWEIGH_DRIFT * real) return stats;
+    for await (const points of this.#pages(["title", "text"], undefined, 256))
+      if (points.length)
+        await this.client.updateVectors(this.o.collection, {
+          wait: true,
+          points: points.map((p) => ({ id: p.id, vector: { [SPARSE]: bm25DocumentVector(indexText(p.payload as unknown as Payload), { avgLength: real }) } })),
+        });
+    return { ...stats, weightedWith: real };
   }
 
   async removeDocuments(docIds: string[]): Promise<number> {
@@ -169,8 +276,43 @@ export class QdrantStore implements PassageStore {
     if (n === 0) return 0;
     await this.client.delete(this.o.collection, { wait: true, filter });
     const meta = await this.meta();
-    if (meta) await this.#writeMeta({ ...meta, passages: await this.count(), updatedAt: new Date().toISOString() });
+    if (meta) {
+      // The removed passages' lengths leave BM25's statistics with them.
+      const lexical = await this.#reweigh(await this.#lexicalStats(meta.lexical?.weightedWith ?? LEGACY_AVG_LENGTH));
+      await this.#writeMeta({ ...meta, passages: await this.count(), lexical, updatedAt: new Date().toISOString() });
+    }
     return n;
+  }
+
+  /** A search, and when it fails, why in words: the shards left with no active copy and the peers that held them. */
+  async #search<T>(run: () => Promise<T>): Promise<T> {
+    try {
+      return await run();
+    } catch (e) {
+      throw new Error(`Qdrant collection ${this.location}: a search failed: ${message(e)}${await this.#lostShards()}`, { cause: e });
+    }
+  }
+
+  /** What the collection's cluster info says of shards without an active copy ("" when all have one, or when it cannot be read). */
+  async #lostShards(): Promise<string> {
+    let info: Awaited<ReturnType<QdrantClient["collectionClusterInfo"]>>;
+    try {
+      info = await this.client.collectionClusterInfo(this.o.collection);
+    } catch {
+      return "";
+    }
+    const copies = new Map<number, Array<{ peer: number; state: string }>>();
+    const add = (shard: number, peer: number, state: string) => copies.set(shard, [...(copies.get(shard) ?? []), { peer, state }]);
+    for (const l of info.local_shards) add(l.shard_id, info.peer_id, l.state);
+    for (const r of info.remote_shards) add(r.shard_id, r.peer_id, r.state);
+    const lost = [...copies].filter(([, cs]) => !cs.some((c) => c.state === "Active")).sort(([a], [b]) => a - b);
+    if (!lost.length) return "";
+    const held = lost.map(([shard, cs]) => `shard ${shard} (${cs.map((c) => `peer ${c.peer}: ${c.state}`).join(", ")})`).join("; ");
+    const single = lost.every(([, cs]) => cs.length === 1);
+    return (
+      `. ${lost.length} of ${info.shard_count} shards have no active copy: ${held}. Bring the peer back (its shards recover from it)` +
+      (single ? `; a collection made with $QDRANT_REPLICATION=2 or more keeps answering from the other copy when one peer is lost (re-ingest into a new collection to change it)` : "")
+    );
   }
 
   async #writeMeta(meta: StoreMeta): Promise<void> {
@@ -182,7 +324,7 @@ export class QdrantStore implements PassageStore {
     await this.#need();
     const sparse = bm25QueryVector(query);
     if (sparse.indices.length === 0) return [];
-    const res = await this.client.query(this.o.collection, { query: sparse, using: SPARSE, limit: k, with_payload: true });
+    const res = await this.#search(() => this.client.query(this.o.collection, { query: sparse, using: SPARSE, limit: k, with_payload: true }));
     return res.points.map((p) => toPassage(p.payload, { bm25: p.score }));
   }
 
@@ -190,7 +332,7 @@ export class QdrantStore implements PassageStore {
   async dense(vector: number[], k: number): Promise<Passage[]> {
     await this.#need();
     await this.#checkDimensions(vector);
-    const res = await this.client.query(this.o.collection, { query: vector, using: DENSE, limit: k, with_payload: true });
+    const res = await this.#search(() => this.client.query(this.o.collection, { query: vector, using: DENSE, limit: k, with_payload: true }));
     return res.points.map((p) => toPassage(p.payload, { dense: p.score }));
   }
 
@@ -198,14 +340,14 @@ export class QdrantStore implements PassageStore {
     await this.#need();
     const sparse = bm25QueryVector(query);
     if (sparse.indices.length === 0) return [];
-    const res = await this.client.query(this.o.collection, { query: sparse, using: SPARSE, limit: k, with_payload: ["pid"] });
+    const res = await this.#search(() => this.client.query(this.o.collection, { query: sparse, using: SPARSE, limit: k, with_payload: ["pid"] }));
     return res.points.map((p) => ({ id: String(p.payload!.pid), score: p.score }));
   }
 
   async denseIds(vector: number[], k: number): Promise<ScoredId[]> {
     await this.#need();
     await this.#checkDimensions(vector);
-    const res = await this.client.query(this.o.collection, { query: vector, using: DENSE, limit: k, with_payload: ["pid"] });
+    const res = await this.#search(() => this.client.query(this.o.collection, { query: vector, using: DENSE, limit: k, with_payload: ["pid"] }));
     return res.points.map((p) => ({ id: String(p.payload!.pid), score: p.score }));
   }
 
@@ -213,7 +355,7 @@ export class QdrantStore implements PassageStore {
     const out = new Map<string, Passage>();
     if (hits.length === 0) return out;
     await this.#need();
-    for (const p of await this.client.retrieve(this.o.collection, { ids: hits.map((h) => pointId(h.id)), with_payload: true, with_vector: false })) {
+    for (const p of await this.#search(() => this.client.retrieve(this.o.collection, { ids: hits.map((h) => pointId(h.id)), with_payload: true, with_vector: false }))) {
       const passage = toPassage(p.payload, {});
       out.set(passage.id, passage);
     }
@@ -229,25 +371,14 @@ export class QdrantStore implements PassageStore {
     await this.#checkDimensions(vector);
     const sparse = bm25QueryVector(query);
     const prefetch = [{ query: vector, using: DENSE, limit: o.candidates }, ...(sparse.indices.length ? [{ query: sparse, using: SPARSE, limit: o.candidates }] : [])];
-    const res = await this.client.query(this.o.collection, { prefetch, query: { fusion: o.fusion }, limit: k, with_payload: true });
+    const res = await this.#search(() => this.client.query(this.o.collection, { prefetch, query: { fusion: o.fusion }, limit: k, with_payload: true }));
     return res.points.map((p) => toPassage(p.payload, { [o.fusion]: p.score }));
   }
 
   async sample(n: number, o: SampleOptions = {}): Promise<Passage[]> {
     await this.#need();
     const first: Passage[] = [];
-    let offset: string | number | undefined | null = undefined;
-    do {
-      const page: Awaited<ReturnType<QdrantClient["scroll"]>> = await this.client.scroll(this.o.collection, {
-        filter: { must: [{ key: "chunk", match: { value: 0 } }] },
-        limit: 1000,
-        with_payload: true,
-        with_vector: false,
-        ...(offset !== undefined && offset !== null ? { offset } : {}),
-      });
-      for (const p of page.points) first.push(toPassage(p.payload, {}));
-      offset = page.next_page_offset as string | number | null | undefined;
-    } while (offset !== undefined && offset !== null);
+    for await (const points of this.#pages(true, { must: [{ key: "chunk", match: { value: 0 } }] })) for (const p of points) first.push(toPassage(p.payload, {}));
     return sampleOf(first, n, o);
   }
 }
@@ -257,7 +388,10 @@ function toPassage(payload: Record<string, unknown> | null | undefined, scores: 
   return { id: p.pid, title: p.title, text: p.text, metadata: p.metadata ?? {}, scores };
 }
 
+/** An error's message, with the server's own words when it sent some (Qdrant's `status.error`) and the cause's. */
 function message(e: unknown): string {
+  const said = (e as { data?: { status?: { error?: unknown } } }).data?.status?.error;
   const cause = (e as { cause?: { message?: string } }).cause?.message;
-  return `${(e as Error).message}${cause ? ` (${cause})` : ""}`;
+  const base = (e as Error).message;
+  return `${base}${typeof said === "string" && !base.includes(said) ? ` (${said})` : ""}${cause ? ` (${cause})` : ""}`;
 }

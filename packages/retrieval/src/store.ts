@@ -13,6 +13,8 @@ export interface StoreMeta {
   passages: number;
   /** LanceDB: the vector index built at the last ingest, if any, and how many partitions a search probes. */
   vectorIndex?: VectorIndex;
+  /** Qdrant: BM25's corpus statistics (passages, their terms, the average length the sparse vectors were weighted with). */
+  lexical?: { passages: number; terms: number; weightedWith: number };
   /** Written before an ingest's first batch and dropped when it ends: the last ingest did not finish (re-run it to resume). */
   incomplete?: true;
   updatedAt: string;
