@@ -3,7 +3,7 @@
  * commands and undo/redo all go through these, so every change is a whole new document.
  */
 import dagre from "@dagrejs/dagre";
-import { canConnect, saveGraph, substitute, type Bindings, type Catalogue, type CatalogueNode, type GraphDoc, type GraphEdge, type GraphNode } from "@citeflow/core/browser";
+import { checkGraph, saveGraph, splitRef as coreSplitRef, type Catalogue, type CatalogueNode, type GraphDoc, type GraphEdge, type GraphNode } from "@citeflow/core/browser";
 
 export { saveGraph };
 
@@ -17,9 +17,9 @@ export function emptyGraph(name: string): GraphDoc {
   };
 }
 
+/** `node.port` as core splits it (a document the editor holds has read, so its refs are whole). */
 export function splitRef(ref: string): { node: string; port: string } {
-  const i = ref.lastIndexOf(".");
-  return { node: ref.slice(0, i), port: ref.slice(i + 1) };
+  return coreSplitRef(ref) ?? { node: ref, port: "" };
 }
 
 const byType = new WeakMap<Catalogue, Map<string, CatalogueNode>>();
@@ -100,63 +100,19 @@ export function setParam(doc: GraphDoc, id: string, key: string, value: unknown)
   };
 }
 
-/** Type-variable bindings of a node, from the edges already connected to it. */
-function bindingsOf(doc: GraphDoc, catalogue: Catalogue, nodeId: string, skip?: string): Bindings {
-  const node = doc.nodes.find((n) => n.id === nodeId);
-  const spec = node && nodeSpec(catalogue, node.type);
-  const out: Bindings = {};
-  if (!spec) return out;
-  for (const e of doc.edges) {
-    const to = splitRef(e.to);
-    if (to.node !== nodeId || e.to === skip) continue;
-    const target = spec.inputs[to.port]?.type;
-    const source = portType(doc, catalogue, e.from);
-    if (!target || !source) continue;
-    const r = canConnect(source, target, out);
-    if (r.ok && r.bind) out[r.bind[0]] = r.bind[1];
-  }
-  return out;
-}
-
-/** The type of an output port `node.port`, with the node's type variables substituted. */
-export function portType(doc: GraphDoc, catalogue: Catalogue, ref: string): string | undefined {
-  const { node: id, port } = splitRef(ref);
-  const node = doc.nodes.find((n) => n.id === id);
-  const spec = node && nodeSpec(catalogue, node.type);
-  const type = spec?.outputs[port]?.type;
-  return type === undefined ? undefined : substitute(type, bindingsOf(doc, catalogue, id));
-}
-
 export type Check = { ok: true } | { ok: false; reason: string };
 
-/** May `from` (`node.port` of an output) connect to `to` (`node.port` of an input)? */
+/**
+ * May `from` (`node.port` of an output) connect to `to` (`node.port` of an input)? Core's graph
+ * rules decide, on the document with the edge added: what they find on that edge (its ports, one
+ * edge into an input, a duplicate, the types) or a cycle it makes is the reason; what the rest of
+ * a graph being drawn still lacks (unfed inputs) is not.
+ */
 export function checkConnection(doc: GraphDoc, catalogue: Catalogue, from: string, to: string): Check {
-  const s = splitRef(from);
-  const t = splitRef(to);
-  if (s.node === t.node) return { ok: false, reason: "a node cannot feed itself" };
-  const target = doc.nodes.find((n) => n.id === t.node);
-  const tspec = target && nodeSpec(catalogue, target.type);
-  const input = tspec?.inputs[t.port];
-  const source = portType(doc, catalogue, from);
-  if (!input || !source) return { ok: false, reason: `unknown port ${!input ? to : from}` };
-  if (!input.many && doc.edges.some((e) => e.to === to)) return { ok: false, reason: `${to} already has an input (it takes one edge)` };
-  if (doc.edges.some((e) => e.from === from && e.to === to)) return { ok: false, reason: "already connected" };
-  if (reaches(doc, t.node, s.node)) return { ok: false, reason: `${t.node} is upstream of ${s.node}: the edge would make a cycle` };
-  const r = canConnect(source, input.type, bindingsOf(doc, catalogue, t.node));
-  return r.ok ? { ok: true } : { ok: false, reason: r.reason };
-}
-
-function reaches(doc: GraphDoc, from: string, to: string): boolean {
-  const seen = new Set<string>();
-  const stack = [from];
-  while (stack.length) {
-    const cur = stack.pop()!;
-    if (cur === to) return true;
-    if (seen.has(cur)) continue;
-    seen.add(cur);
-    for (const e of doc.edges) if (splitRef(e.from).node === cur) stack.push(splitRef(e.to).node);
-  }
-  return false;
+  const at = `edges[${doc.edges.length}]`;
+  const { problems } = checkGraph({ ...doc, edges: [...doc.edges, { from, to }] }, { catalogue });
+  const found = problems.find((p) => p.severity === "error" && (p.path === at || p.path.startsWith(`${at}.`) || (p.path === "edges" && p.message.startsWith("cycle"))));
+  return found ? { ok: false, reason: found.message } : { ok: true };
 }
 
 export function connect(doc: GraphDoc, catalogue: Catalogue, from: string, to: string): GraphDoc {

@@ -4,6 +4,7 @@
  */
 export * from "./ports.js";
 export * from "./graph.js";
+export { checkGraph, splitRef, type LoadOptions } from "./graph-check.js";
 export * from "./canonical.js";
 export * from "./citations.js";
 export * from "./preview.js";

@@ -18,7 +18,8 @@ export interface GraphInputSpec {
 export interface GraphNode {
   id: string;
   type: string;
-  version: number;
+  /** The node type's version the graph was saved with; absent: the current one (a loaded graph always has it). */
+  version?: number;
   params: Record<string, unknown>;
   ui?: { x: number; y: number };
 }

@@ -4,6 +4,7 @@ export * from "./node.js";
 export * from "./registry.js";
 export * from "./graph.js";
 export * from "./validate.js";
+export { checkGraph } from "./graph-check.js";
 export * from "./canonical.js";
 export * from "./hash.js";
 export * from "./template.js";
