@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import { rankingScore, runKind, summarizeOutputs, summarizeValue } from "@citeflow/core";
+import { rankingScore, runKind, runMetrics, summarizeOutputs, summarizeValue } from "@citeflow/core";
 
 const passage = (id: string, scores: Record<string, number>) => ({ id, title: "t", text: "x", metadata: {}, scores });
 
@@ -57,5 +57,24 @@ describe("rankingScore", () => {
     expect(rankingScore(["bm25", "rerank", "fused"])).toBe("rerank");
     expect(rankingScore(["custom", "other"])).toBe("custom");
     expect(rankingScore([])).toBeUndefined();
+  });
+});
+
+describe("runMetrics: a run's numbers, for every front end", () => {
+  it("each number of a metrics output and each answer's hallucinated markers, by port name and in node order; a judge's preferred and rejected answers are not the run's", () => {
+    const answer = (invalid: number) => ({ text: "x", citations: [], invalidCitations: Array.from({ length: invalid }, (_, i) => i + 9) });
+    const nodes = [
+      { id: "draft", outputs: { answer: answer(2) } },
+      { id: "judge", outputs: { preferred: answer(5), rejected: answer(7), decision: "a" } },
+      { id: "final", outputs: { answer: answer(0) } },
+      { id: "score", outputs: { metrics: { precision: 0.5, recall: 0.25, f1: 1 / 3, judge: "nli" } } },
+    ];
+    expect(runMetrics(nodes.map((n) => ({ id: n.id, output: (port: string) => (n.outputs as Record<string, unknown>)[port] })))).toEqual({
+      "draft.hallucinatedCitations": 2,
+      "final.hallucinatedCitations": 0,
+      "score.precision": 0.5,
+      "score.recall": 0.25,
+      "score.f1": 1 / 3,
+    });
   });
 });

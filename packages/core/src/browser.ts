@@ -11,6 +11,7 @@ export * from "./preview.js";
 export * from "./views.js";
 export * from "./calls.js";
 export * from "./summary.js";
+export { runMetrics } from "./metrics.js";
 export type { Passage, Answer, Claim, Verdict, Question } from "./values.js";
 export type { Catalogue, CatalogueNode } from "./registry.js";
 export type { QuestionsGiven } from "./inputs.js";

@@ -5,6 +5,7 @@ export * from "./registry.js";
 export * from "./graph.js";
 export * from "./validate.js";
 export { checkGraph } from "./graph-check.js";
+export { runMetrics } from "./metrics.js";
 export * from "./canonical.js";
 export * from "./hash.js";
 export * from "./template.js";

@@ -1,6 +1,6 @@
 import { existsSync, readdirSync, statSync } from "node:fs";
 import { join, resolve } from "node:path";
-import { newRunId, runKind, type RunEvent } from "@citeflow/core";
+import { newRunId, runKind, runMetrics, type RunEvent } from "@citeflow/core";
 import { BlobStore } from "./blobs.js";
 import { diffRuns, type RunDiff } from "./diff.js";
 import { FileCache } from "./filecache.js";
@@ -211,25 +211,13 @@ export class RunStore {
     return { ...diffRuns(ra, rb), metrics: names.map((name) => ({ name, ...(ma[name] !== undefined ? { a: ma[name] } : {}), ...(mb[name] !== undefined ? { b: mb[name] } : {}) })) };
   }
 
-  /**
-   * A run's numbers: each `metrics` output of numbers (eval.citations: `citations.f1`, …), the
-   * hallucinated citations of each `answer` output, and the run's total ms.
-   */
+  /** A run's numbers (core's runMetrics over its finished nodes) and its total ms. */
   metrics(r: RunRecord): Record<string, number> {
-    const out: Record<string, number> = {};
-    if (r.ms !== undefined) out.ms = r.ms;
-    for (const n of r.nodes) {
-      if (n.status !== "done" || !n.outputHashes) continue;
-      if (n.outputHashes.metrics) {
-        const m = this.blobs.get(n.outputHashes.metrics);
-        if (typeof m === "object" && m !== null) for (const [k, v] of Object.entries(m)) if (typeof v === "number") out[`${n.id}.${k}`] = v;
-      }
-      if (n.outputHashes.answer) {
-        const invalid = (this.blobs.get(n.outputHashes.answer) as { invalidCitations?: unknown } | null)?.invalidCitations;
-        if (Array.isArray(invalid)) out[`${n.id}.hallucinatedCitations`] = invalid.length;
-      }
-    }
-    return out;
+    const done = r.nodes.filter((n) => n.status === "done" && n.outputHashes);
+    return {
+      ...(r.ms !== undefined ? { ms: r.ms } : {}),
+      ...runMetrics(done.map((n) => ({ id: n.id, output: (port: string) => (n.outputHashes![port] ? this.blobs.get(n.outputHashes![port]!) : undefined) }))),
+    };
   }
 
   #describeInputs(r: RunRecord): string | undefined {

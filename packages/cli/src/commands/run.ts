@@ -1,5 +1,5 @@
 import { readFileSync } from "node:fs";
-import { mapInOrder, QuestionInputError, questionRuns, type Answer, type CompiledGraph, type QuestionRun, type RunResult } from "@citeflow/core";
+import { mapInOrder, QuestionInputError, questionRuns, runMetrics, type CompiledGraph, type QuestionRun, type RunResult } from "@citeflow/core";
 import type { Session } from "citeflow";
 import { describeModel } from "@citeflow/models";
 import { CiteflowServices, describeChat, type ChatChoice } from "@citeflow/nodes";
@@ -200,17 +200,17 @@ function round(ms: number): number {
   return Math.round(ms * 1000) / 1000;
 }
 
-/** Hallucinated citations of the final answer (the last node in order with an Answer output), and citation scores from eval.citations. */
+/**
+ * The summary's quality figures from the run's numbers (core's runMetrics): the hallucinated
+ * markers of the last node's answer, and the scores of an eval.citations node.
+ */
 function answerQuality(graph: CompiledGraph, result: RunResult): Pick<RunSummary, "hallucinatedCitations" | "citations"> {
+  const done = result.nodes.filter((n) => n.status === "done");
+  const m = runMetrics(done.map((n) => ({ id: n.id, output: (port: string) => n.outputs?.[port] })));
   const out: Pick<RunSummary, "hallucinatedCitations" | "citations"> = {};
-  for (const n of result.nodes) {
-    if (n.status !== "done") continue;
-    const types = graph.nodes.get(n.id)!.outputTypes;
-    for (const [port, type] of Object.entries(types)) if (type === "Answer") out.hallucinatedCitations = (n.outputs![port] as Answer).invalidCitations.length;
-    if (graph.nodes.get(n.id)!.def.type === "eval.citations") {
-      const m = n.outputs!.metrics as { precision: number; recall: number; f1: number };
-      out.citations = { precision: m.precision, recall: m.recall, f1: m.f1 };
-    }
-  }
+  const last = done.filter((n) => m[`${n.id}.hallucinatedCitations`] !== undefined).at(-1);
+  if (last) out.hallucinatedCitations = m[`${last.id}.hallucinatedCitations`]!;
+  const scorer = done.find((n) => graph.nodes.get(n.id)!.def.type === "eval.citations");
+  if (scorer) out.citations = { precision: m[`${scorer.id}.precision`]!, recall: m[`${scorer.id}.recall`]!, f1: m[`${scorer.id}.f1`]! };
   return out;
 }
