@@ -11,11 +11,15 @@
 // Needs `npm run models` (data and peer models: bench/paths.mjs). $CITEFLOW_BENCH_STORE may name a
 // SciFact store built with all-MiniLM-L6-v2 (the demo's); else one is built here.
 // Run: npm run bench   (CITEFLOW_BENCH_CLAIMS=n sets how many held-out claims, default 30;
-//   CITEFLOW_BENCH_ONLY=quality measures speed and answer quality only: no retrieval, concurrency or templates)
+//   CITEFLOW_BENCH_ONLY=quality measures speed and answer quality only: no retrieval, concurrency or templates;
+//   CITEFLOW_BENCH_ONLY=adapter: the adapter's answers and verdicts only;
+//   CITEFLOW_BENCH_ADAPTER=<adapter.gguf> measures that adapter instead of the shipped one;
+//   CITEFLOW_BENCH_SPLIT=dev takes the claims from the dev split of the training claims (bench/scifact-dev.json),
+//   where recipes are chosen, instead of the held-out split, where the chosen one is reported)
 import { execFileSync } from "node:child_process";
 import { existsSync, mkdtempSync, readFileSync } from "node:fs";
 import { tmpdir } from "node:os";
-import { join } from "node:path";
+import { basename, dirname, join } from "node:path";
 import { loadGraph, startRun } from "@citeflow/core";
 import { docsInOrder, readQrels, scoreClassification, scoreRetrieval } from "@citeflow/eval";
 import { DEFAULT_ADAPTER, findAdapter, loadEmbedder, loadLocalChat, modelsHome } from "@citeflow/models";
@@ -29,7 +33,9 @@ const GGUF = join(home, "gemma-3-270m-q4_k_m.gguf");
 const EMBEDDER = "Xenova/all-MiniLM-L6-v2";
 if (!existsSync(GGUF)) throw new Error(`bench/llm needs ${GGUF}: run npm run models`);
 const N_CLAIMS = Number(process.env.CITEFLOW_BENCH_CLAIMS || 30);
-const ALL = process.env.CITEFLOW_BENCH_ONLY !== "quality";
+const ONLY = process.env.CITEFLOW_BENCH_ONLY;
+const ALL = ONLY !== "quality" && ONLY !== "adapter";
+const SPLIT = process.env.CITEFLOW_BENCH_SPLIT === "dev" ? "dev" : "held-out";
 const scifact = join(DATA, "scifact");
 
 const median = (xs) => [...xs].sort((a, b) => a - b)[Math.floor(xs.length / 2)];
@@ -63,8 +69,10 @@ const gold = (c) => {
   for (const es of Object.values(c.evidence ?? {})) for (const e of es) if (e.label) return e.label;
   return "NO_EVIDENCE";
 };
-// The fixed held-out split no Citeflow model trains on (the adapter included): its first claims with evidence.
-const heldIds = new Set(JSON.parse(readFileSync(new URL("./scifact-heldout.json", import.meta.url), "utf8")).heldout_ids);
+// The fixed held-out split no Citeflow model trains on (the adapter included): its first claims with evidence;
+// or, with CITEFLOW_BENCH_SPLIT=dev, the dev split's (training claims a recipe being chosen leaves out).
+const splitFile = SPLIT === "dev" ? "./scifact-dev.json" : "./scifact-heldout.json";
+const heldIds = new Set(JSON.parse(readFileSync(new URL(splitFile, import.meta.url), "utf8"))[SPLIT === "dev" ? "dev_ids" : "heldout_ids"]);
 const heldOut = claims.filter((c) => heldIds.has(c.id) && gold(c) !== "NO_EVIDENCE").slice(0, N_CLAIMS);
 const docs = [];
 for await (const d of readBeirCorpus(join(scifact, "corpus.jsonl"))) docs.push(d);
@@ -123,7 +131,8 @@ for (let i = 0; i < 6; i++) {
 const promptTps = median(speed.map((u) => u.promptTokens / (u.timeToFirstTokenMs / 1000)));
 const genTps = median(speed.filter((u) => u.completionTokens > 8).map((u) => u.tokensPerSecond));
 // The same prompts with Citeflow's LoRA adapter applied (llama.cpp adds its low-rank products to every adapted layer).
-const adapterPath = findAdapter(DEFAULT_ADAPTER, [MODELS, home]);
+const adapterPath = process.env.CITEFLOW_BENCH_ADAPTER || findAdapter(DEFAULT_ADAPTER, [MODELS, home]);
+const adapterName = process.env.CITEFLOW_BENCH_ADAPTER ? basename(dirname(adapterPath)) : DEFAULT_ADAPTER;
 let adapterGenTps;
 if (adapterPath) {
   const tuned = await loadLocalChat(GGUF, { sequences: 1, adapter: { path: adapterPath, name: DEFAULT_ADAPTER } });
@@ -169,10 +178,14 @@ function verifai(answerParams) {
 }
 // Gemma alone is named by its file; Citeflow's adapter (citeflow train lm) by base+adapter, when installed.
 const ways = [
-  ...(adapterPath ? [[`Gemma 3 270M + ${DEFAULT_ADAPTER}, citation grammar`, verifai({ generator: "llm", model: `${GGUF}+${adapterPath}`, constrainCitations: true })]] : []),
-  ["Gemma 3 270M, citation grammar", verifai({ generator: "llm", model: GGUF, constrainCitations: true })],
-  ["Gemma 3 270M, free", verifai({ generator: "llm", model: GGUF, constrainCitations: false })],
-  ["extractive baseline", verifai({ generator: "extractive" })],
+  ...(adapterPath ? [[`Gemma 3 270M + ${adapterName}, citation grammar`, verifai({ generator: "llm", model: `${GGUF}+${adapterPath}`, constrainCitations: true })]] : []),
+  ...(ONLY === "adapter"
+    ? []
+    : [
+        ["Gemma 3 270M, citation grammar", verifai({ generator: "llm", model: GGUF, constrainCitations: true })],
+        ["Gemma 3 270M, free", verifai({ generator: "llm", model: GGUF, constrainCitations: false })],
+        ["extractive baseline", verifai({ generator: "extractive" })],
+      ]),
 ];
 const quality = [];
 for (const [label, doc] of ways) {
@@ -202,23 +215,29 @@ for (const [label, doc] of ways) {
   ]);
 }
 const verification = [];
-for (const judge of ["llm", "nli"]) {
-  step(`verification: ${judge}`);
+// The judges: Gemma alone and with the adapter reading the passages (OpenScholar's protocol), and the NLI model.
+const judges = [
+  ...(adapterPath ? [[`Gemma 3 270M + ${adapterName} reads the passages`, "llm", `${GGUF}+${adapterPath}`]] : []),
+  ...(ONLY === "adapter"
+    ? []
+    : [
+        ["Gemma 3 270M reads the passages (OpenScholar)", "llm", GGUF],
+        ["pair-nli-scifact (NLI, trained on all SciFact train claims)", "nli"],
+      ]),
+];
+for (const [label, judge, model] of judges) {
+  step(`verification: ${label}`);
   const pairs = [];
   for (const c of heldOut) {
     const doc = sciFactVerificationGraph({ k: 3, judge });
+    if (model) doc.nodes.find((n) => n.id === "verify").params = { model };
     const r = await runTemplate(doc, c.claim);
     const predicted = aggregateVerdicts(r.byId.verify.outputs.verdicts);
     pairs.push({ gold: gold(c) === "SUPPORT" ? "true" : "false", predicted: predicted === "SUPPORT" ? "true" : "false" });
   }
   const s = scoreClassification(pairs, ["true", "false"]);
   const t = pairs.filter((p) => p.predicted === "true").length;
-  verification.push([
-    judge === "llm" ? "Gemma 3 270M reads the passages (OpenScholar)" : "pair-nli-scifact (NLI, trained on all SciFact train claims)",
-    fmt(s.accuracy, 3),
-    fmt(s.macro_f1, 3),
-    `${t}/${pairs.length}`,
-  ]);
+  verification.push([label, fmt(s.accuracy, 3), fmt(s.macro_f1, 3), `${t}/${pairs.length}`]);
 }
 const alwaysTrue = heldOut.filter((c) => gold(c) === "SUPPORT").length / heldOut.length;
 
@@ -227,7 +246,7 @@ console.log(`\nIn-process LLM: ${GGUF} (${(modelBytes / 1e6).toFixed(0)} MB), ll
 console.log(`memory bandwidth (best 512 MiB copy): ${(best / 1e9).toFixed(1)} GB/s → generation limit ${fmt(limit)} tokens/s (bandwidth / model bytes)`);
 console.log(`prompt: ${fmt(promptTps, 0)} tokens/s (median of 6 prompts of ~${median(speed.map((u) => u.promptTokens))} tokens)`);
 console.log(`generation: ${fmt(genTps)} tokens/s = ${fmt(genTps / limit, 2)}× the bandwidth limit`);
-if (adapterGenTps !== undefined) console.log(`generation with ${DEFAULT_ADAPTER}: ${fmt(adapterGenTps)} tokens/s = ${fmt(adapterGenTps / genTps, 2)}× the base's`);
+if (adapterGenTps !== undefined) console.log(`generation with ${adapterName}: ${fmt(adapterGenTps)} tokens/s = ${fmt(adapterGenTps / genTps, 2)}× the base's`);
 if (ALL)
   console.log(
     `questions per minute (8 questions, 64 tokens each): ${[1, 2, 4].map((n) => `${n} sequence${n > 1 ? "s" : ""} ${fmt(qpm[n])}`).join(" · ")} (${fmt(qpm[2] / qpm[1], 2)}× and ${fmt(qpm[4] / qpm[1], 2)}× one at a time)`,
@@ -236,7 +255,7 @@ if (ALL) {
   console.log(`\nseconds per question, end to end (2 held-out claims, default maxTokens):`);
   rows(["template", "mean s", "each"], perTemplate);
 }
-console.log(`\nVerif.ai answers on ${heldOut.length} held-out claims with evidence (ALCE citation scores, NLI judge pair-nli-scifact):`);
+console.log(`\nVerif.ai answers on ${heldOut.length} ${SPLIT} claims with evidence (ALCE citation scores, NLI judge pair-nli-scifact):`);
 rows(["answers from", "precision", "recall", "F1", "hallucinated / answer", "answers citing", "citations on gold papers"], quality);
 console.log(`\nSciFact binary verification on the same ${heldOut.length} claims, top 3 hybrid passages (always "true" scores ${fmt(alwaysTrue, 3)}):`);
 rows(["judge", "accuracy", "macro-F1", "said true"], verification);

@@ -24,8 +24,12 @@ sys.path.insert(0, str(ROOT / "packages" / "datasets" / "python"))
 
 
 def dev_split(claims: list[dict], held: set) -> set:
-    """The NLI dev split: 100 training claims with evidence outside the held-out split, drawn with seed 7."""
-    return set(random.Random(7).sample([c["id"] for c in claims if c["id"] not in held and c["evidence"]], 100))
+    """The dev split (bench/scifact-dev.json): 100 training claims with evidence outside the held-out split."""
+    dev = set(json.loads((ROOT / "bench" / "scifact-dev.json").read_text())["dev_ids"])
+    known = {c["id"] for c in claims if c["evidence"]}
+    if dev & held or not dev <= known:
+        raise SystemExit("bench/scifact-dev.json: its claims must be training claims with evidence outside the held-out split")
+    return dev
 
 
 def main() -> None:
