@@ -7,7 +7,8 @@
 // Peers: the static-vector pair models from $CITEFLOW_MODELS (the previous offline defaults), when
 // that folder has them. Speeds are medians of 5 timed batches of 64 pairs, run alone.
 // Needs the all-MiniLM-L6-v2 SciFact store: $CITEFLOW_BENCH_STORE (the demo's), else it is built.
-// Run: npm run bench (or node bench/encoders.mjs); CITEFLOW_BENCH_ONLY=nli or =rerank runs one half.
+// Run: npm run bench (or node bench/encoders.mjs); CITEFLOW_BENCH_ONLY=nli or =rerank runs one half;
+// CITEFLOW_BENCH_CLAIMS=n measures on the first n held-out claims only (CI's smoke run; the figures are from all).
 import { execFileSync } from "node:child_process";
 import { existsSync, mkdtempSync, readFileSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
@@ -24,7 +25,8 @@ const claims = readFileSync(join(scifact, "claims_train.jsonl"), "utf8")
   .trim()
   .split("\n")
   .map((l) => JSON.parse(l))
-  .filter((c) => heldIds.has(c.id));
+  .filter((c) => heldIds.has(c.id))
+  .slice(0, Number(process.env.CITEFLOW_BENCH_CLAIMS || Infinity));
 const corpus = new Map(
   readFileSync(join(scifact, "corpus.jsonl"), "utf8")
     .trim()

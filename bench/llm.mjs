@@ -11,6 +11,7 @@
 // Needs `npm run models` (data and peer models: bench/paths.mjs). $CITEFLOW_BENCH_STORE may name a
 // SciFact store built with all-MiniLM-L6-v2 (the demo's); else one is built here.
 // Run: npm run bench   (CITEFLOW_BENCH_CLAIMS=n sets how many held-out claims, default 30;
+//   CITEFLOW_BENCH_TEMPLATE_CLAIMS=n claims a template is timed on, default 2;
 //   CITEFLOW_BENCH_ONLY=quality measures speed and answer quality only: no retrieval, concurrency or templates;
 //   CITEFLOW_BENCH_ONLY=adapter: the adapter's answers and verdicts only;
 //   CITEFLOW_BENCH_ADAPTER=<adapter.gguf> measures that adapter instead of the shipped one;
@@ -33,6 +34,7 @@ const GGUF = join(home, "gemma-3-270m-q4_k_m.gguf");
 const EMBEDDER = "Xenova/all-MiniLM-L6-v2";
 if (!existsSync(GGUF)) throw new Error(`bench/llm needs ${GGUF}: run npm run models`);
 const N_CLAIMS = Number(process.env.CITEFLOW_BENCH_CLAIMS || 30);
+const TEMPLATE_CLAIMS = Number(process.env.CITEFLOW_BENCH_TEMPLATE_CLAIMS || 2);
 const ONLY = process.env.CITEFLOW_BENCH_ONLY;
 const ALL = ONLY !== "quality" && ONLY !== "adapter";
 const SPLIT = process.env.CITEFLOW_BENCH_SPLIT === "dev" ? "dev" : "held-out";
@@ -166,7 +168,7 @@ const step = (s) => process.stderr.write(`bench/llm: ${s}\n`);
 for (const name of ALL ? ["verifai", "core-gpt", "arxivbot", "openscholar", "synth-openscholar"] : []) {
   step(`template ${name}`);
   const secs = [];
-  for (const c of heldOut.slice(0, 2)) secs.push((await runTemplate(template(name), c.claim)).s);
+  for (const c of heldOut.slice(0, TEMPLATE_CLAIMS)) secs.push((await runTemplate(template(name), c.claim)).s);
   perTemplate.push([name, fmt(secs.reduce((x, y) => x + y, 0) / secs.length), secs.map((s) => fmt(s)).join(" / ")]);
 }
 
@@ -252,7 +254,7 @@ if (ALL)
     `questions per minute (8 questions, 64 tokens each): ${[1, 2, 4].map((n) => `${n} sequence${n > 1 ? "s" : ""} ${fmt(qpm[n])}`).join(" · ")} (${fmt(qpm[2] / qpm[1], 2)}× and ${fmt(qpm[4] / qpm[1], 2)}× one at a time)`,
   );
 if (ALL) {
-  console.log(`\nseconds per question, end to end (2 held-out claims, default maxTokens):`);
+  console.log(`\nseconds per question, end to end (${TEMPLATE_CLAIMS} ${SPLIT} claims, default maxTokens):`);
   rows(["template", "mean s", "each"], perTemplate);
 }
 console.log(`\nVerif.ai answers on ${heldOut.length} ${SPLIT} claims with evidence (ALCE citation scores, NLI judge pair-nli-scifact):`);
