@@ -7,6 +7,8 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { doc, tempDir } from "../helpers.js";
 import { completion, json, loopback, type Loopback } from "../models/loopback.js";
 import { SetProgress } from "../../packages/cli/dist/progress.js";
+import { configFromEnv, createServices } from "@citeflow/nodes";
+import { graph, runQuestions, setDisplaySink } from "citeflow";
 
 const bin = fileURLToPath(new URL("../../packages/cli/dist/bin.js", import.meta.url));
 
@@ -131,4 +133,50 @@ describe("the question set's line", () => {
     set.line("run a: ok");
     expect(written).toEqual(["run a: ok\n"]);
   });
+});
+
+describe("notebooks: runQuestions", () => {
+  let server: Loopback;
+  let inFlight = 0;
+  let most = 0;
+  beforeAll(async () => {
+    server = await loopback(async (req, res) => {
+      most = Math.max(most, ++inFlight);
+      await new Promise((r) => setTimeout(r, 100));
+      inFlight--;
+      const n = /Q(\d+)/.exec(JSON.stringify(req.body.messages))?.[1] ?? "?";
+      json(res, 200, completion(`trials of vitamin Q${n}`));
+    });
+  });
+  afterAll(() => server.close());
+
+  it("runs a set as citeflow run does (4 at once against a served model, or as asked), the runs in the questions' order, with one display line for the set", async () => {
+    const shown: Array<{ text: string; id?: string; update?: boolean }> = [];
+    setDisplaySink({ show: (bundle, o) => void shown.push({ text: String(bundle["text/plain"]), ...o }) });
+    try {
+      const services = createServices(configFromEnv({ CITEFLOW_CHAT_MODEL: "served-model", OPENAI_BASE_URL: `${server.url}/v1`, OPENAI_API_KEY: "sk-test" }));
+      const g = graph(doc({ q: ["input.question"], enrich: ["query.enrich", {}] }, ["q.question->enrich.question"], { question: { type: "Question" } }));
+      const questions = Array.from({ length: 8 }, (_, i) => ({ id: `q${i}`, text: `Does vitamin Q${i} prevent fractures?` }));
+      const set = async (runs: string, parallel?: number) => {
+        most = 0;
+        const out = await runQuestions(g, questions, { services, runs: join(tempDir(), runs), ...(parallel !== undefined ? { parallel } : {}) });
+        return { out, most };
+      };
+      const served = await set("served");
+      const one = await set("one", 1);
+      expect([served.most, one.most]).toEqual([4, 1]);
+      for (const { out } of [served, one]) {
+        expect(out.map((r) => r.status)).toEqual(Array(8).fill("ok"));
+        expect(out.map((r) => (r.output("enrich", "query") as { text: string }).text)).toEqual(questions.map((_, i) => `trials of vitamin Q${i}`));
+      }
+      // The same questions are the same runs: the same cache keys in both sets.
+      expect(served.out.map((r) => r.node("enrich").cacheKey)).toEqual(one.out.map((r) => r.node("enrich").cacheKey));
+      // One display per set, updated in place: no display per run.
+      const ids = [...new Set(shown.map((s) => s.id))];
+      expect(ids).toHaveLength(2);
+      expect(shown.filter((s) => s.id === ids[0]).at(-1)!.text).toMatch(/^questions 8\/8 · 0 in flight · 0 failed · [\d.]+ a minute$/);
+    } finally {
+      setDisplaySink(undefined);
+    }
+  }, 60_000);
 });

@@ -5,7 +5,7 @@
  *   const r = await run("verifai", "Vitamin D lowers the risk of fractures.");
  *   r.show("verify");
  */
-export { graph, run, start, session, Run, LiveRun, registry, defaultRunsDir, abortActiveRuns, richBundle, type RunInputs, type StartOptions } from "./run.js";
+export { graph, run, runQuestions, start, session, Run, LiveRun, registry, defaultRunsDir, abortActiveRuns, richBundle, type RunInputs, type StartOptions, type SetOptions } from "./run.js";
 export {
   bundleFor,
   viewBundle,

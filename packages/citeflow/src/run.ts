@@ -2,7 +2,9 @@ import { randomBytes } from "node:crypto";
 import {
   evidenceInDocument,
   loadGraph,
+  mapInOrder,
   questionRuns,
+  SetTally,
   PREVIEW_CHARS,
   reduceRunEvent,
   startedRun,
@@ -13,12 +15,13 @@ import {
   type RunEvent,
   type RunHandle,
   type RunOptions,
+  type Question,
   type Services,
 } from "@citeflow/core";
-import { createRegistry, findGraph } from "@citeflow/nodes";
+import { CiteflowServices, createRegistry, findGraph, questionsAtOnce } from "@citeflow/nodes";
 import { renderEvidencePage } from "@citeflow/retrieval";
 import { defaultRunStore, readRegularFile, RunStore, type Correction, type NodeRecord, type RunRecord, type StoredCorrection } from "@citeflow/runstore";
-import { SHOWN_IN, showBundle, type MimeBundle } from "./display.js";
+import { newDisplay, SHOWN_IN, showBundle, type MimeBundle } from "./display.js";
 import { services } from "./services.js";
 import { Session } from "./session.js";
 import type { Claim, Passage, Verdict } from "@citeflow/core";
@@ -179,6 +182,41 @@ export function start(g: CompiledGraph | string, inputs: RunInputs, options: Sta
 /** Run a graph to the end (or its first error), recording it in the run store, with a live display. */
 export async function run(g: CompiledGraph | string, inputs: RunInputs, options: StartOptions = {}): Promise<Run> {
   return start(g, inputs, options).done;
+}
+
+export interface SetOptions extends StartOptions {
+  /**
+   * Questions at once. Default: as `citeflow run --questions` decides (nodes' questionsAtOnce): 4,
+   * or the server limit, when every language model the graph calls is served; else 1.
+   */
+  parallel?: number;
+}
+
+/**
+ * The graph once per question, `parallel` at once: the runs come back in the questions' order, as
+ * a one-at-a-time set gives them (the same inputs, so the same runs and cache keys), with one
+ * display line for the set (core's SetTally: done, in flight, failed, questions a minute, time
+ * left) instead of a display per run. A run that ends in error counts as failed and is returned
+ * with the rest; one that cannot start stops the set.
+ */
+export async function runQuestions(g: CompiledGraph | string, questions: Array<string | Question>, options: SetOptions = {}): Promise<Run[]> {
+  const compiled = typeof g === "string" ? graph(g) : g;
+  const { parallel, display: shown = true, ...request } = options;
+  const withServices = request.services ?? services();
+  const atOnce = parallel ?? (withServices instanceof CiteflowServices ? questionsAtOnce(compiled, withServices) : 1);
+  const sets = questionRuns(compiled.doc, { questions });
+  const tally = new SetTally(sets.length);
+  const line = shown ? newDisplay() : undefined;
+  const show = () => line?.(tally.text());
+  show();
+  return mapInOrder(sets, atOnce, async ({ inputs }) => {
+    tally.started();
+    show();
+    const run = await start(compiled, inputs, { ...request, display: false }).done;
+    tally.finished(run.status === "ok");
+    show();
+    return run;
+  });
 }
 
 /** A finished (or stored) run, read back from the run store. */

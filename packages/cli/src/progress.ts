@@ -1,4 +1,4 @@
-import type { RunEvent } from "@citeflow/core";
+import { SetTally, type RunEvent } from "@citeflow/core";
 import { control, CONTROL } from "./terminal.js";
 
 /**
@@ -84,26 +84,24 @@ export class ProgressPrinter {
  * One line for a question set run several at a time (on a TTY): questions done of all, in flight,
  * failed, questions a minute and the time left at that pace. Lines written through it go above.
  */
+/** A question set's one line on a terminal (core's SetTally in words), redrawn as runs start and end. */
 export class SetProgress {
-  #done = 0;
-  #failed = 0;
-  #inFlight = 0;
-  readonly #start = Date.now();
+  readonly #tally: SetTally;
   constructor(
-    private readonly total: number,
+    total: number,
     private readonly out: NodeJS.WriteStream = process.stderr,
     private readonly tty = Boolean(process.stderr.isTTY),
-  ) {}
+  ) {
+    this.#tally = new SetTally(total);
+  }
 
   started(): void {
-    this.#inFlight++;
+    this.#tally.started();
     this.#draw();
   }
 
   finished(ok: boolean): void {
-    this.#inFlight--;
-    this.#done++;
-    if (!ok) this.#failed++;
+    this.#tally.finished(ok);
     this.#draw();
   }
 
@@ -120,11 +118,7 @@ export class SetProgress {
 
   /** The set's line in words. */
   text(now = Date.now()): string {
-    const minutes = (now - this.#start) / 60_000;
-    const pace = minutes > 0 ? this.#done / minutes : 0;
-    const left = pace > 0 ? ((this.total - this.#done) / pace) * 60_000 : undefined;
-    const rest = left !== undefined && this.#done < this.total ? ` · ${left < 90_000 ? `${Math.round(left / 1000)} s` : `${Math.round(left / 60_000)} min`} left` : "";
-    return `questions ${this.#done}/${this.total} · ${this.#inFlight} in flight · ${this.#failed} failed · ${pace.toFixed(1)} a minute${rest}`;
+    return this.#tally.text(now);
   }
 
   #draw(): void {

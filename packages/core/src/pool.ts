@@ -34,3 +34,36 @@ export async function mapInOrder<T, R>(
   if (failure) throw failure.error;
   return results;
 }
+
+/** A question set's progress, counted and worded once for every front end (the CLI's line, a notebook's display). */
+export class SetTally {
+  done = 0;
+  failed = 0;
+  inFlight = 0;
+  readonly #start: number;
+  constructor(
+    readonly total: number,
+    now = Date.now(),
+  ) {
+    this.#start = now;
+  }
+
+  started(): void {
+    this.inFlight++;
+  }
+
+  finished(ok: boolean): void {
+    this.inFlight--;
+    this.done++;
+    if (!ok) this.failed++;
+  }
+
+  /** The set in words: done of total, in flight, failed, questions a minute and the time left. */
+  text(now = Date.now()): string {
+    const minutes = (now - this.#start) / 60_000;
+    const pace = minutes > 0 ? this.done / minutes : 0;
+    const left = pace > 0 ? ((this.total - this.done) / pace) * 60_000 : undefined;
+    const rest = left !== undefined && this.done < this.total ? ` · ${left < 90_000 ? `${Math.round(left / 1000)} s` : `${Math.round(left / 60_000)} min`} left` : "";
+    return `questions ${this.done}/${this.total} · ${this.inFlight} in flight · ${this.failed} failed · ${pace.toFixed(1)} a minute${rest}`;
+  }
+}

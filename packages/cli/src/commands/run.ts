@@ -2,7 +2,7 @@ import { readFileSync } from "node:fs";
 import { mapInOrder, QuestionInputError, questionRuns, runMetrics, type CompiledGraph, type QuestionRun, type RunResult } from "@citeflow/core";
 import type { Session } from "citeflow";
 import { describeModel } from "@citeflow/models";
-import { CiteflowServices, describeChat, type ChatChoice } from "@citeflow/nodes";
+import { chatChoices, CiteflowServices, describeChat, questionsAtOnce } from "@citeflow/nodes";
 import { FailureError, UsageError } from "../errors.js";
 import { loadGraphFile } from "../graphfile.js";
 import { fmtMs, ProgressPrinter, SetProgress } from "../progress.js";
@@ -57,24 +57,10 @@ export function modelLines(graph: CompiledGraph, session: Session): string[] {
 }
 
 /** The language model each node that calls one would use: a node with the chat params (llmParams), unless it is told to write the extractive baseline. */
-function chatChoices(graph: CompiledGraph, services: CiteflowServices): ChatChoice[] {
-  return graph.order.flatMap((id) => {
-    const p = graph.nodes.get(id)!.params as { model?: string; baseUrl?: string; generator?: string };
-    return typeof p.baseUrl === "string" && p.generator !== "extractive" ? [services.chatChoice({ model: p.model ?? "", baseUrl: p.baseUrl })] : [];
-  });
-}
-
-/**
- * Questions at once when --parallel is not given: several only when the graph calls a language
- * model and every one it calls is served (none runs in this process, whose cores one question
- * already keeps busy): the server limit $CITEFLOW_SERVER_CONCURRENCY, else 4.
- */
+/** Questions at once when --parallel is not given: the nodes' rule (questionsAtOnce), for the services it runs with. */
 export function defaultParallel(graph: CompiledGraph, session: Session): number {
-  if (!(session.services instanceof CiteflowServices)) return 1;
-  const choices = chatChoices(graph, session.services);
-  return choices.length > 0 && choices.every((c) => c.kind === "http") ? (session.services.config.serverLimits?.concurrent ?? SERVED_PARALLEL) : 1;
+  return session.services instanceof CiteflowServices ? questionsAtOnce(graph, session.services) : 1;
 }
-const SERVED_PARALLEL = 4;
 
 export async function runCommand(graphPath: string, opts: RunCommandOptions, session: Session): Promise<number> {
   return (await runWithSummaries(graphPath, opts, session)).code;
