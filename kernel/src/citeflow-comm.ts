@@ -9,6 +9,9 @@ import type { Comm, CommHandler } from "./comm.js";
 
 type Request = { id?: string | number; method?: string } & Record<string, unknown>;
 
+/** The methods that only steer a run in progress. */
+const STEERING = new Set(["abort", "pause", "step", "continue", "breakpoints"]);
+
 class RequestError extends Error {
   override name = "RequestError";
 }
@@ -128,6 +131,8 @@ export function citeflowTarget(comm: Comm, openData: unknown): CommHandler {
   };
 
   return {
+    // Steering a run already under way needs nothing a busy cell holds: the editor's Stop works while a cell runs.
+    urgent: (data) => STEERING.has(String((data as Request | null)?.method)),
     onMessage(data) {
       const req = (data ?? {}) as Request;
       const id = req.id ?? null;

@@ -10,6 +10,11 @@ export interface Comm {
 export interface CommHandler {
   onMessage(data: unknown): void | Promise<void>;
   onClose?(data: unknown): void;
+  /**
+   * A message that may be handled while a cell runs, out of the shell's order: one that only steers
+   * work already under way (the editor's Stop), so that it does not wait behind a busy cell.
+   */
+  urgent?(data: unknown): boolean;
 }
 
 export type CommTarget = (comm: Comm, openData: unknown) => CommHandler;
@@ -36,6 +41,11 @@ export class CommManager {
     if (!c) return false;
     await c.handler.onMessage(data);
     return true;
+  }
+
+  /** Whether a comm's message may be handled while a cell runs (its handler says). */
+  urgent(id: string, data: unknown): boolean {
+    return this.#open.get(id)?.handler.urgent?.(data) ?? false;
   }
 
   close(id: string, data: unknown): void {

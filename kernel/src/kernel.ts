@@ -73,8 +73,11 @@ export class Kernel {
     const bad = (where: string) => (e: Error) => this.log(`dropped a message on ${where}: ${e.message}`);
     void (async () => {
       for await (const m of this.channels.receive(this.channels.shell, bad("shell"))) {
-        this.#queue.push(m);
-        void this.#drain();
+        if (this.#busy && this.#urgent(m)) void this.#steer(m);
+        else {
+          this.#queue.push(m);
+          void this.#drain();
+        }
       }
     })();
     void (async () => {
@@ -101,6 +104,25 @@ export class Kernel {
 
   #reply(socket: zmq.Writable, req: Message, msgType: string, content: Content, metadata: Content = {}): Promise<void> {
     return this.channels.send(socket, { identities: req.identities, header: header(msgType, this.session), parent_header: req.header, metadata, content });
+  }
+
+  /** A comm message that steers a run (Stop, pause, step) while a cell keeps the shell busy. */
+  #urgent(m: Message): boolean {
+    const c = m.content as Content;
+    return m.header.msg_type === "comm_msg" && this.comms.urgent(String(c.comm_id), c.data);
+  }
+
+  /**
+   * Handles it now, outside the shell's queue: the running cell keeps its outputs (the parent stays
+   * the cell's) and the kernel its busy status (no idle is sent for a message answered mid-cell).
+   */
+  async #steer(m: Message): Promise<void> {
+    const c = m.content as Content;
+    try {
+      await this.comms.message(String(c.comm_id), c.data);
+    } catch (e) {
+      this.log(`comm_msg ${String(c.comm_id)}: ${(e as Error).message}`);
+    }
   }
 
   async #drain() {

@@ -124,6 +124,35 @@ class CiteflowCommTests(unittest.TestCase):
         end = self.s.comm_messages(self.comm, lambda d: d.get("type") == "event" and d["event"]["type"] == "run-end")
         self.assertEqual(end[-1]["event"]["status"], "aborted")
 
+    def test_stop_while_a_cell_runs(self):
+        # The editor's run pauses at its first node; then a notebook cell keeps the shell busy until a flag file appears.
+        reply, _ = self.s.request(self.comm, "b1", "run", graph="verifai", inputs={"question": QUESTION}, step=True, force=True)
+        run_id = reply["result"]["runId"]
+        self.s.comm_messages(self.comm, lambda d: d.get("type") == "event" and d["event"]["type"] == "node-paused")
+        flag = os.path.join(os.environ["CITEFLOW_TEST_CWD"], f"flag-{run_id}")
+        cell = self.s.kc.execute(
+            'import { existsSync } from "node:fs";\n'
+            f"await new Promise<void>((r) => {{ const t = setInterval(() => {{ if (existsSync({flag!r})) {{ clearInterval(t); r(); }} }}, 50); }});\n"
+            'console.log("cell done");'
+        )
+        # Stop is answered and the run ends while the cell still waits (queued behind it, this would never come).
+        reply, _ = self.s.request(self.comm, "b2", "abort", runId=run_id)
+        self.assertTrue(reply["ok"], reply)
+        end = self.s.comm_messages(self.comm, lambda d: d.get("type") == "event" and d["event"]["type"] == "run-end")
+        self.assertEqual(end[-1]["event"]["status"], "aborted")
+        open(flag, "w").close()
+        # The cell then ends normally, its output under its own request.
+        out = []
+        while True:
+            msg = self.s.kc.get_iopub_msg(timeout=60)
+            if msg["parent_header"].get("msg_id") != cell:
+                continue
+            if msg["msg_type"] == "status" and msg["content"]["execution_state"] == "idle":
+                break
+            out.append(msg)
+        self.assertEqual(self.s.shell_reply(cell)["content"]["status"], "ok")
+        self.assertIn("cell done\n", [m["content"]["text"] for m in out if m["msg_type"] == "stream"])
+
     def test_unknown_target_is_closed(self):
         cid = self.s.comm_open("no-such-target")
         got = self.s.comm_messages(cid, lambda d: d.get("type") == "closed", timeout=30)
