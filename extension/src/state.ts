@@ -313,13 +313,21 @@ export class EditorState {
     if (this.unreadable) return undefined;
     try {
       this.error = undefined;
-      if (!(await this.#consentToServers())) return undefined;
-      const { runId, selected } = await this.client.request("run", {
+      const request = {
         graph: this.doc,
         ...questionsOf(this.doc, this.question),
         ...options,
         ...(this.breakpoints.size ? { breakpoints: [...this.breakpoints] } : {}),
-      });
+      };
+      let reply = await this.client.request("run", request);
+      // Servers the graph names that the user has not configured: the run starts only once they agree.
+      if ("needsConsent" in reply) {
+        const urls = await this.#consentToServers(reply.needsConsent);
+        if (!urls) return undefined;
+        reply = await this.client.request("run", { ...request, allowEndpoints: urls });
+        if ("needsConsent" in reply) throw new Error(trans.__("The kernel still refuses the servers %1", reply.needsConsent.map((s) => s.target).join(", ")));
+      }
+      const { runId, selected } = reply;
       // An event may have arrived before the reply: keep what it said.
       const early = this.run?.runId === runId ? this.run : undefined;
       const started = startedRun(runId, selected);
@@ -339,19 +347,16 @@ export class EditorState {
 
   /**
    * A graph file cannot choose where requests go: servers it names that the user has not
-   * configured run only after the user agrees (the dialog); the kernel then allows them for its life.
+   * configured run only after the user agrees (the dialog); the kernel then allows them for its
+   * life. The servers agreed to, or undefined when the user declined.
    */
-  async #consentToServers(): Promise<boolean> {
-    const reach = await this.client.request("reach", { graph: this.doc });
-    const servers = reach.filter((r) => r.kind === "endpoint" && !r.allowed);
-    if (servers.length === 0) return true;
+  async #consentToServers(servers: Reach[]): Promise<string[] | undefined> {
     if (!(await this.confirmServers?.(servers))) {
       this.error = trans.__("Not run: the pipeline names servers you have not allowed (%1).", [...new Set(servers.map((s) => s.target))].join(", "));
       this.emit();
-      return false;
+      return undefined;
     }
-    await this.client.request("allowEndpoints", { urls: servers.map((s) => s.target) });
-    return true;
+    return [...new Set(servers.map((s) => s.target))];
   }
 
   async control(method: "step" | "continue" | "pause" | "abort"): Promise<void> {

@@ -64,11 +64,6 @@ export function citeflowTarget(comm: Comm, openData: unknown): CommHandler {
     catalogue: () => catalogueWithModels(registry, services().config.modelsDirs),
     // What a graph would reach outside the process (servers, files), each allowed or not.
     reach: (req) => graphReach(graphOf(req).doc.nodes, services()),
-    // The user's consent, from the editor's dialog: these servers, for this kernel's life.
-    allowEndpoints: (req) => {
-      for (const url of need<unknown[]>(req, "urls", "object")) allowEndpoint(String(url));
-      return null;
-    },
     validate: (req) => validateGraph(JSON.stringify(need<GraphDoc>(req, "graph", "object")), registry, { source: "comm" }).problems,
     open: (req) => {
       current = graphOf(req);
@@ -76,6 +71,13 @@ export function citeflowTarget(comm: Comm, openData: unknown): CommHandler {
     },
     run: (req) => {
       const g = graphOf(req);
+      // A graph file cannot choose where requests go: servers it names that the user has not
+      // configured start the run only once the user agreed (the editor's dialog sends them back in
+      // allowEndpoints); they are then allowed for this kernel's life. One request in the common case.
+      const agreed = Array.isArray(req.allowEndpoints) ? req.allowEndpoints.map(String) : [];
+      for (const url of agreed) allowEndpoint(url);
+      const needsConsent = graphReach(g.doc.nodes, services()).filter((r) => r.kind === "endpoint" && !r.allowed);
+      if (needsConsent.length) return { needsConsent };
       const pick = <K extends string>(keys: K[]) => Object.fromEntries(keys.filter((k) => req[k] !== undefined).map((k) => [k, req[k]]));
       // The editor sends its question (and question set); the inputs follow the rule the CLI and notebooks use.
       const asked = req.question !== undefined || req.questions !== undefined;

@@ -172,8 +172,8 @@ describe("Notebooks, settings and files in JupyterLab (Chromium)", () => {
     await panel.waitFor({ timeout: 60_000 });
     expect((await panel.locator("pre").textContent())!.split("\n")).toEqual([
       "broken.citeflow.json: 2 problems",
-      'nodes[1].id: "a" is also the id of nodes[0]',
-      'edges[0].to: no node "ghost" in this graph',
+      "nodes[1].id: duplicate node id",
+      'edges[0].to: edge to unknown node "ghost" (dangling edge)',
     ]);
     expect(await page.locator(".jp-Document:not(.lm-mod-hidden) .react-flow").count()).toBe(0);
     expect(await page.locator('[data-action="run"]').isDisabled()).toBe(true);

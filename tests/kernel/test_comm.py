@@ -124,6 +124,30 @@ class CiteflowCommTests(unittest.TestCase):
         end = self.s.comm_messages(self.comm, lambda d: d.get("type") == "event" and d["event"]["type"] == "run-end")
         self.assertEqual(end[-1]["event"]["status"], "aborted")
 
+    def test_a_server_the_user_has_not_configured_needs_consent_in_the_run_request(self):
+        graph = {
+            "citeflow": 1,
+            "name": "elsewhere",
+            "inputs": {"question": {"type": "Question"}},
+            "nodes": [
+                {"id": "question", "type": "input.question", "version": 1, "params": {}},
+                {"id": "enrich", "type": "query.enrich", "version": 1, "params": {"model": "m", "baseUrl": "http://127.0.0.1:9/v1"}},
+            ],
+            "edges": [{"from": "question.question", "to": "enrich.question"}],
+        }
+        # Nothing starts: the reply names the server and where the graph names it.
+        reply, _ = self.s.request(self.comm, "c1", "run", graph=graph, inputs={"question": QUESTION})
+        self.assertTrue(reply["ok"], reply)
+        self.assertNotIn("runId", reply["result"])
+        self.assertEqual([(r["target"], r["node"], r["allowed"]) for r in reply["result"]["needsConsent"]], [("http://127.0.0.1:9/v1", "enrich", False)])
+        # The same request with the user's consent starts the run; the server stays allowed for the kernel's life.
+        reply, _ = self.s.request(self.comm, "c2", "run", graph=graph, inputs={"question": QUESTION}, allowEndpoints=["http://127.0.0.1:9/v1"])
+        self.assertTrue(reply["ok"], reply)
+        run_id = reply["result"]["runId"]
+        self.s.comm_messages(self.comm, lambda d: d.get("type") == "event" and d["event"]["type"] == "run-end" and d["runId"] == run_id)
+        reply, _ = self.s.request(self.comm, "c3", "reach", graph=graph)
+        self.assertEqual([r["allowed"] for r in reply["result"] if r["kind"] == "endpoint"], [True])
+
     def test_stop_while_a_cell_runs(self):
         # The editor's run pauses at its first node; then a notebook cell keeps the shell busy until a flag file appears.
         reply, _ = self.s.request(self.comm, "b1", "run", graph="verifai", inputs={"question": QUESTION}, step=True, force=True)

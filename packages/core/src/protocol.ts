@@ -16,7 +16,15 @@ export interface RunRequest extends QuestionsGiven, Pick<RunOptions, "to" | "fro
   graph?: GraphDoc | string;
   /** Inputs given directly; with `question`/`questions` the kernel makes them (`questionRuns`). */
   inputs?: Record<string, unknown>;
+  /** Servers the graph names that the user agreed to (the editor's dialog): allowed for the kernel's life, and the run starts. */
+  allowEndpoints?: string[];
 }
+
+/**
+ * A run started, or, when the graph names servers the user has not configured or allowed, nothing
+ * started and the servers to ask about: the same request with `allowEndpoints` starts it.
+ */
+export type RunReply = { runId: string; selected: string[] } | { needsConsent: Reach[] };
 
 export interface RunListingView {
   runId: string;
@@ -136,10 +144,9 @@ export interface CiteflowProtocol {
   hello: [Record<string, never>, { version: number; runStore: string; templates: string[]; exportFormats: readonly string[] }];
   catalogue: [Record<string, never>, Catalogue];
   reach: [{ graph?: GraphDoc | string }, Reach[]];
-  allowEndpoints: [{ urls: string[] }, null];
   validate: [{ graph: GraphDoc }, Problem[]];
   open: [{ graph: GraphDoc | string }, { name: string; order: string[]; warnings: Problem[] }];
-  run: [RunRequest, { runId: string; selected: string[] }];
+  run: [RunRequest, RunReply];
   step: [RunId, { pausedAt: string | null }];
   continue: [RunId, null];
   pause: [RunId, null];
