@@ -20,34 +20,37 @@ function cli(args: string[], cwd: string, env: Record<string, string>): Promise<
   });
 }
 
-describe("citeflow run --questions --parallel", () => {
-  let server: Loopback;
-  let inFlight = 0;
-  let most = 0;
+/** A served model that takes `ms` a call, answers from the question it was sent, and counts the most calls it had at once. */
+function servedModel(ms: number) {
+  const s = { server: undefined as unknown as Loopback, inFlight: 0, most: 0 };
   beforeAll(async () => {
-    // A served model that takes 150 ms a call and answers from the question it was sent.
-    server = await loopback(async (req, res) => {
-      most = Math.max(most, ++inFlight);
-      await new Promise((r) => setTimeout(r, 150));
-      inFlight--;
+    s.server = await loopback(async (req, res) => {
+      s.most = Math.max(s.most, ++s.inFlight);
+      await new Promise((r) => setTimeout(r, ms));
+      s.inFlight--;
       const n = /Q(\d+)/.exec(JSON.stringify(req.body.messages))?.[1] ?? "?";
       json(res, 200, completion(`trials of vitamin Q${n}`));
     });
   });
-  afterAll(() => server.close());
+  afterAll(() => s.server.close());
+  return s;
+}
+
+describe("citeflow run --questions --parallel", () => {
+  const model = servedModel(150);
 
   it("keeps N calls in flight, and gives the same runs, outputs and order as one question at a time", async () => {
     const dir = tempDir();
     const graph = join(dir, "g.citeflow.json");
     writeFileSync(graph, JSON.stringify(doc({ q: ["input.question"], enrich: ["query.enrich", {}] }, ["q.question->enrich.question"], { question: { type: "Question" } })));
     writeFileSync(join(dir, "qs.jsonl"), Array.from({ length: 8 }, (_, i) => JSON.stringify({ id: `q${i}`, question: `Does vitamin Q${i} prevent fractures?` })).join("\n"));
-    const env = { CITEFLOW_CHAT_MODEL: "served-model", OPENAI_BASE_URL: `${server.url}/v1`, OPENAI_API_KEY: "sk-test" };
+    const env = { CITEFLOW_CHAT_MODEL: "served-model", OPENAI_BASE_URL: `${model.server.url}/v1`, OPENAI_API_KEY: "sk-test" };
     // Each mode in its own run store: no answer comes from the other's cache.
     const set = async (runs: string, ...more: string[]) => {
-      most = 0;
+      model.most = 0;
       const r = await cli(["run", graph, "--questions", "qs.jsonl", "--runs", join(dir, runs), ...more], dir, env);
       expect(r.code, r.stderr).toBe(0);
-      return { r, most };
+      return { r, most: model.most };
     };
     const one = await set("one", "--json", "--parallel", "1");
     const four = await set("four", "--json", "--parallel", "4");
@@ -57,9 +60,9 @@ describe("citeflow run --questions --parallel", () => {
     const served = await set("served");
     expect(served.most).toBe(4);
     expect(served.r.stderr).toContain("questions at once: 4 (every language model here is served; --parallel 1 runs them one at a time)");
-    most = 0;
+    model.most = 0;
     const limited = await cli(["run", graph, "--questions", "qs.jsonl", "--runs", join(dir, "limited"), "--json"], dir, { ...env, CITEFLOW_SERVER_CONCURRENCY: "2" });
-    expect([limited.code, most]).toEqual([0, 2]);
+    expect([limited.code, model.most]).toEqual([0, 2]);
     const runsOf = (r: { stdout: string }) => JSON.parse(r.stdout).runs as Array<{ runId: string; question: string; status: string; nodes: Array<{ id: string; status: string }> }>;
     const shape = (r: { stdout: string }) => runsOf(r).map(({ question, status, nodes }) => ({ question, status, nodes: nodes.map((n) => [n.id, n.status]) }));
     expect(shape(four.r)).toEqual(shape(one.r));
@@ -136,31 +139,19 @@ describe("the question set's line", () => {
 });
 
 describe("notebooks: runQuestions", () => {
-  let server: Loopback;
-  let inFlight = 0;
-  let most = 0;
-  beforeAll(async () => {
-    server = await loopback(async (req, res) => {
-      most = Math.max(most, ++inFlight);
-      await new Promise((r) => setTimeout(r, 100));
-      inFlight--;
-      const n = /Q(\d+)/.exec(JSON.stringify(req.body.messages))?.[1] ?? "?";
-      json(res, 200, completion(`trials of vitamin Q${n}`));
-    });
-  });
-  afterAll(() => server.close());
+  const model = servedModel(100);
 
   it("runs a set as citeflow run does (4 at once against a served model, or as asked), the runs in the questions' order, with one display line for the set", async () => {
     const shown: Array<{ text: string; id?: string; update?: boolean }> = [];
     setDisplaySink({ show: (bundle, o) => void shown.push({ text: String(bundle["text/plain"]), ...o }) });
     try {
-      const services = createServices(configFromEnv({ CITEFLOW_CHAT_MODEL: "served-model", OPENAI_BASE_URL: `${server.url}/v1`, OPENAI_API_KEY: "sk-test" }));
+      const services = createServices(configFromEnv({ CITEFLOW_CHAT_MODEL: "served-model", OPENAI_BASE_URL: `${model.server.url}/v1`, OPENAI_API_KEY: "sk-test" }));
       const g = graph(doc({ q: ["input.question"], enrich: ["query.enrich", {}] }, ["q.question->enrich.question"], { question: { type: "Question" } }));
       const questions = Array.from({ length: 8 }, (_, i) => ({ id: `q${i}`, text: `Does vitamin Q${i} prevent fractures?` }));
       const set = async (runs: string, parallel?: number) => {
-        most = 0;
+        model.most = 0;
         const out = await runQuestions(g, questions, { services, runs: join(tempDir(), runs), ...(parallel !== undefined ? { parallel } : {}) });
-        return { out, most };
+        return { out, most: model.most };
       };
       const served = await set("served");
       const one = await set("one", 1);
