@@ -1,4 +1,4 @@
-import { COMM_VERSION, errorInfo, loadGraph, questionRuns, validateGraph, type CompiledGraph, type GraphDoc, type Method, type MethodResult, type RunEvent } from "@citeflow/core";
+import { COMM_VERSION, errorInfo, loadGraph, questionRuns, type CompiledGraph, type Method, type MethodResult, type RunEvent } from "@citeflow/core";
 import { allowEndpoint, defaultRunsDir, services, graph as graphFrom, graphReach, LiveRun, registry, RunStore, templateNames } from "citeflow";
 import { exportDataset, FORMATS, type Format } from "@citeflow/datasets";
 import { modelCard } from "@citeflow/models";
@@ -64,7 +64,6 @@ export function citeflowTarget(comm: Comm, openData: unknown): CommHandler {
     catalogue: () => catalogueWithModels(registry, services().config.modelsDirs),
     // What a graph would reach outside the process (servers, files), each allowed or not.
     reach: (req) => graphReach(graphOf(req).doc.nodes, services()),
-    validate: (req) => validateGraph(JSON.stringify(need<GraphDoc>(req, "graph", "object")), registry, { source: "comm" }).problems,
     open: (req) => {
       current = graphOf(req);
       return { name: current.doc.name, order: current.order, warnings: current.warnings };
@@ -109,7 +108,6 @@ export function citeflowTarget(comm: Comm, openData: unknown): CommHandler {
     },
     output: (req) => store.nodeOutput(need<string>(req, "runId", "string"), need<string>(req, "nodeId", "string"), typeof req.port === "string" ? req.port : undefined),
     correct: (req) => store.correct(need<string>(req, "runId", "string"), need(req, "correction", "object")),
-    corrections: (req) => store.corrections(need<string>(req, "runId", "string")),
     diff: (req) => store.diff(need<string>(req, "a", "string"), need<string>(req, "b", "string")),
     modelCard: (req) => modelCard(need<string>(req, "model", "string"), services().config.modelsDirs) ?? null,
     // A PDF passage's page with a span of its text marked (a verdict's evidence), as base64 PNG.

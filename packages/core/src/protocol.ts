@@ -144,7 +144,6 @@ export interface CiteflowProtocol {
   hello: [Record<string, never>, { version: number; runStore: string; templates: string[]; exportFormats: readonly string[] }];
   catalogue: [Record<string, never>, Catalogue];
   reach: [{ graph?: GraphDoc | string }, Reach[]];
-  validate: [{ graph: GraphDoc }, Problem[]];
   open: [{ graph: GraphDoc | string }, { name: string; order: string[]; warnings: Problem[] }];
   run: [RunRequest, RunReply];
   step: [RunId, { pausedAt: string | null }];
@@ -157,7 +156,6 @@ export interface CiteflowProtocol {
   /** A node's stored outputs, port → value; with `port`, that port's value alone. */
   output: [RunId & { nodeId: string; port?: string }, unknown];
   correct: [RunId & { correction: CorrectionInput }, CorrectionView];
-  corrections: [RunId, CorrectionView[]];
   diff: [{ a: string; b: string }, RunDiffView];
   evidencePage: [{ path: string; start: number; end: number; sha256?: string }, PageImage];
   export: [ExportRequest, ExportReply];
