@@ -127,6 +127,27 @@ describe("Qdrant store against a loopback Qdrant (its REST shapes, in memory)", 
     expect((await q.meta())!.lexical).toMatchObject({ passages: passages.length, terms });
   }, 120_000);
 
+  it("a collection made before Citeflow kept BM25's statistics is counted from its texts and weighted again whole at its next ingest", async () => {
+    const e = await embedder();
+    const q = await QdrantStore.open({ url: server.url, collection: "legacy" });
+    await q.ingest(docs.slice(0, 20), { chunker, chunkerName: "openscholar-256", embedder: e });
+    // What an older Citeflow left: no statistics in the meta, no lengths on the points, vectors of other terms.
+    const points = [...server.collections.get("legacy")!.points.values()];
+    for (const p of points) {
+      if ("citeflowStore" in p.payload) delete p.payload.lexical;
+      else {
+        delete p.payload.terms;
+        p.vector.bm25 = { indices: [1], values: [1] };
+      }
+    }
+    await q.ingest(docs.slice(0, 21), { chunker, chunkerName: "openscholar-256", embedder: e });
+    const passages = docs.slice(0, 21).flatMap((d) => chunker(d));
+    const terms = passages.reduce((a, p) => a + termCount(indexText(p)), 0);
+    expect((await q.meta())!.lexical).toEqual({ passages: passages.length, terms, weightedWith: terms / passages.length });
+    for (const p of server.collections.get("legacy")!.points.values())
+      if (!("citeflowStore" in p.payload)) expect(p.vector.bm25).toEqual(bm25DocumentVector(indexText(p.payload as { title: string; text: string }), { avgLength: terms / passages.length }));
+  });
+
   it("a new collection is spread by the cluster's size: a shard a peer, and from three peers two copies of each; the environment's settings win, bad ones are refused by name", async () => {
     const e = await embedder();
     const created = async (collection: string, peers: number, env: Record<string, string> = {}) => {

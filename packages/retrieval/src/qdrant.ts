@@ -219,7 +219,8 @@ export class QdrantStore implements PassageStore {
     const dimensions = embedded || before?.dimensions || 0;
     if (!exists) throw new Error(`no passages to ingest into ${this.location}`);
     if (result.added === 0 && before && !before.incomplete) return result;
-    const lexical = await this.#reweigh(await this.#lexicalStats(weightedWith ?? LEGACY_AVG_LENGTH));
+    // A collection made before Citeflow kept these statistics was weighted with other terms too: all is weighted again.
+    const lexical = await this.#reweigh(await this.#lexicalStats(weightedWith ?? LEGACY_AVG_LENGTH), !!before && !before.lexical);
     await this.#writeMeta({ citeflowStore: 1, embedder: o.embedder.id, dimensions, chunker: o.chunkerName, passages: await this.count(), lexical, updatedAt: new Date().toISOString() });
     return result;
   }
@@ -255,11 +256,12 @@ export class QdrantStore implements PassageStore {
 
   /**
    * When the corpus's real average length has drifted from the one the sparse vectors were weighted
-   * with, every passage's sparse vector is weighted again (from its stored text; nothing is embedded).
+   * with (or `always`), every passage's sparse vector is weighted again from its stored text
+   * (nothing is embedded).
    */
-  async #reweigh(stats: LexicalStats): Promise<LexicalStats> {
+  async #reweigh(stats: LexicalStats, always = false): Promise<LexicalStats> {
     const real = stats.passages ? stats.terms / stats.passages : stats.weightedWith;
-    if (Math.abs(real - stats.weightedWith) <= REWEIGH_DRIFT * real) return stats;
+    if (!always && Math.abs(real - stats.weightedWith) <= REWEIGH_DRIFT * real) return stats;
     for await (const points of this.#pages(["title", "text"], undefined, 256))
       if (points.length)
         await this.client.updateVectors(this.o.collection, {
@@ -278,7 +280,7 @@ export class QdrantStore implements PassageStore {
     const meta = await this.meta();
     if (meta) {
       // The removed passages' lengths leave BM25's statistics with them.
-      const lexical = await this.#reweigh(await this.#lexicalStats(meta.lexical?.weightedWith ?? LEGACY_AVG_LENGTH));
+      const lexical = await this.#reweigh(await this.#lexicalStats(meta.lexical?.weightedWith ?? LEGACY_AVG_LENGTH), !meta.lexical);
       await this.#writeMeta({ ...meta, passages: await this.count(), lexical, updatedAt: new Date().toISOString() });
     }
     return n;
