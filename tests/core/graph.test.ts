@@ -1,6 +1,6 @@
 import fc from "fast-check";
 import { describe, expect, it } from "vitest";
-import { GraphValidationError, loadGraph, saveGraph, validateGraph, type Problem } from "@citeflow/core";
+import { checkGraph, GraphValidationError, loadGraph, saveGraph, validateGraph, type Problem } from "@citeflow/core";
 import { doc, testRegistry } from "../helpers.js";
 
 const registry = testRegistry();
@@ -188,6 +188,39 @@ describe("graph loading", () => {
       expect((e as Error).message).toContain("g.citeflow.json: invalid graph (1 problem)");
       expect((e as Error).message).toContain('error: node "p" params.topk: unknown param "topk" for test.passages');
     }
+  });
+});
+
+describe("checkGraph: the same rules without a registry (the editor's check)", () => {
+  const catalogue = registry.catalogue();
+  const messages = (input: unknown, withCatalogue = true) => checkGraph(input, withCatalogue ? { catalogue } : {}).problems.map((p) => `${p.path}: ${p.message}`);
+
+  it("passes what the kernel loads, and keeps a node's missing version missing", () => {
+    const d = valid();
+    expect(checkGraph(d, { catalogue }).problems).toEqual([]);
+    delete (d.nodes[0] as { version?: number }).version;
+    expect(checkGraph(d, { catalogue }).doc!.nodes[0]).not.toHaveProperty("version");
+    expect(loadGraph(d, registry).doc.nodes[0]!.version).toBe(registry.get(d.nodes[0].type)!.version);
+  });
+
+  it("finds what the kernel finds in the shape and the wiring, and with the catalogue the types, versions and ports", () => {
+    const d = valid();
+    d.nodes[1].type = "retrieve.telepathy";
+    d.nodes[5].version = 99;
+    d.edges.push({ from: "p.passages", to: "m.nope" }, { from: "m.items", to: "q.question" });
+    const withTypes = messages(d);
+    expect(withTypes).toEqual(
+      expect.arrayContaining([
+        'nodes[1].type: unknown node type "retrieve.telepathy"',
+        "nodes[5].version: saved with list.select v99, but this Citeflow has v" + registry.get("list.select")!.version + ": upgrade Citeflow",
+        'edges[4].to: list.merge has no input "nope" (inputs: lists)',
+      ]),
+    );
+    // The kernel's check reports the same places.
+    const kernel = validateGraph(d, registry).problems.map((p) => `${p.path}: ${p.message}`);
+    for (const m of withTypes) expect(kernel).toContain(m);
+    // Without the catalogue, only what needs no node types.
+    expect(messages({ ...d, nodes: [...d.nodes, d.nodes[0]] }, false)).toEqual(["nodes[6].id: duplicate node id"]);
   });
 });
 
