@@ -153,7 +153,7 @@ def train_lm(args, held: set[str]) -> dict:
     data = Dataset.from_dict({"input_ids": [i for i, _ in encoded], "answer_len": [n for _, n in encoded]})
     work, ckpt = work_dirs(args)
     accumulate = args.batch_size
-    steps = announce(args, len(data), f"{len(data)} answers ({counts['answer_tokens']} answer tokens of {counts['tokens']}) from {len(rows)} rows", counts, len(test), problems)
+    steps = announce(args, len(data), f"{len(data)} rows ({counts['answer_tokens']} answer tokens of {counts['tokens']}) from {len(rows)}", counts, len(test), problems)
 
     class AnswerTrainer(Trainer):
         def compute_loss(self, model, inputs, return_outputs=False, **kw):
@@ -236,7 +236,7 @@ def card(args, info: dict, files: dict[str, str]) -> str:
         "| | |",
         "|---|---|",
         f"| base weights | `{args.base_name}`, dequantized from the GGUF the product runs; licence {args.base_licence} |",
-        f"| training rows | {info['rows']} from `{args.data_name}`; {c['rows']} after the held-out claims and after leaving out {c['uncited_left_out']} answers without a citation (at most {args.refusal_share:g} of the answers may be such, `--refusal-share`); by node before that: {by_node}; {info['pairs']} answers trained on (of {c['answer_tokens']} answer tokens, {c['tokens']} tokens with their prompts, in all); {c['too_long']} longer than {args.max_length} tokens left out |",
+        f"| training rows | {info['rows']} from `{args.data_name}`; {c['rows']} after the held-out claims and after leaving out {c['uncited_left_out']} answers without a citation (at most {args.refusal_share:g} of the answers may be such, `--refusal-share`); by node before that: {by_node}; {info['pairs']} rows trained on (of {c['answer_tokens']} answer tokens, {c['tokens']} tokens with their prompts, in all); {c['too_long']} longer than {args.max_length} tokens left out |",
         f"| left out | {info['refused_heldout']} rows about held-out claims; {info['bad_rows']} bad rows |",
         f"| data licence | {args.data_licence} |",
         f"| command | `{args.command}` |",
