@@ -95,8 +95,9 @@ describe("The pipeline editor's canvas in JupyterLab (Chromium)", () => {
     expect(await unfed.textContent()).toBe("items");
     // While a connection is drawn, the ports show where it starts and whether it may end where it is.
     await dragPort("question.question", "select.items", async () => {
-      expect(await portState("question.question", "source")).toEqual(["connectingfrom"]);
-      expect(await portState("select.items", "target")).toEqual(["connectingto", "connectionindicator"]);
+      // Polled: the classes follow the pointer a render later.
+      await expect.poll(() => portState("question.question", "source")).toEqual(["connectingfrom"]);
+      await expect.poll(() => portState("select.items", "target")).toEqual(["connectingto", "connectionindicator"]);
       // Strict mode: another output cannot end the connection.
       expect(await portState("retrieve.passages", "source")).toEqual([]);
       await shot("02-refused");
@@ -106,7 +107,7 @@ describe("The pipeline editor's canvas in JupyterLab (Chromium)", () => {
     const edges = page.locator(".cf-editor .react-flow__edge");
     const before = await edges.count();
     await dragPort("retrieve.passages", "select.items", async () => {
-      expect(await portState("select.items", "target")).toEqual(["connectingto", "valid", "connectionindicator"]);
+      await expect.poll(() => portState("select.items", "target")).toEqual(["connectingto", "valid", "connectionindicator"]);
     });
     await expect.poll(() => edges.count()).toBe(before + 1);
     expect(await unfed.count()).toBe(0);
