@@ -1,6 +1,7 @@
 import type { EdgeRef, GraphDoc, GraphEdge, GraphInputSpec, GraphNode, Problem } from "./graph.js";
 import { canConnect, isValidPortType, substitute, unfedInputs, type Bindings, type PortSpec } from "./ports.js";
 import type { Catalogue } from "./registry.js";
+import { isObject } from "./shapes.js";
 
 /**
  * The graph rules, once, for every front end (browser-safe: no Node imports, no registry). The
@@ -22,7 +23,7 @@ const FORBIDDEN_KEYS = new Set(["__proto__", "constructor", "prototype"]);
 const TOP_KEYS = ["citeflow", "name", "description", "inputs", "nodes", "edges"];
 const NODE_KEYS = ["id", "type", "version", "params", "ui"];
 
-export type Obj = Record<string, unknown>;
+type Obj = Record<string, unknown>;
 
 /** Collects problems; every check adds to it rather than stopping at the first. */
 export class Problems {
@@ -338,14 +339,10 @@ function checkStructure(value: unknown, maxDepth: number, p: Problems): boolean 
   return ok;
 }
 
-export function isObject(v: unknown): v is Obj {
-  return typeof v === "object" && v !== null && !Array.isArray(v);
-}
-
 function isFiniteNumber(v: unknown): v is number {
   return typeof v === "number" && Number.isFinite(v);
 }
 
-export function mapValues<T, U>(obj: Record<string, T>, f: (v: T) => U): Record<string, U> {
+function mapValues<T, U>(obj: Record<string, T>, f: (v: T) => U): Record<string, U> {
   return Object.fromEntries(Object.entries(obj).map(([k, v]) => [k, f(v)]));
 }

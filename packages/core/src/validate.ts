@@ -1,7 +1,7 @@
 import { z } from "zod";
 import { GraphValidationError, type CompiledGraph, type CompiledNode, type GraphDoc, type Problem } from "./graph.js";
 import { canConnect } from "./ports.js";
-import { mapValues, Problems, readShape, toGraphNode, wire, type LoadOptions } from "./graph-check.js";
+import { Problems, readShape, toGraphNode, wire, type LoadOptions } from "./graph-check.js";
 import type { NodeRegistry } from "./registry.js";
 
 export { NODE_ID, type LoadOptions } from "./graph-check.js";
@@ -24,7 +24,7 @@ export function validateGraph(input: string | unknown, registry: NodeRegistry, o
   const shape = readShape(input, options, p);
   if (!shape) return done();
 
-  const compiled: Array<{ node: CompiledNode; doc: GraphDoc["nodes"][number] }> = [];
+  const compiled: Array<Pick<CompiledNode, "id" | "def" | "params" | "graphInput"> & { doc: GraphDoc["nodes"][number] }> = [];
   for (const n of shape.nodes) {
     const { path, id } = n;
     const def = registry.get(n.type);
@@ -78,31 +78,18 @@ export function validateGraph(input: string | unknown, registry: NodeRegistry, o
       if (!spec) p.error(`${path}.params`, `reads graph input "${graphInput}", which the graph's "inputs" does not declare`, id, "params");
       else if (!canConnect(spec.type, out).ok) p.error(`${path}.params`, `graph input "${graphInput}" is ${spec.type}, but ${def.type} gives ${out}`, id, "params");
     }
-    compiled.push({
-      doc: toGraphNode({ ...n, type: def.type }, version),
-      node: {
-        id,
-        def,
-        params,
-        inputTypes: mapValues(def.inputs, (s) => s.type),
-        outputTypes: mapValues(def.outputs, (s) => s.type),
-        incoming: {},
-        children: [],
-        parents: [],
-        ...(graphInput !== undefined ? { graphInput } : {}),
-      },
-    });
+    compiled.push({ id, def, params, ...(graphInput !== undefined ? { graphInput } : {}), doc: toGraphNode(n, version) });
   }
 
   const wired = wire(
-    compiled.map(({ node }) => ({ id: node.id, type: node.def.type, inputs: node.def.inputs, outputs: node.def.outputs })),
+    compiled.map(({ id, def }) => ({ id, type: def.type, inputs: def.inputs, outputs: def.outputs })),
     shape.rawEdges,
     shape.declaredIds,
     p,
   );
   if (!wired || p.hasErrors) return done();
-  const nodes = new Map(
-    compiled.map(({ node }) => [
+  const nodes = new Map<string, CompiledNode>(
+    compiled.map(({ doc: _doc, ...node }) => [
       node.id,
       {
         ...node,

@@ -49,17 +49,10 @@ const form = (json: boolean, value: Record<string, unknown>, text: string) => (j
 function claimsTarget(gold: GoldLabels, question: Question, passages: Passage[], json: boolean): string | undefined {
   const found = goldRationales(gold, question.id, passages);
   if (!found) return undefined;
-  if (json)
-    return form(
-      true,
-      {
-        claims: found
-          .filter((r) => r.sentence.length <= CLAIM_MAX_CHARS)
-          .slice(0, Math.max(passages.length, 1) * 2)
-          .map((r) => ({ passage: r.passage + 1, claim: r.sentence })),
-      },
-      "",
-    );
+  if (json) {
+    const claims = found.filter((r) => r.sentence.length <= CLAIM_MAX_CHARS).map((r) => ({ passage: r.passage + 1, claim: r.sentence }));
+    return JSON.stringify({ claims: claims.slice(0, Math.max(passages.length, 1) * 2) });
+  }
   return found.length ? found.map((r) => `[${r.passage + 1}] ${r.sentence}`).join("\n") : "None.";
 }
 
