@@ -47,7 +47,7 @@ describe("citeflow train lm → a GGUF LoRA adapter on the in-process model", { 
     const data = write(join(work, "sft"), [{ messages: [...messages(QUESTION), { role: "assistant", content: ANSWER }] }]);
     const r = await cli(["train", "lm", "--data", data, "--out", out, "--base", GEMMA, "--max-steps", "8", "--batch-size", "1", "--lr", "3e-3", "--lora-rank", "4", "--threads", "2", "--json"]);
     expect(r.code, r.stderr).toBe(0);
-    expect(r.stderr).toMatch(/train lm: 1 answers/);
+    expect(r.stderr).toMatch(/train lm: 1 rows \(\d+ answer tokens of \d+\)/);
     for (const f of ["adapter.gguf", "README.md", "SHA256SUMS", "training.json"]) expect(existsSync(join(out, f)), f).toBe(true);
     expectSha256Sums(out);
     const card = readFileSync(join(out, "README.md"), "utf8");

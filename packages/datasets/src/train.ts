@@ -171,7 +171,7 @@ export async function trainModel(o: TrainOptions): Promise<TrainResult> {
       for (const l of lines) {
         tail.push(l);
         if (tail.length > 30) tail.shift();
-        if (/^(train| {2}|held-out|model:|citeflow train)/.test(l)) log(l);
+        if (/^(train| {2}(step|resuming|left out)|held-out|model:|citeflow train)/.test(l)) log(l);
       }
     });
     const abort = () => child.kill("SIGINT");
