@@ -1,6 +1,6 @@
 import { describe, expect, it } from "vitest";
 import { toAnswer, type Passage } from "@citeflow/core";
-import { citationGrammar, findGguf, GgufNotFoundError, jsonTokenBound, loadLocalChat, type ChatMessage } from "@citeflow/models";
+import { citationGrammar, findGguf, GgufNotFoundError, jsonTokenBound, loadLocalChat, REUSE_BLOCK, type ChatMessage } from "@citeflow/models";
 import { firstSciFactDocs } from "../scifact.js";
 import { GEMMA, INSTALLED } from "./local.js";
 
@@ -43,6 +43,24 @@ describe("in-process chat model (llama.cpp, Gemma 3 270M GGUF)", { timeout: 120_
     expect(r.usage!.timeToFirstTokenMs).toBeGreaterThanOrEqual(0);
     const again = await m.chat(ask(ps, "What do these papers report?"), { maxTokens: 40 });
     expect(again.text).toBe(r.text);
+  });
+
+  it("reuses the prompt a sequence holds: a call sharing the passages reads only what follows them, and answers byte for byte as a fresh model", async () => {
+    const m = await loadLocalChat(GEMMA, { sequences: 2, contextSize: 2048 });
+    const fresh = await loadLocalChat(GEMMA, { sequences: 1, contextSize: 2560 });
+    const ps = await passages(4);
+    const first = await m.chat(ask(ps, "What do these papers report about cells?"), { maxTokens: 24 });
+    const second = await m.chat(ask(ps, "Which of these papers studies mice?"), { maxTokens: 24 });
+    const alone = await fresh.chat(ask(ps, "Which of these papers studies mice?"), { maxTokens: 24 });
+    // Everything before the question is shared: the passages are not read again, up to the last
+    // whole block of REUSE_BLOCK tokens (the blocks make reuse exact).
+    expect(first.usage!.cachedPromptTokens).toBe(0);
+    expect(second.usage!.cachedPromptTokens! % REUSE_BLOCK).toBe(0);
+    expect(second.usage!.cachedPromptTokens).toBeGreaterThan(second.usage!.promptTokens - REUSE_BLOCK - 20);
+    expect(second.usage!.cachedPromptTokens).toBeLessThan(second.usage!.promptTokens);
+    expect(alone.usage!.cachedPromptTokens).toBe(0);
+    expect(second.usage!.promptTokens).toBe(alone.usage!.promptTokens);
+    expect(second.text).toBe(alone.text);
   });
 
   it("a JSON schema makes the answer parse, always", async () => {

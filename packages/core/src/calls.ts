@@ -5,6 +5,8 @@ export interface ModelCall {
   model: string;
   where: string;
   promptTokens?: number;
+  /** Prompt tokens the model did not read again (a reused sequence, a server's prompt cache). */
+  cachedPromptTokens?: number;
   completionTokens?: number;
   timeToFirstTokenMs?: number;
   tokensPerSecond?: number;
@@ -17,7 +19,12 @@ export interface CallSpan {
   children: CallSpan[];
 }
 
-type CallData = { model?: unknown; baseURL?: unknown; servedBy?: unknown; usage?: Partial<Record<"promptTokens" | "completionTokens" | "timeToFirstTokenMs" | "tokensPerSecond", number>> };
+type CallData = {
+  model?: unknown;
+  baseURL?: unknown;
+  servedBy?: unknown;
+  usage?: Partial<Record<"promptTokens" | "cachedPromptTokens" | "completionTokens" | "timeToFirstTokenMs" | "tokensPerSecond", number>>;
+};
 
 /**
  * Every span (at any depth) whose data names a model and where it ran, with the model that served

@@ -10,6 +10,8 @@ export interface ChatUsage {
   promptTokens: number;
   completionTokens: number;
   totalTokens: number;
+  /** Prompt tokens not read again: the in-process model reuses what its sequence holds; a server reports its prompt cache's hits. */
+  cachedPromptTokens?: number;
   /** Milliseconds from the call to the first generated token (in-process models). */
   timeToFirstTokenMs?: number;
   /** Generated tokens per second after the first (in-process models). */
@@ -39,6 +41,12 @@ export interface ChatOptions {
   repeatPenalty?: number;
   /** Citation markers allowed: only [base]…[base+count-1]. In-process models are held to it by a grammar; servers ignore it. */
   citations?: { count: number; base: 0 | 1 };
+}
+
+/** A server's prompt-cache hits (OpenAI and vLLM report them as prompt_tokens_details.cached_tokens), when it reports a count. */
+function serverCached(u: { prompt_tokens_details?: { cached_tokens?: unknown } }): { cachedPromptTokens?: number } {
+  const n = u.prompt_tokens_details?.cached_tokens;
+  return typeof n === "number" && Number.isInteger(n) && n >= 0 ? { cachedPromptTokens: n } : {};
 }
 
 /** Messages in, text and usage out. */
@@ -94,7 +102,7 @@ export function openAIChat(o: OpenAIChatOptions): ChatModel {
       return {
         text,
         model: typeof res.model === "string" ? res.model : o.model,
-        ...(u ? { usage: { promptTokens: u.prompt_tokens, completionTokens: u.completion_tokens, totalTokens: u.total_tokens } } : {}),
+        ...(u ? { usage: { promptTokens: u.prompt_tokens, completionTokens: u.completion_tokens, totalTokens: u.total_tokens, ...serverCached(u) } } : {}),
         ...(choice?.finish_reason ? { finishReason: choice.finish_reason } : {}),
       };
     },

@@ -1,7 +1,7 @@
 import { existsSync, readdirSync, statSync } from "node:fs";
 import { availableParallelism } from "node:os";
 import { basename, isAbsolute, join, resolve } from "node:path";
-import type { Llama, LlamaContext, LlamaContextSequence, LlamaGrammar, LlamaModel, Token } from "node-llama-cpp";
+import type { ChatHistoryItem, ChatWrapper, Llama, LlamaContext, LlamaContextSequence, LlamaGrammar, LlamaModel, Token } from "node-llama-cpp";
 import type { ChatMessage, ChatModel, ChatOptions, ChatResult } from "./chat.js";
 import { checkAdapter } from "./adapter.js";
 import { checkGgufHeader } from "./gguf.js";
@@ -98,15 +98,57 @@ function getLlamaOnce(threads: number): Promise<Llama> {
   return llamaP;
 }
 
-/** Hands out the context's sequences one call at a time; callers past the count wait their turn. */
+/** How many leading tokens two token lists share. */
+export function sharedPrefix(a: readonly Token[], b: readonly Token[]): number {
+  const n = Math.min(a.length, b.length);
+  let i = 0;
+  while (i < n && a[i] === b[i]) i++;
+  return i;
+}
+
+/**
+ * Tokens are read in blocks of this many from the start of the sequence. llama.cpp's CPU kernels
+ * give bit-for-bit the same results only for the same batches, so a call that reuses what a
+ * sequence holds keeps it up to a block boundary and reads on from there: every prompt is then
+ * read in the same blocks, reused or not, and answers with reuse are the answers without it.
+ */
+export const REUSE_BLOCK = 64;
+
+/** Keep of the sequence only whole blocks of the part it shares with the prompt; LlamaCompletion and LlamaChat read on from there. */
+async function alignReuse(sequence: LlamaContextSequence, prompt: readonly Token[]): Promise<void> {
+  // The prompt's last token is always read again (its logits start the answer).
+  const shared = sharedPrefix(sequence.contextTokens, prompt.slice(0, -1));
+  const keep = shared - (shared % REUSE_BLOCK);
+  if (keep < sequence.nextTokenIndex) await sequence.eraseContextTokenRanges([{ start: keep, end: sequence.nextTokenIndex }]);
+}
+
+/**
+ * Hands out the context's sequences one call at a time; callers past the count wait their turn.
+ * A sequence keeps the tokens it last evaluated, and llama.cpp reads again only what follows the
+ * part a new prompt shares with them; so a call takes the free sequence whose tokens share the
+ * longest start with its prompt (OpenScholar's feedback and edits repeat passages, question and
+ * answer), and the one used last when it shares none.
+ */
 class SequencePool {
   private readonly free: LlamaContextSequence[];
   private readonly waiting: Array<(s: LlamaContextSequence) => void> = [];
   constructor(context: LlamaContext, count: number) {
     this.free = Array.from({ length: count }, () => context.getSequence());
   }
-  async use<T>(fn: (s: LlamaContextSequence) => Promise<T>): Promise<T> {
-    const seq = this.free.pop() ?? (await new Promise<LlamaContextSequence>((r) => this.waiting.push(r)));
+  private take(prompt: readonly Token[] | undefined): LlamaContextSequence | undefined {
+    if (this.free.length === 0) return undefined;
+    let best = this.free.length - 1;
+    if (prompt) {
+      let most = -1;
+      for (let i = this.free.length - 1; i >= 0; i--) {
+        const n = sharedPrefix(this.free[i]!.contextTokens, prompt);
+        if (n > most) [most, best] = [n, i];
+      }
+    }
+    return this.free.splice(best, 1)[0];
+  }
+  async use<T>(prompt: readonly Token[] | undefined, fn: (s: LlamaContextSequence) => Promise<T>): Promise<T> {
+    const seq = this.take(prompt) ?? (await new Promise<LlamaContextSequence>((r) => this.waiting.push(r)));
     try {
       return await fn(seq);
     } finally {
@@ -151,7 +193,7 @@ export function jsonTokenBound(schema: unknown): number {
 }
 
 /** Bumped when how the in-process model is prompted or decoded changes (stops, penalties, formats): part of cache keys. */
-export const LOCAL_CHAT_VERSION = 1;
+export const LOCAL_CHAT_VERSION = 2;
 
 /** Where a plain-text answer ends: Citeflow's prompts end on "Question: …\nAnswer:" (or Query:, Claims:). */
 export const PLAIN_STOPS = ["\n\n", "\nQuestion:", "\nAnswer:"];
@@ -181,6 +223,28 @@ class LocalChat implements ChatModel {
     let g = this.grammars.get(key);
     if (!g) this.grammars.set(key, (g = make()));
     return g;
+  }
+
+  /**
+   * The tokens llama.cpp reads for these messages: the chat template's rendering of the history
+   * (as LlamaChat renders it), or for a model without one the plain prompt after the
+   * beginning-of-text token (as LlamaCompletion reads it).
+   */
+  private wrapper: ChatWrapper | undefined;
+  private chatWrapper(resolveChatWrapper: typeof import("node-llama-cpp").resolveChatWrapper): ChatWrapper {
+    return (this.wrapper ??= resolveChatWrapper(this.model));
+  }
+
+  private promptTokens(messages: ChatMessage[], resolveChatWrapper: typeof import("node-llama-cpp").resolveChatWrapper): { tokens: Token[]; history?: ChatHistoryItem[] } {
+    if (!this.templated) {
+      const bos = this.model.tokens.bos;
+      return { tokens: [...(bos !== null ? [bos] : []), ...this.model.tokenize(plainPrompt(messages), false, "trimLeadingSpace")] };
+    }
+    const history: ChatHistoryItem[] = [
+      ...messages.map((m) => (m.role === "assistant" ? { type: "model" as const, response: [m.content] } : { type: m.role, text: m.content })),
+      { type: "model" as const, response: [] },
+    ];
+    return { tokens: this.chatWrapper(resolveChatWrapper).generateContextState({ chatHistory: history }).contextText.tokenize(this.model.tokenizer), history };
   }
 
   async chat(messages: ChatMessage[], o: ChatOptions = {}): Promise<ChatResult> {
@@ -214,20 +278,21 @@ class LocalChat implements ChatModel {
         o.onText?.(chunk, soFar);
       },
     };
-    const prompt = plainPrompt(messages);
-    const promptTokens = this.templated ? undefined : this.model.tokenize(prompt, false, "trimLeadingSpace").length + 1;
-    if (promptTokens !== undefined && promptTokens + common.maxTokens > this.contextSize)
-      throw new Error(`${this.id}: the prompt is ${promptTokens} tokens; with maxTokens ${common.maxTokens} it does not fit the context of ${this.contextSize} tokens`);
-    const { text, stop, contextTokens } = await this.pool.use(async (sequence) => {
-      if (this.templated) {
-        const chat = new LlamaChat({ contextSequence: sequence, chatWrapper: resolveChatWrapper(this.model) ?? "auto" });
+    const { tokens: promptTokens, history } = this.promptTokens(messages, resolveChatWrapper);
+    if (promptTokens.length + common.maxTokens > this.contextSize)
+      throw new Error(`${this.id}: the prompt is ${promptTokens.length} tokens; with maxTokens ${common.maxTokens} it does not fit the context of ${this.contextSize} tokens`);
+    const { text, stop, contextTokens, evaluated } = await this.pool.use(promptTokens, async (sequence) => {
+      await alignReuse(sequence, promptTokens);
+      const meter = sequence.tokenMeter.getState();
+      const decoded = () => {
+        const d = sequence.tokenMeter.diff(meter);
+        return d.usedInputTokens + d.usedOutputTokens;
+      };
+      if (history) {
+        const chat = new LlamaChat({ contextSequence: sequence, chatWrapper: this.chatWrapper(resolveChatWrapper) });
         try {
-          const history = [
-            ...messages.map((m) => (m.role === "assistant" ? { type: "model" as const, response: [m.content] } : { type: m.role, text: m.content })),
-            { type: "model" as const, response: [] },
-          ];
           const r = await chat.generateResponse(history, common);
-          return { text: r.response, stop: r.metadata.stopReason, contextTokens: sequence.contextTokens.length };
+          return { text: r.response, stop: r.metadata.stopReason, contextTokens: sequence.contextTokens.length, evaluated: decoded() };
         } finally {
           chat.dispose({ disposeSequence: false });
         }
@@ -236,8 +301,8 @@ class LocalChat implements ChatModel {
       try {
         // A base model goes on with its prompt's pattern: a blank line or the next "Question:" ends a
         // free-text answer (JSON ends by its grammar).
-        const r = await completion.generateCompletionWithMeta(prompt, { ...common, ...(schema ? {} : { customStopTriggers: PLAIN_STOPS }) });
-        return { text: r.response, stop: r.metadata.stopReason, contextTokens: sequence.contextTokens.length };
+        const r = await completion.generateCompletionWithMeta(plainPrompt(messages), { ...common, ...(schema ? {} : { customStopTriggers: PLAIN_STOPS }) });
+        return { text: r.response, stop: r.metadata.stopReason, contextTokens: sequence.contextTokens.length, evaluated: decoded() };
       } finally {
         completion.dispose({ disposeSequence: false });
       }
@@ -245,6 +310,9 @@ class LocalChat implements ChatModel {
     const ended = performance.now();
     // The sequence holds the prompt and what was generated (the answer's last token is not evaluated).
     const prompted = Math.max(0, contextTokens - Math.max(0, generated - 1));
+    // Every token llama.cpp decoded in this call, less the generated ones fed back: the prompt's part
+    // it read; the rest of the prompt came from what the sequence held.
+    const cached = Math.max(0, prompted - Math.max(0, evaluated - Math.max(0, generated - 1)));
     let structured: unknown;
     if (schema) {
       try {
@@ -259,6 +327,7 @@ class LocalChat implements ChatModel {
       ...(schema ? { structured } : {}),
       usage: {
         promptTokens: prompted,
+        cachedPromptTokens: cached,
         completionTokens: generated,
         totalTokens: prompted + generated,
         timeToFirstTokenMs: Math.round((first ?? ended) - started),
@@ -292,7 +361,9 @@ export function loadLocalChat(path: string, o: LocalChatOptions = {}): Promise<C
       const sequences = o.sequences ?? 2;
       const perSequence = Math.min(o.contextSize ?? 8192, model.trainContextSize);
       const lora = o.adapter ? { lora: { adapters: [{ filePath: o.adapter.path }] } } : {};
-      const context = await model.createContext({ contextSize: perSequence * sequences, sequences, threads, ...lora });
+      // Prompts are read in REUSE_BLOCK batches from the start of a sequence (alignReuse), and a
+      // sliding-window model keeps its whole window cache, so a reused start is never read again.
+      const context = await model.createContext({ contextSize: perSequence * sequences, sequences, threads, batchSize: REUSE_BLOCK, swaFullCache: true, ...lora });
       const templated = typeof model.fileInfo.metadata.tokenizer?.chat_template === "string";
       const id = basename(abs).replace(/\.gguf$/i, "") + (o.adapter ? `+${o.adapter.name}` : "");
       return new LocalChat(id, abs, llama, model, new SequencePool(context, sequences), templated, Math.floor(context.contextSize / sequences));

@@ -73,8 +73,18 @@ export function runsShow(runs: string, runId: string, json: boolean): number {
     const n = (v: number | undefined) => (v === undefined ? "" : String(v));
     out(
       table(
-        ["node", "call", "model", "where", "prompt tok", "answer tok", "first token", "tok/s"],
-        calls.map((c) => [c.node, c.span, c.model, c.where, n(c.promptTokens), n(c.completionTokens), c.timeToFirstTokenMs !== undefined ? fmtMs(c.timeToFirstTokenMs) : "", n(c.tokensPerSecond)]),
+        ["node", "call", "model", "where", "prompt tok", "reused", "answer tok", "first token", "tok/s"],
+        calls.map((c) => [
+          c.node,
+          c.span,
+          c.model,
+          c.where,
+          n(c.promptTokens),
+          n(c.cachedPromptTokens),
+          n(c.completionTokens),
+          c.timeToFirstTokenMs !== undefined ? fmtMs(c.timeToFirstTokenMs) : "",
+          n(c.tokensPerSecond),
+        ]),
       ),
     );
   }
