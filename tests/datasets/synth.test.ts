@@ -48,9 +48,9 @@ describe("citeflow synth (scripted LLM on loopback)", () => {
         asked.push(title);
         return json(res, 200, completion(`What is known about ${title.toLowerCase()}?`));
       }
-      if (user.startsWith("Write a concise")) return json(res, 200, completion(DRAFT));
-      if (user.startsWith("You review")) return json(res, 200, completion("Feedback: Add the second study.\nQuestion: none"));
-      if (user.startsWith("Revise")) return json(res, 200, completion(FINAL));
+      if (user.includes("Write a concise")) return json(res, 200, completion(DRAFT));
+      if (user.includes("You review")) return json(res, 200, completion("Feedback: Add the second study.\nQuestion: none"));
+      if (user.includes("Revise the answer")) return json(res, 200, completion(FINAL));
       if (user.startsWith("Two answers")) return json(res, 200, completion("B is longer and cites both studies.\nBetter: B"));
       if (user.startsWith("Score the answer")) {
         // Questions whose title has an even length score low on factuality: the rubric drops them.

@@ -21,10 +21,12 @@ const LONGER = DRAFT + " A second study confirmed it in a larger and older popul
 
 describe("OpenScholar template", () => {
   it("with an LLM: draft → feedback (one asks for retrieval) → edits kept or discarded by length → post-hoc citations; all traced", async () => {
+    const asked: Array<Array<{ role: string; content: string }>> = [];
     const server = await suite.serve((req, res) => {
+      asked.push(req.body.messages);
       const user = req.body.messages.at(-1).content as string;
-      if (user.startsWith("Write a concise")) return json(res, 200, completion(DRAFT));
-      if (user.startsWith("You review")) return json(res, 200, completion(`Feedback: Add the second study.\nQuestion: ${suite.docs[30]!.title}\n\nFeedback: Be shorter.\nQuestion: none`));
+      if (user.includes("Write a concise")) return json(res, 200, completion(DRAFT));
+      if (user.includes("You review")) return json(res, 200, completion(`Feedback: Add the second study.\nQuestion: ${suite.docs[30]!.title}\n\nFeedback: Be shorter.\nQuestion: none`));
       // The first edit lengthens the answer (kept); the second cuts it to a stub (discarded).
       return json(res, 200, completion(user.includes("Feedback: Add the second study.") ? LONGER : "Short."));
     });
@@ -53,6 +55,15 @@ describe("OpenScholar template", () => {
     expect(node.spans[1]!.data).toMatchObject({ kept: true });
     expect(node.spans[2]!.children.map((c) => c.name)).toEqual(["edit"]);
     expect(node.spans[2]!.data).toMatchObject({ kept: false });
+    // The draft, the feedback and each edit start alike (system message, references; the question
+    // too, until a feedback retrieval appends passages), so a model that keeps what it read (the
+    // in-process one) reads the passages once.
+    const [draft, review, ...edits] = asked.map((m) => m.map((x) => `${x.role}: ${x.content}`).join("\n"));
+    const references = draft!.slice(0, draft!.indexOf("Question:"));
+    expect(references).toContain(suite.docs[3]!.title);
+    expect(review!.slice(0, draft!.indexOf("\n\nWrite a concise"))).toBe(draft!.slice(0, draft!.indexOf("\n\nWrite a concise")));
+    expect(edits).toHaveLength(2);
+    for (const edit of edits) expect(edit!.slice(0, references.length)).toBe(references);
   });
 
   it("offline: the extractive baseline answers and the loop says it was skipped", async () => {
@@ -66,7 +77,7 @@ describe("OpenScholar template", () => {
   });
 
   it("feedback that does not parse is a clear node error, and what finished is kept", async () => {
-    const server = await suite.serve((req, res) => json(res, 200, completion((req.body.messages.at(-1).content as string).startsWith("You review") ? "Looks great to me!" : DRAFT)));
+    const server = await suite.serve((req, res) => json(res, 200, completion((req.body.messages.at(-1).content as string).includes("You review") ? "Looks great to me!" : DRAFT)));
     setup();
     process.env.CITEFLOW_CHAT_MODEL = "m";
     process.env.OPENAI_BASE_URL = server.url;
@@ -110,7 +121,7 @@ describe("feedback.self and refine.edit as separate nodes", () => {
     expect((offline.byId.ed!.outputs!.answer as Answer).text).toBe(DRAFT);
     const server = await suite.serve((req, res) => {
       const user = req.body.messages.at(-1).content as string;
-      json(res, 200, completion(user.startsWith("You review") ? "1. Feedback: Expand.\nQuestion: none\n2. Feedback: Ignored, over the limit." : LONGER));
+      json(res, 200, completion(user.includes("You review") ? "1. Feedback: Expand.\nQuestion: none\n2. Feedback: Ignored, over the limit." : LONGER));
     });
     process.env.CITEFLOW_CHAT_MODEL = "m";
     process.env.OPENAI_BASE_URL = server.url;

@@ -2,7 +2,7 @@ import { defineNode } from "@citeflow/core";
 import { z } from "zod";
 import { promptParam } from "../shared/prompts.js";
 import { requestFeedback } from "../shared/feedback.js";
-import { llmParams } from "../shared/llm.js";
+import { llmParams, systemParam } from "../shared/llm.js";
 
 export const feedbackSelf = defineNode({
   type: "feedback.self",
@@ -14,7 +14,8 @@ export const feedbackSelf = defineNode({
   outputs: { feedback: { type: "Feedback[]" } },
   params: z.object({
     ...llmParams,
-    feedbackPrompt: promptParam("openscholar.feedback.v1", "Feedback prompt over question, answer, passages, maxItems"),
+    system: systemParam,
+    feedbackPrompt: promptParam("openscholar.feedback.v2", "Feedback prompt over question, answer, passages, maxItems"),
     maxItems: z.number().int().positive().default(3),
     citationBase: z
       .union([z.literal(0), z.literal(1)])

@@ -2,7 +2,7 @@ import { compileTemplate, defineNode, toAnswer, type Passage, type Question, typ
 import { EXTRACTIVE_ID, extractiveAnswer, type ChatMessage } from "@citeflow/models";
 import { z } from "zod";
 import { promptParam } from "../shared/prompts.js";
-import { callChat, llmParams, noChatReason } from "../shared/llm.js";
+import { callChat, llmParams, noChatReason, systemParam } from "../shared/llm.js";
 
 export const generateAnswer = defineNode({
   type: "generate.answer",
@@ -22,7 +22,7 @@ export const generateAnswer = defineNode({
       ),
     ...llmParams,
     prompt: promptParam("core-gpt.answer.v1", "Prompt over question and passages; {{@number}} is the citation number"),
-    system: z.string().default("You are a careful scientific assistant. You only state what the given papers support, and you cite them.").describe("System message"),
+    system: systemParam,
     citationBase: z
       .union([z.literal(0), z.literal(1)])
       .default(1)

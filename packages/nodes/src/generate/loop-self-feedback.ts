@@ -3,7 +3,7 @@ import { z } from "zod";
 import { promptParam } from "../shared/prompts.js";
 import { storeParam } from "../shared/params.js";
 import { editOnce, requestFeedback } from "../shared/feedback.js";
-import { llmParams } from "../shared/llm.js";
+import { llmParams, systemParam } from "../shared/llm.js";
 
 export const loopSelfFeedback = defineNode({
   type: "loop.self-feedback",
@@ -21,8 +21,9 @@ export const loopSelfFeedback = defineNode({
   params: z.object({
     ...llmParams,
     maxTokens: z.number().int().positive().default(1024),
-    feedbackPrompt: promptParam("openscholar.feedback.v1", "Feedback prompt"),
-    editPrompt: promptParam("openscholar.edit.v1", "Edit prompt"),
+    system: systemParam,
+    feedbackPrompt: promptParam("openscholar.feedback.v2", "Feedback prompt"),
+    editPrompt: promptParam("openscholar.edit.v2", "Edit prompt"),
     maxItems: z.number().int().positive().default(3),
     minRatio: z.number().positive().default(0.9),
     citationBase: z.union([z.literal(0), z.literal(1)]).default(0),

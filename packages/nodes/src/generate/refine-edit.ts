@@ -2,7 +2,7 @@ import { defineNode } from "@citeflow/core";
 import { z } from "zod";
 import { promptParam } from "../shared/prompts.js";
 import { editOnce } from "../shared/feedback.js";
-import { llmParams } from "../shared/llm.js";
+import { llmParams, systemParam } from "../shared/llm.js";
 
 export const refineEdit = defineNode({
   type: "refine.edit",
@@ -16,7 +16,8 @@ export const refineEdit = defineNode({
   params: z.object({
     ...llmParams,
     maxTokens: z.number().int().positive().default(1024),
-    editPrompt: promptParam("openscholar.edit.v1", "Edit prompt over question, answer, feedback, passages"),
+    system: systemParam,
+    editPrompt: promptParam("openscholar.edit.v2", "Edit prompt over question, answer, feedback, passages"),
     minRatio: z.number().positive().default(0.9).describe("Keep an edit only if new length / old length exceeds this"),
     citationBase: z.union([z.literal(0), z.literal(1)]).default(0),
   }),

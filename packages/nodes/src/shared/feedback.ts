@@ -28,14 +28,25 @@ function render(ctx: NodeContext, ref: string, base: 0 | 1, scope: Record<string
 export async function requestFeedback(
   ctx: NodeContext,
   chat: ChatModel,
-  p: LlmSettings & { feedbackPrompt: string; maxItems: number; citationBase: 0 | 1 },
+  p: LlmSettings & { system: string; feedbackPrompt: string; maxItems: number; citationBase: 0 | 1 },
   question: Question,
   answer: Answer,
   passages: Passage[],
 ): Promise<Feedback[]> {
-  const r = await callChat(ctx, chat, [{ role: "user", content: render(ctx, p.feedbackPrompt, p.citationBase, { question, answer, passages, maxItems: p.maxItems }) }], p, "feedback", {
-    jsonSchema: feedbackSchema(p.maxItems),
-  });
+  const prompt = render(ctx, p.feedbackPrompt, p.citationBase, { question, answer, passages, maxItems: p.maxItems });
+  const r = await callChat(
+    ctx,
+    chat,
+    [
+      { role: "system", content: p.system },
+      { role: "user", content: prompt },
+    ],
+    p,
+    "feedback",
+    {
+      jsonSchema: feedbackSchema(p.maxItems),
+    },
+  );
   return r.structured !== undefined ? readFeedback(r.structured, p.maxItems) : parseFeedback(r.text, p.maxItems);
 }
 
@@ -46,13 +57,23 @@ export async function requestFeedback(
 export async function editOnce(
   ctx: NodeContext,
   chat: ChatModel,
-  p: LlmSettings & { editPrompt: string; minRatio: number; citationBase: 0 | 1 },
+  p: LlmSettings & { system: string; editPrompt: string; minRatio: number; citationBase: 0 | 1 },
   question: Question,
   answer: Answer,
   feedback: Feedback,
   passages: Passage[],
 ): Promise<{ answer: Answer; kept: boolean; ratio: number }> {
-  const r = await callChat(ctx, chat, [{ role: "user", content: render(ctx, p.editPrompt, p.citationBase, { question, answer, feedback, passages }) }], p, "edit");
+  const prompt = render(ctx, p.editPrompt, p.citationBase, { question, answer, feedback, passages });
+  const r = await callChat(
+    ctx,
+    chat,
+    [
+      { role: "system", content: p.system },
+      { role: "user", content: prompt },
+    ],
+    p,
+    "edit",
+  );
   const text = r.text.trim();
   const ratio = answer.text.length === 0 ? Infinity : text.length / answer.text.length;
   const kept = text.length > 0 && ratio > p.minRatio;

@@ -25,6 +25,12 @@ export const llmParams = {
   retries: z.number().int().nonnegative().default(3),
 };
 
+/**
+ * The system message of the nodes that write and revise answers: one default, so that an answer,
+ * its feedback and its edits start alike (the in-process model reads a shared start once).
+ */
+export const systemParam = z.string().default("You are a careful scientific assistant. You only state what the given papers support, and you cite them.").describe("System message");
+
 export type LlmParams = { model: string; baseUrl: string; temperature: number; maxTokens: number; seed?: number | undefined; repeatPenalty: number; timeoutMs: number; retries: number };
 
 /** Which chat model a node's params and the configuration select, before anything is loaded. */
