@@ -14,6 +14,7 @@
 //   CITEFLOW_BENCH_TEMPLATE_CLAIMS=n claims a template is timed on, default 2;
 //   CITEFLOW_BENCH_ONLY=quality measures speed and answer quality only: no retrieval, concurrency or templates;
 //   CITEFLOW_BENCH_ONLY=adapter: the adapter's answers and verdicts only;
+//   CITEFLOW_BENCH_ONLY=templates: speed and the templates end to end only;
 //   CITEFLOW_BENCH_ADAPTER=<adapter.gguf> measures that adapter instead of the shipped one;
 //   CITEFLOW_BENCH_SPLIT=dev takes the claims from the dev split of the training claims (bench/scifact-dev.json),
 //   where recipes are chosen, instead of the held-out split, where the chosen one is reported)
@@ -36,7 +37,9 @@ if (!existsSync(GGUF)) throw new Error(`bench/llm needs ${GGUF}: run npm run mod
 const N_CLAIMS = Number(process.env.CITEFLOW_BENCH_CLAIMS || 30);
 const TEMPLATE_CLAIMS = Number(process.env.CITEFLOW_BENCH_TEMPLATE_CLAIMS || 2);
 const ONLY = process.env.CITEFLOW_BENCH_ONLY;
-const ALL = ONLY !== "quality" && ONLY !== "adapter";
+const ALL = ONLY === undefined || ONLY === "";
+const TEMPLATES = ALL || ONLY === "templates";
+const QUALITY = ONLY !== "templates";
 const SPLIT = process.env.CITEFLOW_BENCH_SPLIT === "dev" ? "dev" : "held-out";
 const scifact = join(DATA, "scifact");
 
@@ -158,18 +161,38 @@ for (const n of ALL ? [1, 2, 4] : []) {
 // ── Templates end to end, three held-out claims each. ──
 async function runTemplate(doc, text) {
   const t = performance.now();
-  const result = await startRun(loadGraph(doc, registry), { services, inputs: { question: { id: "q", text } } }).result;
+  const handle = startRun(loadGraph(doc, registry), { services, inputs: { question: { id: "q", text } } });
+  const result = await handle.result;
   if (result.status !== "ok") throw new Error(`${doc.name}: ${JSON.stringify(result.nodes.find((n) => n.error)?.error)}`);
-  return { s: (performance.now() - t) / 1000, byId: Object.fromEntries(result.nodes.map((n) => [n.id, n])) };
+  // Prompt tokens the model calls sent, and how many of them a sequence already held (not read again).
+  const usage = handle.events.items.filter((e) => e.type === "span-end" && e.data?.usage).map((e) => e.data.usage);
+  const prompt = usage.reduce((n, u) => n + u.promptTokens, 0);
+  const reused = usage.reduce((n, u) => n + (u.cachedPromptTokens ?? 0), 0);
+  const answered = usage.reduce((n, u) => n + u.completionTokens, 0);
+  return { s: (performance.now() - t) / 1000, calls: usage.length, prompt, reused, answered, byId: Object.fromEntries(result.nodes.map((n) => [n.id, n])) };
 }
 const template = (name) => JSON.parse(readFileSync(templatePath(name), "utf8"));
 const perTemplate = [];
 const step = (s) => process.stderr.write(`bench/llm: ${s}\n`);
-for (const name of ALL ? ["verifai", "core-gpt", "arxivbot", "openscholar", "synth-openscholar"] : []) {
+for (const name of TEMPLATES ? ["verifai", "core-gpt", "arxivbot", "openscholar", "synth-openscholar"] : []) {
   step(`template ${name}`);
-  const secs = [];
-  for (const c of heldOut.slice(0, TEMPLATE_CLAIMS)) secs.push((await runTemplate(template(name), c.claim)).s);
-  perTemplate.push([name, fmt(secs.reduce((x, y) => x + y, 0) / secs.length), secs.map((s) => fmt(s)).join(" / ")]);
+  const done = [];
+  for (const c of heldOut.slice(0, TEMPLATE_CLAIMS)) done.push(await runTemplate(template(name), c.claim));
+  const mean = (f) => done.reduce((x, r) => x + f(r), 0) / done.length;
+  perTemplate.push([
+    name,
+    fmt(mean((r) => r.s)),
+    done.map((r) => fmt(r.s)).join(" / "),
+    fmt(mean((r) => r.calls)),
+    fmt(
+      mean((r) => r.prompt),
+      0,
+    ),
+    fmt(
+      mean((r) => r.prompt - r.reused),
+      0,
+    ),
+  ]);
 }
 
 // ── Quality: Verif.ai's answers three ways; claim verification two ways. ──
@@ -179,16 +202,19 @@ function verifai(answerParams) {
   return doc;
 }
 // Gemma alone is named by its file; Citeflow's adapter (citeflow train lm) by base+adapter, when installed.
-const ways = [
-  ...(adapterPath ? [[`Gemma 3 270M + ${adapterName}, citation grammar`, verifai({ generator: "llm", model: `${GGUF}+${adapterPath}`, constrainCitations: true })]] : []),
-  ...(ONLY === "adapter"
-    ? []
-    : [
-        ["Gemma 3 270M, citation grammar", verifai({ generator: "llm", model: GGUF, constrainCitations: true })],
-        ["Gemma 3 270M, free", verifai({ generator: "llm", model: GGUF, constrainCitations: false })],
-        ["extractive baseline", verifai({ generator: "extractive" })],
-      ]),
-];
+const ways = !QUALITY
+  ? []
+  : [
+      ...(adapterPath ? [[`Gemma 3 270M + ${adapterName}, citation grammar`, verifai({ generator: "llm", model: `${GGUF}+${adapterPath}`, constrainCitations: true, requireCitation: false })]] : []),
+      ...(adapterPath ? [[`Gemma 3 270M + ${adapterName}, a citation required`, verifai({ generator: "llm", model: `${GGUF}+${adapterPath}`, constrainCitations: true, requireCitation: true })]] : []),
+      ...(ONLY === "adapter"
+        ? []
+        : [
+            ["Gemma 3 270M, citation grammar", verifai({ generator: "llm", model: GGUF, constrainCitations: true })],
+            ["Gemma 3 270M, free", verifai({ generator: "llm", model: GGUF, constrainCitations: false })],
+            ["extractive baseline", verifai({ generator: "extractive" })],
+          ]),
+    ];
 const quality = [];
 for (const [label, doc] of ways) {
   step(`quality: ${label}`);
@@ -218,15 +244,17 @@ for (const [label, doc] of ways) {
 }
 const verification = [];
 // The judges: Gemma alone and with the adapter reading the passages (OpenScholar's protocol), and the NLI model.
-const judges = [
-  ...(adapterPath ? [[`Gemma 3 270M + ${adapterName} reads the passages`, "llm", `${GGUF}+${adapterPath}`]] : []),
-  ...(ONLY === "adapter"
-    ? []
-    : [
-        ["Gemma 3 270M reads the passages (OpenScholar)", "llm", GGUF],
-        ["pair-nli-scifact (NLI, trained on all SciFact train claims)", "nli"],
-      ]),
-];
+const judges = !QUALITY
+  ? []
+  : [
+      ...(adapterPath ? [[`Gemma 3 270M + ${adapterName} reads the passages`, "llm", `${GGUF}+${adapterPath}`]] : []),
+      ...(ONLY === "adapter"
+        ? []
+        : [
+            ["Gemma 3 270M reads the passages (OpenScholar)", "llm", GGUF],
+            ["pair-nli-scifact (NLI, trained on all SciFact train claims)", "nli"],
+          ]),
+    ];
 for (const [label, judge, model] of judges) {
   step(`verification: ${label}`);
   const pairs = [];
@@ -253,14 +281,16 @@ if (ALL)
   console.log(
     `questions per minute (8 questions, 64 tokens each): ${[1, 2, 4].map((n) => `${n} sequence${n > 1 ? "s" : ""} ${fmt(qpm[n])}`).join(" · ")} (${fmt(qpm[2] / qpm[1], 2)}× and ${fmt(qpm[4] / qpm[1], 2)}× one at a time)`,
   );
-if (ALL) {
+if (TEMPLATES) {
   console.log(`\nseconds per question, end to end (${TEMPLATE_CLAIMS} ${SPLIT} claims, default maxTokens):`);
-  rows(["template", "mean s", "each"], perTemplate);
+  rows(["template", "mean s", "each", "model calls", "prompt tokens sent", "prompt tokens read (the rest reused)", "tokens generated"], perTemplate);
 }
-console.log(`\nVerif.ai answers on ${heldOut.length} ${SPLIT} claims with evidence (ALCE citation scores, NLI judge pair-nli-scifact):`);
-rows(["answers from", "precision", "recall", "F1", "hallucinated / answer", "answers citing", "citations on gold papers"], quality);
-console.log(`\nSciFact binary verification on the same ${heldOut.length} claims, top 3 hybrid passages (always "true" scores ${fmt(alwaysTrue, 3)}):`);
-rows(["judge", "accuracy", "macro-F1", "said true"], verification);
+if (QUALITY) {
+  console.log(`\nVerif.ai answers on ${heldOut.length} ${SPLIT} claims with evidence (ALCE citation scores, NLI judge pair-nli-scifact):`);
+  rows(["answers from", "precision", "recall", "F1", "hallucinated / answer", "answers citing", "citations on gold papers"], quality);
+  console.log(`\nSciFact binary verification on the same ${heldOut.length} claims, top 3 hybrid passages (always "true" scores ${fmt(alwaysTrue, 3)}):`);
+  rows(["judge", "accuracy", "macro-F1", "said true"], verification);
+}
 if (minilmScores && staticScores) {
   console.log(`\nretrieval on ${judged.length} judged training claims, nDCG@10 (published bge-small 0.72 and all-MiniLM-L6-v2 0.65 are on SciFact test):`);
   rows(

@@ -123,15 +123,15 @@ describe("a 429 storm against a set run in parallel", () => {
 });
 
 describe("the question set's line", () => {
-  it("counts questions done, in flight and failed, the pace a minute and the time left", () => {
+  it("counts questions done, in flight and failed, the pace a minute, the tokens generated a second and the time left", () => {
     const written: string[] = [];
     const out = { write: (t: string) => written.push(t) } as unknown as NodeJS.WriteStream;
     const set = new SetProgress(10, out, false);
     for (let i = 0; i < 4; i++) set.started();
-    set.finished(true);
-    set.finished(false);
-    // 2 of 10 done in the first minute: 2 a minute, 8 left, 4 minutes.
-    expect(set.text(Date.now() + 60_000)).toMatch(/^questions 2\/10 · 2 in flight · 1 failed · 2\.0 a minute · 4 min left$/);
+    set.finished(true, 90);
+    set.finished(false, 30);
+    // 2 of 10 done in the first minute: 2 a minute, 120 tokens in 60 s, 8 left, 4 minutes.
+    expect(set.text(Date.now() + 60_000)).toMatch(/^questions 2\/10 · 2 in flight · 1 failed · 2\.0 a minute · 2\.0 tokens\/s · 4 min left$/);
     // Off a terminal only the lines are written, never the bar.
     set.line("run a: ok");
     expect(written).toEqual(["run a: ok\n"]);
@@ -165,7 +165,7 @@ describe("notebooks: runQuestions", () => {
       // One display per set, updated in place: no display per run.
       const ids = [...new Set(shown.map((s) => s.id))];
       expect(ids).toHaveLength(2);
-      expect(shown.filter((s) => s.id === ids[0]).at(-1)!.text).toMatch(/^questions 8\/8 · 0 in flight · 0 failed · [\d.]+ a minute$/);
+      expect(shown.filter((s) => s.id === ids[0]).at(-1)!.text).toMatch(/^questions 8\/8 · 0 in flight · 0 failed · [\d.]+ a minute · [\d.]+ tokens\/s$/);
     } finally {
       setDisplaySink(undefined);
     }

@@ -86,6 +86,24 @@ describe("in-process chat model (llama.cpp, Gemma 3 270M GGUF)", { timeout: 120_
     expect(citationGrammar(3, 0)).toBe('root ::= ([^\\[] | "[" ("0" | "1" | "2") "]")*');
   });
 
+  it("required citations: every answer cites a given passage in its first paragraph, where the free grammar lets the base model cite none", async () => {
+    const m = await loadLocalChat(GEMMA);
+    const ps = await passages(12);
+    let citedFree = 0;
+    for (let i = 0; i < 4; i++) {
+      const given = ps.slice(i * 3, i * 3 + 3);
+      const question = ask(given, `What does ${given[1]!.title.toLowerCase()} report?`);
+      const free = await m.chat(question, { maxTokens: 60, citations: { count: 3, base: 1 } });
+      citedFree += Object.keys(toAnswer(free.text, given).citations).length > 0 ? 1 : 0;
+      const r = await m.chat(question, { maxTokens: 60, citations: { count: 3, base: 1, required: true } });
+      const firstParagraph = r.text.trim().split("\n\n")[0]!;
+      expect(firstParagraph, r.text).toMatch(/\[[123]\]/);
+      expect(toAnswer(r.text, given).invalidCitations).toEqual([]);
+    }
+    expect(citedFree).toBeLessThan(4);
+    expect(citationGrammar(2, 1, true)).toBe('root ::= ([^\\[\\n] | "\\n" [^\\[\\n])* "[" ("1" | "2") "]" ([^\\[] | "[" ("1" | "2") "]")*');
+  });
+
   it("aborts mid-generation through the signal, and the next call on the freed sequence works", async () => {
     const m = await loadLocalChat(GEMMA);
     const ps = await passages(2);

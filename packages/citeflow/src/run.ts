@@ -1,6 +1,7 @@
 import { randomBytes } from "node:crypto";
 import {
   evidenceInDocument,
+  generatedTokens,
   loadGraph,
   mapInOrder,
   questionRuns,
@@ -212,8 +213,9 @@ export async function runQuestions(g: CompiledGraph | string, questions: Array<s
   return mapInOrder(sets, atOnce, async ({ inputs }) => {
     tally.started();
     show();
-    const run = await start(compiled, inputs, { ...request, display: false }).done;
-    tally.finished(run.status === "ok");
+    const live = start(compiled, inputs, { ...request, display: false });
+    const run = await live.done;
+    tally.finished(run.status === "ok", generatedTokens(live.handle.events.items));
     show();
     return run;
   });

@@ -100,8 +100,8 @@ export class SetProgress {
     this.#draw();
   }
 
-  finished(ok: boolean): void {
-    this.#tally.finished(ok);
+  finished(ok: boolean, tokens = 0): void {
+    this.#tally.finished(ok, tokens);
     this.#draw();
   }
 

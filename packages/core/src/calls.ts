@@ -41,3 +41,13 @@ export function modelCalls<S extends CallSpan>(spans: S[], dataOf: (s: S) => unk
   spans.forEach(walk);
   return out;
 }
+
+/** The tokens a run's language-model calls generated, from its events (each call's span ends with its usage). */
+export function generatedTokens(events: Iterable<{ type: string; data?: unknown }>): number {
+  let n = 0;
+  for (const e of events) {
+    const u = e.type === "span-end" ? (e.data as CallData | undefined)?.usage : undefined;
+    if (typeof u?.completionTokens === "number") n += u.completionTokens;
+  }
+  return n;
+}

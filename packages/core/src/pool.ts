@@ -40,6 +40,8 @@ export class SetTally {
   done = 0;
   failed = 0;
   inFlight = 0;
+  /** Tokens the language models generated for the finished questions. */
+  generated = 0;
   readonly #start: number;
   constructor(
     readonly total: number,
@@ -52,18 +54,21 @@ export class SetTally {
     this.inFlight++;
   }
 
-  finished(ok: boolean): void {
+  /** A question ended, ok or not, after its model calls generated `tokens` (runStats). */
+  finished(ok: boolean, tokens = 0): void {
     this.inFlight--;
     this.done++;
+    this.generated += tokens;
     if (!ok) this.failed++;
   }
 
-  /** The set in words: done of total, in flight, failed, questions a minute and the time left. */
+  /** The set in words: done of total, in flight, failed, questions a minute, generated tokens a second and the time left. */
   text(now = Date.now()): string {
     const minutes = (now - this.#start) / 60_000;
     const pace = minutes > 0 ? this.done / minutes : 0;
+    const tokens = minutes > 0 && this.generated > 0 ? ` · ${(this.generated / (minutes * 60)).toFixed(1)} tokens/s` : "";
     const left = pace > 0 ? ((this.total - this.done) / pace) * 60_000 : undefined;
     const rest = left !== undefined && this.done < this.total ? ` · ${left < 90_000 ? `${Math.round(left / 1000)} s` : `${Math.round(left / 60_000)} min`} left` : "";
-    return `questions ${this.done}/${this.total} · ${this.inFlight} in flight · ${this.failed} failed · ${pace.toFixed(1)} a minute${rest}`;
+    return `questions ${this.done}/${this.total} · ${this.inFlight} in flight · ${this.failed} failed · ${pace.toFixed(1)} a minute${tokens}${rest}`;
   }
 }

@@ -39,8 +39,8 @@ export interface ChatOptions {
   jsonSchema?: Record<string, unknown>;
   /** In-process models: penalty on tokens repeated in the last 64 (llama.cpp's repeat penalty; default 1.1, 1 = off). Servers ignore it. */
   repeatPenalty?: number;
-  /** Citation markers allowed: only [base]…[base+count-1]. In-process models are held to it by a grammar; servers ignore it. */
-  citations?: { count: number; base: 0 | 1 };
+  /** Citation markers allowed: only [base]…[base+count-1]; `required`: at least one, in the answer's first paragraph. In-process models are held to it by a grammar; servers ignore it. */
+  citations?: { count: number; base: 0 | 1; required?: boolean };
 }
 
 /** A server's prompt-cache hits (OpenAI and vLLM report them as prompt_tokens_details.cached_tokens), when it reports a count. */

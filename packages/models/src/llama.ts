@@ -112,7 +112,7 @@ export function sharedPrefix(a: readonly Token[], b: readonly Token[]): number {
  * sequence holds keeps it up to a block boundary and reads on from there: every prompt is then
  * read in the same blocks, reused or not, and answers with reuse are the answers without it.
  */
-export const REUSE_BLOCK = 64;
+export const REUSE_BLOCK = 128;
 
 /** Keep of the sequence only whole blocks of the part it shares with the prompt; LlamaCompletion and LlamaChat read on from there. */
 async function alignReuse(sequence: LlamaContextSequence, prompt: readonly Token[]): Promise<void> {
@@ -198,10 +198,14 @@ export const LOCAL_CHAT_VERSION = 2;
 /** Where a plain-text answer ends: Citeflow's prompts end on "Question: …\nAnswer:" (or Query:, Claims:). */
 export const PLAIN_STOPS = ["\n\n", "\nQuestion:", "\nAnswer:"];
 
-/** A GBNF grammar for text whose only bracketed markers are [base]…[base+count-1]. */
-export function citationGrammar(count: number, base: 0 | 1): string {
+/**
+ * A GBNF grammar for text whose only bracketed markers are [base]…[base+count-1]; `required`: with
+ * at least one of them, in the first paragraph (a blank line ends a plain-text answer).
+ */
+export function citationGrammar(count: number, base: 0 | 1, required = false): string {
   const numbers = Array.from({ length: Math.max(count, 1) }, (_, i) => `"${i + base}"`);
-  return `root ::= ([^\\[] | "[" (${numbers.join(" | ")}) "]")*`;
+  const marker = `"[" (${numbers.join(" | ")}) "]"`;
+  return required ? `root ::= ([^\\[\\n] | "\\n" [^\\[\\n])* ${marker} ([^\\[] | ${marker})*` : `root ::= ([^\\[] | ${marker})*`;
 }
 
 class LocalChat implements ChatModel {
@@ -253,7 +257,9 @@ class LocalChat implements ChatModel {
     const grammar = schema
       ? await this.grammar(`json:${JSON.stringify(schema)}`, () => this.llama.createGrammarForJsonSchema(schema as never))
       : o.citations
-        ? await this.grammar(`cite:${o.citations.count}:${o.citations.base}`, () => this.llama.createGrammar({ grammar: citationGrammar(o.citations!.count, o.citations!.base) }))
+        ? await this.grammar(`cite:${o.citations.count}:${o.citations.base}:${o.citations.required === true}`, () =>
+            this.llama.createGrammar({ grammar: citationGrammar(o.citations!.count, o.citations!.base, o.citations!.required) }),
+          )
         : undefined;
     const started = performance.now();
     let first: number | undefined;

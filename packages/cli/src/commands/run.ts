@@ -1,5 +1,5 @@
 import { readFileSync } from "node:fs";
-import { mapInOrder, QuestionInputError, questionRuns, runMetrics, type CompiledGraph, type QuestionRun, type RunResult } from "@citeflow/core";
+import { generatedTokens, mapInOrder, QuestionInputError, questionRuns, runMetrics, type CompiledGraph, type QuestionRun, type RunResult } from "@citeflow/core";
 import type { Session } from "citeflow";
 import { describeModel } from "@citeflow/models";
 import { chatChoices, CiteflowServices, describeChat, questionsAtOnce } from "@citeflow/nodes";
@@ -96,7 +96,7 @@ export async function runWithSummaries(graphPath: string, opts: RunCommandOption
     })();
     const result = await handle.result;
     await forward;
-    set?.finished(result.status === "ok");
+    set?.finished(result.status === "ok", generatedTokens(handle.events.items));
     const summary: RunSummary = {
       runId: result.runId,
       status: result.status,

@@ -32,6 +32,10 @@ export const generateAnswer = defineNode({
       .boolean()
       .default(true)
       .describe("In-process model: a grammar allows only the markers of the given passages ([1]…[k]), so none is hallucinated. A server's model is not constrained."),
+    requireCitation: z
+      .boolean()
+      .default(false)
+      .describe("In-process model, with constrainCitations: the grammar also makes the answer cite at least one passage in its first paragraph"),
   }),
   // Which generator "auto" picks depends on the environment, and the prompt on its file: both are part of the cache key.
   fingerprint: (p, s) => ({ llm: p.generator === "extractive" ? null : s.chatIdentity(p), prompt: s.promptIdentity(p.prompt) }),
@@ -47,7 +51,7 @@ export const generateAnswer = defineNode({
       });
       return { answer: toAnswer(text, passages, { base: p.citationBase }) };
     }
-    const constraint = p.constrainCitations && passages.length > 0 ? { citations: { count: passages.length, base: p.citationBase } } : {};
+    const constraint = p.constrainCitations && passages.length > 0 ? { citations: { count: passages.length, base: p.citationBase, required: p.requireCitation } } : {};
     const r = await callChat(ctx, chat, answerMessages(ctx.services, question, passages, p), p, "model", constraint);
     return { answer: toAnswer(r.text.trim(), passages, { base: p.citationBase }) };
   },
