@@ -26,12 +26,19 @@ interface Point {
 interface Collection {
   config: Record<string, unknown>;
   points: Map<string, Point>;
+  /** Payload indexes made on it: field → schema. */
+  indexes: Map<string, string>;
 }
 
 type Filter = { must?: Array<Record<string, any>>; must_not?: Array<Record<string, any>> };
 
+/** A payload field by Qdrant's dotted key ("metadata.year" reads payload.metadata.year). */
+const field = (p: Point, key: string): unknown => key.split(".").reduce<unknown>((v, k) => (v && typeof v === "object" ? (v as Record<string, unknown>)[k] : undefined), p.payload);
+
 function matches(p: Point, f: Filter | undefined): boolean {
-  const one = (c: Record<string, any>) => (c.has_id ? c.has_id.includes(p.id) : c.match?.any ? c.match.any.includes(p.payload[c.key]) : p.payload[c.key] === c.match?.value);
+  const inRange = (v: unknown, r: { gte?: number; lte?: number }) => typeof v === "number" && (r.gte === undefined || v >= r.gte) && (r.lte === undefined || v <= r.lte);
+  const one = (c: Record<string, any>) =>
+    c.has_id ? c.has_id.includes(p.id) : c.range ? inRange(field(p, c.key), c.range) : c.match?.any ? c.match.any.includes(field(p, c.key)) : field(p, c.key) === c.match?.value;
   return (f?.must ?? []).every(one) && !(f?.must_not ?? []).some(one);
 }
 
@@ -82,13 +89,16 @@ export async function fakeQdrant(): Promise<FakeQdrant> {
       const body = req.body ?? {};
       if (req.method === "GET" && rest === "exists") return ok(res, { exists: !!c });
       if (req.method === "PUT" && rest === "") {
-        collections.set(name, { config: body, points: new Map() });
+        collections.set(name, { config: body, points: new Map(), indexes: new Map() });
         return ok(res, true);
       }
       if (!c) return json(res, 404, { status: { error: `Not found: Collection \`${name}\` doesn't exist!` }, time: 0 });
       if (req.method === "GET" && rest === "cluster")
         return ok(res, self.shards ?? { peer_id: 1, shard_count: 1, local_shards: [{ shard_id: 0, state: "Active" }], remote_shards: [], shard_transfers: [] });
-      if (req.method === "PUT" && rest === "index") return ok(res, { operation_id: 0, status: "completed" });
+      if (req.method === "PUT" && rest === "index") {
+        c.indexes.set(body.field_name, body.field_schema);
+        return ok(res, { operation_id: 0, status: "completed" });
+      }
       if (req.method === "PUT" && rest === "points") {
         for (const p of body.points) c.points.set(String(p.id), { id: String(p.id), vector: p.vector, payload: p.payload ?? {} });
         return ok(res, { operation_id: 0, status: "completed" });

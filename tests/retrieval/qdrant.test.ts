@@ -166,6 +166,23 @@ describe("Qdrant store against a loopback Qdrant (its REST shapes, in memory)", 
     server.peers = 1;
   }, 60_000);
 
+  it("samples filter by year and citations on the server, over the payload indexes a new collection gets", async () => {
+    const dated = docs.slice(0, 12).map((d, i) => ({ ...d, metadata: { ...d.metadata, ...(i % 4 === 3 ? {} : { year: 2000 + i }), citationCount: i * 10 } }));
+    const store = await QdrantStore.open({ url: server.url, collection: "sampled" });
+    await store.ingest(dated, { chunker, chunkerName: "openscholar-256", embedder: await embedder() });
+    expect(Object.fromEntries(server.collections.get("sampled")!.indexes)).toEqual({ chunk: "integer", doc_id: "keyword", "metadata.year": "integer", "metadata.citationCount": "integer" });
+    server.requests.length = 0;
+    const sample = await store.sample(20, { seed: 3, minYear: 2002, maxYear: 2009, minCitations: 40 });
+    // Years 2004..2009 with a year (every 4th paper has none) and 40 citations or more: papers 4, 5, 6, 8, 9.
+    expect(sample.map((p) => p.metadata.year).sort()).toEqual([2004, 2005, 2006, 2008, 2009]);
+    const scroll = server.requests.find((r) => r.path.endsWith("/points/scroll"))!.body as { filter: { must: unknown[] } };
+    expect(scroll.filter.must).toEqual([
+      { key: "chunk", match: { value: 0 } },
+      { key: "metadata.year", range: { gte: 2002, lte: 2009 } },
+      { key: "metadata.citationCount", range: { gte: 40 } },
+    ]);
+  });
+
   it("a search that fails because a peer is down says which shards have no active copy, on which peers, and what to do", async () => {
     const store = await QdrantStore.open({ url: server.url, collection: "same-bm25" });
     server.failSearches = "Service internal error: No active replica for shard 1";

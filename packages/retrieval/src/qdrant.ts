@@ -8,6 +8,13 @@ import { checkCompatible, checkDimensions, ingestBatches, sampleOf, type IngestO
 
 /** The point holding the store's meta: no vectors, so no search ever returns it. */
 const META_ID = "00000000-0000-0000-0000-000000000000";
+/** Payload indexes a new collection gets: by document (re-ingest, deletes), first passages (samples), and the metadata filters of samples. */
+const PAYLOAD_INDEXES: Array<[string, "integer" | "keyword"]> = [
+  ["chunk", "integer"],
+  ["doc_id", "keyword"],
+  ["metadata.year", "integer"],
+  ["metadata.citationCount", "integer"],
+];
 const DENSE = "dense";
 const SPARSE = "bm25";
 
@@ -164,8 +171,7 @@ export class QdrantStore implements PassageStore {
       replication_factor: c.replication,
       write_consistency_factor: c.writeConsistency,
     });
-    await this.client.createPayloadIndex(this.o.collection, { field_name: "chunk", field_schema: "integer", wait: true });
-    await this.client.createPayloadIndex(this.o.collection, { field_name: "doc_id", field_schema: "keyword", wait: true });
+    for (const [field, schema] of PAYLOAD_INDEXES) await this.client.createPayloadIndex(this.o.collection, { field_name: field, field_schema: schema, wait: true });
   }
 
   async ingest(docs: AsyncIterable<CorpusDocument> | Iterable<CorpusDocument>, o: IngestOptions): Promise<IngestResult> {
@@ -380,7 +386,11 @@ export class QdrantStore implements PassageStore {
   async sample(n: number, o: SampleOptions = {}): Promise<Passage[]> {
     await this.#need();
     const first: Passage[] = [];
-    for await (const points of this.#pages(true, { must: [{ key: "chunk", match: { value: 0 } }] })) for (const p of points) first.push(toPassage(p.payload, {}));
+    // The metadata filters run on the server, over its payload indexes: only the papers that pass come back.
+    const range = (key: string, gte?: number, lte?: number) =>
+      gte === undefined && lte === undefined ? [] : [{ key, range: { ...(gte !== undefined ? { gte } : {}), ...(lte !== undefined ? { lte } : {}) } }];
+    const must = [{ key: "chunk", match: { value: 0 } }, ...range("metadata.year", o.minYear, o.maxYear), ...range("metadata.citationCount", o.minCitations)];
+    for await (const points of this.#pages(true, { must })) for (const p of points) first.push(toPassage(p.payload, {}));
     return sampleOf(first, n, o);
   }
 }
