@@ -7,6 +7,7 @@
 //     citation precision/recall/F1 (ALCE, NLI judge) and hallucinated markers per answer, with the
 //     citation grammar and without, against the extractive baseline; claim verification as
 //     OpenScholar measures it (the LM reads the retrieved passages, true/false) against the NLI model;
+//     arXivBot's sufficiency check against gold retrieval;
 //   - retrieval nDCG@10 with all-MiniLM-L6-v2 against the offline static-use-en.
 // Needs `npm run models` (data and peer models: bench/paths.mjs). $CITEFLOW_BENCH_STORE may name a
 // SciFact store built with all-MiniLM-L6-v2 (the demo's); else one is built here.
@@ -269,6 +270,26 @@ for (const [label, judge, model] of judges) {
   const t = pairs.filter((p) => p.predicted === "true").length;
   verification.push([label, fmt(s.accuracy, 3), fmt(s.macro_f1, 3), `${t}/${pairs.length}`]);
 }
+// arXivBot's sufficiency check against gold retrieval: "sufficient" should mean a paper SciFact gives
+// as the claim's evidence is among the three passages it read.
+const sufficiency = [];
+for (const [label, , model] of QUALITY ? judges.filter(([, judge]) => judge === "llm") : []) {
+  step(`sufficiency: ${label}`);
+  let agree = 0;
+  let said = 0;
+  let held = 0;
+  for (const c of heldOut) {
+    const doc = template("arxivbot");
+    for (const n of doc.nodes) if (["query.enrich", "claims.extract", "check.sufficiency"].includes(n.type)) n.params = { ...n.params, model };
+    const r = await runTemplate(doc, c.claim);
+    const sufficient = r.byId.enough.outputs.decision === "sufficient";
+    const goldRead = r.byId.top3.outputs.items.some((p) => p.id.slice(0, p.id.lastIndexOf("#")) in (c.evidence ?? {}));
+    agree += sufficient === goldRead ? 1 : 0;
+    said += sufficient ? 1 : 0;
+    held += goldRead ? 1 : 0;
+  }
+  sufficiency.push([label.replace(" reads the passages", "").replace(" (OpenScholar)", ""), fmt(agree / heldOut.length, 3), `${said}/${heldOut.length}`, `${held}/${heldOut.length}`]);
+}
 const alwaysTrue = heldOut.filter((c) => gold(c) === "SUPPORT").length / heldOut.length;
 
 // ── Report. ──
@@ -290,6 +311,8 @@ if (QUALITY) {
   rows(["answers from", "precision", "recall", "F1", "hallucinated / answer", "answers citing", "citations on gold papers"], quality);
   console.log(`\nSciFact binary verification on the same ${heldOut.length} claims, top 3 hybrid passages (always "true" scores ${fmt(alwaysTrue, 3)}):`);
   rows(["judge", "accuracy", "macro-F1", "said true"], verification);
+  console.log(`\narXivBot's sufficiency check on the same ${heldOut.length} claims against gold retrieval (a gold paper among the 3 passages read):`);
+  rows(["model", "agreement", "said sufficient", "gold paper read"], sufficiency);
 }
 if (minilmScores && staticScores) {
   console.log(`\nretrieval on ${judged.length} judged training claims, nDCG@10 (published bge-small 0.72 and all-MiniLM-L6-v2 0.65 are on SciFact test):`);

@@ -39,7 +39,7 @@ export interface ChatOptions {
   jsonSchema?: Record<string, unknown>;
   /** In-process models: penalty on tokens repeated in the last 64 (llama.cpp's repeat penalty; default 1.1, 1 = off). Servers ignore it. */
   repeatPenalty?: number;
-  /** Citation markers allowed: only [base]…[base+count-1]; `required`: at least one, in the answer's first paragraph. In-process models are held to it by a grammar; servers ignore it. */
+  /** Citation markers allowed: only [base]…[base+count-1]; `required`: at least one, within the first line's first 300 characters. In-process models are held to it by a grammar; servers ignore it. */
   citations?: { count: number; base: 0 | 1; required?: boolean };
 }
 

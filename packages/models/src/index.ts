@@ -7,6 +7,20 @@ export { extractiveAnswer, EXTRACTIVE_ID, type ExtractiveOptions } from "./extra
 export { checkGgufHeader, GGUF_LIMITS } from "./gguf.js";
 export { installedModels, modelKind, type ModelKind } from "./installed.js";
 export { DEFAULT_ADAPTER, adapterCard, adapterHash, checkAdapter, findAdapter, splitAdapter } from "./adapter.js";
-export { loadLocalChat, findGguf, firstGguf, hubGguf, plainPrompt, citationGrammar, jsonTokenBound, PLAIN_STOPS, LOCAL_CHAT_VERSION, REUSE_BLOCK, GgufNotFoundError, type LocalChatOptions } from "./llama.js";
+export {
+  loadLocalChat,
+  findGguf,
+  firstGguf,
+  hubGguf,
+  plainPrompt,
+  citationGrammar,
+  jsonTokenBound,
+  PLAIN_STOPS,
+  LOCAL_CHAT_VERSION,
+  REUSE_BLOCK,
+  CITE_WITHIN,
+  GgufNotFoundError,
+  type LocalChatOptions,
+} from "./llama.js";
 export { describeModel, modelCard, modelCardPath, parseCard, type ModelCard } from "./card.js";
 export { retryAfterMs, requestTokens, serverFetch, setServerLimits, type ServerLimits } from "./server-fetch.js";

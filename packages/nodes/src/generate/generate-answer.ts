@@ -35,7 +35,7 @@ export const generateAnswer = defineNode({
     requireCitation: z
       .boolean()
       .default(false)
-      .describe("In-process model, with constrainCitations: the grammar also makes the answer cite at least one passage in its first paragraph"),
+      .describe("In-process model, with constrainCitations: the grammar also makes the answer cite at least one passage within its first line's first 300 characters"),
   }),
   // Which generator "auto" picks depends on the environment, and the prompt on its file: both are part of the cache key.
   fingerprint: (p, s) => ({ llm: p.generator === "extractive" ? null : s.chatIdentity(p), prompt: s.promptIdentity(p.prompt) }),
