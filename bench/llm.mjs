@@ -193,6 +193,10 @@ for (const name of TEMPLATES ? ["verifai", "core-gpt", "arxivbot", "openscholar"
       mean((r) => r.prompt - r.reused),
       0,
     ),
+    fmt(
+      mean((r) => r.answered),
+      0,
+    ),
   ]);
 }
 

@@ -34,7 +34,7 @@ export const generateAnswer = defineNode({
       .describe("In-process model: a grammar allows only the markers of the given passages ([1]…[k]), so none is hallucinated. A server's model is not constrained."),
     requireCitation: z
       .boolean()
-      .default(false)
+      .default(true)
       .describe("In-process model, with constrainCitations: the grammar also makes the answer cite at least one passage within its first line's first 300 characters"),
   }),
   // Which generator "auto" picks depends on the environment, and the prompt on its file: both are part of the cache key.
