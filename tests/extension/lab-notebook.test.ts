@@ -57,7 +57,7 @@ describe("Notebooks, settings and files in JupyterLab (Chromium)", () => {
     const llm = serveLlm(
       await loopback((req, res) => {
         const user = String(req.body?.messages?.at(-1)?.content ?? "");
-        if (user.startsWith("You review"))
+        if (user.includes("You review"))
           return json(res, 200, completion("Feedback: Add the evidence on older adults.\nQuestion: vitamin D fracture risk older adults\n\nFeedback: Be much shorter.\nQuestion: none"));
         return json(res, 200, completion(user.includes("Feedback: Add the evidence on older adults.") ? longer : "Short."));
       }),

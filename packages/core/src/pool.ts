@@ -54,7 +54,7 @@ export class SetTally {
     this.inFlight++;
   }
 
-  /** A question ended, ok or not, after its model calls generated `tokens` (runStats). */
+  /** A question ended, ok or not, after its model calls generated `tokens` (generatedTokens reads them from its events). */
   finished(ok: boolean, tokens = 0): void {
     this.inFlight--;
     this.done++;

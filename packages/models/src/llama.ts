@@ -99,7 +99,7 @@ function getLlamaOnce(threads: number): Promise<Llama> {
 }
 
 /** How many leading tokens two token lists share. */
-export function sharedPrefix(a: readonly Token[], b: readonly Token[]): number {
+function sharedPrefix(a: readonly Token[], b: readonly Token[]): number {
   const n = Math.min(a.length, b.length);
   let i = 0;
   while (i < n && a[i] === b[i]) i++;
@@ -233,16 +233,17 @@ class LocalChat implements ChatModel {
     return g;
   }
 
+  private wrapper: ChatWrapper | undefined;
+  /** The model's chat template as node-llama-cpp resolves it, once. */
+  private chatWrapper(resolveChatWrapper: typeof import("node-llama-cpp").resolveChatWrapper): ChatWrapper {
+    return (this.wrapper ??= resolveChatWrapper(this.model));
+  }
+
   /**
    * The tokens llama.cpp reads for these messages: the chat template's rendering of the history
    * (as LlamaChat renders it), or for a model without one the plain prompt after the
    * beginning-of-text token (as LlamaCompletion reads it).
    */
-  private wrapper: ChatWrapper | undefined;
-  private chatWrapper(resolveChatWrapper: typeof import("node-llama-cpp").resolveChatWrapper): ChatWrapper {
-    return (this.wrapper ??= resolveChatWrapper(this.model));
-  }
-
   private promptTokens(messages: ChatMessage[], resolveChatWrapper: typeof import("node-llama-cpp").resolveChatWrapper): { tokens: Token[]; history?: ChatHistoryItem[] } {
     if (!this.templated) {
       const bos = this.model.tokens.bos;
