@@ -1,5 +1,5 @@
 import { compileTemplate, toAnswer, type Answer, type Feedback, type NodeContext, type Passage, type Question } from "@citeflow/core";
-import type { ChatModel } from "@citeflow/models";
+import type { ChatMessage, ChatModel } from "@citeflow/models";
 import { callChat, type LlmParams as LlmSettings } from "./llm.js";
 import { feedbackSchema, readFeedback } from "./structured.js";
 
@@ -25,6 +25,12 @@ function render(ctx: NodeContext, ref: string, base: 0 | 1, scope: Record<string
   return compileTemplate(base === 0 ? template.replaceAll("{{@number}}", "{{@index}}") : template).render(scope);
 }
 
+/** generate.answer's system message, then the prompt: the answer, its feedback and its edits start alike. */
+const turn = (system: string, prompt: string): ChatMessage[] => [
+  { role: "system", content: system },
+  { role: "user", content: prompt },
+];
+
 export async function requestFeedback(
   ctx: NodeContext,
   chat: ChatModel,
@@ -34,19 +40,7 @@ export async function requestFeedback(
   passages: Passage[],
 ): Promise<Feedback[]> {
   const prompt = render(ctx, p.feedbackPrompt, p.citationBase, { question, answer, passages, maxItems: p.maxItems });
-  const r = await callChat(
-    ctx,
-    chat,
-    [
-      { role: "system", content: p.system },
-      { role: "user", content: prompt },
-    ],
-    p,
-    "feedback",
-    {
-      jsonSchema: feedbackSchema(p.maxItems),
-    },
-  );
+  const r = await callChat(ctx, chat, turn(p.system, prompt), p, "feedback", { jsonSchema: feedbackSchema(p.maxItems) });
   return r.structured !== undefined ? readFeedback(r.structured, p.maxItems) : parseFeedback(r.text, p.maxItems);
 }
 
@@ -63,17 +57,7 @@ export async function editOnce(
   feedback: Feedback,
   passages: Passage[],
 ): Promise<{ answer: Answer; kept: boolean; ratio: number }> {
-  const prompt = render(ctx, p.editPrompt, p.citationBase, { question, answer, feedback, passages });
-  const r = await callChat(
-    ctx,
-    chat,
-    [
-      { role: "system", content: p.system },
-      { role: "user", content: prompt },
-    ],
-    p,
-    "edit",
-  );
+  const r = await callChat(ctx, chat, turn(p.system, render(ctx, p.editPrompt, p.citationBase, { question, answer, feedback, passages })), p, "edit");
   const text = r.text.trim();
   const ratio = answer.text.length === 0 ? Infinity : text.length / answer.text.length;
   const kept = text.length > 0 && ratio > p.minRatio;
