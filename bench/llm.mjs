@@ -215,7 +215,7 @@ const ways = !QUALITY
       ...(ONLY === "adapter"
         ? []
         : [
-            ["Gemma 3 270M, citation grammar", verifai({ generator: "llm", model: GGUF, constrainCitations: true })],
+            ["Gemma 3 270M, citation grammar, a citation required (the default)", verifai({ generator: "llm", model: GGUF, constrainCitations: true, requireCitation: true })],
             ["Gemma 3 270M, free", verifai({ generator: "llm", model: GGUF, constrainCitations: false })],
             ["extractive baseline", verifai({ generator: "extractive" })],
           ]),
