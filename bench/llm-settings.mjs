@@ -10,6 +10,7 @@ import { join } from "node:path";
 import { getLlama, LlamaCompletion } from "node-llama-cpp";
 import { modelsHome } from "@citeflow/models";
 import { readBeirCorpus } from "@citeflow/retrieval";
+import { copyBandwidth } from "./bandwidth.mjs";
 import { DATA } from "./paths.mjs";
 
 const GGUF = join(modelsHome(), "gemma-3-270m-q4_k_m.gguf");
@@ -17,14 +18,7 @@ const REPEATS = Number(process.env.CITEFLOW_BENCH_REPEATS || 4);
 const median = (xs) => [...xs].sort((a, b) => a - b)[Math.floor(xs.length / 2)];
 const fmt = (x, d = 1) => x.toFixed(d);
 
-const a = Buffer.alloc(512 * 1024 * 1024, 1);
-const b = Buffer.alloc(a.length);
-let bandwidth = 0;
-for (let i = 0; i < 5; i++) {
-  const t = performance.now();
-  a.copy(b);
-  bandwidth = Math.max(bandwidth, a.length / ((performance.now() - t) / 1000));
-}
+const bandwidth = copyBandwidth();
 const limit = bandwidth / readFileSync(GGUF).length;
 
 const docs = [];

@@ -23,12 +23,13 @@ import { execFileSync } from "node:child_process";
 import { existsSync, mkdtempSync, readFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { basename, dirname, join } from "node:path";
-import { loadGraph, startRun } from "@citeflow/core";
+import { generatedTokens, loadGraph, parsePassageId, startRun } from "@citeflow/core";
 import { docsInOrder, readQrels, scoreClassification, scoreRetrieval } from "@citeflow/eval";
 import { DEFAULT_ADAPTER, findAdapter, loadEmbedder, loadLocalChat, modelsHome } from "@citeflow/models";
 import { configFromEnv, createRegistry, createServices, templatePath } from "@citeflow/nodes";
 import { aggregateVerdicts, sciFactVerificationGraph } from "@citeflow/cli";
 import { LanceStore, hybridSearch, openScholarChunker, readBeirCorpus } from "@citeflow/retrieval";
+import { copyBandwidth } from "./bandwidth.mjs";
 import { DATA, MODELS } from "./paths.mjs";
 
 const home = modelsHome();
@@ -53,14 +54,7 @@ const rows = (header, body) => {
 };
 
 // ── Memory bandwidth: the best of five 512 MiB copies (read + write each byte once). ──
-const a = Buffer.alloc(512 * 1024 * 1024, 1);
-const b = Buffer.alloc(a.length);
-let best = 0;
-for (let i = 0; i < 5; i++) {
-  const t = performance.now();
-  a.copy(b);
-  best = Math.max(best, a.length / ((performance.now() - t) / 1000));
-}
+const best = copyBandwidth();
 const modelBytes = readFileSync(GGUF).length;
 const limit = best / modelBytes;
 
@@ -169,7 +163,7 @@ async function runTemplate(doc, text) {
   const usage = handle.events.items.filter((e) => e.type === "span-end" && e.data?.usage).map((e) => e.data.usage);
   const prompt = usage.reduce((n, u) => n + u.promptTokens, 0);
   const reused = usage.reduce((n, u) => n + (u.cachedPromptTokens ?? 0), 0);
-  const answered = usage.reduce((n, u) => n + u.completionTokens, 0);
+  const answered = generatedTokens(handle.events.items);
   return { s: (performance.now() - t) / 1000, calls: usage.length, prompt, reused, answered, byId: Object.fromEntries(result.nodes.map((n) => [n.id, n])) };
 }
 const template = (name) => JSON.parse(readFileSync(templatePath(name), "utf8"));
@@ -277,7 +271,7 @@ for (const [label, judge, model] of judges) {
 // arXivBot's sufficiency check against gold retrieval: "sufficient" should mean a paper SciFact gives
 // as the claim's evidence is among the three passages it read.
 const sufficiency = [];
-for (const [label, , model] of QUALITY ? judges.filter(([, judge]) => judge === "llm") : []) {
+for (const [label, , model] of judges.filter(([, judge]) => judge === "llm")) {
   step(`sufficiency: ${label}`);
   let agree = 0;
   let said = 0;
@@ -287,7 +281,7 @@ for (const [label, , model] of QUALITY ? judges.filter(([, judge]) => judge === 
     for (const n of doc.nodes) if (["query.enrich", "claims.extract", "check.sufficiency"].includes(n.type)) n.params = { ...n.params, model };
     const r = await runTemplate(doc, c.claim);
     const sufficient = r.byId.enough.outputs.decision === "sufficient";
-    const goldRead = r.byId.top3.outputs.items.some((p) => p.id.slice(0, p.id.lastIndexOf("#")) in (c.evidence ?? {}));
+    const goldRead = r.byId.top3.outputs.items.some((p) => parsePassageId(p.id).docId in (c.evidence ?? {}));
     agree += sufficient === goldRead ? 1 : 0;
     said += sufficient ? 1 : 0;
     held += goldRead ? 1 : 0;

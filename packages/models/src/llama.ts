@@ -244,10 +244,12 @@ class LocalChat implements ChatModel {
    * (as LlamaChat renders it), or for a model without one the plain prompt after the
    * beginning-of-text token (as LlamaCompletion reads it).
    */
-  private promptTokens(messages: ChatMessage[], resolveChatWrapper: typeof import("node-llama-cpp").resolveChatWrapper): { tokens: Token[]; history?: ChatHistoryItem[] } {
+  private promptTokens(messages: ChatMessage[], resolveChatWrapper: typeof import("node-llama-cpp").resolveChatWrapper): { tokens: Token[]; text?: Token[]; history?: ChatHistoryItem[] } {
     if (!this.templated) {
+      // `text` goes to LlamaCompletion as it is (it puts the beginning-of-text token before it), so the prompt is tokenized once.
       const bos = this.model.tokens.bos;
-      return { tokens: [...(bos !== null ? [bos] : []), ...this.model.tokenize(plainPrompt(messages), false, "trimLeadingSpace")] };
+      const text = this.model.tokenize(plainPrompt(messages), false, "trimLeadingSpace");
+      return { tokens: [...(bos !== null ? [bos] : []), ...text], text };
     }
     const history: ChatHistoryItem[] = [
       ...messages.map((m) => (m.role === "assistant" ? { type: "model" as const, response: [m.content] } : { type: m.role, text: m.content })),
@@ -289,7 +291,7 @@ class LocalChat implements ChatModel {
         o.onText?.(chunk, soFar);
       },
     };
-    const { tokens: promptTokens, history } = this.promptTokens(messages, resolveChatWrapper);
+    const { tokens: promptTokens, text: promptText, history } = this.promptTokens(messages, resolveChatWrapper);
     if (promptTokens.length + common.maxTokens > this.contextSize)
       throw new Error(`${this.id}: the prompt is ${promptTokens.length} tokens; with maxTokens ${common.maxTokens} it does not fit the context of ${this.contextSize} tokens`);
     const { text, stop, contextTokens, evaluated } = await this.pool.use(promptTokens, async (sequence) => {
@@ -312,7 +314,7 @@ class LocalChat implements ChatModel {
       try {
         // A base model goes on with its prompt's pattern: a blank line or the next "Question:" ends a
         // free-text answer (JSON ends by its grammar).
-        const r = await completion.generateCompletionWithMeta(plainPrompt(messages), { ...common, ...(schema ? {} : { customStopTriggers: PLAIN_STOPS }) });
+        const r = await completion.generateCompletionWithMeta(promptText!, { ...common, ...(schema ? {} : { customStopTriggers: PLAIN_STOPS }) });
         return { text: r.response, stop: r.metadata.stopReason, contextTokens: sequence.contextTokens.length, evaluated: decoded() };
       } finally {
         completion.dispose({ disposeSequence: false });
