@@ -3,11 +3,12 @@ import { writeFileSync } from "node:fs";
 import { delimiter, join } from "node:path";
 import { fileURLToPath } from "node:url";
 import { beforeAll, describe, expect, it } from "vitest";
-import { scoreClassification } from "@citeflow/eval";
+import { bestThreshold, scoreClassification } from "@citeflow/eval";
 import type { CorpusDocument } from "@citeflow/retrieval";
 import { RunStore } from "@citeflow/runstore";
 import { tempDir } from "../helpers.js";
 import { smallSciFactStore } from "../scifact.js";
+import { GEMMA } from "../models/local.js";
 
 const bin = fileURLToPath(new URL("../../packages/cli/dist/bin.js", import.meta.url));
 
@@ -27,6 +28,19 @@ describe("classification scores", () => {
     // F1: A = 2/3, B = 2·1/(2+2) = 0.5, C = 0.
     expect(s.macro_f1).toBeCloseTo((2 / 3 + 0.5 + 0) / 3, 12);
     expect(() => scoreClassification([{ gold: "Z", predicted: "A" }], ["A"])).toThrow(/gold label "Z"/);
+  });
+
+  it("the best threshold on a score: the cut with the most right, at the middle of its gap", () => {
+    const at = (score: number, positive: boolean) => ({ score, positive });
+    // Sorted: -1 n, 0 n, 2 p, 3 n, 5 p, 6 p. Cut between 0 and 2: 5 of 6 right; between 3 and 5: 5 of 6 too, gap 2 both → the first.
+    expect(bestThreshold([at(5, true), at(-1, false), at(2, true), at(3, false), at(6, true), at(0, false)])).toEqual({ threshold: 1, accuracy: 5 / 6 });
+    // All positive: every item above the threshold.
+    expect(bestThreshold([at(1, true), at(2, true)])).toEqual({ threshold: 0, accuracy: 1 });
+    // All negative: the threshold at the highest score (positive means above it).
+    expect(bestThreshold([at(1, false), at(2, false)])).toEqual({ threshold: 2, accuracy: 1 });
+    // Tied scores are never split.
+    expect(bestThreshold([at(1, true), at(1, false), at(1, true)]).accuracy).toBeCloseTo(2 / 3, 12);
+    expect(() => bestThreshold([])).toThrow(/no scored items/);
   });
 });
 
@@ -111,4 +125,26 @@ describe("citeflow eval scifact", () => {
     expect(JSON.parse(parallel.stdout)).toEqual(all);
     expect(new RunStore(runs).listRuns()).toHaveLength(3);
   });
+
+  it("--judge llm in-process scores true and false: --binary gives the best threshold, and --threshold at it scores as it says", async () => {
+    const env = { ...process.env, CITEFLOW_CHAT_MODEL: GEMMA };
+    const run = (extra: string[]) =>
+      new Promise<{ code: number; stdout: string; stderr: string }>((resolve) =>
+        execFile(process.execPath, [bin, "eval", "scifact", "--claims", claims, "--store", store, "--binary", "--judge", "llm", "--json", ...extra], { env }, (err, stdout, stderr) =>
+          resolve({ code: err ? ((err as { code?: number }).code ?? 1) : 0, stdout, stderr }),
+        ),
+      );
+    const first = await run([]);
+    expect(first.code, first.stderr).toBe(0);
+    const s = JSON.parse(first.stdout);
+    expect(s.claims).toBe(2);
+    // The best cut is at least as good as the default (0), and the threshold it names scores just that.
+    expect(s.best_threshold.accuracy).toBeGreaterThanOrEqual(s.accuracy);
+    const at = JSON.parse((await run(["--threshold", String(s.best_threshold.threshold)])).stdout);
+    expect(at.accuracy).toBe(s.best_threshold.accuracy);
+    expect(at.best_threshold).toEqual(s.best_threshold); // the scores do not depend on the threshold
+    const bad = await run(["--threshold", "high"]);
+    expect(bad.code).not.toBe(0);
+    expect(bad.stderr).toContain('--threshold must be a number, got "high"');
+  }, 120_000);
 });

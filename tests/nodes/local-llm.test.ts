@@ -82,6 +82,45 @@ describe("templates on the in-process LLM (Gemma 3 270M GGUF)", { timeout: 300_0
     expect(again.result.nodes.map((n) => n.cache)).toEqual(again.result.nodes.map(() => "hit"));
   });
 
+  it("verify.llm scores true and false: the verdict carries P(true), the threshold moves the cut, and the trace keeps both scores", async () => {
+    setup();
+    const judge = (threshold?: number) => ({
+      citeflow: 1,
+      name: "judge",
+      inputs: { question: { type: "Question" } },
+      nodes: [
+        { id: "question", type: "input.question", params: {} },
+        { id: "retrieve", type: "retrieve.lexical", params: { k: 2 } },
+        { id: "claim", type: "claims.from-question", params: {} },
+        { id: "verify", type: "verify.llm", params: threshold === undefined ? {} : { threshold } },
+      ],
+      edges: ["question.question retrieve.question", "question.question claim.question", "retrieve.passages claim.passages", "claim.claims verify.claims", "retrieve.passages verify.passages"].map(
+        (e) => ({ from: e.split(" ")[0]!, to: e.split(" ")[1]! }),
+      ),
+    });
+    const base = await runIt(judge(), suite.docs[3]!.title);
+    expect(base.result.status).toBe("ok");
+    const [v] = base.byId.verify!.outputs!.verdicts as Array<{ label: string; probabilities: Record<string, number> }>;
+    const span = modelSpans(base.events).at(-1) as unknown as { data: { choices: string[]; choiceLogprobs: number[]; response: string } };
+    expect(span.data.choices).toEqual(['{"answer":"true"}', '{"answer":"false"}']);
+    const [t, f] = span.data.choiceLogprobs;
+    expect(v!.probabilities.SUPPORT).toBeCloseTo(1 / (1 + Math.exp(f! - t!)), 12);
+    expect(v!.probabilities.SUPPORT! + v!.probabilities.CONTRADICT!).toBeCloseTo(1, 12);
+    expect(v!.label).toBe(t! > f! ? "SUPPORT" : "CONTRADICT");
+    expect(span.data.response).toBe(t! > f! ? '{"answer":"true"}' : '{"answer":"false"}');
+    // A threshold just past the score flips the verdict; the probabilities stay the model's.
+    const d = t! - f!;
+    for (const [threshold, label] of [
+      [d + 0.01, "CONTRADICT"],
+      [d - 0.01, "SUPPORT"],
+    ] as const) {
+      const r = await runIt(judge(threshold), suite.docs[3]!.title);
+      const [w] = r.byId.verify!.outputs!.verdicts as Array<{ label: string; probabilities: Record<string, number> }>;
+      expect(w!.label).toBe(label);
+      expect(w!.probabilities).toEqual(v!.probabilities);
+    }
+  });
+
   it("a run aborted mid-generation resumes: what finished comes from the cache, the answer is generated", async () => {
     setup();
     const cache = new MemoryCache();

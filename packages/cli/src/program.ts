@@ -35,6 +35,14 @@ function intArg(name: string) {
   };
 }
 
+function numberArg(name: string) {
+  return (v: string) => {
+    const n = Number(v);
+    if (v.trim() === "" || !Number.isFinite(n)) throw new UsageError(`${name} must be a number, got "${v}"`);
+    return n;
+  };
+}
+
 /** Folder options: a path that is a file is a usage error; these commands read a folder that must exist. */
 const FOLDERS = { store: ["search", "scifact", "retrieval", "run", "synth"], runs: ["export", "list", "show", "output", "diff", "correct"], out: [] as string[] };
 /** File options that must name an existing file. */
@@ -166,6 +174,12 @@ export function buildProgram(registry: NodeRegistry, setCode: (code: number) => 
       new Option("--judge <judge>", "nli: the NLI model against each passage (Verif.ai); llm: the chat model reads the passages and answers true/false (OpenScholar's protocol)")
         .choices(["nli", "llm"])
         .default("nli"),
+    )
+    .option("--judge-model <name>", "the judge's model: an NLI model, or with --judge llm a chat model (a GGUF, <gguf>+<adapter>, or a server's model)")
+    .option(
+      "--threshold <nats>",
+      "--judge llm, in-process: true when log P(true) − log P(false) is above this (default 0); --binary prints the best one for the claims given",
+      numberArg("--threshold"),
     )
     .option("--limit <n>", "only the first N claims", intArg("--limit"))
     .option("--parallel <n>", "claims verified at once (default 1); more keep a served judge busy", intArg("--parallel"))

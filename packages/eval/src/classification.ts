@@ -22,3 +22,24 @@ export function scoreClassification(pairs: Array<{ gold: string; predicted: stri
   });
   return { accuracy: pairs.length ? correct / pairs.length : 0, macro_f1: f1s.reduce((a, b) => a + b, 0) / labels.length, confusion, claims: pairs.length };
 }
+
+/**
+ * The threshold on a score that classifies these items best (accuracy: positive when the score is
+ * above it), and that accuracy. Among equally good cuts, the midpoint of the widest gap between
+ * neighbouring scores, so it does not sit on an item. Choose it on items you do not report on.
+ */
+export function bestThreshold(items: Array<{ score: number; positive: boolean }>): { threshold: number; accuracy: number } {
+  if (items.length === 0) throw new Error("no scored items to choose a threshold from");
+  const s = [...items].sort((a, b) => a.score - b.score);
+  // Cut i: items [0, i) negative, [i, n) positive.
+  let correct = s.filter((x) => x.positive).length;
+  let best = { correct, i: 0, gap: -1 };
+  for (let i = 0; i <= s.length; i++) {
+    if (i > 0) correct += s[i - 1]!.positive ? -1 : 1;
+    if (i > 0 && i < s.length && s[i]!.score === s[i - 1]!.score) continue;
+    const gap = i === 0 || i === s.length ? 0 : s[i]!.score - s[i - 1]!.score;
+    if (correct > best.correct || (correct === best.correct && gap > best.gap)) best = { correct, i, gap };
+  }
+  const at = best.i === 0 ? s[0]!.score - 1 : best.i === s.length ? s[s.length - 1]!.score : (s[best.i - 1]!.score + s[best.i]!.score) / 2;
+  return { threshold: at, accuracy: best.correct / s.length };
+}

@@ -26,6 +26,8 @@ export interface ChatResult {
   structured?: unknown;
   usage?: ChatUsage;
   finishReason?: string;
+  /** With `choices`, in-process models: each choice's log-probability after the prompt (natural log, summed over its tokens from the first that not every choice shares), in the order given. */
+  choiceLogprobs?: number[];
 }
 
 export interface ChatOptions {
@@ -41,6 +43,8 @@ export interface ChatOptions {
   repeatPenalty?: number;
   /** Citation markers allowed: only [base]…[base+count-1]; `required`: at least one, within the first line's first 300 characters. In-process models are held to it by a grammar; servers ignore it. */
   citations?: { count: number; base: 0 | 1; required?: boolean };
+  /** The answer is one of these texts (with `jsonSchema`: JSON answers of it). In-process models score each by its log-probability after the prompt and answer the likeliest (`choiceLogprobs`), in place of generating; servers ignore it. */
+  choices?: string[];
 }
 
 /** A server's prompt-cache hits (OpenAI and vLLM report them as prompt_tokens_details.cached_tokens), when it reports a count. */

@@ -17,10 +17,10 @@ export {
   jsonTokenBound,
   PLAIN_STOPS,
   LOCAL_CHAT_VERSION,
-  REUSE_BLOCK,
   CITE_WITHIN,
   GgufNotFoundError,
   type LocalChatOptions,
 } from "./llama.js";
+export { REUSE_BLOCK } from "./llama-sequences.js";
 export { describeModel, modelCard, modelCardPath, parseCard, type ModelCard } from "./card.js";
 export { retryAfterMs, requestTokens, serverFetch, setServerLimits, type ServerLimits } from "./server-fetch.js";

@@ -1,10 +1,11 @@
 import { existsSync, readdirSync, statSync } from "node:fs";
 import { availableParallelism } from "node:os";
 import { basename, isAbsolute, join, resolve } from "node:path";
-import type { ChatHistoryItem, ChatWrapper, Llama, LlamaContext, LlamaContextSequence, LlamaGrammar, LlamaModel, Token } from "node-llama-cpp";
+import type { ChatHistoryItem, ChatWrapper, Llama, LlamaGrammar, LlamaModel, Token } from "node-llama-cpp";
 import type { ChatMessage, ChatModel, ChatOptions, ChatResult } from "./chat.js";
 import { checkAdapter } from "./adapter.js";
 import { checkGgufHeader } from "./gguf.js";
+import { REUSE_BLOCK, SequencePool, alignReuse, scoreContinuations } from "./llama-sequences.js";
 import { modelsDirsFromEnv, modelsHome } from "./resolve.js";
 
 export class GgufNotFoundError extends Error {
@@ -96,67 +97,6 @@ function getLlamaOnce(threads: number): Promise<Llama> {
       );
     });
   return llamaP;
-}
-
-/** How many leading tokens two token lists share. */
-function sharedPrefix(a: readonly Token[], b: readonly Token[]): number {
-  const n = Math.min(a.length, b.length);
-  let i = 0;
-  while (i < n && a[i] === b[i]) i++;
-  return i;
-}
-
-/**
- * Tokens are read in blocks of this many from the start of the sequence. llama.cpp's CPU kernels
- * give bit-for-bit the same results only for the same batches, so a call that reuses what a
- * sequence holds keeps it up to a block boundary and reads on from there: every prompt is then
- * read in the same blocks, reused or not, and answers with reuse are the answers without it.
- */
-export const REUSE_BLOCK = 128;
-
-/** Keep of the sequence only whole blocks of the part it shares with the prompt; LlamaCompletion and LlamaChat read on from there. */
-async function alignReuse(sequence: LlamaContextSequence, prompt: readonly Token[]): Promise<void> {
-  // The prompt's last token is always read again (its logits start the answer).
-  const shared = sharedPrefix(sequence.contextTokens, prompt.slice(0, -1));
-  const keep = shared - (shared % REUSE_BLOCK);
-  if (keep < sequence.nextTokenIndex) await sequence.eraseContextTokenRanges([{ start: keep, end: sequence.nextTokenIndex }]);
-}
-
-/**
- * Hands out the context's sequences one call at a time; callers past the count wait their turn.
- * A sequence keeps the tokens it last evaluated, and llama.cpp reads again only what follows the
- * part a new prompt shares with them; so a call takes the free sequence whose tokens share the
- * longest start with its prompt (OpenScholar's feedback and edits repeat passages, question and
- * answer), and the one used last when it shares none.
- */
-class SequencePool {
-  private readonly free: LlamaContextSequence[];
-  private readonly waiting: Array<(s: LlamaContextSequence) => void> = [];
-  constructor(context: LlamaContext, count: number) {
-    this.free = Array.from({ length: count }, () => context.getSequence());
-  }
-  private take(prompt: readonly Token[] | undefined): LlamaContextSequence | undefined {
-    if (this.free.length === 0) return undefined;
-    let best = this.free.length - 1;
-    if (prompt) {
-      let most = -1;
-      for (let i = this.free.length - 1; i >= 0; i--) {
-        const n = sharedPrefix(this.free[i]!.contextTokens, prompt);
-        if (n > most) [most, best] = [n, i];
-      }
-    }
-    return this.free.splice(best, 1)[0];
-  }
-  async use<T>(prompt: readonly Token[] | undefined, fn: (s: LlamaContextSequence) => Promise<T>): Promise<T> {
-    const seq = this.take(prompt) ?? (await new Promise<LlamaContextSequence>((r) => this.waiting.push(r)));
-    try {
-      return await fn(seq);
-    } finally {
-      const next = this.waiting.shift();
-      if (next) next(seq);
-      else this.free.push(seq);
-    }
-  }
 }
 
 /**
@@ -260,6 +200,7 @@ class LocalChat implements ChatModel {
 
   async chat(messages: ChatMessage[], o: ChatOptions = {}): Promise<ChatResult> {
     const { LlamaChat, LlamaCompletion, resolveChatWrapper } = await import("node-llama-cpp");
+    if (o.choices) return this.choose(messages, o.choices, o.jsonSchema !== undefined, resolveChatWrapper);
     const schema = o.jsonSchema;
     const grammar = schema
       ? await this.grammar(`json:${JSON.stringify(schema)}`, () => this.llama.createGrammarForJsonSchema(schema as never))
@@ -347,6 +288,35 @@ class LocalChat implements ChatModel {
         tokensPerSecond: generated > 1 && first !== undefined && ended > first ? Math.round(((generated - 1) / ((ended - first) / 1000)) * 10) / 10 : 0,
       },
       finishReason: stop === "eogToken" || stop === "stopGenerationTrigger" || stop === "customStopTrigger" ? "stop" : stop === "maxTokens" ? "length" : stop,
+    };
+  }
+
+  /** The likeliest of `choices` after the prompt, by the log-probability of each one's tokens; `json`: the choices are JSON (a schema's answers). */
+  private async choose(messages: ChatMessage[], choices: string[], json: boolean, resolveChatWrapper: typeof import("node-llama-cpp").resolveChatWrapper): Promise<ChatResult> {
+    if (choices.length === 0 || choices.some((c) => c === "")) throw new Error(`${this.id}: no choices to score, or an empty one`);
+    const started = performance.now();
+    const { tokens: prompt } = this.promptTokens(messages, resolveChatWrapper);
+    const continuations = choices.map((c) => this.model.tokenize(c, false, "trimLeadingSpace"));
+    const longest = Math.max(...continuations.map((c) => c.length));
+    if (prompt.length + longest > this.contextSize)
+      throw new Error(`${this.id}: the prompt is ${prompt.length} tokens; with its longest choice (${longest}) it does not fit the context of ${this.contextSize} tokens`);
+    const { scores, reused } = await this.pool.use(prompt, (sequence) => scoreContinuations(sequence, prompt, continuations));
+    const best = scores.indexOf(Math.max(...scores));
+    const answered = continuations[best]!.length;
+    return {
+      text: choices[best]!,
+      model: this.id,
+      ...(json ? { structured: JSON.parse(choices[best]!) as unknown } : {}),
+      choiceLogprobs: scores,
+      usage: {
+        promptTokens: prompt.length,
+        cachedPromptTokens: reused,
+        completionTokens: answered,
+        totalTokens: prompt.length + answered,
+        timeToFirstTokenMs: Math.round(performance.now() - started),
+        tokensPerSecond: 0,
+      },
+      finishReason: "stop",
     };
   }
 }

@@ -2,7 +2,7 @@ import { readFileSync } from "node:fs";
 import { dirname, resolve } from "node:path";
 import { loadGraph, mapInOrder, type CompiledGraph, type NodeRegistry, type Verdict } from "@citeflow/core";
 import type { Session } from "citeflow";
-import { docsInOrder, ndcgAt, pairedBootstrap, readQrels, scoreClassification, scoreRetrieval, type PairedDifference } from "@citeflow/eval";
+import { bestThreshold, docsInOrder, ndcgAt, pairedBootstrap, readQrels, scoreClassification, scoreRetrieval, type PairedDifference } from "@citeflow/eval";
 import { describeModel } from "@citeflow/models";
 import { UsageError } from "../errors.js";
 import { table } from "../table.js";
@@ -110,6 +110,10 @@ export interface EvalScifactOptions {
   modelsDir?: string;
   /** nli: the NLI model checks the claim against each passage (Verif.ai); llm: the chat model reads the passages and answers true/false (OpenScholar). */
   judge?: "nli" | "llm";
+  /** The judge's model (the NLI model, or the chat model for --judge llm); default: the node's default. */
+  judgeModel?: string;
+  /** --judge llm with an in-process model: verify.llm's threshold on log P(true) − log P(false). */
+  threshold?: number;
   json?: boolean;
   /** Claims verified at once (default 1): more keep a served judge busy. */
   parallel?: number;
@@ -138,14 +142,23 @@ export function aggregateVerdicts(verdicts: Verdict[]): Label {
   return best;
 }
 
+/** log P(SUPPORT) − log P(CONTRADICT) of the verdict most sure of SUPPORT, when the verdicts were scored (verify.llm in-process gives both probabilities); else undefined. */
+function supportLogOdds(verdicts: Verdict[]): number | undefined {
+  const scored = verdicts.filter((v) => v.probabilities.SUPPORT !== undefined && v.probabilities.CONTRADICT !== undefined);
+  if (scored.length === 0 || scored.length < verdicts.length) return undefined;
+  const p = Math.min(1 - 1e-12, Math.max(1e-12, ...scored.map((v) => v.probabilities.SUPPORT!)));
+  return Math.log(p / (1 - p));
+}
+
 /**
  * The built-in SciFact verification graph: hybrid top-k for the claim, the claim as one claim citing
  * what was retrieved, then the judge: the NLI model against each passage, or the chat model reading
  * them (true/false, OpenScholar's protocol).
  */
-export function sciFactVerificationGraph(o: { k: number; judge: "nli" | "llm"; modelsDir?: string; model?: string }) {
+export function sciFactVerificationGraph(o: { k: number; judge: "nli" | "llm"; modelsDir?: string; model?: string; threshold?: number }) {
   const modelsDir = o.modelsDir ? { modelsDir: o.modelsDir } : {};
   const model = o.model ? { model: o.model } : {};
+  const threshold = o.threshold !== undefined ? { threshold: o.threshold } : {};
   return {
     citeflow: 1,
     name: "SciFact open-retrieval verification",
@@ -154,7 +167,7 @@ export function sciFactVerificationGraph(o: { k: number; judge: "nli" | "llm"; m
       { id: "question", type: "input.question", version: 1, params: {} },
       { id: "retrieve", type: "retrieve.hybrid", version: 1, params: { k: o.k, ...modelsDir } },
       { id: "claim", type: "claims.from-question", version: 1, params: {} },
-      o.judge === "llm" ? { id: "verify", type: "verify.llm", version: 1, params: {} } : { id: "verify", type: "verify.nli", version: 1, params: { ...modelsDir, ...model } },
+      o.judge === "llm" ? { id: "verify", type: "verify.llm", version: 2, params: { ...model, ...threshold } } : { id: "verify", type: "verify.nli", version: 1, params: { ...modelsDir, ...model } },
     ],
     edges: [
       { from: "question.question", to: "retrieve.question" },
@@ -173,7 +186,7 @@ async function verifyClaims(
   o: Pick<EvalScifactOptions, "binary" | "json" | "graph" | "parallel">,
   session: Session,
   label = "",
-): Promise<Array<{ gold: string; predicted: string }>> {
+): Promise<Array<{ gold: string; predicted: string; score?: number }>> {
   const verifier = [...graph.order].reverse().find((id) => Object.values(graph.nodes.get(id)!.outputTypes).includes("Verdict[]"));
   if (!verifier) throw new FailureError(`graph ${o.graph}: no node outputs Verdict[]`);
   const port = Object.entries(graph.nodes.get(verifier)!.outputTypes).find(([, t]) => t === "Verdict[]")![0];
@@ -181,8 +194,11 @@ async function verifyClaims(
     const result = await session.start(graph, { question: { id: c.id, text: c.text } }, { reuse: false }).result;
     const failed = result.nodes.find((n) => n.status === "error");
     if (failed) throw new FailureError(`claim ${c.id}: ${failed.id}: ${failed.error!.message}`);
-    const predicted = aggregateVerdicts(result.nodes.find((n) => n.id === verifier)!.outputs![port] as Verdict[]);
-    return o.binary ? { gold: c.gold === "SUPPORT" ? "true" : "false", predicted: predicted === "SUPPORT" ? "true" : "false" } : { gold: c.gold, predicted };
+    const verdicts = result.nodes.find((n) => n.id === verifier)!.outputs![port] as Verdict[];
+    const predicted = aggregateVerdicts(verdicts);
+    const score = supportLogOdds(verdicts);
+    const pair = o.binary ? { gold: c.gold === "SUPPORT" ? "true" : "false", predicted: predicted === "SUPPORT" ? "true" : "false" } : { gold: c.gold, predicted };
+    return score !== undefined ? { ...pair, score } : pair;
   });
 }
 
@@ -217,12 +233,22 @@ export async function evalScifactCommand(o: EvalScifactOptions, registry: NodeRe
     const [a, b] = o.compare;
     return printComparison(`SciFact ${o.binary ? "binary" : "3-way"} accuracy`, describeModel(a!), describeModel(b!), pairedBootstrap(await per(a!), await per(b!)), o.json);
   }
-  const doc = o.graph ? JSON.parse(readFileSync(o.graph, "utf8")) : sciFactVerificationGraph({ k: o.k ?? 3, judge: o.judge ?? "nli", ...modelsDir });
+  const doc = o.graph
+    ? JSON.parse(readFileSync(o.graph, "utf8"))
+    : sciFactVerificationGraph({
+        k: o.k ?? 3,
+        judge: o.judge ?? "nli",
+        ...modelsDir,
+        ...(o.judgeModel ? { model: o.judgeModel } : {}),
+        ...(o.threshold !== undefined ? { threshold: o.threshold } : {}),
+      });
   const graph = loadGraph(doc, registry, { source: o.graph ?? "built-in SciFact graph" });
   if (!o.json) for (const line of modelLines(graph, session)) process.stderr.write(line + "\n");
   const pairs = await verifyClaims(graph, claims, o, session);
   const scores = scoreClassification(pairs, o.binary ? ["true", "false"] : ["SUPPORT", "CONTRADICT", "NO_EVIDENCE"]);
-  if (o.json) process.stdout.write(JSON.stringify(scores) + "\n");
+  // A scoring judge (verify.llm in-process): the threshold these claims would choose, for a split you do not report on.
+  const best = o.binary && pairs.length > 0 && pairs.every((p) => p.score !== undefined) ? bestThreshold(pairs.map((p) => ({ score: p.score!, positive: p.gold === "true" }))) : undefined;
+  if (o.json) process.stdout.write(JSON.stringify({ ...scores, ...(best ? { best_threshold: best } : {}) }) + "\n");
   else {
     process.stdout.write(
       `SciFact ${o.binary ? "binary (claims with evidence)" : "3-way"}, judge ${o.judge ?? "nli"}, on ${scores.claims} claims: accuracy ${scores.accuracy.toFixed(3)} · macro-F1 ${scores.macro_f1.toFixed(3)}\n`,
@@ -234,6 +260,10 @@ export async function evalScifactCommand(o: EvalScifactOptions, registry: NodeRe
         labels.map((g) => [g, ...labels.map((p) => String(scores.confusion[g]![p]))]),
       ),
     );
+    if (best)
+      process.stdout.write(
+        `The threshold on log P(true) − log P(false) that classifies these claims best: ${best.threshold.toFixed(2)} (accuracy ${best.accuracy.toFixed(3)}). Choose it on claims you do not report on, and pass it with --threshold.\n`,
+      );
   }
   return 0;
 }

@@ -112,8 +112,8 @@ export function noChatReason(services: Services, p: Pick<LlmParams, "model" | "b
   return c.kind === "none" ? c.reason : "";
 }
 
-/** What a call asks beyond the messages: a JSON schema, or citation markers limited to the passages. */
-export type ChatConstraint = Pick<ChatOptions, "jsonSchema" | "citations">;
+/** What a call asks beyond the messages: a JSON schema, citation markers limited to the passages, or one of given answers. */
+export type ChatConstraint = Pick<ChatOptions, "jsonSchema" | "citations" | "choices">;
 
 /**
  * One chat call, traced as a `model` span: messages, response, usage, model and server (never
@@ -127,6 +127,7 @@ export function callChat(ctx: NodeContext, chat: ChatModel, messages: ChatMessag
     s.set("messages", messages);
     if (chat.constrains && constraint.jsonSchema) s.set("jsonSchema", constraint.jsonSchema);
     if (chat.constrains && constraint.citations) s.set("citations", `only [${constraint.citations.base}]…[${constraint.citations.base + constraint.citations.count - 1}]`);
+    if (chat.constrains && constraint.choices) s.set("choices", constraint.choices);
     let last = 0;
     let chunks = 0;
     const r = await chat.chat(messages, {
@@ -145,6 +146,7 @@ export function callChat(ctx: NodeContext, chat: ChatModel, messages: ChatMessag
       },
     });
     s.set("response", r.text);
+    if (r.choiceLogprobs) s.set("choiceLogprobs", r.choiceLogprobs);
     if (r.usage) s.set("usage", r.usage);
     s.set("servedBy", r.model);
     if (r.finishReason) s.set("finishReason", r.finishReason);

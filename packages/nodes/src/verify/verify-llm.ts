@@ -11,16 +11,34 @@ export function parseTrueFalse(text: string): boolean {
   return m[1]!.toLowerCase() === "true";
 }
 
+/** The two answers an in-process judge scores: the schema's two answers, as its grammar writes them. */
+const TRUE_FALSE = ['{"answer":"true"}', '{"answer":"false"}'];
+
+/** A verdict from the log-probabilities of "true" and "false": true above the threshold, with P(true) of the two. */
+function scored(claimId: string, [t, f]: number[], threshold: number): Verdict {
+  const d = t! - f!;
+  const pTrue = 1 / (1 + Math.exp(-d));
+  return { claimId, label: d > threshold ? "SUPPORT" : "CONTRADICT", probabilities: { SUPPORT: pTrue, CONTRADICT: 1 - pTrue } };
+}
+
+/** A verdict from a generated answer: all its weight on what it said. */
+const answered = (claimId: string, isTrue: boolean): Verdict => ({ claimId, label: isTrue ? "SUPPORT" : "CONTRADICT", probabilities: isTrue ? { SUPPORT: 1 } : { CONTRADICT: 1 } });
+
 export const verifyLlm = defineNode({
   type: "verify.llm",
-  version: 1,
+  version: 2,
   title: "Verify claims (LLM, true/false)",
   family: "verify",
   description:
-    "OpenScholar's SciFact protocol: a language model reads the passages each claim cites (all of them when it cites none) and answers whether the claim is true or false → SUPPORT or CONTRADICT, one verdict per claim.",
+    "OpenScholar's SciFact protocol: a language model reads the passages each claim cites (all of them when it cites none) and answers whether the claim is true or false → SUPPORT or CONTRADICT, one verdict per claim. An in-process model scores both answers: the verdict is true when log P(true) − log P(false) exceeds `threshold`, and carries those probabilities.",
   inputs: { claims: { type: "Claim[]" }, passages: { type: "Passage[]" } },
   outputs: { verdicts: { type: "Verdict[]", description: "One per claim" } },
-  params: z.object({ ...llmParams, maxTokens: z.number().int().positive().default(8), prompt: promptParam("openscholar.scifact.v1", "Prompt over claim and passages") }),
+  params: z.object({
+    ...llmParams,
+    maxTokens: z.number().int().positive().default(8),
+    prompt: promptParam("openscholar.scifact.v1", "Prompt over claim and passages"),
+    threshold: z.number().default(0).describe("In-process models: true when log P(true) − log P(false) is above this (natural log; 0: the likelier answer). Choose it on claims you do not report on"),
+  }),
   fingerprint: chatAndPrompt,
   async run(inputs, p, ctx) {
     const claims = inputs.claims;
@@ -31,9 +49,9 @@ export const verifyLlm = defineNode({
     const verdicts: Verdict[] = [];
     for (const [i, claim] of claims.entries()) {
       const cited = all.filter((x) => claim.passageIds.includes(x.id));
-      const r = await callChat(ctx, chat, [{ role: "user", content: template.render({ claim, passages: cited.length ? cited : all }) }], p, "judge", { jsonSchema: trueFalseSchema });
-      const isTrue = r.structured !== undefined ? readTrueFalse(r.structured) : parseTrueFalse(r.text);
-      verdicts.push({ claimId: claim.id, label: isTrue ? "SUPPORT" : "CONTRADICT", probabilities: isTrue ? { SUPPORT: 1 } : { CONTRADICT: 1 } });
+      const messages = [{ role: "user" as const, content: template.render({ claim, passages: cited.length ? cited : all }) }];
+      const r = await callChat(ctx, chat, messages, p, "judge", { jsonSchema: trueFalseSchema, ...(chat.constrains ? { choices: TRUE_FALSE } : {}) });
+      verdicts.push(r.choiceLogprobs ? scored(claim.id, r.choiceLogprobs, p.threshold) : answered(claim.id, r.structured !== undefined ? readTrueFalse(r.structured) : parseTrueFalse(r.text)));
       ctx.progress(i + 1, claims.length);
     }
     return { verdicts };
