@@ -12,7 +12,7 @@ describe("chooseChat", () => {
   });
   const none = { model: "", baseUrl: "" };
   // The environment, read as an edge reads it, is the configuration the rule sees.
-  const choose = (p: typeof none) => chooseChat(p, configFromEnv(process.env));
+  const choose = (p: typeof none, task = "generate.answer") => chooseChat(p, configFromEnv(process.env), task);
 
   it("nothing named and no .gguf in the models folders: none, saying where it looked and what to run", () => {
     process.env.CITEFLOW_MODELS = tempDir();
@@ -51,7 +51,7 @@ describe("chooseChat", () => {
     expect(() => choose({ model: "missing.gguf", baseUrl: "" })).toThrow(new RegExp(`${process.env.CITEFLOW_MODELS}/missing\\.gguf`));
   });
 
-  it("base+adapter: a LoRA adapter by id (its folder's adapter.gguf) or path; nothing named → Citeflow's adapter, only for the base it was trained on", () => {
+  it("base+adapter: a LoRA adapter by id (its folder's adapter.gguf) or path; nothing named → Citeflow's adapter, only for the base and the nodes it was trained on", () => {
     const dir = tempDir();
     writeFileSync(join(dir, "gemma-3-270m-q4_k_m.gguf"), "x");
     mkdirSync(join(dir, "acme", "my-lora"), { recursive: true });
@@ -76,7 +76,17 @@ describe("chooseChat", () => {
     mkdirSync(shipped, { recursive: true });
     writeFileSync(join(shipped, "adapter.gguf"), "x");
     writeFileSync(join(shipped, "training.json"), JSON.stringify({ base: "gemma-3-270m-q4_k_m.gguf" }));
-    expect(choose(none)).toEqual({ kind: "local", path: base, adapter: { name: "citeflow/lm-gemma3-270m-scifact", path: join(shipped, "adapter.gguf") } });
+    const withShipped = { kind: "local", path: base, adapter: { name: "citeflow/lm-gemma3-270m-scifact", path: join(shipped, "adapter.gguf") } };
+    expect(choose(none)).toEqual(withShipped);
+    // ... and only on the nodes whose rows it trained on: a training.json that counts no rows by
+    // node is an adapter trained on answers alone, so a search query or a verdict gets the base.
+    expect(choose(none, "query.enrich")).toEqual({ kind: "local", path: base });
+    expect(choose(none, "verify.llm")).toEqual({ kind: "local", path: base });
+    writeFileSync(join(shipped, "training.json"), JSON.stringify({ base: "gemma-3-270m-q4_k_m.gguf", counts: { rows_by_node: { "generate.answer": 300, "verify.llm": 200 } } }));
+    expect(choose(none, "verify.llm")).toEqual(withShipped);
+    expect(choose(none, "query.enrich")).toEqual({ kind: "local", path: base });
+    // Named, an adapter goes on every node.
+    expect(choose({ model: "gemma-3-270m-q4_k_m+citeflow/lm-gemma3-270m-scifact", baseUrl: "" }, "query.enrich")).toEqual(withShipped);
     writeFileSync(join(shipped, "training.json"), JSON.stringify({ base: "another.gguf" }));
     expect(choose(none)).toEqual({ kind: "local", path: base });
     // Naming the base alone asks for the base alone.

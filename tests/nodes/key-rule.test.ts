@@ -135,9 +135,9 @@ describe("a password in a server's URL is never shown or stored", () => {
       process.env.OPENAI_API_KEY = KEYS.OPENAI_API_KEY;
       process.env.CITEFLOW_CHAT_MODEL = "m";
       const services = envServices();
-      const choice = services.chatChoice({ model: "", baseUrl: "" });
+      const choice = services.chatChoice({ model: "", baseUrl: "" }, "generate.answer");
       expect(describeChat(choice)).toBe(`chat model m at ${server.url}/v1`);
-      expect(JSON.stringify(services.chatIdentity({ model: "", baseUrl: "" }))).not.toContain(secret);
+      expect(JSON.stringify(services.chatIdentity({ model: "", baseUrl: "" }, "generate.answer"))).not.toContain(secret);
       const dir = tempDir();
       const store = new RunStore(dir);
       const g = doc(

@@ -95,8 +95,11 @@ export async function pdfStore(path: string, options: { store?: string; runs?: s
 
 /**
  * Which language model the templates' chat nodes use here, in words: an in-process GGUF (after
- * `npm run models`: Gemma 3 270M), a server's model, or the extractive baseline and why.
+ * `npm run models`: Gemma 3 270M), a server's model, or the extractive baseline and why. Answers
+ * get Citeflow's adapter when it is installed; nodes it was not trained for get the base.
  */
 export function languageModel(): string {
-  return describeChat(services().chatChoice({ model: "", baseUrl: "" }));
+  const answers = describeChat(services().chatChoice({ model: "", baseUrl: "" }, "generate.answer"));
+  const others = describeChat(services().chatChoice({ model: "", baseUrl: "" }, "query.enrich"));
+  return answers === others ? answers : `${answers} for answers; ${others} for the other nodes`;
 }

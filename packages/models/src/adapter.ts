@@ -36,6 +36,25 @@ export function findAdapter(id: string, dirs: string[] = modelsDirsFromEnv(), re
   return undefined;
 }
 
+/**
+ * What an adapter was trained on, from the training.json `citeflow train lm` writes beside it:
+ * the base GGUF's file name, and the node types whose rows it trained on (`counts.rows_by_node`).
+ * An adapter whose file does not count them was trained by a `train lm` that read every row as
+ * an answer (generate.answer), as it still reads rows without a node type. Undefined without a
+ * readable training.json.
+ */
+export function adapterTraining(path: string): { base?: string; tasks: string[] } | undefined {
+  let t: { base?: unknown; counts?: { rows_by_node?: unknown } };
+  try {
+    t = JSON.parse(readFileSync(join(path, "..", "training.json"), "utf8")) as typeof t;
+  } catch {
+    return undefined;
+  }
+  const byNode = t.counts?.rows_by_node;
+  const tasks = byNode && typeof byNode === "object" ? Object.keys(byNode) : ["generate.answer"];
+  return { ...(typeof t.base === "string" ? { base: t.base } : {}), tasks };
+}
+
 /** The adapter's card (README.md beside it), when it has one. */
 export function adapterCard(path: string): string | undefined {
   const card = join(path, "..", "README.md");

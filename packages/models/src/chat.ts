@@ -26,7 +26,7 @@ export interface ChatResult {
   structured?: unknown;
   usage?: ChatUsage;
   finishReason?: string;
-  /** With `choices`, in-process models: each choice's log-probability after the prompt (natural log, summed over its tokens from the first that not every choice shares), in the order given. */
+  /** With `choices`, in-process models: each choice's log-probability after the prompt when the answer is held to the choices (natural log; where they part, the model's probabilities renormalised over the tokens they go on with), in the order given. */
   choiceLogprobs?: number[];
 }
 
@@ -43,7 +43,7 @@ export interface ChatOptions {
   repeatPenalty?: number;
   /** Citation markers allowed: only [base]…[base+count-1]; `required`: at least one, within the first line's first 300 characters. In-process models are held to it by a grammar; servers ignore it. */
   citations?: { count: number; base: 0 | 1; required?: boolean };
-  /** The answer is one of these texts (with `jsonSchema`: JSON answers of it). In-process models score each by its log-probability after the prompt and answer the likeliest (`choiceLogprobs`), in place of generating; servers ignore it. */
+  /** The answer is one of these texts (with `jsonSchema`: JSON answers of it). In-process models score each by its probability after the prompt and answer the likeliest (`choiceLogprobs`), in place of generating; servers ignore it. */
   choices?: string[];
 }
 

@@ -62,42 +62,47 @@ export class SequencePool {
 }
 
 /**
- * The log-probability of each continuation after the prompt, from its first token that not every
- * continuation shares (the shared start adds the same to each), summed over its tokens. A
- * sequence holding the prompt reads each continuation (whole blocks of what it shares with the
- * last one are kept, as for any prompt); llama.cpp's distribution before each token gives that
- * token's probability, and the distribution where the continuations part is read once. A token
- * outside what llama.cpp returns counts as probability 1e-9. `reused`: the tokens the sequence
- * already held for the first continuation.
+ * The log-probability of each continuation after the prompt when the answer is held to the
+ * continuations, as a grammar would hold it: where they part, the model's probabilities of the
+ * tokens they go on with, renormalised over those tokens; where only one can go on, probability 1.
+ * So the scores' exponentials sum to 1, and the part each writes alone (the `"}` after "true")
+ * does not count. A sequence reads the prompt and each parting point's prefix (whole blocks of what
+ * it already holds are kept, as for any prompt). `reused`: the tokens it held for the first.
  */
 export async function scoreContinuations(sequence: LlamaContextSequence, prompt: readonly Token[], continuations: readonly (readonly Token[])[]): Promise<{ scores: number[]; reused: number }> {
-  if (continuations.some((c) => c.length === 0)) throw new Error("a choice to score is empty");
-  const shortest = Math.min(...continuations.map((c) => c.length));
-  let shared = 0; // every continuation keeps at least one token to score
-  while (shared < shortest - 1 && continuations.every((c) => c[shared] === continuations[0]![shared])) shared++;
-  const base = [...prompt, ...continuations[0]!.slice(0, shared)];
-  const scores: number[] = [];
+  const key = (ts: readonly Token[]) => ts.join(",");
+  for (const [i, c] of continuations.entries()) {
+    if (c.length === 0) throw new Error("a choice to score is empty");
+    const other = continuations.findIndex((d, j) => j !== i && d.length >= c.length && key(d.slice(0, c.length)) === key(c));
+    if (other >= 0) throw new Error(`choice ${i + 1} is the start of choice ${other + 1} (or the same): each must differ from the others before it ends`);
+  }
+  const parted = new Map<string, Map<Token, number>>(); // prefix → the distribution after it
   let reused: number | undefined;
-  let parting: Map<Token, number> | undefined; // the distribution after `base`
-  const logp = (dist: Map<Token, number> | undefined, t: Token) => Math.log(dist?.get(t) ?? 1e-9);
-  for (const tokens of continuations) {
-    const tail = tokens.slice(shared);
-    if (parting && tail.length === 1) {
-      scores.push(logp(parting, tail[0]!));
-      continue;
+  const after = async (prefix: readonly Token[]): Promise<Map<Token, number>> => {
+    const k = key(prefix);
+    let dist = parted.get(k);
+    if (!dist) {
+      const all = [...prompt, ...prefix];
+      await alignReuse(sequence, all);
+      const from = sequence.nextTokenIndex;
+      reused ??= from;
+      const out = await sequence.controlledEvaluate(all.slice(from).map((t, i, rest) => (i === rest.length - 1 ? ([t, { generateNext: { probabilities: true } }] as const) : t)));
+      dist = out.at(-1)?.next.probabilities ?? new Map();
+      parted.set(k, dist);
     }
-    // Reuse stops before base's last token: the distribution after it scores the tail's first token.
-    await alignReuse(sequence, base);
-    const from = sequence.nextTokenIndex;
-    reused ??= from;
-    // Item i is token from + i; the distribution after item at(j) is that of tail[j]. The last tail token need not be read.
-    const at = (j: number) => base.length - 1 + j - from;
-    const input = [...base.slice(from), ...tail.slice(0, -1)];
-    const firstAsked = at(parting ? 1 : 0);
-    const out = await sequence.controlledEvaluate(input.map((t, i) => (i >= firstAsked ? ([t, { generateNext: { probabilities: true } }] as const) : t)));
-    parting ??= out[at(0)]?.next.probabilities;
-    let sum = logp(parting, tail[0]!);
-    for (let j = 1; j < tail.length; j++) sum += logp(out[at(j)]?.next.probabilities, tail[j]!);
+    return dist;
+  };
+  const scores: number[] = [];
+  for (const c of continuations) {
+    let sum = 0;
+    for (let j = 0; j < c.length; j++) {
+      const prefix = c.slice(0, j);
+      const next = new Set(continuations.filter((d) => key(d.slice(0, j)) === key(prefix)).map((d) => d[j]!));
+      if (next.size < 2) continue;
+      const dist = await after(prefix);
+      const total = [...next].reduce((n, t) => n + (dist.get(t) ?? 0), 0);
+      sum += Math.log(Math.max(dist.get(c[j]!) ?? 0, 1e-30) / Math.max(total, 1e-30));
+    }
     scores.push(sum);
   }
   return { scores, reused: reused ?? 0 };

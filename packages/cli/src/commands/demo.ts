@@ -42,7 +42,7 @@ export async function demoCommand(runs: string, registry: NodeRegistry, o: { dat
   const nli = process.env.CITEFLOW_NLI_MODEL || DEFAULT_MODELS.nli;
   const services = cliServices({ store }).with({ models: { nli } });
   const session = new Session(registry, services, runs);
-  const generator = describeChat(services.chatChoice({ model: "", baseUrl: "" }));
+  const generator = describeChat(services.chatChoice({ model: "", baseUrl: "" }, "generate.answer"));
   const embedderNote = embedder === OFFLINE_EMBEDDER ? "static-use-en (offline, weak: run `npm run models` for all-MiniLM-L6-v2)" : embedder;
 
   say(`Citeflow demo: the Verif.ai template on SciFact\n  answers: ${generator}\n  embedder: ${embedderNote}\n  NLI: ${describeModel(nli)}\n\n— index SciFact (${corpus}) into ${store} —\n`);

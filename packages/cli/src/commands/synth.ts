@@ -32,8 +32,9 @@ export async function synthCommand(opts: SynthCommandOptions, registry: NodeRegi
   const { noChatReason } = await import("@citeflow/nodes");
   const services = cliServices({ store: opts.store });
   const settings = { model: "", baseUrl: "", temperature: 0, maxTokens: 512, repeatPenalty: 1.1, timeoutMs: 120_000, retries: 3 };
-  const chat = await services.chat(settings);
-  if (!chat) throw new UsageError(`synth needs a language model: ${noChatReason(services, settings)}`);
+  // The questions are written by the base model: no adapter is trained on this task.
+  const chat = await services.chat(settings, "synth");
+  if (!chat) throw new UsageError(`synth needs a language model: ${noChatReason(services, settings, "synth")}`);
   const { synthesize, FORMATS } = await import("@citeflow/datasets");
   const formats = String(opts.formats)
     .split(",")

@@ -25,11 +25,11 @@ export const judgePairwise = defineNode({
     decision: { type: "Text", description: '"a", "b", "same" or "skipped: no LLM configured"' },
   },
   params: z.object({ ...llmParams, maxTokens: z.number().int().positive().default(256), prompt: promptParam("openscholar.pairwise.v1", "Prompt over question, passages, a and b") }),
-  fingerprint: chatAndPrompt,
+  fingerprint: chatAndPrompt("judge.pairwise"),
   async run(inputs, p, ctx) {
     const { a, b } = inputs;
     if (a.text.trim() === b.text.trim()) return { preferred: b, rejected: a, decision: "same" };
-    const chat = await ctx.services.chat(p);
+    const chat = await ctx.services.chat(p, "judge.pairwise");
     if (!chat) {
       ctx.log("warn", "pairwise judgement skipped: no LLM configured");
       return { preferred: b, rejected: a, decision: "skipped: no LLM configured" };

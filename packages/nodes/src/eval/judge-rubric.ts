@@ -23,9 +23,9 @@ export const judgeRubric = defineNode({
   inputs: { question: { type: "Question" }, passages: { type: "Passage[]" }, answer: { type: "Answer" } },
   outputs: { scores: { type: "Any", description: "{ organisation, factuality } (1–5), or null without an LLM" } },
   params: z.object({ ...llmParams, maxTokens: z.number().int().positive().default(256), prompt: promptParam("openscholar.rubric.v1", "Prompt over question, passages and answer") }),
-  fingerprint: chatAndPrompt,
+  fingerprint: chatAndPrompt("judge.rubric"),
   async run(inputs, p, ctx) {
-    const chat = await ctx.services.chat(p);
+    const chat = await ctx.services.chat(p, "judge.rubric");
     if (!chat) {
       ctx.log("warn", "rubric judgement skipped: no LLM configured");
       return { scores: null };

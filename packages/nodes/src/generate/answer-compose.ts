@@ -13,7 +13,7 @@ export const answerCompose = defineNode({
   inputs: { question: { type: "Question" }, claims: { type: "Claim[]" }, passages: { type: "Passage[]" } },
   outputs: { answer: { type: "Answer" } },
   params: z.object({ ...llmParams, prompt: promptParam("arxivbot.answer.v1", "Prompt over question and claims ({{cite}} is a claim's citation)") }),
-  fingerprint: chatAndPrompt,
+  fingerprint: chatAndPrompt("answer.compose"),
   async run(inputs, p, ctx) {
     const { question, passages } = inputs;
     const cite = (c: Claim) =>
@@ -22,7 +22,7 @@ export const answerCompose = defineNode({
         .filter((m) => m !== "[0]")
         .join("");
     const claims = inputs.claims.map((c) => ({ ...c, cite: cite(c) }));
-    const chat = await ctx.services.chat(p);
+    const chat = await ctx.services.chat(p, "answer.compose");
     if (!chat) {
       const text = await ctx.span("extractive", async (s) => {
         s.set("model", EXTRACTIVE_ID);

@@ -37,10 +37,10 @@ export const checkSufficiency = defineNode({
     store: storeParam,
     k: z.number().int().positive().default(3).describe("Passages the second hop keeps (BM25 over the store)"),
   }),
-  fingerprint: (p, s) => ({ llm: s.chatIdentity(p), prompts: [s.promptIdentity(p.prompt), s.promptIdentity(p.claimsPrompt)] }),
+  fingerprint: (p, s) => ({ llm: s.chatIdentity(p, "check.sufficiency"), prompts: [s.promptIdentity(p.prompt), s.promptIdentity(p.claimsPrompt)] }),
   async run(inputs, p, ctx) {
     const { question, claims, passages } = inputs;
-    const chat = await ctx.services.chat(p);
+    const chat = await ctx.services.chat(p, "check.sufficiency");
     if (!chat) {
       ctx.log("warn", "sufficiency check skipped: no LLM configured");
       return { claims, passages, decision: "skipped: no LLM configured" };

@@ -46,10 +46,10 @@ export const claimsExtract = defineNode({
   inputs: { question: { type: "Question" }, passages: { type: "Passage[]" } },
   outputs: { claims: { type: "Claim[]" } },
   params: z.object({ ...llmParams, prompt: promptParam("arxivbot.claims.v1", "Prompt over question and passages") }),
-  fingerprint: chatAndPrompt,
+  fingerprint: chatAndPrompt("claims.extract"),
   async run(inputs, p, ctx) {
     const { question, passages } = inputs;
-    const chat = await ctx.services.chat(p);
+    const chat = await ctx.services.chat(p, "claims.extract");
     if (!chat) {
       ctx.log("warn", "no LLM configured: claims are extracted by the extractive baseline");
       return { claims: extractiveClaims(question.text, passages) };

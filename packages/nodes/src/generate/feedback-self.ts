@@ -22,9 +22,9 @@ export const feedbackSelf = defineNode({
       .default(0)
       .describe("How the prompt numbers references (OpenScholar: 0)"),
   }),
-  fingerprint: (p, s) => ({ llm: s.chatIdentity(p), prompt: s.promptIdentity(p.feedbackPrompt) }),
+  fingerprint: (p, s) => ({ llm: s.chatIdentity(p, "feedback.self"), prompt: s.promptIdentity(p.feedbackPrompt) }),
   async run(inputs, p, ctx) {
-    const chat = await ctx.services.chat(p);
+    const chat = await ctx.services.chat(p, "feedback.self");
     if (!chat) {
       ctx.log("warn", "self-feedback skipped: no LLM configured");
       return { feedback: [] };

@@ -38,13 +38,14 @@ export const generateAnswer = defineNode({
       .describe("In-process model, with constrainCitations: the grammar also makes the answer cite at least one passage within its first line's first 300 characters"),
   }),
   // Which generator "auto" picks depends on the environment, and the prompt on its file: both are part of the cache key.
-  fingerprint: (p, s) => ({ llm: p.generator === "extractive" ? null : s.chatIdentity(p), prompt: s.promptIdentity(p.prompt) }),
+  fingerprint: (p, s) => ({ llm: p.generator === "extractive" ? null : s.chatIdentity(p, "generate.answer"), prompt: s.promptIdentity(p.prompt) }),
   async run(inputs, p, ctx) {
     const { question, passages } = inputs;
-    const chat = p.generator === "extractive" ? undefined : await ctx.services.chat(p);
-    if (p.generator === "llm" && !chat) throw new Error(`generate.answer: no chat model: ${noChatReason(ctx.services, p)} (or use generator "extractive")`);
+    const chat = p.generator === "extractive" ? undefined : await ctx.services.chat(p, "generate.answer");
+    if (p.generator === "llm" && !chat) throw new Error(`generate.answer: no chat model: ${noChatReason(ctx.services, p, "generate.answer")} (or use generator "extractive")`);
     if (!chat) {
-      if (p.generator === "auto") ctx.log("warn", `no language model: the answer is the extractive baseline (sentences picked from the passages), because ${noChatReason(ctx.services, p)}`);
+      if (p.generator === "auto")
+        ctx.log("warn", `no language model: the answer is the extractive baseline (sentences picked from the passages), because ${noChatReason(ctx.services, p, "generate.answer")}`);
       const text = await ctx.span("extractive", async (s) => {
         s.set("model", EXTRACTIVE_ID);
         return extractiveAnswer(question.text, passages, { sentences: p.sentences, base: p.citationBase });

@@ -30,12 +30,12 @@ export const loopSelfFeedback = defineNode({
     store: storeParam,
     k: z.number().int().positive().default(3).describe("Passages added per feedback question (BM25 over the store)"),
   }),
-  fingerprint: (p, s) => ({ llm: s.chatIdentity(p), prompts: [s.promptIdentity(p.feedbackPrompt), s.promptIdentity(p.editPrompt)] }),
+  fingerprint: (p, s) => ({ llm: s.chatIdentity(p, "loop.self-feedback"), prompts: [s.promptIdentity(p.feedbackPrompt), s.promptIdentity(p.editPrompt)] }),
   async run(inputs, p, ctx) {
     const question = inputs.question;
     let answer = inputs.answer;
     let passages = [...inputs.passages];
-    const chat = await ctx.services.chat(p);
+    const chat = await ctx.services.chat(p, "loop.self-feedback");
     if (!chat) {
       ctx.log("warn", "self-feedback loop skipped: no LLM configured");
       return { answer, passages, feedback: [] };

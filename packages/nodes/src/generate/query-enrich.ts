@@ -12,10 +12,10 @@ export const queryEnrich = defineNode({
   inputs: { question: { type: "Question" } },
   outputs: { query: { type: "Query" } },
   params: z.object({ ...llmParams, maxTokens: z.number().int().positive().default(64), prompt: promptParam("core-gpt.query.v1", "Prompt over question") }),
-  fingerprint: chatAndPrompt,
+  fingerprint: chatAndPrompt("query.enrich"),
   async run(inputs, p, ctx) {
     const question = inputs.question;
-    const chat = await ctx.services.chat(p);
+    const chat = await ctx.services.chat(p, "query.enrich");
     if (!chat) {
       ctx.log("warn", "no LLM configured: the question text is used as the query");
       return { query: { text: question.text, questionId: question.id, origin: "question" } };

@@ -21,11 +21,11 @@ export const refineEdit = defineNode({
     minRatio: z.number().positive().default(0.9).describe("Keep an edit only if new length / old length exceeds this"),
     citationBase: z.union([z.literal(0), z.literal(1)]).default(0),
   }),
-  fingerprint: (p, s) => ({ llm: s.chatIdentity(p), prompt: s.promptIdentity(p.editPrompt) }),
+  fingerprint: (p, s) => ({ llm: s.chatIdentity(p, "refine.edit"), prompt: s.promptIdentity(p.editPrompt) }),
   async run(inputs, p, ctx) {
     let answer = inputs.answer;
     const items = inputs.feedback;
-    const chat = await ctx.services.chat(p);
+    const chat = await ctx.services.chat(p, "refine.edit");
     if (!chat) {
       if (items.length) ctx.log("warn", "edits skipped: no LLM configured");
       return { answer };

@@ -21,10 +21,10 @@ export const rateRelevance = defineNode({
   inputs: { question: { type: "Question" }, passages: { type: "Passage[]" } },
   outputs: { passages: { type: "Passage[]", description: "The passages with a `relevance` score (1–5)" } },
   params: z.object({ ...llmParams, maxTokens: z.number().int().positive().default(128), prompt: promptParam("openscholar.relevance.v1", "Rating prompt over question and passage") }),
-  fingerprint: chatAndPrompt,
+  fingerprint: chatAndPrompt("rate.relevance"),
   async run(inputs, p, ctx) {
     const { question, passages } = inputs;
-    const chat = await ctx.services.chat(p);
+    const chat = await ctx.services.chat(p, "rate.relevance");
     if (!chat) {
       ctx.log("warn", "relevance rating skipped: no LLM configured");
       return { passages };

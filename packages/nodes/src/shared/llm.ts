@@ -1,7 +1,6 @@
 import { withoutCredentials, type NodeContext, type Services } from "@citeflow/core";
-import { readFileSync } from "node:fs";
-import { basename, dirname, join } from "node:path";
-import { adapterCard, DEFAULT_ADAPTER, findAdapter, findGguf, firstGguf, splitAdapter, type ChatMessage, type ChatModel, type ChatOptions, type ChatResult } from "@citeflow/models";
+import { basename } from "node:path";
+import { adapterCard, adapterTraining, DEFAULT_ADAPTER, findAdapter, findGguf, firstGguf, splitAdapter, type ChatMessage, type ChatModel, type ChatOptions, type ChatResult } from "@citeflow/models";
 import { z } from "zod";
 import type { ServicesConfig } from "./config.js";
 
@@ -40,16 +39,16 @@ export type ChatChoice =
 /** A LoRA adapter on an in-process model: the name it was asked for by, and its file. */
 export type LocalAdapter = { name: string; path: string };
 
-/** Citeflow's shipped adapter, when it is installed and was trained on this base file (its training.json says which). */
-function defaultAdapter(base: string, dirs: string[]): LocalAdapter | undefined {
+/**
+ * Citeflow's shipped adapter, when it is installed, was trained on this base file and on rows of
+ * this task (the asking node's type; its training.json says both). An adapter trained on answers
+ * alone writes its answer's shape for any prompt ("The papers report: …" as a search query), so
+ * the other nodes get the base model.
+ */
+function defaultAdapter(base: string, dirs: string[], task: string): LocalAdapter | undefined {
   const path = findAdapter(DEFAULT_ADAPTER, dirs);
-  if (!path) return undefined;
-  try {
-    const trained = JSON.parse(readFileSync(join(dirname(path), "training.json"), "utf8")) as { base?: unknown };
-    return trained.base === basename(base) ? { name: DEFAULT_ADAPTER, path } : undefined;
-  } catch {
-    return undefined;
-  }
+  const trained = path && adapterTraining(path);
+  return trained && trained.base === basename(base) && trained.tasks.includes(task) ? { name: DEFAULT_ADAPTER, path: path! } : undefined;
 }
 
 /**
@@ -59,9 +58,10 @@ function defaultAdapter(base: string, dirs: string[]): LocalAdapter | undefined 
  * hub into the models home; any other name → that model on the OpenAI-compatible server (baseUrl,
  * else the configured one); `<in-process model>+<adapter>` → that model with a LoRA adapter (an id whose
  * folder holds adapter.gguf, or a path). Nothing named → the first .gguf in the models folders, with
- * Citeflow's adapter when it is installed for that file; none there → no model.
+ * Citeflow's adapter when it is installed for that file and trained on the `task` (the asking
+ * node's type); none there → no model.
  */
-export function chooseChat(p: Pick<LlmParams, "model" | "baseUrl">, config: Pick<ServicesConfig, "chat" | "modelsDirs">): ChatChoice {
+export function chooseChat(p: Pick<LlmParams, "model" | "baseUrl">, config: Pick<ServicesConfig, "chat" | "modelsDirs">, task: string): ChatChoice {
   const named = (p.model || config.chat.model).trim();
   if (named === "none") return { kind: "none", reason: `the chat model is set to "none"` };
   if (named) {
@@ -77,7 +77,7 @@ export function chooseChat(p: Pick<LlmParams, "model" | "baseUrl">, config: Pick
   }
   const first = firstGguf(config.modelsDirs);
   if (first) {
-    const adapter = defaultAdapter(first, config.modelsDirs);
+    const adapter = defaultAdapter(first, config.modelsDirs, task);
     return { kind: "local", path: first, ...(adapter ? { adapter } : {}) };
   }
   return { kind: "none", reason: `no chat model is configured ($CITEFLOW_CHAT_MODEL) and no .gguf file is in the models folders (${config.modelsDirs.join(", ")}): run \`npm run models\`` };
@@ -103,12 +103,12 @@ export function describeChat(c: ChatChoice): string {
   }
 }
 
-/** What a node that renders one prompt for one chat model depends on: which model, and the prompt's content. */
-export const chatAndPrompt = (p: Pick<LlmParams, "model" | "baseUrl"> & { prompt: string }, s: Services) => ({ llm: s.chatIdentity(p), prompt: s.promptIdentity(p.prompt) });
+/** What a node of this type that renders one prompt for one chat model depends on: which model, and the prompt's content. */
+export const chatAndPrompt = (task: string) => (p: Pick<LlmParams, "model" | "baseUrl"> & { prompt: string }, s: Services) => ({ llm: s.chatIdentity(p, task), prompt: s.promptIdentity(p.prompt) });
 
 /** Why a node's params select no chat model ("" when they select one), for its log and errors. */
-export function noChatReason(services: Services, p: Pick<LlmParams, "model" | "baseUrl">): string {
-  const c = services.chatChoice(p);
+export function noChatReason(services: Services, p: Pick<LlmParams, "model" | "baseUrl">, task: string): string {
+  const c = services.chatChoice(p, task);
   return c.kind === "none" ? c.reason : "";
 }
 

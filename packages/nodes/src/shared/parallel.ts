@@ -5,8 +5,9 @@ import type { CiteflowServices } from "./services.js";
 /** The language models a graph calls, in node order: each node with a chat model (not the extractive generator). */
 export function chatChoices(graph: CompiledGraph, services: CiteflowServices): ChatChoice[] {
   return graph.order.flatMap((id) => {
-    const p = graph.nodes.get(id)!.params as { model?: string; baseUrl?: string; generator?: string };
-    return typeof p.baseUrl === "string" && p.generator !== "extractive" ? [services.chatChoice({ model: p.model ?? "", baseUrl: p.baseUrl })] : [];
+    const node = graph.nodes.get(id)!;
+    const p = node.params as { model?: string; baseUrl?: string; generator?: string };
+    return typeof p.baseUrl === "string" && p.generator !== "extractive" ? [services.chatChoice({ model: p.model ?? "", baseUrl: p.baseUrl }, node.def.type)] : [];
   });
 }
 

@@ -42,12 +42,12 @@ declare module "@citeflow/core" {
     embedder(m: ModelRequest): Promise<Embedder>;
     reranker(m: ModelRequest): Promise<Reranker>;
     nli(m: ModelRequest): Promise<NliModel>;
-    /** Which chat model a node's params select, before anything is loaded. */
-    chatChoice(p: Pick<LlmParams, "model" | "baseUrl">): ChatChoice;
+    /** Which chat model a node's params select, before anything is loaded; `task`: the node's type (the default adapter applies to the tasks it was trained on). */
+    chatChoice(p: Pick<LlmParams, "model" | "baseUrl">, task: string): ChatChoice;
     /** The chat model a node's params select, loaded once; undefined when the choice is none. */
-    chat(p: LlmParams): Promise<ChatModel | undefined>;
-    /** Which chat model a node would use, for cache keys: a local model by file name and size, a server's by name and address. */
-    chatIdentity(p: Pick<LlmParams, "model" | "baseUrl">): unknown;
+    chat(p: LlmParams, task: string): Promise<ChatModel | undefined>;
+    /** Which chat model a node would use, for cache keys: a local model by file name and size (and its adapter's hash), a server's by name and address. */
+    chatIdentity(p: Pick<LlmParams, "model" | "baseUrl">, task: string): unknown;
     /** A prompt param's template: inline, a shipped `file:<name>.vN`, or a file in the graph's folder or the prompt folders. */
     prompt(ref: string): string;
     /** Where a `file:` prompt is, or undefined for an inline one; throws for a file outside the prompt folders. */
@@ -154,12 +154,12 @@ export class CiteflowServices implements Services {
     return this.#once(`nli:${JSON.stringify(m)}`, () => loadNli(m.id, this.#modelOptions(m)));
   }
 
-  chatChoice(p: Pick<LlmParams, "model" | "baseUrl">): ChatChoice {
-    return chooseChat(p, this.config);
+  chatChoice(p: Pick<LlmParams, "model" | "baseUrl">, task: string): ChatChoice {
+    return chooseChat(p, this.config, task);
   }
 
-  chat(p: LlmParams): Promise<ChatModel | undefined> {
-    const c = this.chatChoice(p);
+  chat(p: LlmParams, task: string): Promise<ChatModel | undefined> {
+    const c = this.chatChoice(p, task);
     const { sequences, contextSize } = this.config.chat;
     const local = { ...(sequences ? { sequences } : {}), ...(contextSize ? { contextSize } : {}) };
     if (c.kind === "none") return Promise.resolve(undefined);
@@ -175,8 +175,8 @@ export class CiteflowServices implements Services {
     });
   }
 
-  chatIdentity(p: Pick<LlmParams, "model" | "baseUrl">): unknown {
-    const c = this.chatChoice(p);
+  chatIdentity(p: Pick<LlmParams, "model" | "baseUrl">, task: string): unknown {
+    const c = this.chatChoice(p, task);
     if (c.kind === "none") return null;
     // An adapter changes every answer: its content hash is part of the identity (and so of cache keys).
     const adapter = c.kind !== "http" && c.adapter ? { adapter: adapterHash(c.adapter.path) } : {};

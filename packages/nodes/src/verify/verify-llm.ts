@@ -39,12 +39,12 @@ export const verifyLlm = defineNode({
     prompt: promptParam("openscholar.scifact.v1", "Prompt over claim and passages"),
     threshold: z.number().default(0).describe("In-process models: true when log P(true) − log P(false) is above this (natural log; 0: the likelier answer). Choose it on claims you do not report on"),
   }),
-  fingerprint: chatAndPrompt,
+  fingerprint: chatAndPrompt("verify.llm"),
   async run(inputs, p, ctx) {
     const claims = inputs.claims;
     const all = inputs.passages;
-    const chat = await ctx.services.chat(p);
-    if (!chat) throw new Error(`verify.llm needs a chat model: ${noChatReason(ctx.services, p)}`);
+    const chat = await ctx.services.chat(p, "verify.llm");
+    if (!chat) throw new Error(`verify.llm needs a chat model: ${noChatReason(ctx.services, p, "verify.llm")}`);
     const template = compileTemplate(ctx.services.prompt(p.prompt));
     const verdicts: Verdict[] = [];
     for (const [i, claim] of claims.entries()) {
