@@ -91,7 +91,12 @@ export class EditorState {
   readonly #changed = new Signal<this, void>(this);
   readonly #docChanged = new Signal<this, GraphDoc>(this);
 
-  constructor(doc: GraphDoc, client: CiteflowClient) {
+  constructor(
+    doc: GraphDoc,
+    client: CiteflowClient,
+    /** The folder of the document's file on the kernel's machine, where its relative `file:` prompts are read. */
+    readonly folder: () => string | undefined = () => undefined,
+  ) {
     this.doc = doc;
     this.client = client;
     this.stored = new StoredRuns(client, () => ({ runId: this.run?.runId, graphName: this.doc.name }));
@@ -313,8 +318,10 @@ export class EditorState {
     if (this.unreadable) return undefined;
     try {
       this.error = undefined;
+      const folder = this.folder();
       const request = {
         graph: this.doc,
+        ...(folder ? { folder } : {}),
         ...questionsOf(this.doc, this.question),
         ...options,
         ...(this.breakpoints.size ? { breakpoints: [...this.breakpoints] } : {}),

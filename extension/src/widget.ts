@@ -1,5 +1,6 @@
 /** The `*.citeflow.json` document: a DocumentWidget whose content is the React editor. */
 import { ReactWidget } from "@jupyterlab/apputils";
+import { PageConfig, PathExt } from "@jupyterlab/coreutils";
 import { ABCWidgetFactory, DocumentWidget, type DocumentRegistry, type IDocumentWidget } from "@jupyterlab/docregistry";
 import { createElement } from "react";
 import { CiteflowClient } from "./client";
@@ -12,6 +13,17 @@ import { changedSpan } from "./textedit";
 export const FACTORY = "Citeflow Pipeline Editor";
 export const FILE_TYPE = "citeflow";
 
+/**
+ * The folder on the kernel's machine of a file the Jupyter server serves (its `serverRoot`, which
+ * may start with "~", and the file's path), where a graph's relative `file:` prompts are read;
+ * undefined for a file of another drive, or when the server does not say where its root is.
+ */
+export function fileFolder(path: string): string | undefined {
+  const root = PageConfig.getOption("serverRoot");
+  if (!root || path.includes(":")) return undefined;
+  return `${root.replace(/\/+$/, "")}/${PathExt.dirname(path)}`.replace(/\/+$/, "");
+}
+
 export class CiteflowPanel extends ReactWidget {
   readonly state: EditorState;
   readonly #context: DocumentRegistry.IContext<DocumentRegistry.ICodeModel>;
@@ -23,7 +35,7 @@ export class CiteflowPanel extends ReactWidget {
     super();
     this.addClass("cf-panel");
     this.#context = context;
-    this.state = new EditorState(emptyGraph(context.path), new CiteflowClient(context.sessionContext));
+    this.state = new EditorState(emptyGraph(context.path), new CiteflowClient(context.sessionContext), () => fileFolder(context.path));
     this.state.question = defaultQuestion;
     this.state.docChanged.connect((_, doc) => {
       const model = context.model.sharedModel;

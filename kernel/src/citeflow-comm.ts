@@ -4,7 +4,8 @@ import { exportDataset, FORMATS, type Format } from "@citeflow/datasets";
 import { modelCard } from "@citeflow/models";
 import { catalogueWithModels } from "@citeflow/nodes";
 import { renderEvidencePage } from "@citeflow/retrieval";
-import { resolve } from "node:path";
+import { homedir } from "node:os";
+import { isAbsolute, resolve } from "node:path";
 import type { Comm, CommHandler } from "./comm.js";
 
 type Request = { id?: string | number; method?: string } & Record<string, unknown>;
@@ -48,7 +49,12 @@ export function citeflowTarget(comm: Comm, openData: unknown): CommHandler {
       if (!current) throw new RequestError(`"${req.method}": no graph open (send "open" first, or pass "graph")`);
       return current;
     }
-    return typeof g === "string" ? graphFrom(g) : loadGraph(JSON.stringify(g), registry, { source: "comm" });
+    if (typeof g === "string") return graphFrom(g);
+    // A document the editor read from a file: its relative `file:` prompts are read in that file's folder.
+    // The Jupyter server may give its root as "~/…".
+    const folder = req.folder === undefined ? undefined : need<string>(req, "folder", "string").replace(/^~(?=\/|$)/, homedir());
+    if (folder !== undefined && !isAbsolute(folder)) throw new RequestError(`"folder" must be an absolute path, got ${JSON.stringify(folder)}`);
+    return { ...loadGraph(JSON.stringify(g), registry, { source: "comm" }), ...(folder ? { folder } : {}) };
   };
   const live = (req: Request): LiveRun => {
     const id = need<string>(req, "runId", "string");

@@ -14,6 +14,8 @@ import type { RunOptions } from "./run-types.js";
 export interface RunRequest extends QuestionsGiven, Pick<RunOptions, "to" | "from" | "only" | "force" | "overrides" | "breakpoints" | "step" | "concurrency"> {
   /** A graph document, a template name or a file; the open graph when left out. */
   graph?: GraphDoc | string;
+  /** The folder of the file a graph document was read from (an absolute path): its relative `file:` prompts are read there, as `citeflow run` and notebooks read them. */
+  folder?: string;
   /** Inputs given directly; with `question`/`questions` the kernel makes them (`questionRuns`). */
   inputs?: Record<string, unknown>;
   /** Servers the graph names that the user agreed to (the editor's dialog): allowed for the kernel's life, and the run starts. */
