@@ -24,10 +24,10 @@ let ctx: BrowserContext;
 export let page: Page;
 export let work: string;
 export let problems: string[] = [];
-/** A loopback model server a test started; closed with the session. */
-let llm: Loopback | undefined;
+/** The loopback model servers tests started; closed with the session. */
+const llms: Loopback[] = [];
 export function serveLlm(server: Loopback): Loopback {
-  llm = server;
+  llms.push(server);
   return server;
 }
 
@@ -165,7 +165,7 @@ export function useLab(): void {
   afterAll(async () => {
     await ctx?.close();
     await lab?.stop();
-    await llm?.close();
+    await Promise.all(llms.map((l) => l.close()));
   }, 60_000);
 }
 

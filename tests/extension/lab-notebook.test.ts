@@ -3,7 +3,7 @@
  * model, the settings, pipelines from the file browser, broken files.
  * The session and helpers: lab-harness.ts.
  */
-import { readFileSync, writeFileSync } from "node:fs";
+import { mkdirSync, readFileSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { describe, expect, it } from "vitest";
 import { completion, json, loopback } from "../models/loopback.js";
@@ -147,6 +147,41 @@ describe("Notebooks, settings and files in JupyterLab (Chromium)", () => {
     await expect.poll(() => tab.getAttribute("class")).not.toContain("jp-mod-dirty");
     await expect.poll(offset).toBeGreaterThan(50);
     expect(readFileSync(path, "utf8")).toBe(JSON.stringify(graph, null, 2) + "\n");
+  }, 120_000);
+
+  it("reads a pipeline's relative file: prompt in its file's folder, as the CLI and notebooks do", async () => {
+    await closeAll();
+    const llm = serveLlm(await loopback((_req, res) => json(res, 200, completion("It works [1]."))));
+    const sub = join(work, "root", "prompts-here");
+    mkdirSync(sub, { recursive: true });
+    writeFileSync(join(sub, "mine.txt"), "FOLDER-PROMPT {{question.text}}\n{{#each passages}}[{{@number}}] {{text}}\n{{/each}}");
+    const doc = {
+      citeflow: 1,
+      name: "Folder prompt",
+      inputs: { question: { type: "Question" } },
+      nodes: [
+        { id: "question", type: "input.question", version: 1, params: {}, ui: { x: 0, y: 0 } },
+        { id: "retrieve", type: "retrieve.lexical", version: 1, params: { k: 1 }, ui: { x: 300, y: 0 } },
+        { id: "answer", type: "generate.answer", version: 2, params: { generator: "llm", model: "loopback-model", baseUrl: llm.url, retries: 0, prompt: "file:mine.txt" }, ui: { x: 600, y: 0 } },
+      ],
+      edges: [
+        { from: "question.question", to: "retrieve.question" },
+        { from: "question.question", to: "answer.question" },
+        { from: "retrieve.passages", to: "answer.passages" },
+      ],
+    };
+    writeFileSync(join(sub, "folder.citeflow.json"), JSON.stringify(doc, null, 2));
+    await page.evaluate(() => void (window as any).jupyterapp.commands.execute("docmanager:open", { path: "prompts-here/folder.citeflow.json", factory: "Citeflow Pipeline Editor" }));
+    await node("answer").waitFor({ timeout: 60_000 });
+    await page.locator(".cf-question").fill(QUESTION);
+    expect(
+      await runBy(async () => {
+        await page.locator('[data-action="run"]').click();
+        await page.locator(".jp-Dialog button", { hasText: "Allow and run" }).click();
+      }),
+    ).toBe("ok");
+    expect(llm.requests.length).toBe(1);
+    expect(JSON.stringify(llm.requests[0]!.body)).toContain(`FOLDER-PROMPT ${QUESTION}`);
   }, 120_000);
 
   it("refuses a broken file with each problem and where, writes nothing, and draws it once fixed", async () => {
