@@ -13,6 +13,7 @@
 // SciFact store built with all-MiniLM-L6-v2 (the demo's); else one is built here.
 // Run: npm run bench   (CITEFLOW_BENCH_CLAIMS=n sets how many held-out claims, default 30;
 //   CITEFLOW_BENCH_TEMPLATE_CLAIMS=n claims a template is timed on, default 2;
+//   CITEFLOW_BENCH_SUFFICIENCY_CLAIMS=n runs arXivBot's sufficiency check on the first n of them;
 //   CITEFLOW_BENCH_ONLY=quality measures speed and answer quality only: no retrieval, concurrency or templates;
 //   CITEFLOW_BENCH_ONLY=adapter: the adapter's answers and verdicts only;
 //   CITEFLOW_BENCH_ONLY=templates: speed and the templates end to end only;
@@ -37,6 +38,8 @@ const GGUF = join(home, "gemma-3-270m-q4_k_m.gguf");
 const EMBEDDER = "Xenova/all-MiniLM-L6-v2";
 if (!existsSync(GGUF)) throw new Error(`bench/llm needs ${GGUF}: run npm run models`);
 const N_CLAIMS = Number(process.env.CITEFLOW_BENCH_CLAIMS || 30);
+// arXivBot's sufficiency check runs the whole template (a query, claims, the check, an answer: about 80 s a claim on the base).
+const SUFFICIENCY_CLAIMS = Number(process.env.CITEFLOW_BENCH_SUFFICIENCY_CLAIMS || N_CLAIMS);
 const TEMPLATE_CLAIMS = Number(process.env.CITEFLOW_BENCH_TEMPLATE_CLAIMS || 2);
 const ONLY = process.env.CITEFLOW_BENCH_ONLY;
 const ALL = ONLY === undefined || ONLY === "";
@@ -243,23 +246,31 @@ for (const [label, doc] of ways) {
 }
 const verification = [];
 // The judges: Gemma alone and with the adapter reading the passages (OpenScholar's protocol), and the NLI model.
+// In-process, verify.llm scores "true" against "false"; each model's threshold on log P(true) − log P(false)
+// was chosen on the dev split's 100 claims (`citeflow eval scifact --judge llm --binary`, which prints it), never here.
+const DEV_THRESHOLD = { base: 0.74, adapter: 3.65 };
 const judges = !QUALITY
   ? []
   : [
-      ...(adapterPath ? [[`Gemma 3 270M + ${adapterName} reads the passages`, "llm", `${GGUF}+${adapterPath}`]] : []),
+      ...(adapterPath
+        ? [
+            [`Gemma 3 270M + ${adapterName} reads the passages`, "llm", `${GGUF}+${adapterPath}`],
+            [`Gemma 3 270M + ${adapterName}, threshold ${DEV_THRESHOLD.adapter} (dev split)`, "llm", `${GGUF}+${adapterPath}`, DEV_THRESHOLD.adapter],
+          ]
+        : []),
       ...(ONLY === "adapter"
         ? []
         : [
             ["Gemma 3 270M reads the passages (OpenScholar)", "llm", GGUF],
+            [`Gemma 3 270M, threshold ${DEV_THRESHOLD.base} (dev split)`, "llm", GGUF, DEV_THRESHOLD.base],
             ["pair-nli-scifact (NLI, trained on all SciFact train claims)", "nli"],
           ]),
     ];
-for (const [label, judge, model] of judges) {
+for (const [label, judge, model, threshold] of judges) {
   step(`verification: ${label}`);
   const pairs = [];
   for (const c of heldOut) {
-    const doc = sciFactVerificationGraph({ k: 3, judge });
-    if (model) doc.nodes.find((n) => n.id === "verify").params = { model };
+    const doc = sciFactVerificationGraph({ k: 3, judge, ...(model ? { model } : {}), ...(threshold !== undefined ? { threshold } : {}) });
     const r = await runTemplate(doc, c.claim);
     const predicted = aggregateVerdicts(r.byId.verify.outputs.verdicts);
     pairs.push({ gold: gold(c) === "SUPPORT" ? "true" : "false", predicted: predicted === "SUPPORT" ? "true" : "false" });
@@ -271,12 +282,13 @@ for (const [label, judge, model] of judges) {
 // arXivBot's sufficiency check against gold retrieval: "sufficient" should mean a paper SciFact gives
 // as the claim's evidence is among the three passages it read.
 const sufficiency = [];
-for (const [label, , model] of judges.filter(([, judge]) => judge === "llm")) {
+for (const [label, , model] of judges.filter(([, judge, , threshold]) => judge === "llm" && threshold === undefined)) {
   step(`sufficiency: ${label}`);
   let agree = 0;
   let said = 0;
   let held = 0;
-  for (const c of heldOut) {
+  const asked = heldOut.slice(0, SUFFICIENCY_CLAIMS);
+  for (const c of asked) {
     const doc = template("arxivbot");
     for (const n of doc.nodes) if (["query.enrich", "claims.extract", "check.sufficiency"].includes(n.type)) n.params = { ...n.params, model };
     const r = await runTemplate(doc, c.claim);
@@ -286,7 +298,7 @@ for (const [label, , model] of judges.filter(([, judge]) => judge === "llm")) {
     said += sufficient ? 1 : 0;
     held += goldRead ? 1 : 0;
   }
-  sufficiency.push([label.replace(" reads the passages", "").replace(" (OpenScholar)", ""), fmt(agree / heldOut.length, 3), `${said}/${heldOut.length}`, `${held}/${heldOut.length}`]);
+  sufficiency.push([label.replace(" reads the passages", "").replace(" (OpenScholar)", ""), fmt(agree / asked.length, 3), `${said}/${asked.length}`, `${held}/${asked.length}`]);
 }
 const alwaysTrue = heldOut.filter((c) => gold(c) === "SUPPORT").length / heldOut.length;
 
@@ -309,7 +321,7 @@ if (QUALITY) {
   rows(["answers from", "precision", "recall", "F1", "hallucinated / answer", "answers citing", "citations on gold papers"], quality);
   console.log(`\nSciFact binary verification on the same ${heldOut.length} claims, top 3 hybrid passages (always "true" scores ${fmt(alwaysTrue, 3)}):`);
   rows(["judge", "accuracy", "macro-F1", "said true"], verification);
-  console.log(`\narXivBot's sufficiency check on the same ${heldOut.length} claims against gold retrieval (a gold paper among the 3 passages read):`);
+  console.log(`\narXivBot's sufficiency check on the first ${Math.min(SUFFICIENCY_CLAIMS, heldOut.length)} of those claims against gold retrieval (a gold paper among the 3 passages read):`);
   rows(["model", "agreement", "said sufficient", "gold paper read"], sufficiency);
 }
 if (minilmScores && staticScores) {

@@ -291,9 +291,9 @@ class LocalChat implements ChatModel {
     };
   }
 
-  /** The likeliest of `choices` after the prompt, by the log-probability of each one's tokens; `json`: the choices are JSON (a schema's answers). */
+  /** The likeliest of `choices` after the prompt, held to them (scoreContinuations); `json`: the choices are JSON (a schema's answers). */
   private async choose(messages: ChatMessage[], choices: string[], json: boolean, resolveChatWrapper: typeof import("node-llama-cpp").resolveChatWrapper): Promise<ChatResult> {
-    if (choices.length === 0 || choices.some((c) => c === "")) throw new Error(`${this.id}: no choices to score, or an empty one`);
+    if (choices.length === 0) throw new Error(`${this.id}: no choices to score`);
     const started = performance.now();
     const { tokens: prompt } = this.promptTokens(messages, resolveChatWrapper);
     const continuations = choices.map((c) => this.model.tokenize(c, false, "trimLeadingSpace"));

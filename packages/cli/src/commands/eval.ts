@@ -247,7 +247,8 @@ export async function evalScifactCommand(o: EvalScifactOptions, registry: NodeRe
   const pairs = await verifyClaims(graph, claims, o, session);
   const scores = scoreClassification(pairs, o.binary ? ["true", "false"] : ["SUPPORT", "CONTRADICT", "NO_EVIDENCE"]);
   // A scoring judge (verify.llm in-process): the threshold these claims would choose, for a split you do not report on.
-  const best = o.binary && pairs.length > 0 && pairs.every((p) => p.score !== undefined) ? bestThreshold(pairs.map((p) => ({ score: p.score!, positive: p.gold === "true" }))) : undefined;
+  const best =
+    o.binary && o.judge === "llm" && pairs.length > 0 && pairs.every((p) => p.score !== undefined) ? bestThreshold(pairs.map((p) => ({ score: p.score!, positive: p.gold === "true" }))) : undefined;
   if (o.json) process.stdout.write(JSON.stringify({ ...scores, ...(best ? { best_threshold: best } : {}) }) + "\n");
   else {
     process.stdout.write(
