@@ -54,6 +54,27 @@ const EDITOR_LAYER = {
   },
 };
 
+// The environment is read at the edges (the CLI, the kernel, the notebook package), which hand the
+// layers below a configuration. The files listed still read it below the edges, each for a reason
+// given there; a new reading anywhere else fails the lint.
+const ENV_READERS = [
+  "packages/models/src/resolve.ts", // the models folders and home, for callers that give none
+  "packages/models/src/card.ts", // describeModel's folders, for callers that give none
+  "packages/models/src/openai-client.ts", // the SDK's own default server and key
+  "packages/datasets/src/train.ts", // the training venv and the Python the trainer runs on
+  "packages/runstore/src/redact.ts", // secrets are found wherever a store is opened, so no front end can forget them
+];
+const ENV_AT_EDGES = {
+  files: ["core", "models", "retrieval", "runstore", "eval", "nodes", "datasets"].map((d) => `packages/${d}/src/**/*.ts`),
+  ignores: ENV_READERS,
+  rules: {
+    "no-restricted-properties": [
+      "error",
+      { object: "process", property: "env", message: "read the environment at an edge (the CLI, the kernel, the notebook package) and pass what it says down as configuration." },
+    ],
+  },
+};
+
 export default tseslint.config(
   { ignores: ["**/dist/**", "**/lib/**", "extension/labextension/**", "extension/citeflow_jupyterlab/**", "**/node_modules/**", "notebooks/**", ".citeflow/**", "test-results/**"] },
   js.configs.recommended,
@@ -85,6 +106,7 @@ export default tseslint.config(
   },
   ...WORKSPACES.map(layer),
   EDITOR_LAYER,
+  ENV_AT_EDGES,
   // TypeScript itself reports undefined names.
   { files: ["**/*.ts", "**/*.tsx"], rules: { "no-undef": "off" } },
   // Tests reach into untyped test doubles and the browser page.

@@ -4,9 +4,9 @@ import { describe, expect, it } from "vitest";
 
 const eslint = new ESLint({ cwd: process.cwd() });
 
-async function messages(filePath: string, code: string): Promise<string[]> {
+async function messages(filePath: string, code: string, rule = "no-restricted-imports"): Promise<string[]> {
   const [r] = await eslint.lintText(code, { filePath });
-  return r!.messages.filter((m) => m.ruleId === "no-restricted-imports").map((m) => m.message);
+  return r!.messages.filter((m) => m.ruleId === rule).map((m) => m.message);
 }
 
 describe("layers", () => {
@@ -35,8 +35,17 @@ describe("layers", () => {
     ).toEqual([]);
   });
 
+  it("the environment is read at the edges: below them process.env fails, except in the files that say why they read it", async () => {
+    const planted = `export const where = process.env.CITEFLOW_STORE;\n`;
+    for (const below of ["packages/nodes/src/planted.ts", "packages/retrieval/src/planted.ts", "packages/core/src/planted.ts", "packages/models/src/llama.ts"])
+      expect(await messages(below, planted, "no-restricted-properties"), below).toEqual([expect.stringContaining("read the environment at an edge")]);
+    for (const edge of ["packages/cli/src/planted.ts", "kernel/src/planted.ts", "packages/citeflow/src/planted.ts", "packages/runstore/src/redact.ts"])
+      expect(await messages(edge, planted, "no-restricted-properties"), edge).toEqual([]);
+  });
+
   it("the sources as they are pass", async () => {
     const results = await eslint.lintFiles(["packages/*/src/**/*.ts", "kernel/src/**/*.ts", "extension/src/**/*.{ts,tsx}"]);
-    expect(results.flatMap((r) => r.messages.filter((m) => m.ruleId === "no-restricted-imports").map((m) => `${r.filePath}: ${m.message}`))).toEqual([]);
+    const rules = ["no-restricted-imports", "no-restricted-properties"];
+    expect(results.flatMap((r) => r.messages.filter((m) => rules.includes(m.ruleId ?? "")).map((m) => `${r.filePath}: ${m.message}`))).toEqual([]);
   });
 });

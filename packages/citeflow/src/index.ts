@@ -33,7 +33,7 @@ export { templateNames, templatePath, createRegistry, builtinNodes, graphReach, 
 export { services, configure, allowEndpoint } from "./services.js";
 export { Session, type RunRequest } from "./session.js";
 export { RunStore } from "@citeflow/runstore";
-export { dataFolder } from "@citeflow/retrieval";
+export { dataFolder } from "./setup.js";
 export { questionFromText, loadGraph, saveGraph, defineNode, type Passage, type Answer, type Claim, type Verdict, type Question, type GraphDoc, type CompiledGraph } from "@citeflow/core";
 import { inspect } from "node:util";
 import { setBundler } from "./display.js";

@@ -2,9 +2,12 @@ import { existsSync, readFileSync } from "node:fs";
 import { basename, join } from "node:path";
 import { DEFAULT_MODELS, defaultEmbedder, describeModel, loadEmbedder, OFFLINE_EMBEDDER } from "@citeflow/models";
 import { describeChat } from "@citeflow/nodes";
-import { dataFolder, LanceStore, newTally, openScholarChunker, pdfDocuments, readBeirCorpus, type ReadProblem, type SourceTally } from "@citeflow/retrieval";
+import { dataFolder as dataFolderIn, LanceStore, newTally, openScholarChunker, pdfDocuments, readBeirCorpus, type ReadProblem, type SourceTally } from "@citeflow/retrieval";
 import { defaultRunsDir } from "./run.js";
 import { configure, services } from "./services.js";
+
+/** The data folder (holding scifact/): $CITEFLOW_DATA, else the data shipped with Citeflow; undefined when neither is there. */
+export const dataFolder = (): { dir: string; from: string } | undefined => dataFolderIn(process.env);
 
 /**
  * The NLI model and reranker this kernel's runs use, for the kinds no environment variable

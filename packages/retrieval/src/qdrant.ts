@@ -83,7 +83,7 @@ export function qdrantSpecUrl(spec: string): string | undefined {
 }
 
 /** Where a `qdrant:` store spec points: `qdrant:<collection>` on $QDRANT_URL, or `qdrant:<url>/collections/<collection>`. */
-export function parseQdrantSpec(spec: string, env: Record<string, string | undefined> = process.env): QdrantStoreOptions {
+export function parseQdrantSpec(spec: string, env: Record<string, string | undefined>): QdrantStoreOptions {
   const rest = spec.replace(/^qdrant:/, "");
   const m = SPEC_WITH_URL.exec(rest);
   const url = m ? m[1]! : env.QDRANT_URL;

@@ -25,7 +25,7 @@ const CLAIMS = 3;
  */
 export async function demoCommand(runs: string, registry: NodeRegistry, o: { data?: string } = {}): Promise<number> {
   const say = (s: string) => process.stdout.write(s);
-  const data = o.data !== undefined ? { dir: o.data, from: "--data" } : dataFolder();
+  const data = o.data !== undefined ? { dir: o.data, from: "--data" } : dataFolder(process.env);
   const scifact = await sciFactFolder({
     ...(data !== undefined ? { data } : {}),
     cache: join(runs, "data"),

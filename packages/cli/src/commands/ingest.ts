@@ -68,7 +68,7 @@ async function* limited(docs: AsyncGenerator<CorpusDocument>, limit: number | un
 /** citeflow ingest: corpus → chunks → embeddings → a LanceDB store with BM25 and vector search. */
 export async function ingestCommand(o: IngestCommandOptions): Promise<number> {
   const report: ReadReport = { read: 0, problems: [] };
-  const store = await openPassageStore(o.store);
+  const store = await openPassageStore(o.store, process.env);
   const tally = newTally();
   const zotero = /^zotero:(.+)$/.exec(o.corpus)?.[1];
   let finished = () => {};
