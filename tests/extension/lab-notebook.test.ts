@@ -170,9 +170,13 @@ describe("Notebooks, settings and files in JupyterLab (Chromium)", () => {
         { from: "retrieve.passages", to: "answer.passages" },
       ],
     };
-    writeFileSync(join(sub, "folder.citeflow.json"), JSON.stringify(doc, null, 2));
-    await page.evaluate(() => void (window as any).jupyterapp.commands.execute("docmanager:open", { path: "prompts-here/folder.citeflow.json", factory: "Citeflow Pipeline Editor" }));
+    // Opened at the root, then moved beside its prompt: the editor's kernel keeps running in the root
+    // (where there is no mine.txt), so the prompt is found only where the file now is.
+    writeFileSync(join(work, "root", "folder.citeflow.json"), JSON.stringify(doc, null, 2));
+    await page.evaluate(() => void (window as any).jupyterapp.commands.execute("docmanager:open", { path: "folder.citeflow.json", factory: "Citeflow Pipeline Editor" }));
     await node("answer").waitFor({ timeout: 60_000 });
+    await page.evaluate(() => (window as any).jupyterapp.serviceManager.contents.rename("folder.citeflow.json", "prompts-here/folder.citeflow.json"));
+    await expect.poll(() => page.evaluate(() => (window as any).jupyterapp.shell.currentWidget?.context?.path)).toBe("prompts-here/folder.citeflow.json");
     await page.locator(".cf-question").fill(QUESTION);
     expect(
       await runBy(async () => {
