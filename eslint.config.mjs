@@ -61,7 +61,6 @@ const ENV_READERS = [
   "packages/models/src/resolve.ts", // the models folders and home, for callers that give none
   "packages/models/src/card.ts", // describeModel's folders, for callers that give none
   "packages/models/src/openai-client.ts", // the SDK's own default server and key
-  "packages/datasets/src/train.ts", // the training venv and the Python the trainer runs on
   "packages/runstore/src/redact.ts", // secrets are found wherever a store is opened, so no front end can forget them
 ];
 const ENV_AT_EDGES = {

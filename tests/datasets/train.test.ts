@@ -16,7 +16,7 @@ import { expectSha256Sums } from "../helpers.js";
 // run in seconds; the training environment (PyTorch) is the real one, made once.
 
 const BIN = fileURLToPath(new URL("../../packages/cli/dist/bin.js", import.meta.url));
-const venv = trainEnvironment();
+const venv = trainEnvironment(process.env);
 const work = mkdtempSync(join(tmpdir(), "citeflow-train-"));
 const claimsFile = join(work, "claims.jsonl");
 const qrelsFile = join(work, "qrels.tsv");
@@ -46,7 +46,7 @@ function pairs(): Array<{ premise: string; hypothesis: string }> {
 }
 
 beforeAll(async () => {
-  py = ensureTrainEnvironment(venv, (l) => process.stderr.write(l + "\n"));
+  py = ensureTrainEnvironment(venv, (l) => process.stderr.write(l + "\n"), process.env);
   // 24 SciFact claims (16 with evidence, 8 without), and a store of the abstracts they cite and 30 others.
   const all = readFileSync(join(DATA, "scifact", "claims_train.jsonl"), "utf8")
     .split("\n")

@@ -14,7 +14,7 @@ import { GEMMA } from "./local.js";
 // answer changes, and llama.cpp's log-probabilities with the adapter agree with PyTorch's.
 
 const BIN = fileURLToPath(new URL("../../packages/cli/dist/bin.js", import.meta.url));
-const venv = trainEnvironment();
+const venv = trainEnvironment(process.env);
 const work = mkdtempSync(join(tmpdir(), "citeflow-lm-"));
 const out = join(work, "models", "acme", "tiny-lora");
 let py = "";
@@ -39,7 +39,7 @@ const write = (dir: string, rows: unknown[]) => {
 };
 
 beforeAll(() => {
-  py = ensureTrainEnvironment(venv, (l) => process.stderr.write(l + "\n"));
+  py = ensureTrainEnvironment(venv, (l) => process.stderr.write(l + "\n"), process.env);
 }, 900_000);
 
 describe("citeflow train lm → a GGUF LoRA adapter on the in-process model", { timeout: 600_000 }, () => {

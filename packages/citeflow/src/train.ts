@@ -24,6 +24,6 @@ export function exportRuns(format: Format, out: string, o: { runs?: string; spli
  * `citeflow train` from a notebook: a cross-encoder (NLI or reranker) from an export folder, in
  * the training environment (made on first use). Progress goes to the cell's stderr.
  */
-export function train(task: TrainOptions["task"], o: Omit<TrainOptions, "task">): Promise<TrainResult> {
-  return trainModel({ ...o, task });
+export function train(task: TrainOptions["task"], o: Omit<TrainOptions, "task" | "env">): Promise<TrainResult> {
+  return trainModel({ ...o, task, env: process.env });
 }

