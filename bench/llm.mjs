@@ -13,6 +13,7 @@
 // SciFact store built with all-MiniLM-L6-v2 (the demo's); else one is built here.
 // Run: npm run bench   (CITEFLOW_BENCH_CLAIMS=n sets how many held-out claims, default 30;
 //   CITEFLOW_BENCH_TEMPLATE_CLAIMS=n claims a template is timed on, default 2;
+//   CITEFLOW_BENCH_CHAT_MODEL=<model> adds rows for another model (a larger GGUF, a served model) with the same prompts;
 //   CITEFLOW_BENCH_SUFFICIENCY_CLAIMS=n runs arXivBot's sufficiency check on the first n of them;
 //   CITEFLOW_BENCH_ONLY=quality measures speed and answer quality only: no retrieval, concurrency or templates;
 //   CITEFLOW_BENCH_ONLY=adapter: the adapter's answers and verdicts only;
@@ -39,6 +40,9 @@ const EMBEDDER = "Xenova/all-MiniLM-L6-v2";
 if (!existsSync(GGUF)) throw new Error(`bench/llm needs ${GGUF}: run npm run models`);
 const N_CLAIMS = Number(process.env.CITEFLOW_BENCH_CLAIMS || 30);
 // arXivBot's sufficiency check runs the whole template (a query, claims, the check, an answer: about 80 s a claim on the base).
+// Another model measured with the same prompts, beside Gemma: a GGUF (path or name, `+adapter` too) or a server's model
+// ($OPENAI_BASE_URL, $OPENAI_API_KEY), named as a node's `model` param names it.
+const NAMED = process.env.CITEFLOW_BENCH_CHAT_MODEL?.trim() || undefined;
 const SUFFICIENCY_CLAIMS = Number(process.env.CITEFLOW_BENCH_SUFFICIENCY_CLAIMS || N_CLAIMS);
 const TEMPLATE_CLAIMS = Number(process.env.CITEFLOW_BENCH_TEMPLATE_CLAIMS || 2);
 const ONLY = process.env.CITEFLOW_BENCH_ONLY;
@@ -209,10 +213,11 @@ const ways = !QUALITY
   : [
       ...(adapterPath ? [[`Gemma 3 270M + ${adapterName}, citation grammar`, verifai({ generator: "llm", model: `${GGUF}+${adapterPath}`, constrainCitations: true, requireCitation: false })]] : []),
       ...(adapterPath ? [[`Gemma 3 270M + ${adapterName}, a citation required`, verifai({ generator: "llm", model: `${GGUF}+${adapterPath}`, constrainCitations: true, requireCitation: true })]] : []),
+      ...(NAMED ? [[`${NAMED}, a citation required (held to it in-process)`, verifai({ generator: "llm", model: NAMED, constrainCitations: true, requireCitation: true })]] : []),
       ...(ONLY === "adapter"
         ? []
         : [
-            ["Gemma 3 270M, citation grammar, a citation required (the default)", verifai({ generator: "llm", model: GGUF, constrainCitations: true, requireCitation: true })],
+            ["Gemma 3 270M alone, citation grammar, a citation required", verifai({ generator: "llm", model: GGUF, constrainCitations: true, requireCitation: true })],
             ["Gemma 3 270M, free", verifai({ generator: "llm", model: GGUF, constrainCitations: false })],
             ["extractive baseline", verifai({ generator: "extractive" })],
           ]),
@@ -258,6 +263,7 @@ const judges = !QUALITY
             [`Gemma 3 270M + ${adapterName}, threshold ${DEV_THRESHOLD.adapter} (dev split)`, "llm", `${GGUF}+${adapterPath}`, DEV_THRESHOLD.adapter],
           ]
         : []),
+      ...(NAMED ? [[`${NAMED} reads the passages`, "llm", NAMED]] : []),
       ...(ONLY === "adapter"
         ? []
         : [
