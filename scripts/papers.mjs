@@ -23,7 +23,7 @@ const PLAIN = /^[A-Za-z0-9 ,.;:()%'-]+$/;
 
 /** The first `n` such SciFact abstracts (of 120 words or more), after skipping `skip`. */
 export async function plainAbstracts(n, skip = 0) {
-  const data = dataFolder();
+  const data = dataFolder(process.env);
   if (!data) throw new Error("no SciFact corpus (the papers' text): set CITEFLOW_DATA to a data folder");
   const out = [];
   let seen = 0;
