@@ -36,6 +36,8 @@ export function findAdapter(id: string, dirs: string[] = modelsDirsFromEnv(), re
   return undefined;
 }
 
+const trainings = new Map<string, { base?: string; tasks: string[] } | undefined>();
+
 /**
  * What an adapter was trained on, from the training.json `citeflow train lm` writes beside it:
  * the base GGUF's file name, and the node types whose rows it trained on (`counts.rows_by_node`).
@@ -44,15 +46,27 @@ export function findAdapter(id: string, dirs: string[] = modelsDirsFromEnv(), re
  * readable training.json.
  */
 export function adapterTraining(path: string): { base?: string; tasks: string[] } | undefined {
-  let t: { base?: unknown; counts?: { rows_by_node?: unknown } };
+  const file = join(path, "..", "training.json");
+  let key: string;
   try {
-    t = JSON.parse(readFileSync(join(path, "..", "training.json"), "utf8")) as typeof t;
+    const st = statSync(file);
+    key = `${resolve(file)}\0${st.size}\0${st.mtimeMs}`;
   } catch {
     return undefined;
   }
-  const byNode = t.counts?.rows_by_node;
-  const tasks = byNode && typeof byNode === "object" ? Object.keys(byNode) : ["generate.answer"];
-  return { ...(typeof t.base === "string" ? { base: t.base } : {}), tasks };
+  // Every chat node asks when it runs and when its cache key is made: the file is read once while it is unchanged.
+  if (trainings.has(key)) return trainings.get(key);
+  let found: { base?: string; tasks: string[] } | undefined;
+  try {
+    const t = JSON.parse(readFileSync(file, "utf8")) as { base?: unknown; counts?: { rows_by_node?: unknown } };
+    const byNode = t.counts?.rows_by_node;
+    const tasks = byNode && typeof byNode === "object" ? Object.keys(byNode) : ["generate.answer"];
+    found = { ...(typeof t.base === "string" ? { base: t.base } : {}), tasks };
+  } catch {
+    found = undefined;
+  }
+  trainings.set(key, found);
+  return found;
 }
 
 /** The adapter's card (README.md beside it), when it has one. */

@@ -11,8 +11,10 @@ export function parsePairwise(text: string): "a" | "b" {
   return m[1]!.toLowerCase() === "a" ? "a" : "b";
 }
 
+/** Its type, also the task it asks its language model (the default adapter goes on the tasks it was trained on). */
+const TYPE = "judge.pairwise";
 export const judgePairwise = defineNode({
-  type: "judge.pairwise",
+  type: TYPE,
   version: 2,
   title: "Pairwise judge (LLM)",
   family: "eval",
@@ -25,11 +27,11 @@ export const judgePairwise = defineNode({
     decision: { type: "Text", description: '"a", "b", "same" or "skipped: no LLM configured"' },
   },
   params: z.object({ ...llmParams, maxTokens: z.number().int().positive().default(256), prompt: promptParam("openscholar.pairwise.v1", "Prompt over question, passages, a and b") }),
-  fingerprint: chatAndPrompt("judge.pairwise"),
+  fingerprint: chatAndPrompt(TYPE),
   async run(inputs, p, ctx) {
     const { a, b } = inputs;
     if (a.text.trim() === b.text.trim()) return { preferred: b, rejected: a, decision: "same" };
-    const chat = await ctx.services.chat(p, "judge.pairwise");
+    const chat = await ctx.services.chat(p, TYPE);
     if (!chat) {
       ctx.log("warn", "pairwise judgement skipped: no LLM configured");
       return { preferred: b, rejected: a, decision: "skipped: no LLM configured" };

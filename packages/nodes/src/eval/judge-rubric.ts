@@ -13,8 +13,10 @@ export function parseRubric(text: string): { organisation: number; factuality: n
   return { organisation: Number(organisation), factuality: Number(factuality) };
 }
 
+/** Its type, also the task it asks its language model (the default adapter goes on the tasks it was trained on). */
+const TYPE = "judge.rubric";
 export const judgeRubric = defineNode({
-  type: "judge.rubric",
+  type: TYPE,
   version: 2,
   title: "Rubric judge (LLM)",
   family: "eval",
@@ -23,9 +25,9 @@ export const judgeRubric = defineNode({
   inputs: { question: { type: "Question" }, passages: { type: "Passage[]" }, answer: { type: "Answer" } },
   outputs: { scores: { type: "Any", description: "{ organisation, factuality } (1–5), or null without an LLM" } },
   params: z.object({ ...llmParams, maxTokens: z.number().int().positive().default(256), prompt: promptParam("openscholar.rubric.v1", "Prompt over question, passages and answer") }),
-  fingerprint: chatAndPrompt("judge.rubric"),
+  fingerprint: chatAndPrompt(TYPE),
   async run(inputs, p, ctx) {
-    const chat = await ctx.services.chat(p, "judge.rubric");
+    const chat = await ctx.services.chat(p, TYPE);
     if (!chat) {
       ctx.log("warn", "rubric judgement skipped: no LLM configured");
       return { scores: null };

@@ -4,8 +4,10 @@ import { z } from "zod";
 import { promptParam } from "../shared/prompts.js";
 import { callChat, chatAndPrompt, llmParams } from "../shared/llm.js";
 
+/** Its type, also the task it asks its language model (the default adapter goes on the tasks it was trained on). */
+const TYPE = "answer.compose";
 export const answerCompose = defineNode({
-  type: "answer.compose",
+  type: TYPE,
   version: 1,
   title: "Compose answer from claims",
   family: "generate",
@@ -13,7 +15,7 @@ export const answerCompose = defineNode({
   inputs: { question: { type: "Question" }, claims: { type: "Claim[]" }, passages: { type: "Passage[]" } },
   outputs: { answer: { type: "Answer" } },
   params: z.object({ ...llmParams, prompt: promptParam("arxivbot.answer.v1", "Prompt over question and claims ({{cite}} is a claim's citation)") }),
-  fingerprint: chatAndPrompt("answer.compose"),
+  fingerprint: chatAndPrompt(TYPE),
   async run(inputs, p, ctx) {
     const { question, passages } = inputs;
     const cite = (c: Claim) =>
@@ -22,7 +24,7 @@ export const answerCompose = defineNode({
         .filter((m) => m !== "[0]")
         .join("");
     const claims = inputs.claims.map((c) => ({ ...c, cite: cite(c) }));
-    const chat = await ctx.services.chat(p, "answer.compose");
+    const chat = await ctx.services.chat(p, TYPE);
     if (!chat) {
       const text = await ctx.span("extractive", async (s) => {
         s.set("model", EXTRACTIVE_ID);

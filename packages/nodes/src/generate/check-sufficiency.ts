@@ -17,8 +17,10 @@ export function parseSufficiency(text: string): { sufficient: boolean; query?: s
   return /^no\.?$/i.test(last) ? { sufficient: true } : { sufficient: false, query: last };
 }
 
+/** Its type, also the task it asks its language model (the default adapter goes on the tasks it was trained on). */
+const TYPE = "check.sufficiency";
 export const checkSufficiency = defineNode({
-  type: "check.sufficiency",
+  type: TYPE,
   version: 2,
   title: "Enough? (second hop)",
   family: "generate",
@@ -37,10 +39,10 @@ export const checkSufficiency = defineNode({
     store: storeParam,
     k: z.number().int().positive().default(3).describe("Passages the second hop keeps (BM25 over the store)"),
   }),
-  fingerprint: (p, s) => ({ llm: s.chatIdentity(p, "check.sufficiency"), prompts: [s.promptIdentity(p.prompt), s.promptIdentity(p.claimsPrompt)] }),
+  fingerprint: (p, s) => ({ llm: s.chatIdentity(p, TYPE), prompts: [s.promptIdentity(p.prompt), s.promptIdentity(p.claimsPrompt)] }),
   async run(inputs, p, ctx) {
     const { question, claims, passages } = inputs;
-    const chat = await ctx.services.chat(p, "check.sufficiency");
+    const chat = await ctx.services.chat(p, TYPE);
     if (!chat) {
       ctx.log("warn", "sufficiency check skipped: no LLM configured");
       return { claims, passages, decision: "skipped: no LLM configured" };

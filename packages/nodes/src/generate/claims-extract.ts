@@ -37,8 +37,10 @@ export function extractiveClaims(question: string, passages: Passage[], startId 
   return out;
 }
 
+/** Its type, also the task it asks its language model (the default adapter goes on the tasks it was trained on). */
+const TYPE = "claims.extract";
 export const claimsExtract = defineNode({
-  type: "claims.extract",
+  type: TYPE,
   version: 2,
   title: "Extract claims",
   family: "generate",
@@ -46,10 +48,10 @@ export const claimsExtract = defineNode({
   inputs: { question: { type: "Question" }, passages: { type: "Passage[]" } },
   outputs: { claims: { type: "Claim[]" } },
   params: z.object({ ...llmParams, prompt: promptParam("arxivbot.claims.v1", "Prompt over question and passages") }),
-  fingerprint: chatAndPrompt("claims.extract"),
+  fingerprint: chatAndPrompt(TYPE),
   async run(inputs, p, ctx) {
     const { question, passages } = inputs;
-    const chat = await ctx.services.chat(p, "claims.extract");
+    const chat = await ctx.services.chat(p, TYPE);
     if (!chat) {
       ctx.log("warn", "no LLM configured: claims are extracted by the extractive baseline");
       return { claims: extractiveClaims(question.text, passages) };

@@ -4,8 +4,10 @@ import { promptParam } from "../shared/prompts.js";
 import { requestFeedback } from "../shared/feedback.js";
 import { llmParams, systemParam } from "../shared/llm.js";
 
+/** Its type, also the task it asks its language model (the default adapter goes on the tasks it was trained on). */
+const TYPE = "feedback.self";
 export const feedbackSelf = defineNode({
-  type: "feedback.self",
+  type: TYPE,
   version: 1,
   title: "Self-feedback",
   family: "generate",
@@ -22,9 +24,9 @@ export const feedbackSelf = defineNode({
       .default(0)
       .describe("How the prompt numbers references (OpenScholar: 0)"),
   }),
-  fingerprint: (p, s) => ({ llm: s.chatIdentity(p, "feedback.self"), prompt: s.promptIdentity(p.feedbackPrompt) }),
+  fingerprint: (p, s) => ({ llm: s.chatIdentity(p, TYPE), prompt: s.promptIdentity(p.feedbackPrompt) }),
   async run(inputs, p, ctx) {
-    const chat = await ctx.services.chat(p, "feedback.self");
+    const chat = await ctx.services.chat(p, TYPE);
     if (!chat) {
       ctx.log("warn", "self-feedback skipped: no LLM configured");
       return { feedback: [] };

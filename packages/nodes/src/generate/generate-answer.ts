@@ -4,8 +4,10 @@ import { z } from "zod";
 import { promptParam } from "../shared/prompts.js";
 import { callChat, llmParams, noChatReason, systemParam } from "../shared/llm.js";
 
+/** Its type, also the task it asks its language model (the default adapter goes on the tasks it was trained on). */
+const TYPE = "generate.answer";
 export const generateAnswer = defineNode({
-  type: "generate.answer",
+  type: TYPE,
   version: 2,
   title: "Answer with citations",
   family: "generate",
@@ -38,14 +40,13 @@ export const generateAnswer = defineNode({
       .describe("In-process model, with constrainCitations: the grammar also makes the answer cite at least one passage within its first line's first 300 characters"),
   }),
   // Which generator "auto" picks depends on the environment, and the prompt on its file: both are part of the cache key.
-  fingerprint: (p, s) => ({ llm: p.generator === "extractive" ? null : s.chatIdentity(p, "generate.answer"), prompt: s.promptIdentity(p.prompt) }),
+  fingerprint: (p, s) => ({ llm: p.generator === "extractive" ? null : s.chatIdentity(p, TYPE), prompt: s.promptIdentity(p.prompt) }),
   async run(inputs, p, ctx) {
     const { question, passages } = inputs;
-    const chat = p.generator === "extractive" ? undefined : await ctx.services.chat(p, "generate.answer");
-    if (p.generator === "llm" && !chat) throw new Error(`generate.answer: no chat model: ${noChatReason(ctx.services, p, "generate.answer")} (or use generator "extractive")`);
+    const chat = p.generator === "extractive" ? undefined : await ctx.services.chat(p, TYPE);
+    if (p.generator === "llm" && !chat) throw new Error(`generate.answer: no chat model: ${noChatReason(ctx.services, p, TYPE)} (or use generator "extractive")`);
     if (!chat) {
-      if (p.generator === "auto")
-        ctx.log("warn", `no language model: the answer is the extractive baseline (sentences picked from the passages), because ${noChatReason(ctx.services, p, "generate.answer")}`);
+      if (p.generator === "auto") ctx.log("warn", `no language model: the answer is the extractive baseline (sentences picked from the passages), because ${noChatReason(ctx.services, p, TYPE)}`);
       const text = await ctx.span("extractive", async (s) => {
         s.set("model", EXTRACTIVE_ID);
         return extractiveAnswer(question.text, passages, { sentences: p.sentences, base: p.citationBase });

@@ -5,8 +5,10 @@ import { storeParam } from "../shared/params.js";
 import { editOnce, requestFeedback } from "../shared/feedback.js";
 import { llmParams, systemParam } from "../shared/llm.js";
 
+/** Its type, also the task it asks its language model (the default adapter goes on the tasks it was trained on). */
+const TYPE = "loop.self-feedback";
 export const loopSelfFeedback = defineNode({
-  type: "loop.self-feedback",
+  type: TYPE,
   version: 1,
   title: "Self-feedback loop",
   family: "generate",
@@ -30,12 +32,12 @@ export const loopSelfFeedback = defineNode({
     store: storeParam,
     k: z.number().int().positive().default(3).describe("Passages added per feedback question (BM25 over the store)"),
   }),
-  fingerprint: (p, s) => ({ llm: s.chatIdentity(p, "loop.self-feedback"), prompts: [s.promptIdentity(p.feedbackPrompt), s.promptIdentity(p.editPrompt)] }),
+  fingerprint: (p, s) => ({ llm: s.chatIdentity(p, TYPE), prompts: [s.promptIdentity(p.feedbackPrompt), s.promptIdentity(p.editPrompt)] }),
   async run(inputs, p, ctx) {
     const question = inputs.question;
     let answer = inputs.answer;
     let passages = [...inputs.passages];
-    const chat = await ctx.services.chat(p, "loop.self-feedback");
+    const chat = await ctx.services.chat(p, TYPE);
     if (!chat) {
       ctx.log("warn", "self-feedback loop skipped: no LLM configured");
       return { answer, passages, feedback: [] };

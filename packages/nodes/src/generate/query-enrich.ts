@@ -3,8 +3,10 @@ import { z } from "zod";
 import { promptParam } from "../shared/prompts.js";
 import { callChat, chatAndPrompt, llmParams } from "../shared/llm.js";
 
+/** Its type, also the task it asks its language model (the default adapter goes on the tasks it was trained on). */
+const TYPE = "query.enrich";
 export const queryEnrich = defineNode({
-  type: "query.enrich",
+  type: TYPE,
   version: 1,
   title: "Enriched search query",
   family: "generate",
@@ -12,10 +14,10 @@ export const queryEnrich = defineNode({
   inputs: { question: { type: "Question" } },
   outputs: { query: { type: "Query" } },
   params: z.object({ ...llmParams, maxTokens: z.number().int().positive().default(64), prompt: promptParam("core-gpt.query.v1", "Prompt over question") }),
-  fingerprint: chatAndPrompt("query.enrich"),
+  fingerprint: chatAndPrompt(TYPE),
   async run(inputs, p, ctx) {
     const question = inputs.question;
-    const chat = await ctx.services.chat(p, "query.enrich");
+    const chat = await ctx.services.chat(p, TYPE);
     if (!chat) {
       ctx.log("warn", "no LLM configured: the question text is used as the query");
       return { query: { text: question.text, questionId: question.id, origin: "question" } };

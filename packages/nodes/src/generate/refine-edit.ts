@@ -4,8 +4,10 @@ import { promptParam } from "../shared/prompts.js";
 import { editOnce } from "../shared/feedback.js";
 import { llmParams, systemParam } from "../shared/llm.js";
 
+/** Its type, also the task it asks its language model (the default adapter goes on the tasks it was trained on). */
+const TYPE = "refine.edit";
 export const refineEdit = defineNode({
-  type: "refine.edit",
+  type: TYPE,
   version: 1,
   title: "Edit per feedback",
   family: "generate",
@@ -21,11 +23,11 @@ export const refineEdit = defineNode({
     minRatio: z.number().positive().default(0.9).describe("Keep an edit only if new length / old length exceeds this"),
     citationBase: z.union([z.literal(0), z.literal(1)]).default(0),
   }),
-  fingerprint: (p, s) => ({ llm: s.chatIdentity(p, "refine.edit"), prompt: s.promptIdentity(p.editPrompt) }),
+  fingerprint: (p, s) => ({ llm: s.chatIdentity(p, TYPE), prompt: s.promptIdentity(p.editPrompt) }),
   async run(inputs, p, ctx) {
     let answer = inputs.answer;
     const items = inputs.feedback;
-    const chat = await ctx.services.chat(p, "refine.edit");
+    const chat = await ctx.services.chat(p, TYPE);
     if (!chat) {
       if (items.length) ctx.log("warn", "edits skipped: no LLM configured");
       return { answer };

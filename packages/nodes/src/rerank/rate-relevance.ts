@@ -11,8 +11,10 @@ export function parseRating(text: string): number {
   return Number(m[1]);
 }
 
+/** Its type, also the task it asks its language model (the default adapter goes on the tasks it was trained on). */
+const TYPE = "rate.relevance";
 export const rateRelevance = defineNode({
-  type: "rate.relevance",
+  type: TYPE,
   version: 2,
   title: "Rate relevance (LLM, 1–5)",
   family: "rerank",
@@ -21,10 +23,10 @@ export const rateRelevance = defineNode({
   inputs: { question: { type: "Question" }, passages: { type: "Passage[]" } },
   outputs: { passages: { type: "Passage[]", description: "The passages with a `relevance` score (1–5)" } },
   params: z.object({ ...llmParams, maxTokens: z.number().int().positive().default(128), prompt: promptParam("openscholar.relevance.v1", "Rating prompt over question and passage") }),
-  fingerprint: chatAndPrompt("rate.relevance"),
+  fingerprint: chatAndPrompt(TYPE),
   async run(inputs, p, ctx) {
     const { question, passages } = inputs;
-    const chat = await ctx.services.chat(p, "rate.relevance");
+    const chat = await ctx.services.chat(p, TYPE);
     if (!chat) {
       ctx.log("warn", "relevance rating skipped: no LLM configured");
       return { passages };

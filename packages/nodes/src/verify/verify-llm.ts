@@ -24,8 +24,10 @@ function scored(claimId: string, [t, f]: number[], threshold: number): Verdict {
 /** A verdict from a generated answer: all its weight on what it said. */
 const answered = (claimId: string, isTrue: boolean): Verdict => ({ claimId, label: isTrue ? "SUPPORT" : "CONTRADICT", probabilities: isTrue ? { SUPPORT: 1 } : { CONTRADICT: 1 } });
 
+/** Its type, also the task it asks its language model (the default adapter goes on the tasks it was trained on). */
+const TYPE = "verify.llm";
 export const verifyLlm = defineNode({
-  type: "verify.llm",
+  type: TYPE,
   version: 2,
   title: "Verify claims (LLM, true/false)",
   family: "verify",
@@ -39,12 +41,12 @@ export const verifyLlm = defineNode({
     prompt: promptParam("openscholar.scifact.v1", "Prompt over claim and passages"),
     threshold: z.number().default(0).describe("In-process models: true when log P(true) − log P(false) is above this (natural log; 0: the likelier answer). Choose it on claims you do not report on"),
   }),
-  fingerprint: chatAndPrompt("verify.llm"),
+  fingerprint: chatAndPrompt(TYPE),
   async run(inputs, p, ctx) {
     const claims = inputs.claims;
     const all = inputs.passages;
-    const chat = await ctx.services.chat(p, "verify.llm");
-    if (!chat) throw new Error(`verify.llm needs a chat model: ${noChatReason(ctx.services, p, "verify.llm")}`);
+    const chat = await ctx.services.chat(p, TYPE);
+    if (!chat) throw new Error(`verify.llm needs a chat model: ${noChatReason(ctx.services, p, TYPE)}`);
     const template = compileTemplate(ctx.services.prompt(p.prompt));
     const verdicts: Verdict[] = [];
     for (const [i, claim] of claims.entries()) {
