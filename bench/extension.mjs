@@ -303,20 +303,34 @@ try {
   await closeAll(page);
   await page.evaluate(() => void window.jupyterapp.commands.execute("notebook:create-new", { kernelName: "citeflow" }));
   await page.locator(".jp-NotebookPanel .jp-Cell").first().waitFor({ timeout: 60_000 });
-  const render = (data, selector) =>
-    page.evaluate(
+  // Polled with timers, not animation frames, and bounded: a render that never shows (or a page
+  // whose frames stop) fails this benchmark with what the page held instead of hanging it.
+  const render = async (data, selector) => {
+    const timing = page.evaluate(
       async ({ data, selector }) => {
         const cell = window.jupyterapp.shell.currentWidget.content.widgets[0];
         const model = cell.outputArea.model;
         model.clear();
-        await new Promise((r) => requestAnimationFrame(() => r()));
+        await new Promise((r) => setTimeout(r, 50));
         const t0 = performance.now();
         model.add({ output_type: "display_data", data, metadata: {} });
-        while (!cell.node.querySelector(selector)) await new Promise((r) => requestAnimationFrame(() => r()));
+        while (!cell.node.querySelector(selector)) {
+          if (performance.now() - t0 > 30_000)
+            throw new Error(`no ${selector} after 30 s (visibility ${document.visibilityState}, ${model.length} output(s), output HTML starts ${JSON.stringify(cell.outputArea.node.innerHTML.slice(0, 200))})`);
+          await new Promise((r) => setTimeout(r, 2));
+        }
         return performance.now() - t0;
       },
       { data, selector },
     );
+    let timer;
+    const stuck = new Promise((_, reject) => (timer = setTimeout(() => reject(new Error(`the page did not answer within 60 s while rendering ${selector}`)), 60_000)));
+    try {
+      return await Promise.race([timing, stuck]);
+    } finally {
+      clearTimeout(timer);
+    }
+  };
   const ours = [];
   const peer = [];
   // The peer: JupyterLab's HTML renderer showing all 1,000 rows (the bundle's own text/html stops
