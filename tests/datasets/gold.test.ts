@@ -1,7 +1,8 @@
 import { writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { describe, expect, it } from "vitest";
-import { goldAnswer, goldPairs, goldTrue, NO_GOLD_PASSAGE, readGoldLabels } from "@citeflow/datasets";
+import { NO_ANSWER } from "@citeflow/core";
+import { goldAnswer, goldPairs, goldTrue, readGoldLabels } from "@citeflow/datasets";
 import { tempDir } from "../helpers.js";
 
 function files(claims: unknown[], corpus: unknown[]): { claims: string; corpus: string } {
@@ -57,8 +58,8 @@ describe("gold NLI pairs from a labelled corpus (export --labels)", () => {
     expect(goldAnswer(gold, "1", passages, 0)).toBe("The papers report: Sentence 3 of 10 [1]. Sentence 2 of 10 [2]. So they support the claim.");
     // A CONTRADICT rationale is cited the same way; no passage holding one → the answer says so.
     expect(goldAnswer(gold, "2", passages, 1)).toBe("The papers report: Sentence 2 of 10 [3]. So they contradict the claim.");
-    expect(goldAnswer(gold, "2", passages.slice(0, 2), 1)).toBe(NO_GOLD_PASSAGE);
-    expect(goldAnswer(gold, "3", passages, 1)).toBe(NO_GOLD_PASSAGE);
+    expect(goldAnswer(gold, "2", passages.slice(0, 2), 1)).toBe(NO_ANSWER);
+    expect(goldAnswer(gold, "3", passages, 1)).toBe(NO_ANSWER);
     expect(goldAnswer(gold, "99", passages, 1)).toBeUndefined();
   });
 

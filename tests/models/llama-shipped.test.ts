@@ -2,7 +2,7 @@ import { readFileSync } from "node:fs";
 import { join } from "node:path";
 import { fileURLToPath } from "node:url";
 import { describe, expect, it } from "vitest";
-import type { Passage } from "@citeflow/core";
+import { NO_ANSWER, type Passage } from "@citeflow/core";
 import { loadLocalChat } from "@citeflow/models";
 import { answerMessages, configFromEnv, createServices, generateAnswer } from "@citeflow/nodes";
 import { expectSha256Sums } from "../helpers.js";
@@ -23,12 +23,15 @@ const corpus = new Map(data("corpus.jsonl").map((d) => [String(d.doc_id), d as {
 const docIds = [...corpus.keys()];
 const passage = (id: string): Passage => ({ id: `${id}#0`, title: corpus.get(id)!.title, text: corpus.get(id)!.abstract.join(" "), metadata: {}, scores: {} });
 
-/** Verif.ai's answer prompt for a held-out claim over three passages: the abstract holding its evidence first, then two others. */
-function prompt(claimId: number) {
+/**
+ * Verif.ai's answer prompt for a held-out claim over three passages: the abstract holding its
+ * evidence first, then two others; `withEvidence: false`, three others.
+ */
+function prompt(claimId: number, withEvidence = true) {
   const c = claims.get(claimId)!;
-  const gold = Object.keys(c.evidence)[0]!;
-  const others = docIds.filter((d) => d !== gold).slice((claimId * 7) % 1000, ((claimId * 7) % 1000) + 2);
-  const passages = [gold, ...others].map(passage);
+  const gold = Object.keys(c.evidence);
+  const others = docIds.filter((d) => !gold.includes(d)).slice((claimId * 7) % 1000, ((claimId * 7) % 1000) + (withEvidence ? 2 : 3));
+  const passages = [...(withEvidence ? [gold[0]!] : []), ...others].map(passage);
   return { passages, messages: answerMessages(createServices(configFromEnv(process.env)), { id: String(claimId), text: c.claim }, passages, generateAnswer.params.parse({})) };
 }
 
@@ -54,5 +57,16 @@ describe("the shipped language-model adapter", { timeout: 300_000 }, () => {
       // The quoted sentence is the first passage's own.
       expect(passages[0]!.text).toContain(m![1]!);
     }
+  });
+
+  it("says the papers do not answer, and stops there, when none of them holds the evidence, under generate.answer's default grammar (a citation required)", async () => {
+    const tuned = await loadLocalChat(GEMMA, { sequences: 1, contextSize: 4096, adapter: { path: join(SHIPPED, "adapter.gguf"), name: "citeflow/lm-gemma3-270m-scifact" } });
+    const p = generateAnswer.params.parse({});
+    const { messages } = prompt(25, false);
+    const answer = await tuned.chat(messages, { maxTokens: 160, citations: { count: 3, base: 1, required: p.requireCitation, uncited: p.noAnswer } });
+    expect(answer.text.trim()).toBe(NO_ANSWER);
+    // Held to cite with no way to refuse, the same model runs on past its refusal until the tokens run out.
+    const held = await tuned.chat(messages, { maxTokens: 160, citations: { count: 3, base: 1, required: true } });
+    expect(held.text.trim().length).toBeGreaterThan(NO_ANSWER.length + 20);
   });
 });

@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import { toAnswer, type Passage } from "@citeflow/core";
+import { NO_ANSWER, toAnswer, type Passage } from "@citeflow/core";
 import { citationGrammar, CITE_WITHIN, findGguf, GgufNotFoundError, jsonTokenBound, loadLocalChat, plainPrompt, REUSE_BLOCK, type ChatMessage } from "@citeflow/models";
 import { firstSciFactDocs } from "../scifact.js";
 import { GEMMA, INSTALLED } from "./local.js";
@@ -101,6 +101,8 @@ describe("in-process chat model (llama.cpp, Gemma 3 270M GGUF)", { timeout: 120_
     }
     expect(citedFree).toBeLessThan(4);
     expect(citationGrammar(2, 1, true)).toBe('root ::= [^\\[\\n]{0,300} "[" ("1" | "2") "]" ([^\\[] | "[" ("1" | "2") "]")*');
+    // The answer that cites nothing, when the prompt allows one, is an alternative (llama-shipped.test.ts runs it).
+    expect(citationGrammar(2, 1, true, NO_ANSWER)).toBe(`root ::= " "? "${NO_ANSWER}" "\\n"* | [^\\[\\n]{0,300} "[" ("1" | "2") "]" ([^\\[] | "[" ("1" | "2") "]")*`);
   });
 
   it("aborts mid-generation through the signal, and the next call on the freed sequence works", async () => {

@@ -86,6 +86,13 @@ export function citationGroups(text: string): CitationGroup[] {
   return groups.sort((a, b) => a.start - b.start);
 }
 
+/**
+ * The answer that cites nothing: the papers given do not answer the question. Citeflow's answer
+ * prompts ask for it ("If the papers do not answer the question, say so"), gold answers say it when
+ * no passage holds a rationale, and a grammar that requires a citation still allows it.
+ */
+export const NO_ANSWER = "The papers do not answer the question.";
+
 /** Build an Answer: its citation map, the passages it was allowed to cite, and the invalid ones. */
 export function toAnswer(text: string, passages: Pick<Passage, "id">[], options: CitationOptions = {}): Answer {
   const citations: Record<string, string> = {};

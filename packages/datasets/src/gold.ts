@@ -1,6 +1,6 @@
 import { createHash } from "node:crypto";
 import { readFileSync } from "node:fs";
-import { docIdOf } from "@citeflow/core";
+import { docIdOf, NO_ANSWER } from "@citeflow/core";
 import type { NliLabel } from "@citeflow/models";
 
 /**
@@ -118,10 +118,7 @@ export function goldPairs(gold: GoldLabels, claimId: string, retrievedDocs: stri
   return out;
 }
 
-/** What a gold answer says when none of the passages the generator saw holds a rationale. */
-export const NO_GOLD_PASSAGE = "The papers do not answer the question.";
-
-/** How a gold answer that cites opens: it shares "The papers" with NO_GOLD_PASSAGE, so citing or not is one token (report / do). */
+/** How a gold answer that cites opens: it shares "The papers" with NO_ANSWER, so citing or not is one token (report / do). */
 export const GOLD_OPENING = "The papers report:";
 
 /** How a gold answer that cites ends, by the claim's label: the verdict, after the sentences that carry it. */
@@ -131,7 +128,7 @@ export const GOLD_VERDICT = { SUPPORT: "So they support the claim.", CONTRADICT:
  * The answer a labelled claim's generator should have written from these passages (in prompt
  * order): GOLD_OPENING, then each rationale sentence a passage holds, with that passage's marker
  * before its full stop ("X raises Y [2]."), in passage order, then the verdict (GOLD_VERDICT);
- * NO_GOLD_PASSAGE when no passage holds one. A sentence in a part of the abstract the passage does
+ * NO_ANSWER (core) when no passage holds one. A sentence in a part of the abstract the passage does
  * not show is not citable there, and is left out. Undefined when the claim is not in the labels.
  *
  * Why this shape: a greedy decoder picks one token at a time. Answers that each began with their
@@ -143,7 +140,7 @@ export const GOLD_VERDICT = { SUPPORT: "So they support the claim.", CONTRADICT:
 export function goldAnswer(gold: GoldLabels, claimId: string, passages: Array<{ id: string; text: string }>, base: 0 | 1): string | undefined {
   const found = goldRationales(gold, claimId, passages);
   if (!found) return undefined;
-  if (!found.length) return NO_GOLD_PASSAGE;
+  if (!found.length) return NO_ANSWER;
   const statements = found.map((r) => `${r.sentence.replace(/[.!?]+$/, "")} [${r.passage + base}].`);
   return `${GOLD_OPENING} ${statements.join(" ")} ${GOLD_VERDICT[found[0]!.label]}`;
 }

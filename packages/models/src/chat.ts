@@ -41,8 +41,12 @@ export interface ChatOptions {
   jsonSchema?: Record<string, unknown>;
   /** In-process models: penalty on tokens repeated in the last 64 (llama.cpp's repeat penalty; default 1.1, 1 = off). Servers ignore it. */
   repeatPenalty?: number;
-  /** Citation markers allowed: only [base]…[base+count-1]; `required`: at least one, within the first line's first 300 characters. In-process models are held to it by a grammar; servers ignore it. */
-  citations?: { count: number; base: 0 | 1; required?: boolean };
+  /**
+   * Citation markers allowed: only [base]…[base+count-1]; `required`: at least one, within the
+   * first line's first 300 characters, unless the whole answer is `uncited` (the answer that cites
+   * nothing, when the prompt allows one). In-process models are held to it by a grammar; servers ignore it.
+   */
+  citations?: { count: number; base: 0 | 1; required?: boolean; uncited?: string };
   /** The answer is one of these texts (with `jsonSchema`: JSON answers of it). In-process models score each by its probability after the prompt and answer the likeliest (`choiceLogprobs`), in place of generating; servers ignore it. */
   choices?: string[];
 }

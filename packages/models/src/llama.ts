@@ -133,7 +133,7 @@ export function jsonTokenBound(schema: unknown): number {
 }
 
 /** Bumped when how the in-process model is prompted or decoded changes (stops, penalties, formats): part of cache keys. */
-export const LOCAL_CHAT_VERSION = 2;
+export const LOCAL_CHAT_VERSION = 3;
 
 /** Where a plain-text answer ends: Citeflow's prompts end on "Question: …\nAnswer:" (or Query:, Claims:). */
 export const PLAIN_STOPS = ["\n\n", "\nQuestion:", "\nAnswer:"];
@@ -144,12 +144,16 @@ export const CITE_WITHIN = 300;
 /**
  * A GBNF grammar for text whose only bracketed markers are [base]…[base+count-1]; `required`: with
  * at least one of them within CITE_WITHIN characters of the first line (a call gets the tokens to
- * reach it: a token is at least one character).
+ * reach it: a token is at least one character), unless the whole answer is `uncited` (the answer
+ * that cites nothing, when the prompt allows one).
  */
-export function citationGrammar(count: number, base: 0 | 1, required = false): string {
+export function citationGrammar(count: number, base: 0 | 1, required = false, uncited?: string): string {
   const numbers = Array.from({ length: Math.max(count, 1) }, (_, i) => `"${i + base}"`);
   const marker = `"[" (${numbers.join(" | ")}) "]"`;
-  return required ? `root ::= [^\\[\\n]{0,${CITE_WITHIN}} ${marker} ([^\\[] | ${marker})*` : `root ::= ([^\\[] | ${marker})*`;
+  if (!required) return `root ::= ([^\\[] | ${marker})*`;
+  const cited = `[^\\[\\n]{0,${CITE_WITHIN}} ${marker} ([^\\[] | ${marker})*`;
+  // A plain-text answer opens with a space after "Answer:"; after the uncited answer, only the blank line that ends it (PLAIN_STOPS) may follow.
+  return uncited ? `root ::= " "? ${JSON.stringify(uncited)} "\\n"* | ${cited}` : `root ::= ${cited}`;
 }
 
 class LocalChat implements ChatModel {
@@ -205,8 +209,8 @@ class LocalChat implements ChatModel {
     const grammar = schema
       ? await this.grammar(`json:${JSON.stringify(schema)}`, () => this.llama.createGrammarForJsonSchema(schema as never))
       : o.citations
-        ? await this.grammar(`cite:${o.citations.count}:${o.citations.base}:${o.citations.required === true}`, () =>
-            this.llama.createGrammar({ grammar: citationGrammar(o.citations!.count, o.citations!.base, o.citations!.required) }),
+        ? await this.grammar(`cite:${o.citations.count}:${o.citations.base}:${o.citations.required === true}:${o.citations.uncited ?? ""}`, () =>
+            this.llama.createGrammar({ grammar: citationGrammar(o.citations!.count, o.citations!.base, o.citations!.required, o.citations!.uncited) }),
           )
         : undefined;
     const started = performance.now();

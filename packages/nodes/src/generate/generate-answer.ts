@@ -1,4 +1,4 @@
-import { compileTemplate, defineNode, toAnswer, type Passage, type Question, type Services } from "@citeflow/core";
+import { compileTemplate, defineNode, NO_ANSWER, toAnswer, type Passage, type Question, type Services } from "@citeflow/core";
 import { EXTRACTIVE_ID, extractiveAnswer, type ChatMessage } from "@citeflow/models";
 import { z } from "zod";
 import { promptParam } from "../shared/prompts.js";
@@ -37,7 +37,11 @@ export const generateAnswer = defineNode({
     requireCitation: z
       .boolean()
       .default(true)
-      .describe("In-process model, with constrainCitations: the grammar also makes the answer cite at least one passage within its first line's first 300 characters"),
+      .describe("In-process model, with constrainCitations: the grammar also makes the answer cite at least one passage within its first line's first 300 characters, unless it is noAnswer"),
+    noAnswer: z
+      .string()
+      .default(NO_ANSWER)
+      .describe("With requireCitation: the one answer that cites nothing, word for word (what the prompt asks for when the papers do not answer the question); empty: every answer cites"),
   }),
   // Which generator "auto" picks depends on the environment, and the prompt on its file: both are part of the cache key.
   fingerprint: (p, s) => ({ llm: p.generator === "extractive" ? null : s.chatIdentity(p, TYPE), prompt: s.promptIdentity(p.prompt) }),
@@ -53,7 +57,7 @@ export const generateAnswer = defineNode({
       });
       return { answer: toAnswer(text, passages, { base: p.citationBase }) };
     }
-    const constraint = p.constrainCitations && passages.length > 0 ? { citations: { count: passages.length, base: p.citationBase, required: p.requireCitation } } : {};
+    const constraint = p.constrainCitations && passages.length > 0 ? { citations: { count: passages.length, base: p.citationBase, required: p.requireCitation, ...(p.noAnswer ? { uncited: p.noAnswer } : {}) } } : {};
     const r = await callChat(ctx, chat, answerMessages(ctx.services, question, passages, p), p, "model", constraint);
     return { answer: toAnswer(r.text.trim(), passages, { base: p.citationBase }) };
   },
