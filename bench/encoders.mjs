@@ -2,7 +2,10 @@
 // split of SciFact training claims (bench/scifact-heldout.json: no shipped model trained on them):
 //   - NLI: a sentence against itself → SUPPORT (500 corpus sentences); SUPPORT vs CONTRADICT on the
 //     held-out gold rationales; open-retrieval true/false (`citeflow eval scifact --binary`, hybrid
-//     top 3 on the all-MiniLM-L6-v2 store, OpenScholar's setting); pairs/s.
+//     top 3 on the all-MiniLM-L6-v2 store, OpenScholar's setting); pairs/s; as eval.citations' judge:
+//     a gold rationale sentence (copied word for word, as an answer quoting it would) entailed by its
+//     abstract read whole, whole or in 3-sentence windows (premiseWindows, what eval.citations reads),
+//     and, as the control, by the windows of another held-out claim's abstract.
 //   - Reranker: nDCG@10 of hybrid top-100 reranked (hybrid alone is the floor); pairs/s.
 // Peers: the static-vector pair models from $CITEFLOW_MODELS (the previous offline defaults), when
 // that folder has them. Speeds are medians of 5 timed batches of 64 pairs, run alone.
@@ -14,6 +17,7 @@ import { existsSync, mkdtempSync, readFileSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { dirname, join } from "node:path";
 import { fileURLToPath } from "node:url";
+import { premiseWindows } from "@citeflow/eval";
 import { DEFAULT_MODELS, loadNli, loadReranker, modelsDirsFromEnv } from "@citeflow/models";
 import { DATA } from "./paths.mjs";
 
@@ -27,13 +31,12 @@ const claims = readFileSync(join(scifact, "claims_train.jsonl"), "utf8")
   .map((l) => JSON.parse(l))
   .filter((c) => heldIds.has(c.id))
   .slice(0, Number(process.env.CITEFLOW_BENCH_CLAIMS || Infinity));
-const corpus = new Map(
-  readFileSync(join(scifact, "corpus.jsonl"), "utf8")
-    .trim()
-    .split("\n")
-    .map((l) => JSON.parse(l))
-    .map((d) => [String(d.doc_id), d.abstract]),
-);
+const docs = readFileSync(join(scifact, "corpus.jsonl"), "utf8")
+  .trim()
+  .split("\n")
+  .map((l) => JSON.parse(l));
+const corpus = new Map(docs.map((d) => [String(d.doc_id), d.abstract]));
+const titles = new Map(docs.map((d) => [String(d.doc_id), d.title]));
 
 const dirs = modelsDirsFromEnv();
 const have = (id) => dirs.some((d) => existsSync(join(d, id, "config.json")));
@@ -92,6 +95,40 @@ for (const id of only === "rerank" ? [] : nliModels) {
   console.log(`${id.padEnd(30)} ${selfRate.toFixed(3).padStart(12)}  ${scAcc.toFixed(3).padStart(19)}  ${binary.accuracy.toFixed(3).padStart(25)}  ${speed.toFixed(0).padStart(7)}`);
 }
 if (nliRows.length > 1) console.log(`speed ratio ${nliRows[0].id} / ${nliRows[1].id}: ${(nliRows[0].speed / nliRows[1].speed).toFixed(2)}`);
+
+// ── NLI as the citation judge: a quoted rationale sentence against its own abstract, and against another claim's. ──
+const quoted = claims.flatMap((c, k) =>
+  Object.entries(c.evidence).flatMap(([doc, sets]) => {
+    const others = claims.filter((o, j) => j !== k && Object.keys(o.evidence).length && !(doc in o.evidence));
+    const other = Object.keys(others[k % Math.max(others.length, 1)]?.evidence ?? {})[0];
+    const passage = (d) => ({ title: titles.get(d), text: corpus.get(d).join(" ") });
+    return [...new Set(sets.flatMap((s) => s.sentences))].map((i) => ({ sentence: corpus.get(doc)[i], own: passage(doc), other: other && passage(other) }));
+  }),
+);
+if (only !== "rerank" && quoted.length) {
+  console.log(`\nas eval.citations' judge: ${quoted.length} gold rationale sentences of these claims, quoted, against their abstract (entailed: SUPPORT is the likeliest label)`);
+  console.log("NLI model                      abstract whole  whole or a window  control: another claim's abstract");
+  for (const id of nliModels) {
+    const nli = await loadNli(id);
+    const entailed = async (premises, hypothesis) => (await nli.classify(premises.map((premise) => ({ premise, hypothesis })))).some((p) => p.SUPPORT >= p.NO_EVIDENCE && p.SUPPORT >= p.CONTRADICT);
+    let whole = 0,
+      windowed = 0,
+      control = 0,
+      controls = 0;
+    for (const q of quoted) {
+      const all = `${q.own.title}\n${q.own.text}`;
+      const w = (await entailed([all], q.sentence)) ? 1 : 0;
+      whole += w;
+      windowed += w || (await entailed(premiseWindows(q.own), q.sentence)) ? 1 : 0;
+      if (q.other) {
+        controls++;
+        control += (await entailed([`${q.other.title}\n${q.other.text}`, ...premiseWindows(q.other)], q.sentence)) ? 1 : 0;
+      }
+    }
+    const rate = (n, d) => `${n}/${d} (${(n / d).toFixed(3)})`;
+    console.log(`${id.padEnd(30)} ${rate(whole, quoted.length).padStart(14)}  ${rate(windowed, quoted.length).padStart(17)}  ${rate(control, controls).padStart(34)}`);
+  }
+}
 
 // ── Reranker ──
 const queries = join(work, "heldout-queries.jsonl");

@@ -17,6 +17,7 @@
 //   CITEFLOW_BENCH_SUFFICIENCY_CLAIMS=n runs arXivBot's sufficiency check on the first n of them;
 //   CITEFLOW_BENCH_ONLY=quality measures speed and answer quality only: no retrieval, concurrency or templates;
 //   CITEFLOW_BENCH_ONLY=adapter: the adapter's answers and verdicts only;
+//   CITEFLOW_BENCH_ONLY=answers: speed and Verif.ai's answers only (no verification, no sufficiency);
 //   CITEFLOW_BENCH_ONLY=templates: speed and the templates end to end only;
 //   CITEFLOW_BENCH_ADAPTER=<adapter.gguf> measures that adapter instead of the shipped one;
 //   CITEFLOW_BENCH_SPLIT=dev takes the claims from the dev split of the training claims (bench/scifact-dev.json),
@@ -27,7 +28,7 @@ import { tmpdir } from "node:os";
 import { basename, dirname, join } from "node:path";
 import { generatedTokens, loadGraph, parsePassageId, startRun } from "@citeflow/core";
 import { docsInOrder, readQrels, scoreClassification, scoreRetrieval } from "@citeflow/eval";
-import { DEFAULT_ADAPTER, findAdapter, loadEmbedder, loadLocalChat, modelsHome } from "@citeflow/models";
+import { DEFAULT_ADAPTER, DEFAULT_MODELS, findAdapter, loadEmbedder, loadLocalChat, modelsHome } from "@citeflow/models";
 import { configFromEnv, createRegistry, createServices, templatePath } from "@citeflow/nodes";
 import { aggregateVerdicts, sciFactVerificationGraph } from "@citeflow/cli";
 import { LanceStore, hybridSearch, openScholarChunker, readBeirCorpus } from "@citeflow/retrieval";
@@ -202,9 +203,14 @@ for (const name of TEMPLATES ? ["verifai", "core-gpt", "arxivbot", "openscholar"
 }
 
 // ── Quality: Verif.ai's answers three ways; claim verification two ways. ──
+// The citation judge is Citeflow's NLI model, as in the product (pair-nli-scifact, a static-vector model, found 12 of 23
+// sentences an answer copied from its passage entailed by themselves; Citeflow's, 23).
+const CITATION_JUDGE = DEFAULT_MODELS.nli;
 function verifai(answerParams) {
   const doc = template("verifai");
-  doc.nodes.find((n) => n.id === "answer").params = { ...doc.nodes.find((n) => n.id === "answer").params, ...answerParams };
+  const node = (id) => doc.nodes.find((n) => n.id === id);
+  node("answer").params = { ...node("answer").params, ...answerParams };
+  node("citations").params = { ...node("citations").params, model: CITATION_JUDGE };
   return doc;
 }
 // Gemma alone is named by its file; Citeflow's adapter (citeflow train lm) by base+adapter, when installed.
@@ -254,24 +260,25 @@ const verification = [];
 // In-process, verify.llm scores "true" against "false"; each model's threshold on log P(true) − log P(false)
 // was chosen on the dev split's 100 claims (`citeflow eval scifact --judge llm --binary`, which prints it), never here.
 const DEV_THRESHOLD = { base: 0.74, adapter: 3.65 };
-const judges = !QUALITY
-  ? []
-  : [
-      ...(adapterPath
-        ? [
-            [`Gemma 3 270M + ${adapterName} reads the passages`, "llm", `${GGUF}+${adapterPath}`],
-            [`Gemma 3 270M + ${adapterName}, threshold ${DEV_THRESHOLD.adapter} (dev split)`, "llm", `${GGUF}+${adapterPath}`, DEV_THRESHOLD.adapter],
-          ]
-        : []),
-      ...(NAMED ? [[`${NAMED} reads the passages`, "llm", NAMED]] : []),
-      ...(ONLY === "adapter"
-        ? []
-        : [
-            ["Gemma 3 270M reads the passages (OpenScholar)", "llm", GGUF],
-            [`Gemma 3 270M, threshold ${DEV_THRESHOLD.base} (dev split)`, "llm", GGUF, DEV_THRESHOLD.base],
-            ["pair-nli-scifact (NLI, trained on all SciFact train claims)", "nli"],
-          ]),
-    ];
+const judges =
+  !QUALITY || ONLY === "answers"
+    ? []
+    : [
+        ...(adapterPath
+          ? [
+              [`Gemma 3 270M + ${adapterName} reads the passages`, "llm", `${GGUF}+${adapterPath}`],
+              [`Gemma 3 270M + ${adapterName}, threshold ${DEV_THRESHOLD.adapter} (dev split)`, "llm", `${GGUF}+${adapterPath}`, DEV_THRESHOLD.adapter],
+            ]
+          : []),
+        ...(NAMED ? [[`${NAMED} reads the passages`, "llm", NAMED]] : []),
+        ...(ONLY === "adapter"
+          ? []
+          : [
+              ["Gemma 3 270M reads the passages (OpenScholar)", "llm", GGUF],
+              [`Gemma 3 270M, threshold ${DEV_THRESHOLD.base} (dev split)`, "llm", GGUF, DEV_THRESHOLD.base],
+              ["pair-nli-scifact (NLI, trained on all SciFact train claims)", "nli"],
+            ]),
+      ];
 for (const [label, judge, model, threshold] of judges) {
   step(`verification: ${label}`);
   const pairs = [];
@@ -323,8 +330,10 @@ if (TEMPLATES) {
   rows(["template", "mean s", "each", "model calls", "prompt tokens sent", "prompt tokens read (the rest reused)", "tokens generated"], perTemplate);
 }
 if (QUALITY) {
-  console.log(`\nVerif.ai answers on ${heldOut.length} ${SPLIT} claims with evidence (ALCE citation scores, NLI judge pair-nli-scifact):`);
+  console.log(`\nVerif.ai answers on ${heldOut.length} ${SPLIT} claims with evidence (ALCE citation scores, NLI judge ${CITATION_JUDGE}):`);
   rows(["answers from", "precision", "recall", "F1", "hallucinated / answer", "answers citing", "citations on gold papers"], quality);
+}
+if (judges.length) {
   console.log(`\nSciFact binary verification on the same ${heldOut.length} claims, top 3 hybrid passages (always "true" scores ${fmt(alwaysTrue, 3)}):`);
   rows(["judge", "accuracy", "macro-F1", "said true"], verification);
   console.log(`\narXivBot's sufficiency check on the first ${Math.min(SUFFICIENCY_CLAIMS, heldOut.length)} of those claims against gold retrieval (a gold paper among the 3 passages read):`);

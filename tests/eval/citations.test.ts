@@ -1,14 +1,14 @@
 import { describe, expect, it } from "vitest";
 import { toAnswer, type Passage } from "@citeflow/core";
-import { citationScores } from "@citeflow/eval";
+import { citationScores, premiseWindows, WINDOW } from "@citeflow/eval";
 import { doc, run } from "../helpers.js";
 
 const P = (id: string, text: string): Passage => ({ id, title: "", text, metadata: {}, scores: {} });
 const passages = [P("a#0", "ALPHA"), P("b#0", "BETA"), P("c#0", "GAMMA")];
-// A scripted judge: the premise entails the sentence when it holds every capitalised keyword the sentence names.
-const entails = async (premise: string, hypothesis: string) => {
-  const needs = hypothesis.match(/\b(ALPHA|BETA|GAMMA)\b/g) ?? [];
-  return needs.length > 0 && needs.every((k) => premise.includes(k));
+// A scripted judge: a premise entails the sentence when it holds every capitalised keyword the sentence names.
+const entails = async (premises: string[], hypothesis: string) => {
+  const needs = hypothesis.match(/\b(ALPHA|BETA|GAMMA|DELTA)\b/g) ?? [];
+  return needs.length > 0 && premises.some((p) => needs.every((k) => p.includes(k)));
 };
 const long = (s: string) => `${s} ${"x".repeat(50)}`;
 
@@ -26,6 +26,28 @@ describe("citation precision / recall (ALCE rules)", () => {
   it("an unsupported sentence costs recall and all its citations' precision", async () => {
     const a = toAnswer(`${long("GAMMA holds")} [1][2]. ${long("ALPHA holds")} [1].`, passages);
     expect(await citationScores(a, passages, entails)).toMatchObject({ precision: 1 / 3, recall: 0.5 });
+  });
+
+  it("the judge reads the cited passage whole and in windows of 3 sentences under its title", async () => {
+    const text = "ALPHA rose. Then two. Then three. Then four. BETA fell.";
+    const windows = premiseWindows({ title: "DELTA trial", text });
+    expect(windows).toEqual(["DELTA trial\nALPHA rose. Then two. Then three.", "DELTA trial\nThen two. Then three. Then four.", "DELTA trial\nThen three. Then four. BETA fell."]);
+    expect(WINDOW).toBe(3);
+    expect(premiseWindows({ title: "", text: "Short. Text." })).toEqual(["Short. Text."]);
+    const ps = [{ ...P("d#0", text), title: "DELTA trial" }];
+    expect(await citationScores(toAnswer(`${long("In the DELTA trial ALPHA rose")} [1].`, ps), ps, entails)).toMatchObject({ recall: 1 });
+    // The judge also reads the whole passage (ALCE's premise), so this scripted one finds both there.
+    expect(await citationScores(toAnswer(`${long("ALPHA rose and BETA fell")} [1].`, ps), ps, entails)).toMatchObject({ recall: 1 });
+    const seen: string[][] = [];
+    await citationScores(toAnswer(`${long("ALPHA rose")} [1].`, ps), ps, async (premises, h) => (seen.push(premises), entails(premises, h)));
+    expect(seen).toEqual([[`DELTA trial\n${text}`, ...windows]]);
+  });
+
+  it("a sentence is judged by what it states: markers and a reporting frame left out", async () => {
+    const hypotheses: string[] = [];
+    const a = toAnswer(`The papers report: ${long("ALPHA holds")} [1].`, passages);
+    await citationScores(a, passages, async (premises, h) => (hypotheses.push(h), entails(premises, h)));
+    expect(hypotheses).toEqual([long("ALPHA holds") + "."]);
   });
 
   it("short sentences are skipped; an uncited sentence inherits the previous citations; at most 3 count", async () => {

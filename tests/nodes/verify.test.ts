@@ -38,6 +38,11 @@ describe("claims.split (Verif.ai)", () => {
     expect(claims.find((c) => c.passageIds[0] === "2#0")!.text).toContain("Heart disease and coffee intake");
   });
 
+  it("a claim states what its sentence reports, without the reporting frame", async () => {
+    const { claims } = await split("The papers report: Aspirin lowers stroke risk [1]. The authors found that: coffee is fine [2]. Patients: adults over 65 [1].");
+    expect(claims.map((c) => c.text)).toEqual(["Aspirin lowers stroke risk.", "coffee is fine.", "Patients: adults over 65."]);
+  });
+
   it("an answer without citations gives claims with no reference", async () => {
     const { claims, verdicts } = await split("Aspirin is good. Coffee is fine.");
     expect(claims.map((c) => c.passageIds)).toEqual([[], []]);

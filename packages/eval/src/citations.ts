@@ -1,7 +1,7 @@
-import { findCitations, splitSentences, type Answer, type Passage } from "@citeflow/core";
+import { findCitations, splitSentences, statedContent, type Answer, type Passage } from "@citeflow/core";
 
-/** An entailment judge: does `premise` support `hypothesis`? (e.g. an NLI model's SUPPORT label) */
-export type Entails = (premise: string, hypothesis: string) => Promise<boolean>;
+/** An entailment judge: does one of `premises` support `hypothesis`? (e.g. an NLI model's SUPPORT label, on any of them) */
+export type Entails = (premises: string[], hypothesis: string) => Promise<boolean>;
 
 export interface CitationScores {
   precision: number;
@@ -13,24 +13,43 @@ export interface CitationScores {
   citations: number;
 }
 
+/** Sentences a premise window holds (WINDOW: each run of this many consecutive sentences of a passage). */
+export const WINDOW = 3;
+
+/**
+ * What the judge reads of a passage: its title over each run of WINDOW consecutive sentences of its
+ * text (the whole text when it is shorter). SummaC's zero-shot rule: a cross-encoder NLI model sees
+ * a few hundred tokens, so a long passage is judged window by window, and entails a sentence when
+ * one of its windows does. Measured with Citeflow's NLI model on 23 sentences an answer copied
+ * word for word from its passage: the whole abstract entailed 6, a window 22, an unrelated
+ * abstract's windows 1.
+ */
+export function premiseWindows(p: Pick<Passage, "title" | "text">): string[] {
+  const sentences = splitSentences(p.text);
+  const head = p.title ? `${p.title}\n` : "";
+  if (sentences.length <= WINDOW) return [`${head}${p.text}`];
+  return sentences.slice(0, sentences.length - WINDOW + 1).map((_, i) => `${head}${sentences.slice(i, i + WINDOW).join(" ")}`);
+}
+
 /**
  * Citation precision and recall as ALCE / ScholarQABench compute them:
  * sentences under `minLength` (50) characters are skipped; a sentence without citations inherits
  * the previous sentence's; at most `maxCitations` (3) per sentence count.
- * Recall: a sentence counts when its cited passages together entail it.
+ * A sentence is judged by what it states (statedContent: "The papers report: X" by X).
+ * Recall: a sentence counts when its citations entail it: the cited passages joined (ALCE's
+ * premise) or a window of one of them (premiseWindows) does.
  * Precision: citations of a supported sentence count, unless one is irrelevant — it alone does
  * not entail the sentence and the other citations entail it without it (the over-citation rule);
  * citations of an unsupported sentence do not count.
  */
 export async function citationScores(answer: Answer, passages: Passage[], entails: Entails, o: { base?: 0 | 1; minLength?: number; maxCitations?: number } = {}): Promise<CitationScores> {
   const byId = new Map(passages.map((p) => [p.id, p]));
-  const textOf = (ids: string[]) =>
-    ids
-      .flatMap((id) => {
-        const p = byId.get(id);
-        return p ? [`${p.title}\n${p.text}`] : [];
-      })
-      .join("\n");
+  // The cited passages joined (ALCE's premise), then each window of each (a cross-encoder cuts the joined text to its few hundred tokens).
+  const windowsOf = (ids: string[]) => {
+    const ps = ids.flatMap((id) => (byId.has(id) ? [byId.get(id)!] : []));
+    if (ps.length === 0) return [];
+    return [ps.map((p) => `${p.title}\n${p.text}`).join("\n"), ...ps.flatMap((p) => premiseWindows(p))];
+  };
   // Markers number the passages the generator was given, in its order.
   const numbered = answer.allowed.map((id) => ({ id }));
   let previous: string[] = [];
@@ -45,19 +64,20 @@ export async function citationScores(answer: Answer, passages: Passage[], entail
     if (sentence.length < (o.minLength ?? 50)) continue;
     cited = cited.slice(0, o.maxCitations ?? 3);
     sentences++;
-    const claim = sentence.replace(/\s*\[[^\]]*\]/g, "").trim();
-    const all = cited.length > 0 && (await entails(textOf(cited), claim));
+    // What the sentence states: markers out, and a reporting frame ("The papers report: X" states X).
+    const claim = statedContent(sentence.replace(/\s*\[[^\]]*\]/g, "").trim());
+    const all = cited.length > 0 && (await entails(windowsOf(cited), claim));
     if (all) supported++;
     citations += cited.length;
     // As in ALCE: citations of a sentence their union does not support are all imprecise.
     if (!all) continue;
     for (const id of cited) {
-      if (cited.length === 1 || (await entails(textOf([id]), claim))) {
+      if (cited.length === 1 || (await entails(windowsOf([id]), claim))) {
         relevant++;
         continue;
       }
       const others = cited.filter((x) => x !== id);
-      if (!(await entails(textOf(others), claim))) relevant++; // needed by the others: not over-citation
+      if (!(await entails(windowsOf(others), claim))) relevant++; // needed by the others: not over-citation
     }
   }
   const precision = citations ? relevant / citations : 0;

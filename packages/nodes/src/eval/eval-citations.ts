@@ -6,11 +6,11 @@ import { modelParam, modelParams } from "../shared/params.js";
 
 export const evalCitations = defineNode({
   type: "eval.citations",
-  version: 1,
+  version: 2,
   title: "Citation precision / recall / F1",
   family: "eval",
   description:
-    "ALCE-style citation quality with an NLI model as the judge: sentences under 50 characters skipped, uncited sentences inherit the previous citations, at most 3 per sentence, over-citation rule for precision. Also counts hallucinated citations.",
+    "ALCE-style citation quality with an NLI model as the judge: sentences under 50 characters skipped, uncited sentences inherit the previous citations, at most 3 per sentence, over-citation rule for precision; a passage entails a sentence when one of its 3-sentence windows (under its title) does. Also counts hallucinated citations.",
   inputs: { answer: { type: "Answer" }, passages: { type: "Passage[]", description: "The passages the answer could cite (their text is the evidence)" } },
   outputs: { metrics: { type: "Any", description: "{ precision, recall, f1, sentences, citations, hallucinated }" } },
   params: z.object({
@@ -22,10 +22,13 @@ export const evalCitations = defineNode({
   async run(inputs, p, ctx) {
     const answer = inputs.answer;
     const nli = await ctx.services.nli({ id: ctx.services.modelId("nli", p.model), modelsDir: p.modelsDir, dtype: p.dtype });
-    // Entailment: SUPPORT is the most probable label.
-    const entails = async (premise: string, hypothesis: string) => {
-      const [pr] = await nli.classify([{ premise, hypothesis }], { signal: ctx.signal });
-      return pr!.SUPPORT >= pr!.NO_EVIDENCE && pr!.SUPPORT >= pr!.CONTRADICT;
+    // Entailment: SUPPORT is the most probable label, for one of the premises (a passage's windows).
+    const entails = async (premises: string[], hypothesis: string) => {
+      const probs = await nli.classify(
+        premises.map((premise) => ({ premise, hypothesis })),
+        { signal: ctx.signal },
+      );
+      return probs.some((pr) => pr.SUPPORT >= pr.NO_EVIDENCE && pr.SUPPORT >= pr.CONTRADICT);
     };
     const scores = await ctx.span("judge", async (s) => {
       s.set("model", nli.id);

@@ -57,7 +57,8 @@ export const generateAnswer = defineNode({
       });
       return { answer: toAnswer(text, passages, { base: p.citationBase }) };
     }
-    const constraint = p.constrainCitations && passages.length > 0 ? { citations: { count: passages.length, base: p.citationBase, required: p.requireCitation, ...(p.noAnswer ? { uncited: p.noAnswer } : {}) } } : {};
+    const constraint =
+      p.constrainCitations && passages.length > 0 ? { citations: { count: passages.length, base: p.citationBase, required: p.requireCitation, ...(p.noAnswer ? { uncited: p.noAnswer } : {}) } } : {};
     const r = await callChat(ctx, chat, answerMessages(ctx.services, question, passages, p), p, "model", constraint);
     return { answer: toAnswer(r.text.trim(), passages, { base: p.citationBase }) };
   },

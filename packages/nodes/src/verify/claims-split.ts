@@ -1,4 +1,4 @@
-import { bm25Scores, defineNode, findCitations, splitSentences, type Answer, type Claim, type Passage } from "@citeflow/core";
+import { bm25Scores, defineNode, findCitations, splitSentences, statedContent, type Answer, type Claim, type Passage } from "@citeflow/core";
 import { z } from "zod";
 
 interface Sentence {
@@ -29,10 +29,11 @@ const stripMarkers = (s: string) =>
 
 export const claimsSplit = defineNode({
   type: "claims.split",
-  version: 1,
+  version: 2,
   title: "Split into claims",
   family: "verify",
-  description: "Verif.ai's claim split: one claim per sentence and cited id; an uncited sentence joins the neighbour whose cited text it resembles more.",
+  description:
+    'Verif.ai\'s claim split: one claim per sentence and cited id; an uncited sentence joins the neighbour whose cited text it resembles more; a claim states what its sentence does, without a reporting frame ("The papers report: X" claims X).',
   inputs: {
     answer: { type: "Answer" },
     passages: { type: "Passage[]", optional: true, description: "The passages the answer was written from (for the neighbour rule); default: those it cites" },
@@ -70,7 +71,7 @@ export const claimsSplit = defineNode({
     const claims: Claim[] = [];
     const emit = (parts: Sentence[], ids: string[]) => {
       const sorted = [...parts].sort((a, b) => a.start - b.start);
-      const text = stripMarkers(sorted.map((p) => p.text).join(" "));
+      const text = statedContent(stripMarkers(sorted.map((p) => p.text).join(" ")));
       if (!text) return;
       for (const id of ids.length ? ids : [undefined]) claims.push({ id: `c${claims.length + 1}`, text, passageIds: id ? [id] : [], span: [sorted[0]!.start, sorted[sorted.length - 1]!.end] });
     };
