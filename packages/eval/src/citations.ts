@@ -20,9 +20,9 @@ export const WINDOW = 3;
  * What the judge reads of a passage: its title over each run of WINDOW consecutive sentences of its
  * text (the whole text when it is shorter). SummaC's zero-shot rule: a cross-encoder NLI model sees
  * a few hundred tokens, so a long passage is judged window by window, and entails a sentence when
- * one of its windows does. Measured with Citeflow's NLI model on 23 sentences an answer copied
- * word for word from its passage: the whole abstract entailed 6, a window 22, an unrelated
- * abstract's windows 1.
+ * one of its windows does. Measured with Citeflow's NLI model on the 218 gold rationale sentences
+ * of the held-out claims, each quoted against its abstract (bench/encoders.mjs): the abstract read
+ * whole entailed 0.110 of them, whole or in windows 0.683; another claim's abstract, 0.
  */
 export function premiseWindows(p: Pick<Passage, "title" | "text">): string[] {
   const sentences = splitSentences(p.text);
