@@ -43,6 +43,16 @@ describe("claims.split (Verif.ai)", () => {
     expect(claims.map((c) => c.text)).toEqual(["Aspirin lowers stroke risk.", "coffee is fine.", "Patients: adults over 65."]);
   });
 
+  it("an uncited sentence that shares no word with its neighbours' passages stands alone, with no reference", async () => {
+    const { claims, verdicts } = await split("The papers report: Aspirin lowered the rate of stroke in older adults [1]. So they support the claim.");
+    expect(claims.map((c) => [c.text, c.passageIds])).toEqual([
+      ["Aspirin lowered the rate of stroke in older adults.", ["1#0"]],
+      ["So they support the claim.", []],
+    ]);
+    // The cited claim is checked against its passage (by the offline test model here); the verdict sentence has nothing to be checked by.
+    expect(verdicts.map((v) => v.label === "NO_REFERENCE")).toEqual([false, true]);
+  });
+
   it("an answer without citations gives claims with no reference", async () => {
     const { claims, verdicts } = await split("Aspirin is good. Coffee is fine.");
     expect(claims.map((c) => c.passageIds)).toEqual([[], []]);

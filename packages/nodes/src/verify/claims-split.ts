@@ -33,7 +33,7 @@ export const claimsSplit = defineNode({
   title: "Split into claims",
   family: "verify",
   description:
-    'Verif.ai\'s claim split: one claim per sentence and cited id; an uncited sentence joins the neighbour whose cited text it resembles more; a claim states what its sentence does, without a reporting frame ("The papers report: X" claims X).',
+    'Verif.ai\'s claim split: one claim per sentence and cited id; an uncited sentence joins the neighbour whose cited text it resembles more, or stands alone with no passage when it shares no word with either; a claim states what its sentence does, without a reporting frame ("The papers report: X" claims X).',
   inputs: {
     answer: { type: "Answer" },
     passages: { type: "Passage[]", optional: true, description: "The passages the answer was written from (for the neighbour rule); default: those it cites" },
@@ -52,21 +52,22 @@ export const claimsSplit = defineNode({
     const order = answer.allowed.map((id) => ({ id }));
     const sents = sentencesOf(answer, order, params.citationBase);
     const textOf = (ids: string[]) => ids.map((id) => passages.find((p) => p.id === id)?.text ?? "").join(" ");
-    // Each uncited sentence joins its more similar cited neighbour (before or after).
+    // Each uncited sentence joins the cited neighbour (before or after) whose passages share more of
+    // its words; one that shares none with either ("So they support the claim.") is a claim of its
+    // own, with no passage: nothing it cites can check it.
     const groups = sents.map((s) => ({ ...s, parts: [s] }));
     const cited = groups.filter((g) => g.cited.length > 0);
+    const alone: typeof groups = [];
     for (const g of groups) {
       if (g.cited.length > 0 || cited.length === 0) continue;
-      const before = [...cited].reverse().find((c) => c.start < g.start);
-      const after = cited.find((c) => c.start > g.start);
-      const pick =
-        before && after
-          ? (() => {
-              const [sb, sa] = bm25Scores(g.text, [textOf(before.cited) || before.text, textOf(after.cited) || after.text]);
-              return sa! > sb! ? after : before;
-            })()
-          : (before ?? after)!;
-      pick.parts.push(g);
+      const neighbours = [[...cited].reverse().find((c) => c.start < g.start), cited.find((c) => c.start > g.start)].filter((c) => c !== undefined);
+      const scores = bm25Scores(
+        g.text,
+        neighbours.map((c) => textOf(c.cited) || c.text),
+      );
+      const best = scores.indexOf(Math.max(...scores));
+      if (scores[best]! > 0) neighbours[best]!.parts.push(g);
+      else alone.push(g);
     }
     const claims: Claim[] = [];
     const emit = (parts: Sentence[], ids: string[]) => {
@@ -76,7 +77,7 @@ export const claimsSplit = defineNode({
       for (const id of ids.length ? ids : [undefined]) claims.push({ id: `c${claims.length + 1}`, text, passageIds: id ? [id] : [], span: [sorted[0]!.start, sorted[sorted.length - 1]!.end] });
     };
     if (cited.length === 0) for (const s of sents) emit([s], []);
-    else for (const g of cited) emit(g.parts, g.cited);
+    else for (const g of [...cited, ...alone].sort((a, b) => a.start - b.start)) emit(g.parts, g.cited);
     return { claims };
   },
 });
