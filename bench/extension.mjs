@@ -316,7 +316,9 @@ try {
         model.add({ output_type: "display_data", data, metadata: {} });
         while (!cell.node.querySelector(selector)) {
           if (performance.now() - t0 > 30_000)
-            throw new Error(`no ${selector} after 30 s (visibility ${document.visibilityState}, ${model.length} output(s), output HTML starts ${JSON.stringify(cell.outputArea.node.innerHTML.slice(0, 200))})`);
+            throw new Error(
+              `no ${selector} after 30 s (visibility ${document.visibilityState}, ${model.length} output(s), output HTML starts ${JSON.stringify(cell.outputArea.node.innerHTML.slice(0, 200))})`,
+            );
           await new Promise((r) => setTimeout(r, 2));
         }
         return performance.now() - t0;
