@@ -130,24 +130,26 @@ if (only !== "rerank" && quoted.length) {
   }
 }
 
-// ── Reranker ──
-const queries = join(work, "heldout-queries.jsonl");
-writeFileSync(queries, claims.map((c) => JSON.stringify({ id: String(c.id), text: c.claim }) + "\n").join(""));
-const qrels = join(scifact, "qrels_train.tsv");
-const hybrid = cli(["eval", "retrieval", "--store", store, "--queries", queries, "--qrels", qrels, "--mode", "hybrid"]);
-// Each reranker against hybrid alone on the same queries: nDCG@10 of both, B − A and its 95 % paired bootstrap interval.
-console.log(`\nreranker (hybrid top-100 → rerank)   nDCG@10  MRR@10  B − A vs hybrid (95 % interval)  pairs/s`);
-console.log(`${"none (hybrid alone)".padEnd(36)} ${hybrid["ndcg@10"].toFixed(3).padStart(7)}  ${hybrid["mrr@10"].toFixed(3).padStart(6)}`);
-const passages = [...corpus.values()].slice(0, 400).map((a) => a.join(" "));
-const rrRows = [];
-for (const id of only === "nli" ? [] : rerankModels) {
-  // One pass per reranker: the comparison carries B's nDCG@10 and MRR@10 beside the difference.
-  const d = cli(["eval", "retrieval", "--store", store, "--queries", queries, "--qrels", qrels, "--mode", "hybrid", "--compare", "none", id]);
-  const r = d.b.scores;
-  const rr = await loadReranker(id);
-  const speed = await pairsPerSecond((p) => rr.score(claims[0].claim, p), passages);
-  rrRows.push({ id, speed });
-  const diff = `${d.difference >= 0 ? "+" : ""}${d.difference.toFixed(3)} (${d.interval95[0].toFixed(3)} to ${d.interval95[1].toFixed(3)})`;
-  console.log(`${id.padEnd(36)} ${r["ndcg@10"].toFixed(3).padStart(7)}  ${r["mrr@10"].toFixed(3).padStart(6)}  ${diff.padStart(31)}  ${speed.toFixed(0).padStart(7)}`);
+// ── Reranker (all of it skipped with CITEFLOW_BENCH_ONLY=nli) ──
+if (only !== "nli") {
+  const queries = join(work, "heldout-queries.jsonl");
+  writeFileSync(queries, claims.map((c) => JSON.stringify({ id: String(c.id), text: c.claim }) + "\n").join(""));
+  const qrels = join(scifact, "qrels_train.tsv");
+  const hybrid = cli(["eval", "retrieval", "--store", store, "--queries", queries, "--qrels", qrels, "--mode", "hybrid"]);
+  // Each reranker against hybrid alone on the same queries: nDCG@10 of both, B − A and its 95 % paired bootstrap interval.
+  console.log(`\nreranker (hybrid top-100 → rerank)   nDCG@10  MRR@10  B − A vs hybrid (95 % interval)  pairs/s`);
+  console.log(`${"none (hybrid alone)".padEnd(36)} ${hybrid["ndcg@10"].toFixed(3).padStart(7)}  ${hybrid["mrr@10"].toFixed(3).padStart(6)}`);
+  const passages = [...corpus.values()].slice(0, 400).map((a) => a.join(" "));
+  const rrRows = [];
+  for (const id of rerankModels) {
+    // One pass per reranker: the comparison carries B's nDCG@10 and MRR@10 beside the difference.
+    const d = cli(["eval", "retrieval", "--store", store, "--queries", queries, "--qrels", qrels, "--mode", "hybrid", "--compare", "none", id]);
+    const r = d.b.scores;
+    const rr = await loadReranker(id);
+    const speed = await pairsPerSecond((p) => rr.score(claims[0].claim, p), passages);
+    rrRows.push({ id, speed });
+    const diff = `${d.difference >= 0 ? "+" : ""}${d.difference.toFixed(3)} (${d.interval95[0].toFixed(3)} to ${d.interval95[1].toFixed(3)})`;
+    console.log(`${id.padEnd(36)} ${r["ndcg@10"].toFixed(3).padStart(7)}  ${r["mrr@10"].toFixed(3).padStart(6)}  ${diff.padStart(31)}  ${speed.toFixed(0).padStart(7)}`);
+  }
+  if (rrRows.length > 1) console.log(`speed ratio ${rrRows[0].id} / ${rrRows[1].id}: ${(rrRows[0].speed / rrRows[1].speed).toFixed(2)}`);
 }
-if (rrRows.length > 1) console.log(`speed ratio ${rrRows[0].id} / ${rrRows[1].id}: ${(rrRows[0].speed / rrRows[1].speed).toFixed(2)}`);
