@@ -26,8 +26,9 @@ import { execFileSync } from "node:child_process";
 import { existsSync, mkdtempSync, readFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { basename, dirname, join } from "node:path";
-import { generatedTokens, loadGraph, parsePassageId, startRun } from "@citeflow/core";
-import { docsInOrder, readQrels, scoreClassification, scoreRetrieval } from "@citeflow/eval";
+import { generatedTokens, loadGraph, parsePassageId, startRun, toAnswer } from "@citeflow/core";
+import { citationScores, docsInOrder, readQrels, scoreClassification, scoreRetrieval } from "@citeflow/eval";
+import { goldAnswer, readGoldLabels } from "@citeflow/datasets";
 import { DEFAULT_ADAPTER, DEFAULT_MODELS, findAdapter, loadEmbedder, loadLocalChat, modelsHome } from "@citeflow/models";
 import { configFromEnv, createRegistry, createServices, templatePath } from "@citeflow/nodes";
 import { aggregateVerdicts, sciFactVerificationGraph } from "@citeflow/cli";
@@ -206,6 +207,18 @@ for (const name of TEMPLATES ? ["verifai", "core-gpt", "arxivbot", "openscholar"
 // The citation judge is Citeflow's NLI model, as in the product (pair-nli-scifact, static vectors, finds a sentence
 // entailed by itself 0.412 of the time: bench/encoders.mjs).
 const CITATION_JUDGE = DEFAULT_MODELS.nli;
+const goldLabels = readGoldLabels(join(scifact, "claims_train.jsonl"), join(scifact, "corpus.jsonl"));
+/** The gold answer for the passages this run's generator was given, as an Answer. */
+function goldFor(c, r) {
+  const items = r.byId.top.outputs.items;
+  const given = r.byId.answer.outputs.answer.allowed.map((id) => items.find((p) => p.id === id));
+  return toAnswer(goldAnswer(goldLabels, String(c.id), given, 1), given);
+}
+/** eval.citations' judgement, for answers scored outside the graph: SUPPORT the likeliest label for one of the premises. */
+async function judgeEntails(premises, hypothesis) {
+  const nli = await services.nli({ id: services.modelId("nli", CITATION_JUDGE) });
+  return (await nli.classify(premises.map((premise) => ({ premise, hypothesis })))).some((p) => p.SUPPORT >= p.NO_EVIDENCE && p.SUPPORT >= p.CONTRADICT);
+}
 function verifai(answerParams) {
   const doc = template("verifai");
   const node = (id) => doc.nodes.find((n) => n.id === id);
@@ -226,17 +239,19 @@ const ways = !QUALITY
             ["Gemma 3 270M alone, citation grammar, a citation required", verifai({ generator: "llm", model: GGUF, constrainCitations: true, requireCitation: true })],
             ["Gemma 3 270M, free", verifai({ generator: "llm", model: GGUF, constrainCitations: false })],
             ["extractive baseline", verifai({ generator: "extractive" })],
+            // The adapter's training target: the answer SciFact's labels give for the passages the generator was given.
+            ["SciFact's gold answers (the adapter's training target)", verifai({ generator: "extractive" }), goldFor],
           ]),
     ];
 const quality = [];
-for (const [label, doc] of ways) {
+for (const [label, doc, replace] of ways) {
   step(`quality: ${label}`);
   const m = { precision: [], recall: [], f1: [], hallucinated: 0, cited: 0, citations: 0, onGold: 0 };
   for (const c of heldOut) {
     const r = await runTemplate(doc, c.claim);
-    const metrics = r.byId.citations.outputs.metrics;
+    const answer = replace ? replace(c, r) : r.byId.answer.outputs.answer;
+    const metrics = replace ? await citationScores(answer, r.byId.top.outputs.items, judgeEntails) : r.byId.citations.outputs.metrics;
     for (const k of ["precision", "recall", "f1"]) m[k].push(metrics[k]);
-    const answer = r.byId.answer.outputs.answer;
     m.hallucinated += answer.invalidCitations.length;
     m.cited += Object.keys(answer.citations).length > 0 ? 1 : 0;
     // Citations on the papers SciFact gives as this claim's evidence.
