@@ -17,7 +17,7 @@ import { existsSync, mkdtempSync, readFileSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { dirname, join } from "node:path";
 import { fileURLToPath } from "node:url";
-import { premiseWindows } from "@citeflow/eval";
+import { nliEntails, premiseWindows } from "@citeflow/eval";
 import { DEFAULT_MODELS, loadNli, loadReranker, modelsDirsFromEnv } from "@citeflow/models";
 import { DATA } from "./paths.mjs";
 
@@ -110,7 +110,7 @@ if (only !== "rerank" && quoted.length) {
   console.log("NLI model                      abstract whole  whole or a window  control: another claim's abstract");
   for (const id of nliModels) {
     const nli = await loadNli(id);
-    const entailed = async (premises, hypothesis) => (await nli.classify(premises.map((premise) => ({ premise, hypothesis })))).some((p) => p.SUPPORT >= p.NO_EVIDENCE && p.SUPPORT >= p.CONTRADICT);
+    const entailed = nliEntails((pairs) => nli.classify(pairs));
     let whole = 0,
       windowed = 0,
       control = 0,

@@ -27,7 +27,7 @@ import { existsSync, mkdtempSync, readFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { basename, dirname, join } from "node:path";
 import { generatedTokens, loadGraph, parsePassageId, startRun, toAnswer } from "@citeflow/core";
-import { citationScores, docsInOrder, readQrels, scoreClassification, scoreRetrieval } from "@citeflow/eval";
+import { citationScores, docsInOrder, nliEntails, readQrels, scoreClassification, scoreRetrieval } from "@citeflow/eval";
 import { goldAnswer, readGoldLabels } from "@citeflow/datasets";
 import { DEFAULT_ADAPTER, DEFAULT_MODELS, findAdapter, loadEmbedder, loadLocalChat, modelsHome } from "@citeflow/models";
 import { configFromEnv, createRegistry, createServices, templatePath } from "@citeflow/nodes";
@@ -214,11 +214,8 @@ function goldFor(c, r) {
   const given = r.byId.answer.outputs.answer.allowed.map((id) => items.find((p) => p.id === id));
   return toAnswer(goldAnswer(goldLabels, String(c.id), given, 1), given);
 }
-/** eval.citations' judgement, for answers scored outside the graph: SUPPORT the likeliest label for one of the premises. */
-async function judgeEntails(premises, hypothesis) {
-  const nli = await services.nli({ id: services.modelId("nli", CITATION_JUDGE) });
-  return (await nli.classify(premises.map((premise) => ({ premise, hypothesis })))).some((p) => p.SUPPORT >= p.NO_EVIDENCE && p.SUPPORT >= p.CONTRADICT);
-}
+/** eval.citations' judge, for answers scored outside the graph. */
+const judgeEntails = nliEntails(async (pairs) => (await services.nli({ id: services.modelId("nli", CITATION_JUDGE) })).classify(pairs));
 function verifai(answerParams) {
   const doc = template("verifai");
   const node = (id) => doc.nodes.find((n) => n.id === id);

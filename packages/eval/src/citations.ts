@@ -13,6 +13,18 @@ export interface CitationScores {
   citations: number;
 }
 
+/** The label probabilities an NLI model gives a premise and hypothesis. */
+export interface NliProbabilities {
+  SUPPORT: number;
+  NO_EVIDENCE: number;
+  CONTRADICT: number;
+}
+
+/** An NLI model as the judge (eval.citations'): one of the premises entails the hypothesis when SUPPORT is its likeliest label. */
+export function nliEntails(classify: (pairs: Array<{ premise: string; hypothesis: string }>) => Promise<NliProbabilities[]>): Entails {
+  return async (premises, hypothesis) => (await classify(premises.map((premise) => ({ premise, hypothesis })))).some((p) => p.SUPPORT >= p.NO_EVIDENCE && p.SUPPORT >= p.CONTRADICT);
+}
+
 /** Sentences a premise window holds (WINDOW: each run of this many consecutive sentences of a passage). */
 export const WINDOW = 3;
 

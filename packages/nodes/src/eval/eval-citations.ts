@@ -1,5 +1,5 @@
 import { defineNode } from "@citeflow/core";
-import { citationScores } from "@citeflow/eval";
+import { citationScores, nliEntails } from "@citeflow/eval";
 import { DEFAULT_MODELS } from "@citeflow/models";
 import { z } from "zod";
 import { modelParam, modelParams } from "../shared/params.js";
@@ -22,14 +22,7 @@ export const evalCitations = defineNode({
   async run(inputs, p, ctx) {
     const answer = inputs.answer;
     const nli = await ctx.services.nli({ id: ctx.services.modelId("nli", p.model), modelsDir: p.modelsDir, dtype: p.dtype });
-    // Entailment: SUPPORT is the most probable label, for one of the premises (a passage's windows).
-    const entails = async (premises: string[], hypothesis: string) => {
-      const probs = await nli.classify(
-        premises.map((premise) => ({ premise, hypothesis })),
-        { signal: ctx.signal },
-      );
-      return probs.some((pr) => pr.SUPPORT >= pr.NO_EVIDENCE && pr.SUPPORT >= pr.CONTRADICT);
-    };
+    const entails = nliEntails((pairs) => nli.classify(pairs, { signal: ctx.signal }));
     const scores = await ctx.span("judge", async (s) => {
       s.set("model", nli.id);
       return citationScores(answer, inputs.passages, entails, { base: p.citationBase });
