@@ -18,6 +18,7 @@
 //   CITEFLOW_BENCH_ONLY=quality measures speed and answer quality only: no retrieval, concurrency or templates;
 //   CITEFLOW_BENCH_ONLY=adapter: the adapter's answers and verdicts only;
 //   CITEFLOW_BENCH_ONLY=answers: speed and Verif.ai's answers only (no verification, no sufficiency);
+//   CITEFLOW_BENCH_ONLY=sufficiency: speed and arXivBot's sufficiency check only (on dev it prints the threshold that agrees best);
 //   CITEFLOW_BENCH_ONLY=templates: speed and the templates end to end only;
 //   CITEFLOW_BENCH_ADAPTER=<adapter.gguf> measures that adapter instead of the shipped one;
 //   CITEFLOW_BENCH_SPLIT=dev takes the claims from the dev split of the training claims (bench/scifact-dev.json),
@@ -51,6 +52,7 @@ const ONLY = process.env.CITEFLOW_BENCH_ONLY;
 const ALL = ONLY === undefined || ONLY === "";
 const TEMPLATES = ALL || ONLY === "templates";
 const QUALITY = ONLY !== "templates";
+const SUFFICIENCY_ONLY = ONLY === "sufficiency";
 const SPLIT = process.env.CITEFLOW_BENCH_SPLIT === "dev" ? "dev" : "held-out";
 const scifact = join(DATA, "scifact");
 
@@ -173,7 +175,7 @@ async function runTemplate(doc, text) {
   const prompt = usage.reduce((n, u) => n + u.promptTokens, 0);
   const reused = usage.reduce((n, u) => n + (u.cachedPromptTokens ?? 0), 0);
   const answered = generatedTokens(handle.events.items);
-  return { s: (performance.now() - t) / 1000, calls: usage.length, prompt, reused, answered, byId: Object.fromEntries(result.nodes.map((n) => [n.id, n])) };
+  return { s: (performance.now() - t) / 1000, calls: usage.length, prompt, reused, answered, byId: Object.fromEntries(result.nodes.map((n) => [n.id, n])), events: handle.events.items };
 }
 const template = (name) => JSON.parse(readFileSync(templatePath(name), "utf8"));
 const perTemplate = [];
@@ -224,22 +226,25 @@ function verifai(answerParams) {
   return doc;
 }
 // Gemma alone is named by its file; Citeflow's adapter (citeflow train lm) by base+adapter, when installed.
-const ways = !QUALITY
-  ? []
-  : [
-      ...(adapterPath ? [[`Gemma 3 270M + ${adapterName}, citation grammar`, verifai({ generator: "llm", model: `${GGUF}+${adapterPath}`, constrainCitations: true, requireCitation: false })]] : []),
-      ...(adapterPath ? [[`Gemma 3 270M + ${adapterName}, a citation required`, verifai({ generator: "llm", model: `${GGUF}+${adapterPath}`, constrainCitations: true, requireCitation: true })]] : []),
-      ...(NAMED ? [[`${NAMED}, a citation required (held to it in-process)`, verifai({ generator: "llm", model: NAMED, constrainCitations: true, requireCitation: true })]] : []),
-      ...(ONLY === "adapter"
-        ? []
-        : [
-            ["Gemma 3 270M alone, citation grammar, a citation required", verifai({ generator: "llm", model: GGUF, constrainCitations: true, requireCitation: true })],
-            ["Gemma 3 270M, free", verifai({ generator: "llm", model: GGUF, constrainCitations: false })],
-            ["extractive baseline", verifai({ generator: "extractive" })],
-            // The adapter's training target: the answer SciFact's labels give for the passages the generator was given.
-            ["SciFact's gold answers (the adapter's training target)", verifai({ generator: "extractive" }), goldFor],
-          ]),
-    ];
+const ways =
+  !QUALITY || SUFFICIENCY_ONLY
+    ? []
+    : [
+        ...(adapterPath ? [[`Gemma 3 270M + ${adapterName}, citation grammar`, verifai({ generator: "llm", model: `${GGUF}+${adapterPath}`, constrainCitations: true, requireCitation: false })]] : []),
+        ...(adapterPath
+          ? [[`Gemma 3 270M + ${adapterName}, a citation required`, verifai({ generator: "llm", model: `${GGUF}+${adapterPath}`, constrainCitations: true, requireCitation: true })]]
+          : []),
+        ...(NAMED ? [[`${NAMED}, a citation required (held to it in-process)`, verifai({ generator: "llm", model: NAMED, constrainCitations: true, requireCitation: true })]] : []),
+        ...(ONLY === "adapter"
+          ? []
+          : [
+              ["Gemma 3 270M alone, citation grammar, a citation required", verifai({ generator: "llm", model: GGUF, constrainCitations: true, requireCitation: true })],
+              ["Gemma 3 270M, free", verifai({ generator: "llm", model: GGUF, constrainCitations: false })],
+              ["extractive baseline", verifai({ generator: "extractive" })],
+              // The adapter's training target: the answer SciFact's labels give for the passages the generator was given.
+              ["SciFact's gold answers (the adapter's training target)", verifai({ generator: "extractive" }), goldFor],
+            ]),
+      ];
 const quality = [];
 for (const [label, doc, replace] of ways) {
   step(`quality: ${label}`);
@@ -273,7 +278,7 @@ const verification = [];
 // was chosen on the dev split's 100 claims (`citeflow eval scifact --judge llm --binary`, which prints it), never here.
 const DEV_THRESHOLD = { base: 0.74, adapter: 3.65 };
 const judges =
-  !QUALITY || ONLY === "answers"
+  !QUALITY || ONLY === "answers" || SUFFICIENCY_ONLY
     ? []
     : [
         ...(adapterPath
@@ -305,25 +310,49 @@ for (const [label, judge, model, threshold] of judges) {
   verification.push([label, fmt(s.accuracy, 3), fmt(s.macro_f1, 3), `${t}/${pairs.length}`]);
 }
 // arXivBot's sufficiency check against gold retrieval: "sufficient" should mean a paper SciFact gives
-// as the claim's evidence is among the three passages it read.
+// as the claim's evidence is among the three passages it read. In-process, the check scores "enough"
+// against "not" (its threshold's default was chosen on the dev split, never here); the margins also say
+// how well it ranks, whatever the threshold: the chance that a claim whose gold paper was read scores
+// above one whose was not (0.5: no better than chance).
 const sufficiency = [];
-for (const [label, , model] of judges.filter(([, judge, , threshold]) => judge === "llm" && threshold === undefined)) {
+const checkers = !QUALITY || ONLY === "answers" || ONLY === "adapter" ? [] : [["Gemma 3 270M (the default)", GGUF], ...(NAMED ? [[NAMED, NAMED]] : [])];
+for (const [label, model] of checkers) {
   step(`sufficiency: ${label}`);
-  let agree = 0;
-  let said = 0;
-  let held = 0;
-  const asked = heldOut.slice(0, SUFFICIENCY_CLAIMS);
-  for (const c of asked) {
+  const seen = [];
+  for (const c of heldOut.slice(0, SUFFICIENCY_CLAIMS)) {
     const doc = template("arxivbot");
+    // The answer after the check is not measured here.
+    doc.nodes = doc.nodes.filter((n) => !["answer", "citations"].includes(n.id));
+    doc.edges = doc.edges.filter((e) => !/^(answer|citations)\./.test(e.to));
     for (const n of doc.nodes) if (["query.enrich", "claims.extract", "check.sufficiency"].includes(n.type)) n.params = { ...n.params, model };
     const r = await runTemplate(doc, c.claim);
-    const sufficient = r.byId.enough.outputs.decision === "sufficient";
-    const goldRead = r.byId.top3.outputs.items.some((p) => parsePassageId(p.id).docId in (c.evidence ?? {}));
-    agree += sufficient === goldRead ? 1 : 0;
-    said += sufficient ? 1 : 0;
-    held += goldRead ? 1 : 0;
+    const scores = r.events.find((e) => e.type === "span-end" && e.nodeId === "enough" && e.data?.choiceLogprobs)?.data.choiceLogprobs;
+    seen.push({
+      sufficient: r.byId.enough.outputs.decision === "sufficient",
+      goldRead: r.byId.top3.outputs.items.some((p) => parsePassageId(p.id).docId in (c.evidence ?? {})),
+      margin: scores ? scores[0] - scores[1] : undefined,
+    });
   }
-  sufficiency.push([label.replace(" reads the passages", "").replace(" (OpenScholar)", ""), fmt(agree / asked.length, 3), `${said}/${asked.length}`, `${held}/${asked.length}`]);
+  const n = seen.length;
+  const count = (f) => seen.filter(f).length;
+  const margins = seen.every((x) => x.margin !== undefined);
+  const read = seen.filter((x) => x.goldRead);
+  const missed = seen.filter((x) => !x.goldRead);
+  const ranks =
+    margins && read.length && missed.length
+      ? read.reduce((a, x) => a + missed.reduce((b, y) => b + (x.margin > y.margin ? 1 : x.margin === y.margin ? 0.5 : 0), 0), 0) / (read.length * missed.length)
+      : undefined;
+  // The threshold that agrees best on these claims: printed on the dev split, where it is chosen.
+  const agreeAt = (t) => count((x) => x.margin > t === x.goldRead);
+  const chosen = margins && SPLIT === "dev" ? [-Infinity, ...seen.map((x) => x.margin)].reduce((b, t) => (agreeAt(t) > agreeAt(b) ? t : b)) : undefined;
+  sufficiency.push([
+    label,
+    fmt(count((x) => x.sufficient === x.goldRead) / n, 3),
+    `${count((x) => x.sufficient)}/${n}`,
+    `${read.length}/${n}`,
+    ranks !== undefined ? fmt(ranks, 3) : "–",
+    chosen !== undefined ? `${fmt(chosen, 2)} (agreement ${fmt(agreeAt(chosen) / n, 3)})` : "–",
+  ]);
 }
 const alwaysTrue = heldOut.filter((c) => gold(c) === "SUPPORT").length / heldOut.length;
 
@@ -348,8 +377,10 @@ if (QUALITY) {
 if (judges.length) {
   console.log(`\nSciFact binary verification on the same ${heldOut.length} claims, top 3 hybrid passages (always "true" scores ${fmt(alwaysTrue, 3)}):`);
   rows(["judge", "accuracy", "macro-F1", "said true"], verification);
-  console.log(`\narXivBot's sufficiency check on the first ${Math.min(SUFFICIENCY_CLAIMS, heldOut.length)} of those claims against gold retrieval (a gold paper among the 3 passages read):`);
-  rows(["model", "agreement", "said sufficient", "gold paper read"], sufficiency);
+}
+if (sufficiency.length) {
+  console.log(`\narXivBot's sufficiency check on the first ${Math.min(SUFFICIENCY_CLAIMS, heldOut.length)} ${SPLIT} claims against gold retrieval (a gold paper among the 3 passages read):`);
+  rows(["model", "agreement", "said sufficient", "gold paper read", "ranks read above missed", "best threshold here (dev only)"], sufficiency);
 }
 if (minilmScores && staticScores) {
   console.log(`\nretrieval on ${judged.length} judged training claims, nDCG@10 (published bge-small 0.72 and all-MiniLM-L6-v2 0.65 are on SciFact test):`);

@@ -469,7 +469,7 @@ describe("structured nodes' calls (query.enrich, rate.relevance, claims.extract,
       { id: "retrieve", type: "retrieve.lexical", version: 1, params: { k: 3 } },
       { id: "rate", type: "rate.relevance", version: 2, params: {} },
       { id: "claims", type: "claims.extract", version: 2, params: {} },
-      { id: "check", type: "check.sufficiency", version: 2, params: { k: 2 } },
+      { id: "check", type: "check.sufficiency", version: 3, params: { k: 2 } },
     ],
     edges: [
       "question.question -> enrich.question",

@@ -121,6 +121,44 @@ describe("templates on the in-process LLM (Gemma 3 270M GGUF)", { timeout: 300_0
     }
   });
 
+  it("check.sufficiency scores enough against not: the threshold moves the cut, and not enough searches the question itself", async () => {
+    setup();
+    const check = (threshold?: number) => ({
+      citeflow: 1,
+      name: "enough",
+      inputs: { question: { type: "Question" } },
+      nodes: [
+        { id: "question", type: "input.question", params: {} },
+        { id: "retrieve", type: "retrieve.lexical", params: { k: 2 } },
+        { id: "claim", type: "claims.from-question", params: {} },
+        { id: "enough", type: "check.sufficiency", params: { maxTokens: 48, ...(threshold === undefined ? {} : { threshold }) } },
+      ],
+      edges: [
+        "question.question retrieve.question",
+        "question.question claim.question",
+        "retrieve.passages claim.passages",
+        "question.question enough.question",
+        "claim.claims enough.claims",
+        "retrieve.passages enough.passages",
+      ].map((e) => ({ from: e.split(" ")[0]!, to: e.split(" ")[1]! })),
+    });
+    const question = suite.docs[3]!.title;
+    const first = await runIt(check(), question);
+    expect(first.result.status).toBe("ok");
+    const span = modelSpans(first.events).find((e) => (e as { nodeId: string }).nodeId === "enough") as unknown as { data: { choices: string[]; choiceLogprobs: number[] } };
+    expect(span.data.choices).toEqual(['{"reasoning":"","sufficient":true,"query":""}', JSON.stringify({ reasoning: "", sufficient: false, query: question })]);
+    const [yes, no] = span.data.choiceLogprobs;
+    const d = yes! - no!;
+    expect(first.byId.enough!.outputs!.decision).toBe(d > 0 ? "sufficient" : `second hop: ${question}`);
+    for (const [threshold, decision] of [
+      [d + 0.01, `second hop: ${question}`],
+      [d - 0.01, "sufficient"],
+    ] as const) {
+      const r = await runIt(check(threshold), question);
+      expect(r.byId.enough!.outputs!.decision).toBe(decision);
+    }
+  });
+
   it("a run aborted mid-generation resumes: what finished comes from the cache, the answer is generated", async () => {
     setup();
     const cache = new MemoryCache();

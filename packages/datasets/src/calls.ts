@@ -1,6 +1,6 @@
 import { docIdOf, type Claim, type Passage, type Question } from "@citeflow/core";
 import type { ChatMessage } from "@citeflow/models";
-import { CLAIM_MAX_CHARS } from "@citeflow/nodes";
+import { CLAIM_MAX_CHARS, sufficiencyAnswers } from "@citeflow/nodes";
 import type { NodeRecord, SpanRecord, StoredCorrection } from "@citeflow/runstore";
 import type { Provenance, QrelsMap } from "./examples.js";
 import { goldRationales, goldTrue, type GoldLabels } from "./gold.js";
@@ -119,11 +119,8 @@ export function nodeCalls(c: CallContext): CallExample[] {
       // Enough when a passage the claims cite shows a rationale of the labelled claim; else search the question itself.
       const cited = passages.filter((p) => claims.some((x) => x.passageIds.includes(p.id)));
       const found = gold && goldRationales(gold, question.id, cited);
-      const target =
-        found &&
-        (found.length
-          ? form(call.json, { reasoning: "", sufficient: true, query: "" }, "Answer: No.")
-          : form(call.json, { reasoning: "", sufficient: false, query: question.text.slice(0, 200) }, `Answer: ${question.text}`));
+      const answers = sufficiencyAnswers(question.text);
+      const target = found && (found.length ? (call.json ? answers.enough : "Answer: No.") : call.json ? answers.notEnough : `Answer: ${question.text}`);
       out.push(row(c, call, qText, cited, target, target !== undefined ? "labels" : undefined));
       // The second hop's claims, from the passages it found.
       const hop = spans("second hop")[0];

@@ -4,7 +4,8 @@ import { promptParam } from "../shared/prompts.js";
 import { storeParam } from "../shared/params.js";
 import { parseClaimLines } from "./claims-extract.js";
 import { callChat, llmParams } from "../shared/llm.js";
-import { claimsSchema, readClaims, readSufficiency, sufficiencySchema } from "../shared/structured.js";
+import { claimsSchema, readClaims, readSufficiency, sufficiencyAnswers, sufficiencySchema } from "../shared/structured.js";
+import { thresholdParam, twoWay } from "../shared/two-way.js";
 
 /** The last "Answer: …" line: "No." means enough; anything else is the next search query. */
 export function parseSufficiency(text: string): { sufficient: boolean; query?: string } {
@@ -21,11 +22,11 @@ export function parseSufficiency(text: string): { sufficient: boolean; query?: s
 const TYPE = "check.sufficiency";
 export const checkSufficiency = defineNode({
   type: TYPE,
-  version: 2,
+  version: 3,
   title: "Enough? (second hop)",
   family: "generate",
   description:
-    "arXivBot: a chain-of-thought check whether the claims answer the question; if not, its new query is searched (second hop) and the claims from what it finds are added. Without an LLM the check is skipped and says so.",
+    "arXivBot: a chain-of-thought check whether the claims answer the question; if not, its new query is searched (second hop) and the claims from what it finds are added. An in-process model scores the two answers instead of writing one (enough when log P(enough) − log P(not) exceeds `threshold`) and its second hop searches the question. Without an LLM the check is skipped and says so.",
   inputs: { question: { type: "Question" }, claims: { type: "Claim[]" }, passages: { type: "Passage[]" } },
   outputs: {
     claims: { type: "Claim[]", description: "The claims, plus those from the second hop" },
@@ -38,6 +39,7 @@ export const checkSufficiency = defineNode({
     claimsPrompt: promptParam("arxivbot.claims.v1", "Claim extraction prompt for the second hop"),
     store: storeParam,
     k: z.number().int().positive().default(3).describe("Passages the second hop keeps (BM25 over the store)"),
+    threshold: thresholdParam("enough", "not", 0),
   }),
   fingerprint: (p, s) => ({ llm: s.chatIdentity(p, TYPE), prompts: [s.promptIdentity(p.prompt), s.promptIdentity(p.claimsPrompt)] }),
   async run(inputs, p, ctx) {
@@ -47,8 +49,16 @@ export const checkSufficiency = defineNode({
       ctx.log("warn", "sufficiency check skipped: no LLM configured");
       return { claims, passages, decision: "skipped: no LLM configured" };
     }
-    const check = await callChat(ctx, chat, [{ role: "user", content: compileTemplate(ctx.services.prompt(p.prompt)).render({ question, claims }) }], p, "check", { jsonSchema: sufficiencySchema });
-    const verdict = check.structured !== undefined ? readSufficiency(check.structured) : parseSufficiency(check.text);
+    const answers = sufficiencyAnswers(question.text);
+    const check = await callChat(ctx, chat, [{ role: "user", content: compileTemplate(ctx.services.prompt(p.prompt)).render({ question, claims }) }], p, "check", {
+      jsonSchema: sufficiencySchema,
+      ...(chat.constrains ? { choices: [answers.enough, answers.notEnough] } : {}),
+    });
+    const verdict = check.choiceLogprobs
+      ? readSufficiency(JSON.parse(twoWay(check.choiceLogprobs, p.threshold).yes ? answers.enough : answers.notEnough))
+      : check.structured !== undefined
+        ? readSufficiency(check.structured)
+        : parseSufficiency(check.text);
     if (verdict.sufficient) return { claims, passages, decision: "sufficient" };
     return ctx.span("second hop", async (s) => {
       s.set("query", verdict.query);

@@ -77,6 +77,17 @@ export const sufficiencySchema = {
   properties: { reasoning, sufficient: { type: "boolean" }, query: { type: "string", maxLength: 200, description: "the next search query when not sufficient" } },
 } as const;
 
+/**
+ * The two answers to the sufficiency check with no reasoning written: enough, or not enough and
+ * search the question itself. An in-process model scores them; the labelled export's rows teach them.
+ */
+export function sufficiencyAnswers(question: string): { enough: string; notEnough: string } {
+  return {
+    enough: JSON.stringify({ reasoning: "", sufficient: true, query: "" }),
+    notEnough: JSON.stringify({ reasoning: "", sufficient: false, query: question.trim().slice(0, 200) }),
+  };
+}
+
 export function readSufficiency(json: unknown): { sufficient: boolean; query?: string } {
   const { sufficient, query } = read(shapes.sufficiency, json, "sufficiency check");
   const q = query.trim();

@@ -3,6 +3,7 @@ import { z } from "zod";
 import { callChat, chatAndPrompt, llmParams, noChatReason } from "../shared/llm.js";
 import { promptParam } from "../shared/prompts.js";
 import { readTrueFalse, trueFalseSchema } from "../shared/structured.js";
+import { thresholdParam, twoWay } from "../shared/two-way.js";
 
 /** The first "true" or "false" in a reply. */
 export function parseTrueFalse(text: string): boolean {
@@ -15,10 +16,9 @@ export function parseTrueFalse(text: string): boolean {
 const TRUE_FALSE = ['{"answer":"true"}', '{"answer":"false"}'];
 
 /** A verdict from the log-probabilities of "true" and "false": true above the threshold, with P(true) of the two. */
-function scored(claimId: string, [t, f]: number[], threshold: number): Verdict {
-  const d = t! - f!;
-  const pTrue = 1 / (1 + Math.exp(-d));
-  return { claimId, label: d > threshold ? "SUPPORT" : "CONTRADICT", probabilities: { SUPPORT: pTrue, CONTRADICT: 1 - pTrue } };
+function scored(claimId: string, logprobs: number[], threshold: number): Verdict {
+  const { yes, pYes } = twoWay(logprobs, threshold);
+  return { claimId, label: yes ? "SUPPORT" : "CONTRADICT", probabilities: { SUPPORT: pYes, CONTRADICT: 1 - pYes } };
 }
 
 /** A verdict from a generated answer: all its weight on what it said. */
@@ -39,7 +39,7 @@ export const verifyLlm = defineNode({
     ...llmParams,
     maxTokens: z.number().int().positive().default(8),
     prompt: promptParam("openscholar.scifact.v1", "Prompt over claim and passages"),
-    threshold: z.number().default(0).describe("In-process models: true when log P(true) − log P(false) is above this (natural log; 0: the likelier answer). Choose it on claims you do not report on"),
+    threshold: thresholdParam("true", "false", 0),
   }),
   fingerprint: chatAndPrompt(TYPE),
   async run(inputs, p, ctx) {
