@@ -7,7 +7,7 @@ import tseslint from "typescript-eslint";
 // The layers, from each workspace's package.json: a package's sources import only the workspace
 // packages it depends on (never one above it), the editor only core's browser entry and the
 // template files, and core (no I/O) none of Node's file, network or process modules.
-const WORKSPACES = ["core", "models", "retrieval", "runstore", "eval", "nodes", "datasets", "citeflow", "cli"].map((d) => `packages/${d}`).concat(["kernel"]);
+const WORKSPACES = ["core", "models", "retrieval", "runstore", "eval", "nodes", "datasets", "host", "citeflow", "cli"].map((d) => `packages/${d}`).concat(["kernel"]);
 const nameOf = (dir) => JSON.parse(readFileSync(`${dir}/package.json`, "utf8")).name;
 const NAMES = WORKSPACES.map(nameOf);
 const escape = (s) => s.replace(/[.*+?^${}()|[\]\\/]/g, "\\$&");
@@ -64,7 +64,7 @@ const ENV_READERS = [
   "packages/runstore/src/redact.ts", // secrets are found wherever a store is opened, so no front end can forget them
 ];
 const ENV_AT_EDGES = {
-  files: ["core", "models", "retrieval", "runstore", "eval", "nodes", "datasets"].map((d) => `packages/${d}/src/**/*.ts`),
+  files: ["core", "models", "retrieval", "runstore", "eval", "nodes", "datasets", "host"].map((d) => `packages/${d}/src/**/*.ts`),
   ignores: ENV_READERS,
   rules: {
     "no-restricted-properties": [

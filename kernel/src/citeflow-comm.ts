@@ -1,5 +1,6 @@
-import { COMM_VERSION, errorInfo, loadGraph, questionRuns, type CompiledGraph, type Method, type MethodResult, type RunEvent } from "@citeflow/core";
-import { allowEndpoint, defaultRunsDir, services, graph as graphFrom, graphReach, LiveRun, registry, RunStore, templateNames } from "citeflow";
+import { COMM_VERSION, errorInfo, questionRuns, type CompiledGraph, type Method, type GraphDoc, type MethodResult, type RunEvent, type RunHandle } from "@citeflow/core";
+import { allowEndpoint, defaultRunsDir, services, graphReach, registry, RunStore, session, templateNames } from "citeflow";
+import { openGraph } from "@citeflow/host";
 import { exportDataset, FORMATS, type Format } from "@citeflow/datasets";
 import { modelCard } from "@citeflow/models";
 import { catalogueWithModels } from "@citeflow/nodes";
@@ -40,7 +41,7 @@ function slim(e: RunEvent): unknown {
 export function citeflowTarget(comm: Comm, openData: unknown): CommHandler {
   const runsDir = (openData as { runs?: unknown } | undefined)?.runs;
   const store = new RunStore(typeof runsDir === "string" ? runsDir : defaultRunsDir());
-  const runs = new Map<string, LiveRun>();
+  const runs = new Map<string, RunHandle>();
   let current: CompiledGraph | undefined;
 
   const graphOf = (req: Request): CompiledGraph => {
@@ -49,14 +50,15 @@ export function citeflowTarget(comm: Comm, openData: unknown): CommHandler {
       if (!current) throw new RequestError(`"${req.method}": no graph open (send "open" first, or pass "graph")`);
       return current;
     }
-    if (typeof g === "string") return graphFrom(g);
+    if (typeof g === "string") return openGraph(g, registry);
     // A document the editor read from a file: its relative `file:` prompts are read in that file's folder.
     // The Jupyter server may give its root as "~/…".
     const folder = req.folder === undefined ? undefined : need<string>(req, "folder", "string").replace(/^~(?=\/|$)/, homedir());
     if (folder !== undefined && !isAbsolute(folder)) throw new RequestError(`"folder" must be an absolute path, got ${JSON.stringify(folder)}`);
-    return { ...loadGraph(JSON.stringify(g), registry, { source: "comm" }), ...(folder ? { folder } : {}) };
+    if (typeof g !== "object" || g === null) throw new RequestError(`"graph" must be a template name, a file path or a graph document`);
+    return openGraph(g as GraphDoc, registry, folder);
   };
-  const live = (req: Request): LiveRun => {
+  const live = (req: Request): RunHandle => {
     const id = need<string>(req, "runId", "string");
     const r = runs.get(id);
     if (!r) throw new RequestError(`no run "${id}" in progress`);
@@ -89,24 +91,21 @@ export function citeflowTarget(comm: Comm, openData: unknown): CommHandler {
       const inputs = asked
         ? questionRuns(g.doc, { ...(typeof req.question === "string" ? { question: req.question } : {}), ...(Array.isArray(req.questions) ? { questions: req.questions.map(String) } : {}) })[0]!.inputs
         : req.inputs;
-      const r = new LiveRun(g, (inputs ?? {}) as Record<string, unknown>, {
-        runs: store.dir,
-        display: false,
-        ...pick(["to", "from", "only", "force", "overrides", "breakpoints", "step", "concurrency"]),
-      });
+      // The kernel's session, with its services as notebooks in this kernel have configured them now.
+      const r = session(store.dir).start(g, (inputs ?? {}) as Record<string, unknown>, pick(["to", "from", "only", "force", "overrides", "breakpoints", "step", "concurrency"]));
       runs.set(r.runId, r);
       void (async () => {
-        for await (const e of r.handle.events) comm.send({ type: "event", runId: r.runId, event: slim(e) });
-        await r.done.catch(() => undefined);
+        for await (const e of r.events) comm.send({ type: "event", runId: r.runId, event: slim(e) });
+        await r.result.catch(() => undefined);
         runs.delete(r.runId);
       })();
-      return { runId: r.runId, selected: r.handle.selected };
+      return { runId: r.runId, selected: r.selected };
     },
-    step: (req) => (live(req).step(), { pausedAt: live(req).handle.pausedAt ?? null }),
+    step: (req) => (live(req).step(), { pausedAt: live(req).pausedAt ?? null }),
     continue: (req) => (live(req).continue(), null),
-    pause: (req) => (live(req).handle.pause(), null),
-    abort: (req) => (live(req).abort(), null),
-    breakpoints: (req) => (live(req).handle.setBreakpoints(need<string[]>(req, "nodes", "object")), null),
+    pause: (req) => (live(req).pause(), null),
+    abort: (req) => (live(req).abort(new Error("aborted")), null),
+    breakpoints: (req) => (live(req).setBreakpoints(need<string[]>(req, "nodes", "object")), null),
     runs: (req) => store.listRuns().filter((r) => req.graphName === undefined || r.graph === req.graphName),
     record: (req) => {
       const runId = need<string>(req, "runId", "string");
@@ -158,7 +157,7 @@ export function citeflowTarget(comm: Comm, openData: unknown): CommHandler {
       }
     },
     onClose() {
-      for (const r of runs.values()) r.abort("comm closed");
+      for (const r of runs.values()) r.abort(new Error("comm closed"));
     },
   };
 }

@@ -1,5 +1,6 @@
 import { inspect } from "node:util";
-import { abortActiveRuns, richBundle, setDisplaySink, SHOWN_IN, type MimeBundle } from "citeflow";
+import { abortActiveRuns } from "@citeflow/host";
+import { richBundle, setDisplaySink, SHOWN_IN, type MimeBundle } from "citeflow";
 import type * as zmq from "zeromq";
 import type { Channels } from "./channels.js";
 import { CommManager, type Comm } from "./comm.js";

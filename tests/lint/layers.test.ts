@@ -18,6 +18,13 @@ describe("layers", () => {
       expect.stringContaining("@citeflow/core does not depend on @citeflow/models"),
     ]);
     expect(await messages("packages/nodes/src/planted.ts", `import { run } from "citeflow";\nexport const r = run;\n`)).toEqual([expect.stringContaining("does not depend on citeflow")]);
+    // The run host sits below every front end: the CLI runs graphs through it, not through the notebook package.
+    expect(await messages("packages/cli/src/planted.ts", `import { Session } from "citeflow";\nexport const s = Session;\n`)).toEqual([
+      expect.stringContaining("@citeflow/cli does not depend on citeflow"),
+    ]);
+    expect(await messages("packages/host/src/planted.ts", `import { LiveRun } from "citeflow";\nexport const r = LiveRun;\n`)).toEqual([
+      expect.stringContaining("@citeflow/host does not depend on citeflow"),
+    ]);
   });
 
   it("core does no file or network work", async () => {
@@ -37,7 +44,7 @@ describe("layers", () => {
 
   it("the environment is read at the edges: below them process.env fails, except in the files that say why they read it", async () => {
     const planted = `export const where = process.env.CITEFLOW_STORE;\n`;
-    for (const below of ["packages/nodes/src/planted.ts", "packages/retrieval/src/planted.ts", "packages/core/src/planted.ts", "packages/models/src/llama.ts"])
+    for (const below of ["packages/nodes/src/planted.ts", "packages/retrieval/src/planted.ts", "packages/core/src/planted.ts", "packages/host/src/planted.ts", "packages/models/src/llama.ts"])
       expect(await messages(below, planted, "no-restricted-properties"), below).toEqual([expect.stringContaining("read the environment at an edge")]);
     for (const edge of ["packages/cli/src/planted.ts", "kernel/src/planted.ts", "packages/citeflow/src/planted.ts", "packages/runstore/src/redact.ts"])
       expect(await messages(edge, planted, "no-restricted-properties"), edge).toEqual([]);

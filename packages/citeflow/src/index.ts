@@ -5,7 +5,7 @@
  *   const r = await run("verifai", "Vitamin D lowers the risk of fractures.");
  *   r.show("verify");
  */
-export { graph, run, runQuestions, start, session, Run, LiveRun, registry, defaultRunsDir, abortActiveRuns, richBundle, type RunInputs, type StartOptions, type SetOptions } from "./run.js";
+export { graph, run, runQuestions, start, session, Run, LiveRun, registry, defaultRunsDir, richBundle, type RunInputs, type StartOptions, type SetOptions } from "./run.js";
 export {
   bundleFor,
   viewBundle,
@@ -31,7 +31,7 @@ export { sciFactStore, pdfStore, useOfflineModels, languageModel } from "./setup
 export { setDisplaySink, displaySink, showBundle, display, newDisplay, SHOWN_IN, type Display, type DisplaySink, type MimeBundle } from "./display.js";
 export { templateNames, templatePath, createRegistry, builtinNodes, graphReach, type Reach, type ServicesConfig, type ServicesPatch } from "@citeflow/nodes";
 export { services, configure, allowEndpoint } from "./services.js";
-export { Session, type RunRequest } from "./session.js";
+export { Session, abortActiveRuns, type RunRequest } from "@citeflow/host";
 export { RunStore } from "@citeflow/runstore";
 export { dataFolder } from "./setup.js";
 export { questionFromText, loadGraph, saveGraph, defineNode, type Passage, type Answer, type Claim, type Verdict, type Question, type GraphDoc, type CompiledGraph } from "@citeflow/core";

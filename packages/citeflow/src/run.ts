@@ -2,7 +2,6 @@ import { randomBytes } from "node:crypto";
 import {
   evidenceInDocument,
   generatedTokens,
-  loadGraph,
   mapInOrder,
   questionRuns,
   SetTally,
@@ -19,12 +18,12 @@ import {
   type Question,
   type Services,
 } from "@citeflow/core";
-import { CiteflowServices, createRegistry, findGraph, questionsAtOnce } from "@citeflow/nodes";
+import { openGraph, Session } from "@citeflow/host";
+import { CiteflowServices, createRegistry, questionsAtOnce } from "@citeflow/nodes";
 import { renderEvidencePage } from "@citeflow/retrieval";
-import { defaultRunStore, readRegularFile, RunStore, type Correction, type NodeRecord, type RunRecord, type StoredCorrection } from "@citeflow/runstore";
+import { defaultRunStore, RunStore, type Correction, type NodeRecord, type RunRecord, type StoredCorrection } from "@citeflow/runstore";
 import { newDisplay, SHOWN_IN, showBundle, type MimeBundle } from "./display.js";
 import { services } from "./services.js";
-import { Session } from "./session.js";
 import type { Claim, Passage, Verdict } from "@citeflow/core";
 import { bundleFor, previewOutputs, verdictsBundle, viewBundle, VIEW_VERSION, type RunNodeView, type RunView } from "./mime.js";
 
@@ -40,11 +39,9 @@ export function session(runs: string = defaultRunsDir(), withServices: Services 
   return new Session(registry, withServices, runs);
 }
 
-/** A graph from a file path (an existing file wins), a template name (`verifai`, `core-gpt`, `openscholar`, `arxivbot`), or a document. */
+/** A graph from a file path (an existing file wins), a template name (`verifai`, `core-gpt`, `openscholar`, `arxivbot`), or a document (the host's `openGraph`). */
 export function graph(source: string | GraphDoc): CompiledGraph {
-  if (typeof source !== "string") return loadGraph(JSON.stringify(source), registry, { source: `graph "${source.name}"` });
-  const { path, dir } = findGraph(source);
-  return { ...loadGraph(readRegularFile(path), registry, { source: path }), ...(dir ? { folder: dir } : {}) };
+  return openGraph(source, registry);
 }
 
 /** Values for the graph's inputs; a string is the question for a graph with one Question input. */
@@ -60,15 +57,6 @@ export interface StartOptions extends Omit<RunOptions, "cache" | "recorder" | "i
 const BUNDLE = Symbol.for("citeflow.bundle");
 /** Largest JSON size of the outputs put into a run's display payload. */
 const OUTPUT_BUDGET = 2_000_000;
-
-const active = new Set<LiveRun>();
-
-/** Abort every run in progress (the kernel calls this on interrupt). Returns how many. */
-export function abortActiveRuns(reason = "interrupted"): number {
-  const n = active.size;
-  for (const r of active) r.abort(reason);
-  return n;
-}
 
 /** A run in progress: steer it (step, continue, abort), watch it, await `done`. */
 export class LiveRun {
@@ -88,17 +76,14 @@ export class LiveRun {
     readonly options: StartOptions = {},
   ) {
     const { runs, display: _d, services: given, ...request } = options;
-    // A graph read from a file reads its relative `file:` prompts in that file's folder, as `citeflow run` does.
-    const s = session(runs, given ?? (graph.folder ? services().with({ graphDir: graph.folder }) : services()));
+    const s = session(runs, given ?? services());
     this.store = s.store;
     // A question as text → the graph's inputs by the rule the CLI and the editor use too.
     this.handle = s.start(graph, typeof inputs === "string" ? questionRuns(graph.doc, { question: inputs })[0]!.inputs : inputs, request);
     this.#progress = startedRun(this.handle.runId, this.handle.selected);
-    active.add(this);
     const watching = this.#watch();
     this.done = this.handle.result.then(async () => {
       await watching;
-      active.delete(this);
       const run = Run.open(this.handle.runId, this.store.dir);
       if (this.#shown) {
         this.#flush(run.bundle());
@@ -106,7 +91,8 @@ export class LiveRun {
       }
       return run;
     });
-    this.done.catch(() => active.delete(this));
+    // A run nobody awaits must not end the process with an unhandled rejection.
+    this.done.catch(() => undefined);
   }
 
   get runId(): string {

@@ -1,5 +1,5 @@
 import { readFileSync } from "node:fs";
-import { loadGraph, validateGraph, type CompiledGraph, type NodeRegistry, type Problem } from "@citeflow/core";
+import { validateGraph, type CompiledGraph, type NodeRegistry, type Problem } from "@citeflow/core";
 import { FailureError } from "./errors.js";
 
 function read(path: string): string {
@@ -8,10 +8,6 @@ function read(path: string): string {
   } catch (e) {
     throw new FailureError(`cannot read graph ${path}: ${(e as Error).message}`);
   }
-}
-
-export function loadGraphFile(path: string, registry: NodeRegistry): CompiledGraph {
-  return loadGraph(read(path), registry, { source: path });
 }
 
 export function validateGraphFile(path: string, registry: NodeRegistry): { graph?: CompiledGraph; problems: Problem[] } {

@@ -117,7 +117,7 @@ export function buildProgram(registry: NodeRegistry, setCode: (code: number) => 
     .option("--json", "print one JSON summary instead of progress", false)
     .action(async (graph: string, opts) => {
       const g = graphOrTemplate(graph);
-      const session = cliSession(registry, opts.runs, { store: opts.store, graphDir: g.dir, allowEndpoints: opts.allowEndpoint as string[] });
+      const session = cliSession(registry, opts.runs, { store: opts.store, allowEndpoints: opts.allowEndpoint as string[] });
       setCode(await runCommand(g.path, opts, session));
     });
 

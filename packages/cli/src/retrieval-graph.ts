@@ -1,5 +1,5 @@
 import { loadGraph, type CompiledGraph, type NodeRegistry, type Passage } from "@citeflow/core";
-import type { Session } from "citeflow";
+import type { Session } from "@citeflow/host";
 import { FailureError } from "./errors.js";
 
 export interface RetrievalGraphOptions {

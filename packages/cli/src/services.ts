@@ -1,6 +1,6 @@
 import type { NodeRegistry } from "@citeflow/core";
 import { configFromEnv, createServices, type CiteflowServices } from "@citeflow/nodes";
-import { Session } from "citeflow";
+import { Session } from "@citeflow/host";
 import { UsageError } from "./errors.js";
 
 export interface CliServiceOptions {

@@ -4,7 +4,7 @@ import { DEFAULT_MODELS, defaultEmbedder, describeModel, OFFLINE_EMBEDDER } from
 import { describeChat, templatePath } from "@citeflow/nodes";
 import { dataFolder } from "@citeflow/retrieval";
 import { RunStore } from "@citeflow/runstore";
-import { Session } from "citeflow";
+import { Session } from "@citeflow/host";
 import { ingestCommand } from "./ingest.js";
 import { cliServices } from "../services.js";
 import { runWithSummaries } from "./run.js";

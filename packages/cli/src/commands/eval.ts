@@ -1,7 +1,7 @@
 import { readFileSync } from "node:fs";
 import { dirname, resolve } from "node:path";
 import { loadGraph, mapInOrder, type CompiledGraph, type NodeRegistry, type Verdict } from "@citeflow/core";
-import type { Session } from "citeflow";
+import type { Session } from "@citeflow/host";
 import { bestThreshold, docsInOrder, ndcgAt, pairedBootstrap, readQrels, scoreClassification, scoreRetrieval, type PairedDifference } from "@citeflow/eval";
 import { describeModel } from "@citeflow/models";
 import { UsageError } from "../errors.js";

@@ -1,10 +1,9 @@
 import { readFileSync } from "node:fs";
 import { generatedTokens, mapInOrder, QuestionInputError, questionRuns, runMetrics, type CompiledGraph, type QuestionRun, type RunResult } from "@citeflow/core";
-import type { Session } from "citeflow";
+import { openGraph, type Session } from "@citeflow/host";
 import { describeModel } from "@citeflow/models";
 import { chatChoices, CiteflowServices, describeChat, questionsAtOnce } from "@citeflow/nodes";
 import { FailureError, UsageError } from "../errors.js";
-import { loadGraphFile } from "../graphfile.js";
 import { fmtMs, ProgressPrinter, SetProgress } from "../progress.js";
 import { readQuestions } from "../questions.js";
 
@@ -69,7 +68,8 @@ export async function runCommand(graphPath: string, opts: RunCommandOptions, ses
 /** `citeflow run`, also returning one summary per run (a run per question for per-question graphs). */
 export async function runWithSummaries(graphPath: string, opts: RunCommandOptions, session: Session): Promise<{ code: number; summaries: RunSummary[] }> {
   if (opts.question !== undefined && opts.questions !== undefined) throw new UsageError("give --question or --questions, not both");
-  const graph = loadGraphFile(graphPath, session.registry);
+  // Opened as every front end opens a graph: a file keeps its folder, where the session reads its `file:` prompts.
+  const graph = openGraph(graphPath, session.registry);
   for (const w of graph.warnings) process.stderr.write(`warning: node "${w.nodeId}": ${w.message}\n`);
   if (!opts.json) for (const line of modelLines(graph, session)) process.stderr.write(line + "\n");
   const batches = graphInputSets(graph, opts);

@@ -1,0 +1,8 @@
+/**
+ * Citeflow's run host: what every front end (the CLI, the kernel and so the editor, notebooks)
+ * starts runs through. Front ends render; the rules for opening graphs, starting runs and steering
+ * the runs in progress are here, once.
+ */
+export { Session, type RunRequest } from "./session.js";
+export { openGraph } from "./graphs.js";
+export { activeRun, abortActiveRuns } from "./active.js";
