@@ -1,13 +1,14 @@
 import { COMM_VERSION, errorInfo, questionRuns, type CompiledGraph, type Method, type GraphDoc, type MethodResult, type RunEvent, type RunHandle } from "@citeflow/core";
 import { allowEndpoint, defaultRunsDir, services, graphReach, registry, RunStore, session, templateNames } from "citeflow";
 import { openGraph } from "@citeflow/host";
-import { exportDataset, FORMATS, type Format } from "@citeflow/datasets";
+import { FORMATS, type ExportResult, type Format } from "@citeflow/datasets";
 import { modelCard } from "@citeflow/models";
 import { catalogueWithModels } from "@citeflow/nodes";
 import { renderEvidencePage } from "@citeflow/retrieval";
 import { homedir } from "node:os";
 import { isAbsolute, resolve } from "node:path";
 import type { Comm, CommHandler } from "./comm.js";
+import { StoreThread } from "./store-jobs.js";
 
 type Request = { id?: string | number; method?: string } & Record<string, unknown>;
 
@@ -40,7 +41,8 @@ function slim(e: RunEvent): unknown {
  */
 export function citeflowTarget(comm: Comm, openData: unknown): CommHandler {
   const runsDir = (openData as { runs?: unknown } | undefined)?.runs;
-  const store = new RunStore(typeof runsDir === "string" ? runsDir : defaultRunsDir());
+  const storeDir = new RunStore(typeof runsDir === "string" ? runsDir : defaultRunsDir()).dir;
+  const files = new StoreThread();
   const runs = new Map<string, RunHandle>();
   let current: CompiledGraph | undefined;
 
@@ -67,7 +69,7 @@ export function citeflowTarget(comm: Comm, openData: unknown): CommHandler {
 
   // Typed by the protocol's results; every parameter is still checked here, since a message is input.
   const methods: { [M in Method]: (req: Request) => MethodResult<M> | Promise<MethodResult<M>> } = {
-    hello: () => ({ version: COMM_VERSION, runStore: store.dir, templates: templateNames(), exportFormats: FORMATS }),
+    hello: () => ({ version: COMM_VERSION, runStore: storeDir, templates: templateNames(), exportFormats: FORMATS }),
     // Model params offer the installed models of their kind (catalogueWithModels).
     catalogue: () => catalogueWithModels(registry, services().config.modelsDirs),
     // What a graph would reach outside the process (servers, files), each allowed or not.
@@ -92,7 +94,7 @@ export function citeflowTarget(comm: Comm, openData: unknown): CommHandler {
         ? questionRuns(g.doc, { ...(typeof req.question === "string" ? { question: req.question } : {}), ...(Array.isArray(req.questions) ? { questions: req.questions.map(String) } : {}) })[0]!.inputs
         : req.inputs;
       // The kernel's session, with its services as notebooks in this kernel have configured them now.
-      const r = session(store.dir).start(g, (inputs ?? {}) as Record<string, unknown>, pick(["to", "from", "only", "force", "overrides", "breakpoints", "step", "concurrency"]));
+      const r = session(storeDir).start(g, (inputs ?? {}) as Record<string, unknown>, pick(["to", "from", "only", "force", "overrides", "breakpoints", "step", "concurrency"]));
       runs.set(r.runId, r);
       void (async () => {
         for await (const e of r.events) comm.send({ type: "event", runId: r.runId, event: slim(e) });
@@ -106,14 +108,19 @@ export function citeflowTarget(comm: Comm, openData: unknown): CommHandler {
     pause: (req) => (live(req).pause(), null),
     abort: (req) => (live(req).abort(new Error("aborted")), null),
     breakpoints: (req) => (live(req).setBreakpoints(need<string[]>(req, "nodes", "object")), null),
-    runs: (req) => store.listRuns().filter((r) => req.graphName === undefined || r.graph === req.graphName),
-    record: (req) => {
-      const runId = need<string>(req, "runId", "string");
-      return { ...store.readRunInline(runId), corrections: store.corrections(runId) };
-    },
-    output: (req) => store.nodeOutput(need<string>(req, "runId", "string"), need<string>(req, "nodeId", "string"), typeof req.port === "string" ? req.port : undefined),
-    correct: (req) => store.correct(need<string>(req, "runId", "string"), need(req, "correction", "object")),
-    diff: (req) => store.diff(need<string>(req, "a", "string"), need<string>(req, "b", "string")),
+    // File work on the store's thread: the kernel keeps answering while it reads and writes.
+    runs: async (req) => (await files.run<MethodResult<"runs">>({ kind: "runs", runs: storeDir })).filter((r) => req.graphName === undefined || r.graph === req.graphName),
+    record: (req) => files.run({ kind: "record", runs: storeDir, runId: need<string>(req, "runId", "string") }),
+    output: (req) =>
+      files.run({
+        kind: "output",
+        runs: storeDir,
+        runId: need<string>(req, "runId", "string"),
+        nodeId: need<string>(req, "nodeId", "string"),
+        port: typeof req.port === "string" ? req.port : undefined,
+      }),
+    correct: (req) => files.run({ kind: "correct", runs: storeDir, runId: need<string>(req, "runId", "string"), correction: need(req, "correction", "object") }),
+    diff: (req) => files.run({ kind: "diff", runs: storeDir, a: need<string>(req, "a", "string"), b: need<string>(req, "b", "string") }),
     modelCard: (req) => modelCard(need<string>(req, "model", "string"), services().config.modelsDirs) ?? null,
     // A PDF passage's page with a span of its text marked (a verdict's evidence), as base64 PNG.
     evidencePage: async (req) => {
@@ -126,11 +133,14 @@ export function citeflowTarget(comm: Comm, openData: unknown): CommHandler {
       });
       return { page: r.page, png: Buffer.from(r.png).toString("base64"), width: r.width, height: r.height, boxes: r.boxes };
     },
-    export: (req) => {
+    export: async (req) => {
       const format = need<string>(req, "format", "string") as Format;
       const out = resolve(need<string>(req, "out", "string"));
       const opts = Object.fromEntries(["split", "seed", "metadata", "runIds", "parquet"].filter((k) => req[k] !== undefined).map((k) => [k, req[k]]));
-      const result = exportDataset({ runs: store.dir, services: services(), format, out, ...opts, command: `citeflow export --runs ${store.dir} --format ${format} --out ${out}` });
+      const result = await files.run<ExportResult>({
+        kind: "export",
+        options: { runs: storeDir, config: services().config, format, out, ...opts, command: `citeflow export --runs ${storeDir} --format ${format} --out ${out}` },
+      });
       return { out, ...result };
     },
   };
@@ -158,6 +168,7 @@ export function citeflowTarget(comm: Comm, openData: unknown): CommHandler {
     },
     onClose() {
       for (const r of runs.values()) r.abort(new Error("comm closed"));
+      void files.close();
     },
   };
 }
