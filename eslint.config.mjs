@@ -58,9 +58,6 @@ const EDITOR_LAYER = {
 // layers below a configuration. The files listed still read it below the edges, each for a reason
 // given there; a new reading anywhere else fails the lint.
 const ENV_READERS = [
-  "packages/models/src/resolve.ts", // the models folders and home, for callers that give none
-  "packages/models/src/card.ts", // describeModel's folders, for callers that give none
-  "packages/models/src/openai-client.ts", // the SDK's own default server and key
   "packages/runstore/src/redact.ts", // secrets are found wherever a store is opened, so no front end can forget them
 ];
 const ENV_AT_EDGES = {

@@ -38,7 +38,7 @@ const docs = readFileSync(join(scifact, "corpus.jsonl"), "utf8")
 const corpus = new Map(docs.map((d) => [String(d.doc_id), d.abstract]));
 const titles = new Map(docs.map((d) => [String(d.doc_id), d.title]));
 
-const dirs = modelsDirsFromEnv();
+const dirs = modelsDirsFromEnv(process.env);
 const have = (id) => dirs.some((d) => existsSync(join(d, id, "config.json")));
 const nliModels = [DEFAULT_MODELS.nli, "pair-nli-scifact"].filter(have);
 const rerankModels = [DEFAULT_MODELS.reranker, "pair-rerank-scifact"].filter(have);
@@ -84,7 +84,7 @@ console.log(
 if (only !== "rerank") console.log("NLI model                      self→SUPPORT  S vs C (rationales)  true/false open retrieval  pairs/s");
 const nliRows = [];
 for (const id of only === "rerank" ? [] : nliModels) {
-  const nli = await loadNli(id);
+  const nli = await loadNli(id, { modelsDirs: dirs });
   const self = await nli.classify(sentences.map((s) => ({ premise: s, hypothesis: s })));
   const selfRate = self.filter((p) => p.SUPPORT >= p.NO_EVIDENCE && p.SUPPORT >= p.CONTRADICT).length / self.length;
   const sc = await nli.classify(rationales);
@@ -109,7 +109,7 @@ if (only !== "rerank" && quoted.length) {
   console.log(`\nas eval.citations' judge: ${quoted.length} gold rationale sentences of these claims, quoted, against their abstract (entailed: SUPPORT is the likeliest label)`);
   console.log("NLI model                      abstract whole  whole or a window  control: another claim's abstract");
   for (const id of nliModels) {
-    const nli = await loadNli(id);
+    const nli = await loadNli(id, { modelsDirs: dirs });
     const entailed = nliEntails((pairs) => nli.classify(pairs));
     let whole = 0,
       windowed = 0,
@@ -145,7 +145,7 @@ if (only !== "nli") {
     // One pass per reranker: the comparison carries B's nDCG@10 and MRR@10 beside the difference.
     const d = cli(["eval", "retrieval", "--store", store, "--queries", queries, "--qrels", qrels, "--mode", "hybrid", "--compare", "none", id]);
     const r = d.b.scores;
-    const rr = await loadReranker(id);
+    const rr = await loadReranker(id, { modelsDirs: dirs });
     const speed = await pairsPerSecond((p) => rr.score(claims[0].claim, p), passages);
     rrRows.push({ id, speed });
     const diff = `${d.difference >= 0 ? "+" : ""}${d.difference.toFixed(3)} (${d.interval95[0].toFixed(3)} to ${d.interval95[1].toFixed(3)})`;

@@ -13,7 +13,7 @@ import { readBeirCorpus } from "@citeflow/retrieval";
 import { copyBandwidth } from "./bandwidth.mjs";
 import { DATA } from "./paths.mjs";
 
-const GGUF = join(modelsHome(), "gemma-3-270m-q4_k_m.gguf");
+const GGUF = join(modelsHome(process.env), "gemma-3-270m-q4_k_m.gguf");
 const REPEATS = Number(process.env.CITEFLOW_BENCH_REPEATS || 4);
 const median = (xs) => [...xs].sort((a, b) => a - b)[Math.floor(xs.length / 2)];
 const fmt = (x, d = 1) => x.toFixed(d);

@@ -31,22 +31,22 @@ describe("a chat model named by a hub URI", { timeout: 120_000 }, () => {
       createReadStream(GEMMA, { start, end }).pipe(res);
     });
     process.env.HF_ENDPOINT = `${server.url}/`;
-    process.env.CITEFLOW_MODELS_HOME = tempDir();
+    const home = tempDir();
     const uri = "hf:acme/gemma-gguf/gemma-3-270m-q4_k_m.gguf";
 
-    await expect(hubGguf(uri, false)).rejects.toThrow(GgufNotFoundError);
-    await expect(hubGguf(uri, false)).rejects.toThrow(/CITEFLOW_ALLOW_DOWNLOADS=1/);
+    await expect(hubGguf(uri, false, home)).rejects.toThrow(GgufNotFoundError);
+    await expect(hubGguf(uri, false, home)).rejects.toThrow(/CITEFLOW_ALLOW_DOWNLOADS=1/);
     expect(server.requests.filter((r) => r.method === "GET")).toHaveLength(0);
 
-    const path = await hubGguf(uri, true);
-    expect(path.startsWith(process.env.CITEFLOW_MODELS_HOME)).toBe(true);
+    const path = await hubGguf(uri, true, home);
+    expect(path.startsWith(home)).toBe(true);
     expect(statSync(path).size).toBe(size);
     const gets = server.requests.filter((r) => r.method === "GET").length;
-    expect(await hubGguf(uri, false)).toBe(path); // there now: no download
+    expect(await hubGguf(uri, false, home)).toBe(path); // there now: no download
     expect(server.requests.filter((r) => r.method === "GET")).toHaveLength(gets);
     const r = await (await loadLocalChat(path)).chat([{ role: "user", content: "Question: What is the capital of France?\nAnswer:" }], { maxTokens: 8 });
     expect(r.usage!.completionTokens).toBeGreaterThan(0);
 
-    await expect(hubGguf("hf:acme/missing/none.gguf", true)).rejects.toThrow(/downloading chat model hf:acme\/missing\/none\.gguf into .* failed/);
+    await expect(hubGguf("hf:acme/missing/none.gguf", true, home)).rejects.toThrow(/downloading chat model hf:acme\/missing\/none\.gguf into .* failed/);
   });
 });

@@ -32,7 +32,7 @@ describe("model resolution", () => {
       expect(msg).toContain("downloads are off");
       expect(msg).toContain("CITEFLOW_MODELS");
     }
-    expect(() => resolveModel("../etc")).toThrow(/not a model id/);
+    expect(() => resolveModel("../etc", { modelsDirs: [] })).toThrow(/not a model id/);
   });
 
   it("loading a missing model fails with that error", async () => {

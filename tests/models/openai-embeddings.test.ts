@@ -29,22 +29,25 @@ describe("OpenAI-compatible embeddings", () => {
     expect(Math.hypot(...out[1]!)).toBeCloseTo(1, 6);
   });
 
-  it("$OPENAI_API_KEY goes only to $OPENAI_BASE_URL: another baseURL gets the request without it", async () => {
+  it("reads nothing from the environment: $OPENAI_BASE_URL, $OPENAI_API_KEY and $OPENAI_ORG_ID reach no server; a key given goes to the server given", async () => {
     server = await loopback((req, res) => json(res, 200, vectors(req.body.input)));
     const other = await loopback((req, res) => json(res, 200, vectors(req.body.input)));
-    const saved = { url: process.env.OPENAI_BASE_URL, key: process.env.OPENAI_API_KEY };
+    const saved = { url: process.env.OPENAI_BASE_URL, key: process.env.OPENAI_API_KEY, org: process.env.OPENAI_ORG_ID };
     process.env.OPENAI_BASE_URL = `${server.url}/v1`;
     process.env.OPENAI_API_KEY = KEY;
+    process.env.OPENAI_ORG_ID = "org-secret";
     try {
-      await openAIEmbedder({ model: "emb" }).embed(["a"]);
       await openAIEmbedder({ model: "emb", baseURL: `${other.url}/v1` }).embed(["a"]);
-      expect(server.requests[0]!.headers.authorization).toBe(`Bearer ${KEY}`);
-      expect(other.requests).toHaveLength(1);
-      expect(JSON.stringify(other.requests[0]!.headers)).not.toContain(KEY);
+      await openAIEmbedder({ model: "emb", baseURL: `${other.url}/v1`, apiKey: "given" }).embed(["a"]);
+      expect(server.requests).toHaveLength(0);
+      expect(other.requests).toHaveLength(2);
+      for (const r of other.requests) expect(JSON.stringify(r.headers)).not.toMatch(new RegExp(`${KEY}|org-secret`));
+      expect(other.requests.map((r) => r.headers.authorization)).toEqual(["Bearer no-key", "Bearer given"]);
     } finally {
       for (const [k, v] of [
         ["OPENAI_BASE_URL", saved.url],
         ["OPENAI_API_KEY", saved.key],
+        ["OPENAI_ORG_ID", saved.org],
       ] as const)
         if (v === undefined) delete process.env[k];
         else process.env[k] = v;

@@ -1,6 +1,6 @@
 import { existsSync, readFileSync } from "node:fs";
 import { basename, join } from "node:path";
-import { DEFAULT_MODELS, defaultEmbedder, describeModel, loadEmbedder, OFFLINE_EMBEDDER } from "@citeflow/models";
+import { DEFAULT_MODELS, defaultEmbedder, describeModel, OFFLINE_EMBEDDER } from "@citeflow/models";
 import { describeChat } from "@citeflow/nodes";
 import { dataFolder as dataFolderIn, LanceStore, newTally, openScholarChunker, pdfDocuments, readBeirCorpus, type ReadProblem, type SourceTally } from "@citeflow/retrieval";
 import { defaultRunsDir } from "./run.js";
@@ -26,7 +26,7 @@ export function useOfflineModels(): { nli?: string; reranker?: string } {
   offer("nli", "CITEFLOW_NLI_MODEL", "pair-nli-scifact");
   offer("reranker", "CITEFLOW_RERANK_MODEL", "pair-rerank-scifact");
   configure({ models: set });
-  for (const [kind, id] of Object.entries(set)) process.stderr.write(`${kind}: ${describeModel(id)}\n`);
+  for (const [kind, id] of Object.entries(set)) process.stderr.write(`${kind}: ${describeModel(id, modelsDirs)}\n`);
   return set;
 }
 
@@ -42,7 +42,7 @@ export async function sciFactStore(options: { runs?: string; onProgress?: (docum
   if (!data) throw new Error("sciFactStore reads scifact/corpus.jsonl from $CITEFLOW_DATA or the data shipped with a Citeflow checkout: set CITEFLOW_DATA to a data folder");
   const corpus = join(data.dir, "scifact", "corpus.jsonl");
   if (!existsSync(corpus)) throw new Error(`no ${corpus} (the data folder from ${data.from})`);
-  const embedderId = defaultEmbedder();
+  const embedderId = defaultEmbedder(process.env);
   const prepared = process.env.CITEFLOW_STORE;
   if (prepared && (await holdsSciFact(prepared, corpus))) {
     configure({ store: prepared });
@@ -51,7 +51,7 @@ export async function sciFactStore(options: { runs?: string; onProgress?: (docum
   const dir = join(options.runs ?? defaultRunsDir(), "stores", `scifact-${basename(embedderId)}`);
   const store = await LanceStore.open(dir);
   const onProgress = options.onProgress ?? ((n: number) => process.stderr.write(`sciFactStore: ${n} of 5,183 abstracts indexed in ${dir}\n`));
-  const embedder = await loadEmbedder(embedderId);
+  const embedder = await services().embedder({ id: embedderId, modelsDir: "", dtype: "fp32" });
   await store.ingest(readBeirCorpus(corpus), {
     chunker: openScholarChunker(),
     chunkerName: "openscholar-256",
@@ -80,14 +80,14 @@ async function holdsSciFact(dir: string, corpus: string): Promise<boolean> {
  * store's folder, what was read, and every file left out with the reason.
  */
 export async function pdfStore(path: string, options: { store?: string; runs?: string } = {}): Promise<{ store: string; tally: SourceTally; problems: ReadProblem[] }> {
-  const embedderId = defaultEmbedder();
+  const embedderId = defaultEmbedder(process.env);
   const dir = options.store ?? join(options.runs ?? defaultRunsDir(), "stores", `pdf-${basename(path).replace(/\.pdf$/i, "")}-${basename(embedderId)}`);
   const store = await LanceStore.open(dir);
   const report = { read: 0, problems: [] as ReadProblem[] };
   const tally = newTally();
   const docs = await pdfDocuments(path, store, report, tally);
   try {
-    await store.ingest(docs, { chunker: openScholarChunker(), chunkerName: "openscholar-256", embedder: await loadEmbedder(embedderId) });
+    await store.ingest(docs, { chunker: openScholarChunker(), chunkerName: "openscholar-256", embedder: await services().embedder({ id: embedderId, modelsDir: "", dtype: "fp32" }) });
   } catch (e) {
     if (report.read > 0 || report.problems.length === 0) throw e;
     throw new Error(`no PDF of ${path} could be read:\n${report.problems.map((p) => `  ${p.file}: ${p.message}`).join("\n")}`, { cause: e });

@@ -2,7 +2,6 @@ import { createHash } from "node:crypto";
 import { existsSync, readFileSync, statSync } from "node:fs";
 import { isAbsolute, join, resolve } from "node:path";
 import { checkGgufHeader } from "./gguf.js";
-import { modelsDirsFromEnv } from "./resolve.js";
 
 /**
  * LoRA adapters for the in-process model: llama.cpp GGUF adapters (`citeflow train lm` writes
@@ -22,7 +21,7 @@ export function splitAdapter(name: string): { base: string; adapter?: string } {
 }
 
 /** The adapter file an id or path names, or undefined; `required` makes that an error naming every place looked. */
-export function findAdapter(id: string, dirs: string[] = modelsDirsFromEnv(), required = false): string | undefined {
+export function findAdapter(id: string, dirs: string[], required = false): string | undefined {
   const looked: string[] = [];
   const candidates = isAbsolute(id) || id.startsWith(".") || id.toLowerCase().endsWith(".gguf") ? [resolve(id)] : dirs.map((d) => join(resolve(d), id, "adapter.gguf"));
   for (const p of candidates) {

@@ -2,7 +2,7 @@ import { existsSync, readFileSync, statSync } from "node:fs";
 import { join, resolve } from "node:path";
 import { adapterCard, findAdapter, splitAdapter } from "./adapter.js";
 import { DEFAULT_MODELS } from "./interfaces.js";
-import { modelsDirsFromEnv, resolveModel } from "./resolve.js";
+import { resolveModel } from "./resolve.js";
 
 /** A trained model's card, read for showing: where it is, what it says of itself, and its table rows (base, data, command, commit, held-out scores…). */
 export interface ModelCard {
@@ -21,7 +21,7 @@ const CARD_BYTES = 64 * 1024;
  * adapter.gguf); for a model id, README.md in its folder when SHA256SUMS is there too (the two
  * files `citeflow train` writes with every model it makes). Undefined for a model without one.
  */
-export function modelCardPath(name: string, dirs: string[] = modelsDirsFromEnv()): string | undefined {
+export function modelCardPath(name: string, dirs: string[]): string | undefined {
   const { adapter } = splitAdapter(name);
   if (adapter) {
     const path = findAdapter(adapter, dirs);
@@ -64,7 +64,7 @@ export function parseCard(text: string): Omit<ModelCard, "path"> {
 }
 
 /** The card of a model, read and parsed, or undefined when it has none. */
-export function modelCard(name: string, dirs: string[] = modelsDirsFromEnv()): ModelCard | undefined {
+export function modelCard(name: string, dirs: string[]): ModelCard | undefined {
   const path = modelCardPath(name, dirs);
   if (!path || !statSync(path).isFile()) return undefined;
   const text = readFileSync(path).subarray(0, CARD_BYTES).toString("utf8");
@@ -75,10 +75,10 @@ export function modelCard(name: string, dirs: string[] = modelsDirsFromEnv()): M
  * How a model is named in what the product prints: its id, and for a model with a card
  * (Citeflow's trained models) where the card is. Missing models are said to be missing.
  */
-export function describeModel(id: string, env: NodeJS.ProcessEnv = process.env): string {
+export function describeModel(id: string, dirs: string[]): string {
   try {
-    resolveModel(id, { modelsDirs: modelsDirsFromEnv(env), allowDownloads: false });
-    const card = modelCardPath(id, modelsDirsFromEnv(env));
+    resolveModel(id, { modelsDirs: dirs, allowDownloads: false });
+    const card = modelCardPath(id, dirs);
     return card ? `${id} (trained by Citeflow; card: ${card})` : id;
   } catch {
     // `npm run models` installs the default embedder and Citeflow's own models; nothing else.

@@ -69,9 +69,9 @@ export interface ChatModel {
 
 export interface OpenAIChatOptions {
   model: string;
-  /** Default: $OPENAI_BASE_URL, else the SDK's default. */
+  /** The server; default OpenAI's API. Not read from the environment: nodes' services pass the configured one. */
   baseURL?: string;
-  /** Default: $OPENAI_API_KEY, sent only to $OPENAI_BASE_URL (`keyFor`). Never recorded. */
+  /** The key sent to `baseURL` (none: "no-key"); the services give it only to the server it was configured for (`keyFor`). Never recorded. */
   apiKey?: string;
   /** Per-request timeout in ms (default 120 000). */
   timeoutMs?: number;

@@ -6,7 +6,6 @@ import type { ChatMessage, ChatModel, ChatOptions, ChatResult } from "./chat.js"
 import { checkAdapter } from "./adapter.js";
 import { checkGgufHeader } from "./gguf.js";
 import { REUSE_BLOCK, SequencePool, alignReuse, scoreContinuations } from "./llama-sequences.js";
-import { modelsDirsFromEnv, modelsHome } from "./resolve.js";
 
 export class GgufNotFoundError extends Error {
   override name = "GgufNotFoundError";
@@ -29,7 +28,7 @@ const isGguf = (p: string) => p.toLowerCase().endsWith(".gguf");
  * in one of the models folders. Undefined when the name is not a local model (it may name a
  * server's model); `required` turns that into an error naming every place looked.
  */
-export function findGguf(name: string, dirs: string[] = modelsDirsFromEnv(), required = false): string | undefined {
+export function findGguf(name: string, dirs: string[], required = false): string | undefined {
   const looked: string[] = [];
   if (isAbsolute(name) || name.startsWith(".") || name.includes("/")) {
     const p = resolve(name);
@@ -49,22 +48,22 @@ export function findGguf(name: string, dirs: string[] = modelsDirsFromEnv(), req
 }
 
 /**
- * A GGUF named by a hub URI (`hf:<user>/<repo>/<file>.gguf`), in the models home: downloaded there
- * by node-llama-cpp when `download` is true ($HF_ENDPOINT overrides the hub's address), else it
- * must have been downloaded before.
+ * A GGUF named by a hub URI (`hf:<user>/<repo>/<file>.gguf`), in the models home `home`: downloaded
+ * there by node-llama-cpp when `download` is true ($HF_ENDPOINT overrides the hub's address), else
+ * it must have been downloaded before.
  */
-export async function hubGguf(uri: string, download: boolean): Promise<string> {
+export async function hubGguf(uri: string, download: boolean, home: string): Promise<string> {
   const { resolveModelFile } = await import("node-llama-cpp");
   try {
-    return await resolveModelFile(uri, { directory: modelsHome(), download: download ? "auto" : false, cli: false });
+    return await resolveModelFile(uri, { directory: home, download: download ? "auto" : false, cli: false });
   } catch (e) {
-    if (download) throw new Error(`downloading chat model ${uri} into ${modelsHome()} failed: ${(e as Error).message}`, { cause: e });
-    throw new GgufNotFoundError(uri, [`${modelsHome()} (not downloaded yet; downloads are off: set CITEFLOW_ALLOW_DOWNLOADS=1 to fetch it from the hub)`]);
+    if (download) throw new Error(`downloading chat model ${uri} into ${home} failed: ${(e as Error).message}`, { cause: e });
+    throw new GgufNotFoundError(uri, [`${home} (not downloaded yet; downloads are off: set CITEFLOW_ALLOW_DOWNLOADS=1 to fetch it from the hub)`]);
   }
 }
 
 /** The first .gguf file in the models folders (by name), for when the user named no chat model. */
-export function firstGguf(dirs: string[] = modelsDirsFromEnv()): string | undefined {
+export function firstGguf(dirs: string[]): string | undefined {
   for (const dir of dirs) {
     if (!existsSync(dir) || !statSync(dir).isDirectory()) continue;
     const files = readdirSync(dir).filter(isGguf).sort();

@@ -4,9 +4,9 @@ import type { Embedder } from "./interfaces.js";
 
 export interface OpenAIEmbedderOptions {
   model: string;
-  /** Default: $OPENAI_BASE_URL, else the SDK's default. */
+  /** The server; default OpenAI's API. Not read from the environment: an edge passes $OPENAI_BASE_URL. */
   baseURL?: string;
-  /** Default: $OPENAI_API_KEY, sent only to $OPENAI_BASE_URL (`keyFor`: not to a `baseURL` that differs from it). Never written to traces or logs. */
+  /** The key sent to `baseURL` (none: "no-key"). Not read from the environment. Never written to traces or logs. */
   apiKey?: string;
   /** Texts per request. Default 64. */
   batchSize?: number;

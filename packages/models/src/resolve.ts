@@ -11,9 +11,9 @@ export interface ModelLocation {
 }
 
 export interface ResolveOptions {
-  /** Local models folders, searched in order. Default: $CITEFLOW_MODELS (a path list). */
-  modelsDirs?: string[];
-  /** May a missing model be downloaded? Default: $CITEFLOW_ALLOW_DOWNLOADS === "1". */
+  /** Local models folders, searched in order (an edge reads them with modelsDirsFromEnv: $CITEFLOW_MODELS, then the models home). */
+  modelsDirs: string[];
+  /** May a missing model be downloaded? Default no (an edge says yes for $CITEFLOW_ALLOW_DOWNLOADS=1). */
   allowDownloads?: boolean;
   /** The library's download cache folder, searched after the local folders. */
   cacheDir?: string;
@@ -38,13 +38,13 @@ export class ModelNotFoundError extends Error {
  * Where `npm run models` lays out the pretrained weights it installs: $CITEFLOW_MODELS_HOME, else
  * $XDG_CACHE_HOME/citeflow/models, else ~/.cache/citeflow/models.
  */
-export function modelsHome(env: NodeJS.ProcessEnv = process.env): string {
+export function modelsHome(env: NodeJS.ProcessEnv): string {
   if (env.CITEFLOW_MODELS_HOME) return resolve(env.CITEFLOW_MODELS_HOME);
   return join(env.XDG_CACHE_HOME || join(homedir(), ".cache"), "citeflow", "models");
 }
 
 /** The local models folders, in search order: each of $CITEFLOW_MODELS (a path list), then the models home. */
-export function modelsDirsFromEnv(env: NodeJS.ProcessEnv = process.env): string[] {
+export function modelsDirsFromEnv(env: NodeJS.ProcessEnv): string[] {
   const dirs = (env.CITEFLOW_MODELS ?? "").split(delimiter).filter((d) => d.trim() !== "");
   const home = modelsHome(env);
   return dirs.some((d) => resolve(d) === home) ? dirs : [...dirs, home];
@@ -55,9 +55,9 @@ export function modelsDirsFromEnv(env: NodeJS.ProcessEnv = process.env): string[
  * download cache, then (only when downloads are allowed) the hub. Offline and missing → an error
  * naming every place looked and how to fix it.
  */
-export function resolveModel(id: string, options: ResolveOptions = {}): ModelLocation {
+export function resolveModel(id: string, options: ResolveOptions): ModelLocation {
   if (id.trim() === "" || id.split("/").includes("..")) throw new Error(`"${id}" is not a model id`);
-  const dirs = (options.modelsDirs ?? modelsDirsFromEnv()).map((d) => resolve(d));
+  const dirs = options.modelsDirs.map((d) => resolve(d));
   const looked: string[] = [];
   for (const dir of dirs) {
     const path = join(dir, id, "config.json");
@@ -69,8 +69,7 @@ export function resolveModel(id: string, options: ResolveOptions = {}): ModelLoc
     if (existsSync(path)) return { remote: true };
     looked.push(`${path} (download cache)`);
   }
-  const allow = options.allowDownloads ?? process.env.CITEFLOW_ALLOW_DOWNLOADS === "1";
-  if (allow) return { remote: true };
+  if (options.allowDownloads) return { remote: true };
   looked.push("the model hub: downloads are off (CITEFLOW_ALLOW_DOWNLOADS is not 1)");
   throw new ModelNotFoundError(id, looked);
 }
@@ -79,7 +78,7 @@ export function resolveModel(id: string, options: ResolveOptions = {}): ModelLoc
  * The embedder new stores are built with: $CITEFLOW_EMBEDDER, else all-MiniLM-L6-v2 when it is in a
  * local models folder (`npm run models` puts it there), else the offline static-use-en.
  */
-export function defaultEmbedder(env: NodeJS.ProcessEnv = process.env): string {
+export function defaultEmbedder(env: NodeJS.ProcessEnv): string {
   if (env.CITEFLOW_EMBEDDER) return env.CITEFLOW_EMBEDDER;
   try {
     return resolveModel(DEFAULT_MODELS.embedder, { modelsDirs: modelsDirsFromEnv(env), allowDownloads: false }).localDir ? DEFAULT_MODELS.embedder : OFFLINE_EMBEDDER;

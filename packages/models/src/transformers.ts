@@ -64,7 +64,7 @@ function rows(t: Tensor): number[][] {
  * by length (less padding per forward pass) and pooled here over the attention mask, then
  * returned in the order given.
  */
-export async function loadEmbedder(id: string, options: LocalModelOptions = {}): Promise<Embedder> {
+export async function loadEmbedder(id: string, options: LocalModelOptions): Promise<Embedder> {
   const extractor = (await withEnv(id, options, (where) => pipeline("feature-extraction", id, { dtype: localDtype(id, where, options.dtype) }))) as FeatureExtractionPipeline;
   const batchSize = options.batchSize ?? 32;
   const forward = async (batch: string[]): Promise<number[][]> => {
@@ -145,7 +145,7 @@ interface RerankerConfig {
  * in its config (what `citeflow train rerank` makes) scores the cosine of the query's and the
  * passage's mean-pooled embeddings, and says which lexical weight it was meant to be fused with.
  */
-export async function loadReranker(id: string, options: LocalModelOptions = {}): Promise<Reranker> {
+export async function loadReranker(id: string, options: LocalModelOptions): Promise<Reranker> {
   const config = (await withEnv(id, options, () => AutoConfig.from_pretrained(id))) as unknown as RerankerConfig;
   const marked = config.citeflow_reranker;
   if (marked?.kind === "encoder") {
@@ -198,7 +198,7 @@ function softmax(xs: number[]): number[] {
 }
 
 /** NLI with a sequence-pair classifier: softmax over its labels, mapped to Citeflow's. */
-export async function loadNli(id: string, options: LocalModelOptions = {}): Promise<NliModel> {
+export async function loadNli(id: string, options: LocalModelOptions): Promise<NliModel> {
   const m = await loadPairModel(id, options);
   const id2label = (m.model.config as unknown as { id2label: Record<string, string> }).id2label;
   const labels = nliLabelMap(id2label, id);

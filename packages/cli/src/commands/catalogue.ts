@@ -3,7 +3,7 @@ import { modelsDirsFromEnv } from "@citeflow/models";
 import { catalogueWithModels } from "@citeflow/nodes";
 
 export function catalogueCommand(registry: NodeRegistry, json: boolean): number {
-  const cat = catalogueWithModels(registry, modelsDirsFromEnv());
+  const cat = catalogueWithModels(registry, modelsDirsFromEnv(process.env));
   if (json) {
     process.stdout.write(JSON.stringify(cat, null, 2) + "\n");
     return 0;

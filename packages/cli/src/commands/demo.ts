@@ -35,7 +35,7 @@ export async function demoCommand(runs: string, registry: NodeRegistry, o: { dat
   });
   const corpus = join(scifact, "corpus.jsonl");
   const claims = join(scifact, "claims_train.jsonl");
-  const embedder = defaultEmbedder();
+  const embedder = defaultEmbedder(process.env);
   const store = join(runs, "stores", `scifact-${basename(embedder)}`);
   const graph = templatePath("verifai");
   // Verification uses Citeflow's trained NLI model unless another one is configured.
@@ -45,7 +45,9 @@ export async function demoCommand(runs: string, registry: NodeRegistry, o: { dat
   const generator = describeChat(services.chatChoice({ model: "", baseUrl: "" }, "generate.answer"));
   const embedderNote = embedder === OFFLINE_EMBEDDER ? "static-use-en (offline, weak: run `npm run models` for all-MiniLM-L6-v2)" : embedder;
 
-  say(`Citeflow demo: the Verif.ai template on SciFact\n  answers: ${generator}\n  embedder: ${embedderNote}\n  NLI: ${describeModel(nli)}\n\n— index SciFact (${corpus}) into ${store} —\n`);
+  say(
+    `Citeflow demo: the Verif.ai template on SciFact\n  answers: ${generator}\n  embedder: ${embedderNote}\n  NLI: ${describeModel(nli, services.config.modelsDirs)}\n\n— index SciFact (${corpus}) into ${store} —\n`,
+  );
   await ingestCommand({ corpus, store, format: "scifact", chunker: "openscholar", embedder, batch: embedder === OFFLINE_EMBEDDER ? 512 : 64 });
 
   say(`\n— run ${graph}\n  on the first ${CLAIMS} SciFact training claims; answers from ${generator} —\n`);

@@ -3,7 +3,7 @@ import { dirname, resolve } from "node:path";
 import { loadGraph, mapInOrder, type CompiledGraph, type NodeRegistry, type Verdict } from "@citeflow/core";
 import type { Session } from "@citeflow/host";
 import { bestThreshold, docsInOrder, ndcgAt, pairedBootstrap, readQrels, scoreClassification, scoreRetrieval, type PairedDifference } from "@citeflow/eval";
-import { describeModel } from "@citeflow/models";
+import { describeModel, modelsDirsFromEnv } from "@citeflow/models";
 import { UsageError } from "../errors.js";
 import { table } from "../table.js";
 import { clearedLine } from "../terminal.js";
@@ -231,7 +231,13 @@ export async function evalScifactCommand(o: EvalScifactOptions, registry: NodeRe
       return pairs.map((p) => (p.gold === p.predicted ? 1 : 0));
     };
     const [a, b] = o.compare;
-    return printComparison(`SciFact ${o.binary ? "binary" : "3-way"} accuracy`, describeModel(a!), describeModel(b!), pairedBootstrap(await per(a!), await per(b!)), o.json);
+    return printComparison(
+      `SciFact ${o.binary ? "binary" : "3-way"} accuracy`,
+      describeModel(a!, modelsDirsFromEnv(process.env)),
+      describeModel(b!, modelsDirsFromEnv(process.env)),
+      pairedBootstrap(await per(a!), await per(b!)),
+      o.json,
+    );
   }
   const doc = o.graph
     ? JSON.parse(readFileSync(o.graph, "utf8"))

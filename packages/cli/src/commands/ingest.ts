@@ -1,4 +1,4 @@
-import { DEFAULT_MODELS, loadEmbedder } from "@citeflow/models";
+import { DEFAULT_MODELS, loadEmbedder, modelsDirsFromEnv } from "@citeflow/models";
 import {
   formatReadProblem,
   newTally,
@@ -100,7 +100,11 @@ export async function ingestCommand(o: IngestCommandOptions): Promise<number> {
   const chunker = o.chunker === "verifai" ? verifaiChunker({ maxTokens: o.maxTokens ?? 512 }) : openScholarChunker(o.words ?? 256);
   const chunkerName = o.chunker === "verifai" ? `verifai-${o.maxTokens ?? 512}` : `openscholar-${o.words ?? 256}`;
   const embedderId = o.embedder ?? DEFAULT_MODELS.embedder;
-  const embedder = await loadEmbedder(embedderId, { dtype: o.dtype ?? "fp32", ...(o.modelsDir ? { modelsDirs: [o.modelsDir] } : {}) });
+  const embedder = await loadEmbedder(embedderId, {
+    dtype: o.dtype ?? "fp32",
+    modelsDirs: o.modelsDir ? [o.modelsDir] : modelsDirsFromEnv(process.env),
+    allowDownloads: process.env.CITEFLOW_ALLOW_DOWNLOADS === "1",
+  });
   const t0 = performance.now();
   const tty = process.stderr.isTTY && !o.json;
   // Every line left out is listed with its number, also when nothing at all could be read.

@@ -1,5 +1,5 @@
 import { delimiter, resolve } from "node:path";
-import { DEFAULT_MODELS, modelsDirsFromEnv, type ServerLimits } from "@citeflow/models";
+import { DEFAULT_MODELS, modelsDirsFromEnv, modelsHome, type ServerLimits } from "@citeflow/models";
 
 /** The search services that take an API key. */
 export type SearchService = "semantic-scholar" | "core" | "pubmed";
@@ -13,6 +13,8 @@ export interface ServicesConfig {
   store: string;
   /** Local models folders, searched in order. */
   modelsDirs: string[];
+  /** Where `npm run models` installs, and hub models are downloaded to. */
+  modelsHome: string;
   /** May a missing model be downloaded? */
   allowDownloads: boolean;
   /** Model ids nodes use when their `model` param is empty. */
@@ -78,6 +80,7 @@ export function configFromEnv(env: Env, graphDir: string = process.cwd()): Servi
   return {
     store: env.CITEFLOW_STORE ?? "",
     modelsDirs: modelsDirsFromEnv(env),
+    modelsHome: modelsHome(env),
     allowDownloads: env.CITEFLOW_ALLOW_DOWNLOADS === "1",
     models: { nli: env.CITEFLOW_NLI_MODEL || DEFAULT_MODELS.nli, reranker: env.CITEFLOW_RERANK_MODEL || DEFAULT_MODELS.reranker },
     chat: {

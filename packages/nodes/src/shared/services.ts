@@ -164,7 +164,10 @@ export class CiteflowServices implements Services {
     const local = { ...(sequences ? { sequences } : {}), ...(contextSize ? { contextSize } : {}) };
     if (c.kind === "none") return Promise.resolve(undefined);
     if (c.kind === "local") return loadLocalChat(c.path, { ...local, ...(c.adapter ? { adapter: c.adapter } : {}) });
-    if (c.kind === "hub") return this.#once(`hub:${c.uri}`, async () => loadLocalChat(await hubGguf(c.uri, this.config.allowDownloads), { ...local, ...(c.adapter ? { adapter: c.adapter } : {}) }));
+    if (c.kind === "hub")
+      return this.#once(`hub:${c.uri}`, async () =>
+        loadLocalChat(await hubGguf(c.uri, this.config.allowDownloads, this.config.modelsHome), { ...local, ...(c.adapter ? { adapter: c.adapter } : {}) }),
+      );
     // The key goes to the server the user configured (or the SDK's default when none is) and
     // nowhere else; a server the graph names needs consent, and gets no key.
     if (p.baseUrl) this.requireEndpoint(p.baseUrl, "params.baseUrl");
