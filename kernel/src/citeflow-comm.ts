@@ -44,14 +44,10 @@ export function citeflowTarget(comm: Comm, openData: unknown): CommHandler {
   const storeDir = new RunStore(typeof runsDir === "string" ? runsDir : defaultRunsDir()).dir;
   const files = new StoreThread();
   const runs = new Map<string, RunHandle>();
-  let current: CompiledGraph | undefined;
 
   const graphOf = (req: Request): CompiledGraph => {
     const g = req.graph;
-    if (g === undefined) {
-      if (!current) throw new RequestError(`"${req.method}": no graph open (send "open" first, or pass "graph")`);
-      return current;
-    }
+    if (g === undefined) throw new RequestError(`"${req.method}" needs "graph" (a template name, a file path or a graph document)`);
     if (typeof g === "string") return openGraph(g, registry);
     // A document the editor read from a file: its relative `file:` prompts are read in that file's folder.
     // The Jupyter server may give its root as "~/…".
@@ -74,10 +70,6 @@ export function citeflowTarget(comm: Comm, openData: unknown): CommHandler {
     catalogue: () => catalogueWithModels(registry, services().config.modelsDirs),
     // What a graph would reach outside the process (servers, files), each allowed or not.
     reach: (req) => graphReach(graphOf(req).doc.nodes, services()),
-    open: (req) => {
-      current = graphOf(req);
-      return { name: current.doc.name, order: current.order, warnings: current.warnings };
-    },
     run: (req) => {
       const g = graphOf(req);
       // A graph file cannot choose where requests go: servers it names that the user has not

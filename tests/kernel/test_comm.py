@@ -20,7 +20,7 @@ class CiteflowCommTests(unittest.TestCase):
     def test_hello_and_comm_info(self):
         reply, _ = self.s.request(self.comm, "h", "hello")
         self.assertTrue(reply["ok"], reply)
-        self.assertEqual(reply["result"]["version"], 1)
+        self.assertEqual(reply["result"]["version"], 2)
         self.assertIn("verifai", reply["result"]["templates"])
         msg_id = self.s.kc.comm_info(target_name="citeflow")
         info = self.s.shell_reply(msg_id)
@@ -51,10 +51,10 @@ class CiteflowCommTests(unittest.TestCase):
         self.assertIn('"modelCard" needs "model" (string)', reply["error"]["message"])
 
     def test_run_template_stream_events_and_fetch_outputs(self):
-        reply, _ = self.s.request(self.comm, 1, "open", graph="verifai")
-        self.assertTrue(reply["ok"], reply)
-        self.assertIn("verify", reply["result"]["order"])
-        reply, _ = self.s.request(self.comm, 2, "run", inputs={"question": QUESTION})
+        reply, _ = self.s.request(self.comm, 1, "run", inputs={"question": QUESTION})
+        self.assertFalse(reply["ok"])
+        self.assertIn('"run" needs "graph"', reply["error"]["message"])
+        reply, _ = self.s.request(self.comm, 2, "run", graph="verifai", inputs={"question": QUESTION})
         self.assertTrue(reply["ok"], reply)
         run_id = reply["result"]["runId"]
         events = [m["event"] for m in self.s.comm_messages(self.comm, lambda d: d.get("type") == "event" and d["event"]["type"] == "run-end") if m.get("type") == "event"]
@@ -72,7 +72,7 @@ class CiteflowCommTests(unittest.TestCase):
         self.assertTrue(all(v["label"] in ("SUPPORT", "CONTRADICT", "NO_EVIDENCE", "NO_REFERENCE") for v in reply["result"]))
 
         # Override an intermediate value: keep only the first passage; only downstream nodes re-run.
-        reply, _ = self.s.request(self.comm, 5, "run", inputs={"question": QUESTION}, overrides={"top": {"items": passages[:1]}})
+        reply, _ = self.s.request(self.comm, 5, "run", graph="verifai", inputs={"question": QUESTION}, overrides={"top": {"items": passages[:1]}})
         run2 = reply["result"]["runId"]
         events = [m["event"] for m in self.s.comm_messages(self.comm, lambda d: d.get("type") == "event" and d["event"]["type"] == "run-end") if m.get("type") == "event"]
         cache = {e["nodeId"]: e["cache"] for e in events if e["type"] == "node-end"}

@@ -5,15 +5,15 @@
  * Results are the parts of the run store's records the editor reads.
  */
 import type { Catalogue } from "./registry.js";
-import type { GraphDoc, Problem } from "./graph.js";
+import type { GraphDoc } from "./graph.js";
 import type { QuestionsGiven } from "./inputs.js";
 import type { Reach } from "./views.js";
 import type { RunOptions } from "./run-types.js";
 
 /** A run the editor asks for: the engine's run options that travel over the comm, and its question. */
 export interface RunRequest extends QuestionsGiven, Pick<RunOptions, "to" | "from" | "only" | "force" | "overrides" | "breakpoints" | "step" | "concurrency"> {
-  /** A graph document, a template name or a file; the open graph when left out. */
-  graph?: GraphDoc | string;
+  /** A graph document, a template name or a file. */
+  graph: GraphDoc | string;
   /** The folder of the file a graph document was read from (an absolute path): its relative `file:` prompts are read there, as `citeflow run` and notebooks read them. */
   folder?: string;
   /** Inputs given directly; with `question`/`questions` the kernel makes them (`questionRuns`). */
@@ -139,14 +139,13 @@ type RunId = { runId: string };
 /** The comm target the kernel registers and the editor opens. */
 export const COMM_TARGET = "citeflow";
 /** The version of the messages below; the editor refuses a kernel that speaks another (kernel/README.md). */
-export const COMM_VERSION = 1;
+export const COMM_VERSION = 2;
 
 /** Method → [parameters, result]. */
 export interface CiteflowProtocol {
   hello: [Record<string, never>, { version: number; runStore: string; templates: string[]; exportFormats: readonly string[] }];
   catalogue: [Record<string, never>, Catalogue];
-  reach: [{ graph?: GraphDoc | string }, Reach[]];
-  open: [{ graph: GraphDoc | string }, { name: string; order: string[]; warnings: Problem[] }];
+  reach: [{ graph: GraphDoc | string }, Reach[]];
   run: [RunRequest, RunReply];
   step: [RunId, { pausedAt: string | null }];
   continue: [RunId, null];
