@@ -27,7 +27,7 @@ import { execFileSync } from "node:child_process";
 import { existsSync, mkdtempSync, readFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { basename, dirname, join } from "node:path";
-import { generatedTokens, loadGraph, parsePassageId, startRun, toAnswer } from "@citeflow/core";
+import { generatedTokens, loadGraph, MemoryCache, parsePassageId, startRun, toAnswer } from "@citeflow/core";
 import { citationScores, docsInOrder, nliEntails, readQrels, scoreClassification, scoreRetrieval } from "@citeflow/eval";
 import { goldAnswer, readGoldLabels } from "@citeflow/datasets";
 import { DEFAULT_ADAPTER, DEFAULT_MODELS, findAdapter, loadEmbedder, loadLocalChat, modelsHome } from "@citeflow/models";
@@ -37,7 +37,7 @@ import { LanceStore, hybridSearch, openScholarChunker, readBeirCorpus } from "@c
 import { copyBandwidth } from "./bandwidth.mjs";
 import { DATA, MODELS } from "./paths.mjs";
 
-const home = modelsHome();
+const home = modelsHome(process.env);
 const GGUF = join(home, "gemma-3-270m-q4_k_m.gguf");
 const EMBEDDER = "Xenova/all-MiniLM-L6-v2";
 if (!existsSync(GGUF)) throw new Error(`bench/llm needs ${GGUF}: run npm run models`);
@@ -165,9 +165,9 @@ for (const n of ALL ? [1, 2, 4] : []) {
 }
 
 // ── Templates end to end, three held-out claims each. ──
-async function runTemplate(doc, text) {
+async function runTemplate(doc, text, cache) {
   const t = performance.now();
-  const handle = startRun(loadGraph(doc, registry), { services, inputs: { question: { id: "q", text } } });
+  const handle = startRun(loadGraph(doc, registry), { services, inputs: { question: { id: "q", text } }, ...(cache ? { cache } : {}) });
   const result = await handle.result;
   if (result.status !== "ok") throw new Error(`${doc.name}: ${JSON.stringify(result.nodes.find((n) => n.error)?.error)}`);
   // Prompt tokens the model calls sent, and how many of them a sequence already held (not read again).
@@ -310,13 +310,28 @@ for (const [label, judge, model, threshold] of judges) {
   verification.push([label, fmt(s.accuracy, 3), fmt(s.macro_f1, 3), `${t}/${pairs.length}`]);
 }
 // arXivBot's sufficiency check against gold retrieval: "sufficient" should mean a paper SciFact gives
-// as the claim's evidence is among the three passages it read. In-process, the check scores "enough"
-// against "not" (its threshold's default was chosen on the dev split, never here); the margins also say
-// how well it ranks, whatever the threshold: the chance that a claim whose gold paper was read scores
-// above one whose was not (0.5: no better than chance).
+// as the claim's evidence is among the three passages it read. In-process, Gemma scores "enough"
+// against "not"; with judge "reranker", the reranker's best score for the passages read decides (each
+// default was chosen on the dev split, never here). Each check's scores also say how well it ranks,
+// whatever the cut: the chance that a claim whose gold paper was read scores above one whose was not
+// (0.5: no better than chance).
 const sufficiency = [];
-const checkers = !QUALITY || ONLY === "answers" || ONLY === "adapter" ? [] : [["Gemma 3 270M (the default)", GGUF], ...(NAMED ? [[NAMED, NAMED]] : [])];
-for (const [label, model] of checkers) {
+const checkers =
+  !QUALITY || ONLY === "answers" || ONLY === "adapter"
+    ? []
+    : [
+        ["Gemma 3 270M scores enough against not (arXivBot's check, the default)", { model: GGUF }],
+        [`${DEFAULT_MODELS.reranker}'s best score for the passages read (judge: reranker)`, { model: GGUF, judge: "reranker", reranker: DEFAULT_MODELS.reranker }],
+        ...(NAMED ? [[NAMED, { model: NAMED }]] : []),
+      ];
+// What a check scored: Gemma's log P(enough) − log P(not), or the reranker's best score.
+const checkScore = (events) => {
+  const d = events.find((e) => e.type === "span-end" && e.nodeId === "enough" && e.data && ("choiceLogprobs" in e.data || "scores" in e.data))?.data;
+  return d?.choiceLogprobs ? d.choiceLogprobs[0] - d.choiceLogprobs[1] : d?.scores ? Math.max(-Infinity, ...d.scores) : undefined;
+};
+// The checks read the same query, passages and claims: those come from the cache after the first.
+const upstream = new MemoryCache();
+for (const [label, params] of checkers) {
   step(`sufficiency: ${label}`);
   const seen = [];
   for (const c of heldOut.slice(0, SUFFICIENCY_CLAIMS)) {
@@ -324,34 +339,34 @@ for (const [label, model] of checkers) {
     // The answer after the check is not measured here.
     doc.nodes = doc.nodes.filter((n) => !["answer", "citations"].includes(n.id));
     doc.edges = doc.edges.filter((e) => !/^(answer|citations)\./.test(e.to));
-    for (const n of doc.nodes) if (["query.enrich", "claims.extract", "check.sufficiency"].includes(n.type)) n.params = { ...n.params, model };
-    const r = await runTemplate(doc, c.claim);
-    const scores = r.events.find((e) => e.type === "span-end" && e.nodeId === "enough" && e.data?.choiceLogprobs)?.data.choiceLogprobs;
+    for (const n of doc.nodes) if (["query.enrich", "claims.extract"].includes(n.type)) n.params = { ...n.params, model: params.model };
+    doc.nodes.find((n) => n.id === "enough").params = { ...doc.nodes.find((n) => n.id === "enough").params, ...params };
+    const r = await runTemplate(doc, c.claim, upstream);
     seen.push({
       sufficient: r.byId.enough.outputs.decision === "sufficient",
       goldRead: r.byId.top3.outputs.items.some((p) => parsePassageId(p.id).docId in (c.evidence ?? {})),
-      margin: scores ? scores[0] - scores[1] : undefined,
+      score: checkScore(r.events),
     });
   }
   const n = seen.length;
   const count = (f) => seen.filter(f).length;
-  const margins = seen.every((x) => x.margin !== undefined);
+  const scored = seen.every((x) => x.score !== undefined);
   const read = seen.filter((x) => x.goldRead);
   const missed = seen.filter((x) => !x.goldRead);
   const ranks =
-    margins && read.length && missed.length
-      ? read.reduce((a, x) => a + missed.reduce((b, y) => b + (x.margin > y.margin ? 1 : x.margin === y.margin ? 0.5 : 0), 0), 0) / (read.length * missed.length)
+    scored && read.length && missed.length
+      ? read.reduce((a, x) => a + missed.reduce((b, y) => b + (x.score > y.score ? 1 : x.score === y.score ? 0.5 : 0), 0), 0) / (read.length * missed.length)
       : undefined;
-  // The threshold that agrees best on these claims: printed on the dev split, where it is chosen.
-  const agreeAt = (t) => count((x) => x.margin > t === x.goldRead);
-  const chosen = margins && SPLIT === "dev" ? [-Infinity, ...seen.map((x) => x.margin)].reduce((b, t) => (agreeAt(t) > agreeAt(b) ? t : b)) : undefined;
+  // The cut that agrees best on these claims ("enough" from it up): printed on the dev split, where it is chosen.
+  const agreeAt = (t) => count((x) => x.score >= t === x.goldRead);
+  const chosen = scored && SPLIT === "dev" ? [-Infinity, ...seen.map((x) => x.score), Infinity].reduce((b, t) => (agreeAt(t) > agreeAt(b) ? t : b)) : undefined;
   sufficiency.push([
     label,
     fmt(count((x) => x.sufficient === x.goldRead) / n, 3),
     `${count((x) => x.sufficient)}/${n}`,
     `${read.length}/${n}`,
     ranks !== undefined ? fmt(ranks, 3) : "–",
-    chosen !== undefined ? `${fmt(chosen, 2)} (agreement ${fmt(agreeAt(chosen) / n, 3)})` : "–",
+    chosen !== undefined ? `${fmt(chosen, 3)} (agreement ${fmt(agreeAt(chosen) / n, 3)})` : "–",
   ]);
 }
 const alwaysTrue = heldOut.filter((c) => gold(c) === "SUPPORT").length / heldOut.length;
@@ -370,7 +385,7 @@ if (TEMPLATES) {
   console.log(`\nseconds per question, end to end (${TEMPLATE_CLAIMS} ${SPLIT} claims, default maxTokens):`);
   rows(["template", "mean s", "each", "model calls", "prompt tokens sent", "prompt tokens read (the rest reused)", "tokens generated"], perTemplate);
 }
-if (QUALITY) {
+if (quality.length) {
   console.log(`\nVerif.ai answers on ${heldOut.length} ${SPLIT} claims with evidence (ALCE citation scores, NLI judge ${CITATION_JUDGE}):`);
   rows(["answers from", "precision", "recall", "F1", "hallucinated / answer", "answers citing", "citations on gold papers"], quality);
 }
@@ -380,7 +395,7 @@ if (judges.length) {
 }
 if (sufficiency.length) {
   console.log(`\narXivBot's sufficiency check on the first ${Math.min(SUFFICIENCY_CLAIMS, heldOut.length)} ${SPLIT} claims against gold retrieval (a gold paper among the 3 passages read):`);
-  rows(["model", "agreement", "said sufficient", "gold paper read", "ranks read above missed", "best threshold here (dev only)"], sufficiency);
+  rows(["check", "agreement", "said sufficient", "gold paper read", "its score ranks read above missed", "best cut here (dev only)"], sufficiency);
 }
 if (minilmScores && staticScores) {
   console.log(`\nretrieval on ${judged.length} judged training claims, nDCG@10 (published bge-small 0.72 and all-MiniLM-L6-v2 0.65 are on SciFact test):`);

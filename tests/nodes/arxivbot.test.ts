@@ -7,7 +7,10 @@ import { run } from "../helpers.js";
 import { templateSuite } from "../scifact.js";
 
 const suite = templateSuite(60);
-const template = JSON.parse(readFileSync(templatePath("arxivbot"), "utf8"));
+const shipped = JSON.parse(readFileSync(templatePath("arxivbot"), "utf8"));
+/** The template with arXivBot's own check: the language model's (the shipped template asks the reranker). */
+const template = structuredClone(shipped);
+template.nodes.find((n: { id: string }) => n.id === "enough").params = { judge: "llm" };
 
 describe("arXivBot template", () => {
   it("with an LLM: few-shot query → top 3 → claims → not enough → second hop → merged claims → cited answer", async () => {
@@ -43,6 +46,34 @@ describe("arXivBot template", () => {
     expect(answer.citations).toEqual({ "1": top3[0]!.id, "2": top3[1]!.id, "4": passages[3]!.id });
     const prompt = server.requests.at(-1)!.body.messages.at(-1).content as string;
     expect(prompt).toContain("- Second-hop claim. [4]");
+  });
+
+  it("judge reranker: the reranker's best score for the passages read decides, the model is not asked, and not enough searches the question", async () => {
+    const server = await suite.serve((req, res) => {
+      const user = req.body.messages.at(-1).content as string;
+      if (user.startsWith("Write one search query")) return json(res, 200, completion(suite.docs[8]!.title));
+      json(res, 200, completion(user.startsWith("From the passages") ? "[1] A claim." : "An answer [1]."));
+    });
+    process.env.CITEFLOW_STORE = suite.store;
+    process.env.CITEFLOW_CHAT_MODEL = "m";
+    process.env.OPENAI_BASE_URL = server.url;
+    const question = suite.docs[8]!.title;
+    expect(shipped.nodes.find((n: { id: string }) => n.id === "enough").params.judge).toBe("reranker");
+    const judged = (minScore: number) => {
+      const doc = structuredClone(shipped);
+      doc.nodes.find((n: { id: string }) => n.id === "enough").params = { judge: "reranker", reranker: "pair-rerank-scifact", minScore };
+      return run(doc, { inputs: { question: { id: "q", text: question } } });
+    };
+    const low = await judged(-1e9);
+    expect(low.result.status, JSON.stringify(low.result.nodes.find((n) => n.error)?.error)).toBe("ok");
+    expect(low.byId.enough!.outputs!.decision).toBe("sufficient");
+    const check = low.events.find((e) => e.type === "span-end" && e.nodeId === "enough") as { data: { model: string; scores: number[] } };
+    expect(check.data.model).toBe("pair-rerank-scifact");
+    expect(check.data.scores).toHaveLength(3);
+    const best = Math.max(...check.data.scores);
+    expect((await judged(best)).byId.enough!.outputs!.decision).toBe("sufficient");
+    expect((await judged(best + 1e-6)).byId.enough!.outputs!.decision).toBe(`second hop: ${question}`);
+    expect(server.requests.some((r) => String(r.body.messages.at(-1).content).startsWith("Decide whether"))).toBe(false);
   });
 
   it("an unparseable sufficiency answer is a clear node error", async () => {

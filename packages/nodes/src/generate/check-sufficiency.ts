@@ -1,9 +1,11 @@
-import { compileTemplate, defineNode } from "@citeflow/core";
+import { compileTemplate, defineNode, type Claim, type NodeContext, type Passage, type Question } from "@citeflow/core";
+import { indexText } from "@citeflow/retrieval";
 import { z } from "zod";
 import { promptParam } from "../shared/prompts.js";
-import { storeParam } from "../shared/params.js";
+import { modelParam, storeParam } from "../shared/params.js";
 import { parseClaimLines } from "./claims-extract.js";
-import { callChat, llmParams } from "../shared/llm.js";
+import type { ChatModel } from "@citeflow/models";
+import { callChat, llmParams, type LlmParams } from "../shared/llm.js";
 import { claimsSchema, readClaims, readSufficiency, sufficiencyAnswers, sufficiencySchema } from "../shared/structured.js";
 import { thresholdParam, twoWay } from "../shared/two-way.js";
 
@@ -18,6 +20,36 @@ export function parseSufficiency(text: string): { sufficient: boolean; query?: s
   return /^no\.?$/i.test(last) ? { sufficient: true } : { sufficient: false, query: last };
 }
 
+/** The reranker's score (cosine, Citeflow's reranker) at which a passage read is taken to answer the question: chosen on the dev split's claims (bench/README.md). */
+const MIN_SCORE = 0.48;
+
+type Verdict = { sufficient: boolean; query?: string };
+type Params = LlmParams & { prompt: string; threshold: number; reranker: string; minScore: number };
+
+/** The language model's check: written (a server's model), or the two answers scored (in-process). */
+async function byModel(ctx: NodeContext, chat: ChatModel, question: Question, claims: Claim[], p: Params): Promise<Verdict> {
+  const answers = sufficiencyAnswers(question.text);
+  const check = await callChat(ctx, chat, [{ role: "user", content: compileTemplate(ctx.services.prompt(p.prompt)).render({ question, claims }) }], p, "check", {
+    jsonSchema: sufficiencySchema,
+    ...(chat.constrains ? { choices: [answers.enough, answers.notEnough] } : {}),
+  });
+  if (check.choiceLogprobs) return readSufficiency(JSON.parse(twoWay(check.choiceLogprobs, p.threshold).yes ? answers.enough : answers.notEnough));
+  return check.structured !== undefined ? readSufficiency(check.structured) : parseSufficiency(check.text);
+}
+
+/** The reranker's check: enough when a passage read scores at least minScore against the question; else search the question. */
+async function byReranker(ctx: NodeContext, question: Question, passages: Passage[], p: Params): Promise<Verdict> {
+  const id = ctx.services.modelId("reranker", p.reranker);
+  const model = await ctx.services.reranker({ id, modelsDir: "", dtype: "fp32" });
+  const best = await ctx.span("check", async (s) => {
+    s.set("model", id);
+    const scores = passages.length ? await model.score(question.text, passages.map(indexText), { signal: ctx.signal }) : [];
+    s.set("scores", scores);
+    return Math.max(-Infinity, ...scores);
+  });
+  return best >= p.minScore ? { sufficient: true } : readSufficiency(JSON.parse(sufficiencyAnswers(question.text).notEnough));
+}
+
 /** Its type, also the task it asks its language model (the default adapter goes on the tasks it was trained on). */
 const TYPE = "check.sufficiency";
 export const checkSufficiency = defineNode({
@@ -26,7 +58,7 @@ export const checkSufficiency = defineNode({
   title: "Enough? (second hop)",
   family: "generate",
   description:
-    "arXivBot: a chain-of-thought check whether the claims answer the question; if not, its new query is searched (second hop) and the claims from what it finds are added. An in-process model scores the two answers instead of writing one (enough when log P(enough) − log P(not) exceeds `threshold`) and its second hop searches the question. Without an LLM the check is skipped and says so.",
+    "arXivBot: a chain-of-thought check whether the claims answer the question; if not, its new query is searched (second hop) and the claims from what it finds are added. An in-process model scores the two answers instead of writing one (enough when log P(enough) − log P(not) exceeds `threshold`) and its second hop searches the question. With `judge: reranker` the reranker decides instead: enough when a passage read scores at least `minScore` against the question. Without an LLM the check is skipped and says so.",
   inputs: { question: { type: "Question" }, claims: { type: "Claim[]" }, passages: { type: "Passage[]" } },
   outputs: {
     claims: { type: "Claim[]", description: "The claims, plus those from the second hop" },
@@ -39,9 +71,16 @@ export const checkSufficiency = defineNode({
     claimsPrompt: promptParam("arxivbot.claims.v1", "Claim extraction prompt for the second hop"),
     store: storeParam,
     k: z.number().int().positive().default(3).describe("Passages the second hop keeps (BM25 over the store)"),
+    judge: z.enum(["llm", "reranker"]).default("llm").describe("Who decides whether the claims are enough: the language model (arXivBot's way), or the reranker's best score for the passages read"),
     threshold: thresholdParam("enough", "not", 0),
+    reranker: modelParam("reranker", "With judge reranker: the reranker; empty: the configured one"),
+    minScore: z.number().default(MIN_SCORE).describe("With judge reranker: enough when a passage read scores at least this against the question (the default was chosen on claims never reported on)"),
   }),
-  fingerprint: (p, s) => ({ llm: s.chatIdentity(p, TYPE), prompts: [s.promptIdentity(p.prompt), s.promptIdentity(p.claimsPrompt)] }),
+  fingerprint: (p, s) => ({
+    llm: s.chatIdentity(p, TYPE),
+    prompts: [s.promptIdentity(p.prompt), s.promptIdentity(p.claimsPrompt)],
+    ...(p.judge === "reranker" ? { reranker: s.modelId("reranker", p.reranker) } : {}),
+  }),
   async run(inputs, p, ctx) {
     const { question, claims, passages } = inputs;
     const chat = await ctx.services.chat(p, TYPE);
@@ -49,16 +88,7 @@ export const checkSufficiency = defineNode({
       ctx.log("warn", "sufficiency check skipped: no LLM configured");
       return { claims, passages, decision: "skipped: no LLM configured" };
     }
-    const answers = sufficiencyAnswers(question.text);
-    const check = await callChat(ctx, chat, [{ role: "user", content: compileTemplate(ctx.services.prompt(p.prompt)).render({ question, claims }) }], p, "check", {
-      jsonSchema: sufficiencySchema,
-      ...(chat.constrains ? { choices: [answers.enough, answers.notEnough] } : {}),
-    });
-    const verdict = check.choiceLogprobs
-      ? readSufficiency(JSON.parse(twoWay(check.choiceLogprobs, p.threshold).yes ? answers.enough : answers.notEnough))
-      : check.structured !== undefined
-        ? readSufficiency(check.structured)
-        : parseSufficiency(check.text);
+    const verdict = p.judge === "reranker" ? await byReranker(ctx, question, passages, p) : await byModel(ctx, chat, question, claims, p);
     if (verdict.sufficient) return { claims, passages, decision: "sufficient" };
     return ctx.span("second hop", async (s) => {
       s.set("query", verdict.query);
