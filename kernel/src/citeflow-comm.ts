@@ -1,6 +1,6 @@
 import { COMM_VERSION, errorInfo, questionRuns, type CompiledGraph, type Method, type GraphDoc, type MethodResult, type RunEvent, type RunHandle } from "@citeflow/core";
 import { allowEndpoint, defaultRunsDir, services, graphReach, registry, RunStore, session, templateNames } from "citeflow";
-import { openGraph } from "@citeflow/host";
+import { activeRun, openGraph } from "@citeflow/host";
 import { FORMATS, type ExportResult, type Format } from "@citeflow/datasets";
 import { modelCard } from "@citeflow/models";
 import { catalogueWithModels } from "@citeflow/nodes";
@@ -43,7 +43,8 @@ export function citeflowTarget(comm: Comm, openData: unknown): CommHandler {
   const runsDir = (openData as { runs?: unknown } | undefined)?.runs;
   const storeDir = new RunStore(typeof runsDir === "string" ? runsDir : defaultRunsDir()).dir;
   const files = new StoreThread();
-  const runs = new Map<string, RunHandle>();
+  // The runs this comm started (the host keeps every run in progress: activeRun).
+  const mine = new Set<string>();
 
   const graphOf = (req: Request): CompiledGraph => {
     const g = req.graph;
@@ -58,7 +59,7 @@ export function citeflowTarget(comm: Comm, openData: unknown): CommHandler {
   };
   const live = (req: Request): RunHandle => {
     const id = need<string>(req, "runId", "string");
-    const r = runs.get(id);
+    const r = mine.has(id) ? activeRun(id) : undefined;
     if (!r) throw new RequestError(`no run "${id}" in progress`);
     return r;
   };
@@ -87,11 +88,11 @@ export function citeflowTarget(comm: Comm, openData: unknown): CommHandler {
         : req.inputs;
       // The kernel's session, with its services as notebooks in this kernel have configured them now.
       const r = session(storeDir).start(g, (inputs ?? {}) as Record<string, unknown>, pick(["to", "from", "only", "force", "overrides", "breakpoints", "step", "concurrency"]));
-      runs.set(r.runId, r);
+      mine.add(r.runId);
       void (async () => {
         for await (const e of r.events) comm.send({ type: "event", runId: r.runId, event: slim(e) });
         await r.result.catch(() => undefined);
-        runs.delete(r.runId);
+        mine.delete(r.runId);
       })();
       return { runId: r.runId, selected: r.selected };
     },
@@ -159,7 +160,7 @@ export function citeflowTarget(comm: Comm, openData: unknown): CommHandler {
       }
     },
     onClose() {
-      for (const r of runs.values()) r.abort(new Error("comm closed"));
+      for (const id of mine) activeRun(id)?.abort(new Error("comm closed"));
       void files.close();
     },
   };
