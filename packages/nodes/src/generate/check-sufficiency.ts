@@ -1,12 +1,12 @@
 import { compileTemplate, defineNode, type Claim, type NodeContext, type Passage, type Question } from "@citeflow/core";
+import type { ChatModel } from "@citeflow/models";
 import { indexText } from "@citeflow/retrieval";
 import { z } from "zod";
 import { promptParam } from "../shared/prompts.js";
 import { modelParam, storeParam } from "../shared/params.js";
 import { parseClaimLines } from "./claims-extract.js";
-import type { ChatModel } from "@citeflow/models";
 import { callChat, llmParams, type LlmParams } from "../shared/llm.js";
-import { claimsSchema, readClaims, readSufficiency, sufficiencyAnswers, sufficiencySchema } from "../shared/structured.js";
+import { claimsSchema, readClaims, readSufficiency, secondHopQuery, sufficiencyAnswers, sufficiencySchema } from "../shared/structured.js";
 import { thresholdParam, twoWay } from "../shared/two-way.js";
 
 /** The last "Answer: …" line: "No." means enough; anything else is the next search query. */
@@ -24,6 +24,8 @@ export function parseSufficiency(text: string): { sufficient: boolean; query?: s
 const MIN_SCORE = 0.48;
 
 type Verdict = { sufficient: boolean; query?: string };
+/** A decision with no query named: not enough searches the question. */
+const decided = (enough: boolean, question: Question): Verdict => (enough ? { sufficient: true } : { sufficient: false, query: secondHopQuery(question.text) });
 type Params = LlmParams & { prompt: string; threshold: number; reranker: string; minScore: number };
 
 /** The language model's check: written (a server's model), or the two answers scored (in-process). */
@@ -33,7 +35,7 @@ async function byModel(ctx: NodeContext, chat: ChatModel, question: Question, cl
     jsonSchema: sufficiencySchema,
     ...(chat.constrains ? { choices: [answers.enough, answers.notEnough] } : {}),
   });
-  if (check.choiceLogprobs) return readSufficiency(JSON.parse(twoWay(check.choiceLogprobs, p.threshold).yes ? answers.enough : answers.notEnough));
+  if (check.choiceLogprobs) return decided(twoWay(check.choiceLogprobs, p.threshold).yes, question);
   return check.structured !== undefined ? readSufficiency(check.structured) : parseSufficiency(check.text);
 }
 
@@ -47,7 +49,7 @@ async function byReranker(ctx: NodeContext, question: Question, passages: Passag
     s.set("scores", scores);
     return Math.max(-Infinity, ...scores);
   });
-  return best >= p.minScore ? { sufficient: true } : readSufficiency(JSON.parse(sufficiencyAnswers(question.text).notEnough));
+  return decided(best >= p.minScore, question);
 }
 
 /** Its type, also the task it asks its language model (the default adapter goes on the tasks it was trained on). */

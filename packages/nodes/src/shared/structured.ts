@@ -77,6 +77,9 @@ export const sufficiencySchema = {
   properties: { reasoning, sufficient: { type: "boolean" }, query: { type: "string", maxLength: 200, description: "the next search query when not sufficient" } },
 } as const;
 
+/** A second hop's query when the check names none (an in-process model's scored check, the reranker's): the question itself. */
+export const secondHopQuery = (question: string): string => question.trim().slice(0, 200);
+
 /**
  * The two answers to the sufficiency check with no reasoning written: enough, or not enough and
  * search the question itself. An in-process model scores them; the labelled export's rows teach them.
@@ -84,7 +87,7 @@ export const sufficiencySchema = {
 export function sufficiencyAnswers(question: string): { enough: string; notEnough: string } {
   return {
     enough: JSON.stringify({ reasoning: "", sufficient: true, query: "" }),
-    notEnough: JSON.stringify({ reasoning: "", sufficient: false, query: question.trim().slice(0, 200) }),
+    notEnough: JSON.stringify({ reasoning: "", sufficient: false, query: secondHopQuery(question) }),
   };
 }
 
