@@ -320,8 +320,8 @@ const checkers =
   !QUALITY || ONLY === "answers" || ONLY === "adapter"
     ? []
     : [
-        ["Gemma 3 270M scores enough against not (arXivBot's check, the default)", { model: GGUF }],
-        [`${DEFAULT_MODELS.reranker}'s best score for the passages read (judge: reranker)`, { model: GGUF, judge: "reranker", reranker: DEFAULT_MODELS.reranker }],
+        ["Gemma 3 270M scores enough against not (judge: llm, arXivBot's own check)", { model: GGUF }],
+        [`${DEFAULT_MODELS.reranker}'s best score for the passages read (judge: reranker, arXivBot's template)`, { model: GGUF, judge: "reranker", reranker: DEFAULT_MODELS.reranker }],
         ...(NAMED ? [[NAMED, { model: NAMED }]] : []),
       ];
 // What a check scored: Gemma's log P(enough) − log P(not), or the reranker's best score.
