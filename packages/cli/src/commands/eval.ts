@@ -1,7 +1,6 @@
 import { readFileSync } from "node:fs";
-import { dirname, resolve } from "node:path";
 import { loadGraph, mapInOrder, type CompiledGraph, type NodeRegistry, type Verdict } from "@citeflow/core";
-import type { Session } from "@citeflow/host";
+import { openGraph, type Session } from "@citeflow/host";
 import { bestThreshold, docsInOrder, ndcgAt, pairedBootstrap, readQrels, scoreClassification, scoreRetrieval, type PairedDifference } from "@citeflow/eval";
 import { describeModel, modelsDirsFromEnv } from "@citeflow/models";
 import { UsageError } from "../errors.js";
@@ -208,7 +207,7 @@ async function verifyClaims(
  * `--binary`: only claims with evidence, SUPPORT = true vs everything else = false (OpenScholar's setting).
  */
 export async function evalScifactCommand(o: EvalScifactOptions, registry: NodeRegistry): Promise<number> {
-  const session = cliSession(registry, o.runs, { store: o.store, graphDir: o.graph ? dirname(resolve(o.graph)) : undefined });
+  const session = cliSession(registry, o.runs, { store: o.store });
   const raw = readFileSync(o.claims, "utf8")
     .split("\n")
     .filter((l) => l.trim())
@@ -239,16 +238,20 @@ export async function evalScifactCommand(o: EvalScifactOptions, registry: NodeRe
       o.json,
     );
   }
-  const doc = o.graph
-    ? JSON.parse(readFileSync(o.graph, "utf8"))
-    : sciFactVerificationGraph({
-        k: o.k ?? 3,
-        judge: o.judge ?? "nli",
-        ...modelsDir,
-        ...(o.judgeModel ? { model: o.judgeModel } : {}),
-        ...(o.threshold !== undefined ? { threshold: o.threshold } : {}),
-      });
-  const graph = loadGraph(doc, registry, { source: o.graph ?? "built-in SciFact graph" });
+  // A graph file is opened as every front end opens one: it keeps its folder, where its `file:` prompts are read.
+  const graph = o.graph
+    ? openGraph(o.graph, registry)
+    : loadGraph(
+        sciFactVerificationGraph({
+          k: o.k ?? 3,
+          judge: o.judge ?? "nli",
+          ...modelsDir,
+          ...(o.judgeModel ? { model: o.judgeModel } : {}),
+          ...(o.threshold !== undefined ? { threshold: o.threshold } : {}),
+        }),
+        registry,
+        { source: "built-in SciFact graph" },
+      );
   if (!o.json) for (const line of modelLines(graph, session)) process.stderr.write(line + "\n");
   const pairs = await verifyClaims(graph, claims, o, session);
   const scores = scoreClassification(pairs, o.binary ? ["true", "false"] : ["SUPPORT", "CONTRADICT", "NO_EVIDENCE"]);
