@@ -1,4 +1,5 @@
 import { findCitations, splitSentences, statedContent, type Answer, type Passage } from "@citeflow/core";
+import type { NliProbabilities } from "@citeflow/models";
 
 /** An entailment judge: does one of `premises` support `hypothesis`? (e.g. an NLI model's SUPPORT label, on any of them) */
 export type Entails = (premises: string[], hypothesis: string) => Promise<boolean>;
@@ -11,13 +12,6 @@ export interface CitationScores {
   sentences: number;
   /** Citations scored. */
   citations: number;
-}
-
-/** The label probabilities an NLI model gives a premise and hypothesis. */
-export interface NliProbabilities {
-  SUPPORT: number;
-  NO_EVIDENCE: number;
-  CONTRADICT: number;
 }
 
 /** An NLI model as the judge (eval.citations'): one of the premises entails the hypothesis when SUPPORT is its likeliest label. */
