@@ -41,7 +41,9 @@ function slim(e: RunEvent): unknown {
  */
 export function citeflowTarget(comm: Comm, openData: unknown): CommHandler {
   const runsDir = (openData as { runs?: unknown } | undefined)?.runs;
-  const storeDir = new RunStore(typeof runsDir === "string" ? runsDir : defaultRunsDir()).dir;
+  // Opened once: runs record into it; the store's thread opens its own for the file work.
+  const store = new RunStore(typeof runsDir === "string" ? runsDir : defaultRunsDir());
+  const storeDir = store.dir;
   const files = new StoreThread();
   // The runs this comm started (the host keeps every run in progress: activeRun).
   const mine = new Set<string>();
@@ -87,7 +89,7 @@ export function citeflowTarget(comm: Comm, openData: unknown): CommHandler {
         ? questionRuns(g.doc, { ...(typeof req.question === "string" ? { question: req.question } : {}), ...(Array.isArray(req.questions) ? { questions: req.questions.map(String) } : {}) })[0]!.inputs
         : req.inputs;
       // The kernel's session, with its services as notebooks in this kernel have configured them now.
-      const r = session(storeDir).start(g, (inputs ?? {}) as Record<string, unknown>, pick(["to", "from", "only", "force", "overrides", "breakpoints", "step", "concurrency"]));
+      const r = session(store).start(g, (inputs ?? {}) as Record<string, unknown>, pick(["to", "from", "only", "force", "overrides", "breakpoints", "step", "concurrency"]));
       mine.add(r.runId);
       void (async () => {
         for await (const e of r.events) comm.send({ type: "event", runId: r.runId, event: slim(e) });

@@ -10,12 +10,20 @@ import { createServices } from "@citeflow/nodes";
 import { RunStore } from "@citeflow/runstore";
 import type { StoreJob } from "./store-jobs.js";
 
+/** One store per folder, opened on first use (opening one sweeps its folders for stale temporary files). */
+const stores = new Map<string, RunStore>();
+function storeAt(dir: string): RunStore {
+  let s = stores.get(dir);
+  if (!s) stores.set(dir, (s = new RunStore(dir)));
+  return s;
+}
+
 function work(job: StoreJob): unknown {
   if (job.kind === "export") {
     const { config, ...options } = job.options;
     return exportDataset({ ...options, services: createServices(config) });
   }
-  const store = new RunStore(job.runs);
+  const store = storeAt(job.runs);
   switch (job.kind) {
     case "runs":
       return store.listRuns();

@@ -35,7 +35,7 @@ export function defaultRunsDir(): string {
 export const registry = createRegistry();
 
 /** This kernel's session: the built-in nodes, its services (`services()`, or the ones given) and a run store (default `$CITEFLOW_RUNS` or `./.citeflow`). */
-export function session(runs: string = defaultRunsDir(), withServices: Services = services()): Session {
+export function session(runs: string | RunStore = defaultRunsDir(), withServices: Services = services()): Session {
   return new Session(registry, withServices, runs);
 }
 

@@ -230,13 +230,8 @@ export async function evalScifactCommand(o: EvalScifactOptions, registry: NodeRe
       return pairs.map((p) => (p.gold === p.predicted ? 1 : 0));
     };
     const [a, b] = o.compare;
-    return printComparison(
-      `SciFact ${o.binary ? "binary" : "3-way"} accuracy`,
-      describeModel(a!, modelsDirsFromEnv(process.env)),
-      describeModel(b!, modelsDirsFromEnv(process.env)),
-      pairedBootstrap(await per(a!), await per(b!)),
-      o.json,
-    );
+    const dirs = modelsDirsFromEnv(process.env);
+    return printComparison(`SciFact ${o.binary ? "binary" : "3-way"} accuracy`, describeModel(a!, dirs), describeModel(b!, dirs), pairedBootstrap(await per(a!), await per(b!)), o.json);
   }
   // A graph file is opened as every front end opens one: it keeps its folder, where its `file:` prompts are read.
   const graph = o.graph

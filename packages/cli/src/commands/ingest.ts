@@ -1,4 +1,5 @@
-import { DEFAULT_MODELS, loadEmbedder, modelsDirsFromEnv } from "@citeflow/models";
+import { DEFAULT_MODELS, loadEmbedder } from "@citeflow/models";
+import { configFromEnv } from "@citeflow/nodes";
 import {
   formatReadProblem,
   newTally,
@@ -100,11 +101,9 @@ export async function ingestCommand(o: IngestCommandOptions): Promise<number> {
   const chunker = o.chunker === "verifai" ? verifaiChunker({ maxTokens: o.maxTokens ?? 512 }) : openScholarChunker(o.words ?? 256);
   const chunkerName = o.chunker === "verifai" ? `verifai-${o.maxTokens ?? 512}` : `openscholar-${o.words ?? 256}`;
   const embedderId = o.embedder ?? DEFAULT_MODELS.embedder;
-  const embedder = await loadEmbedder(embedderId, {
-    dtype: o.dtype ?? "fp32",
-    modelsDirs: o.modelsDir ? [o.modelsDir] : modelsDirsFromEnv(process.env),
-    allowDownloads: process.env.CITEFLOW_ALLOW_DOWNLOADS === "1",
-  });
+  // Where models are and whether they may be downloaded: the environment read as for every node.
+  const { modelsDirs, allowDownloads } = configFromEnv(process.env);
+  const embedder = await loadEmbedder(embedderId, { dtype: o.dtype ?? "fp32", modelsDirs: o.modelsDir ? [o.modelsDir] : modelsDirs, allowDownloads });
   const t0 = performance.now();
   const tty = process.stderr.isTTY && !o.json;
   // Every line left out is listed with its number, also when nothing at all could be read.
