@@ -6,7 +6,7 @@
 import { readdirSync, readFileSync, statSync } from "node:fs";
 import { join } from "node:path";
 import { afterEach, describe, expect, it } from "vitest";
-import { describeChat, graphReach } from "@citeflow/nodes";
+import { configFromEnv, describeChat, graphReach } from "@citeflow/nodes";
 import { HttpClient } from "@citeflow/retrieval";
 import { RunStore } from "@citeflow/runstore";
 import { doc, envServices, run, tempDir } from "../helpers.js";
@@ -14,7 +14,7 @@ import { completion, json, loopback, type Loopback } from "../models/loopback.js
 import { restoreEnvAfterEach } from "../scifact.js";
 
 const KEYS = { OPENAI_API_KEY: "sk-chat-key-5e1f0a", QDRANT_API_KEY: "qdrant-key-77c2d9", S2_API_KEY: "s2-key-0b3e8c", CORE_API_KEY: "core-key-91ad44", NCBI_API_KEY: "ncbi-key-3f5a07" };
-restoreEnvAfterEach("OPENAI_BASE_URL", "QDRANT_URL", "CITEFLOW_ALLOWED_ENDPOINTS", "CITEFLOW_CHAT_MODEL", ...Object.keys(KEYS));
+restoreEnvAfterEach("OPENAI_BASE_URL", "OPENAI_CUSTOM_HEADERS", "QDRANT_URL", "CITEFLOW_ALLOWED_ENDPOINTS", "CITEFLOW_CHAT_MODEL", ...Object.keys(KEYS));
 
 interface Client {
   client: string;
@@ -109,6 +109,46 @@ describe("a key goes only to the endpoint the user configured it for", () => {
       expect(c.sent(r) ?? "", `${c.client}: ${r.path}`).not.toBe(KEYS[c.key]);
       expect(JSON.stringify(r.headers) + r.path).not.toMatch(new RegExp(Object.values(KEYS).join("|")));
     }
+  });
+});
+
+describe("$OPENAI_CUSTOM_HEADERS go only to the configured server", () => {
+  const TOKEN = "gw-token-5b2e9c71a0d4f6e8";
+  const chatGraph = (url: string) =>
+    doc(
+      { ...question, p: ["test.passages", { ids: ["d#0"], score: "bm25" }], g: ["generate.answer", { generator: "llm", model: "m", baseUrl: url, retries: 0 }] },
+      ["q.question->g.question", "p.passages->g.passages"],
+      qInputs,
+    );
+
+  it("the configured server gets them; a consented server the graph names gets none (the SDK would send them anywhere); the run store holds none", async () => {
+    const configured = await answer();
+    const named = await answer();
+    try {
+      process.env.OPENAI_BASE_URL = configured.url;
+      process.env.OPENAI_CUSTOM_HEADERS = `X-Gateway-Token: ${TOKEN}\nX-Team: citeflow`;
+      process.env.CITEFLOW_ALLOWED_ENDPOINTS = named.url;
+      const dir = tempDir();
+      const store = new RunStore(dir);
+      await run(chatGraph(""), { ...store.runOptions(), inputs: { question: { id: "q", text: "aspirin" } } });
+      expect(configured.requests.length).toBeGreaterThan(0);
+      for (const r of configured.requests) expect([r.headers["x-gateway-token"], r.headers["x-team"]]).toEqual([TOKEN, "citeflow"]);
+      await run(chatGraph(named.url), { ...store.runOptions(), inputs: { question: { id: "q", text: "aspirin" } } });
+      expect(named.requests.length).toBeGreaterThan(0);
+      for (const r of named.requests) expect([r.headers["x-gateway-token"], r.headers["x-team"]]).toEqual([undefined, undefined]);
+      expect(
+        filesUnder(dir)
+          .map((f) => readFileSync(f, "utf8"))
+          .join("\n"),
+      ).not.toContain(TOKEN);
+    } finally {
+      await configured.close();
+      await named.close();
+    }
+  });
+
+  it("a line that is not `Name: value` is refused by its number, never its text", () => {
+    expect(() => configFromEnv({ OPENAI_CUSTOM_HEADERS: `X-Team: citeflow\n${TOKEN}` })).toThrow(/^\$OPENAI_CUSTOM_HEADERS: line 2 is not "Name: value"$/);
   });
 });
 

@@ -37,9 +37,10 @@ export function sameEndpoint(a: string, b: string): boolean {
  * The one rule for keys, for every client: a key goes only to the endpoint the user configured it
  * for. A request to `url` (undefined: the client's own default, the service the key was issued
  * by) carries `key` only when `url` is that endpoint; to any other server, consented or not, it
- * goes without one.
+ * goes without one. The same rule for anything else the user configured for that endpoint only
+ * (its custom headers).
  */
-export function keyFor(url: string | undefined, configuredUrl: string, key: string | undefined): string | undefined {
+export function keyFor<T extends string | Readonly<Record<string, string>>>(url: string | undefined, configuredUrl: string, key: T | undefined): T | undefined {
   if (!key) return undefined;
   if (url === undefined || url === "") return key;
   return configuredUrl !== "" && sameEndpoint(url, configuredUrl) ? key : undefined;

@@ -73,6 +73,8 @@ export interface OpenAIChatOptions {
   baseURL?: string;
   /** The key sent to `baseURL` (none: "no-key"); the services give it only to the server it was configured for (`keyFor`). Never recorded. */
   apiKey?: string;
+  /** Headers sent with every request ($OPENAI_CUSTOM_HEADERS, given like the key to its server only). Never recorded. */
+  headers?: Readonly<Record<string, string>>;
   /** Per-request timeout in ms (default 120 000). */
   timeoutMs?: number;
   /** Retries on 408/409/429/5xx and connection errors, with backoff honouring Retry-After (default 3). */
@@ -81,7 +83,7 @@ export interface OpenAIChatOptions {
 
 /** Chat completions from any OpenAI-compatible server: OpenAI, vLLM, Ollama, llama.cpp, LM Studio. */
 export function openAIChat(o: OpenAIChatOptions): ChatModel {
-  const { client, shown } = openAIClient({ baseURL: o.baseURL, apiKey: o.apiKey, timeoutMs: o.timeoutMs ?? 120_000, maxRetries: o.maxRetries ?? 3 });
+  const { client, shown } = openAIClient({ baseURL: o.baseURL, apiKey: o.apiKey, headers: o.headers, timeoutMs: o.timeoutMs ?? 120_000, maxRetries: o.maxRetries ?? 3 });
   const where = `chat model ${o.model} at ${shown}`;
   return {
     id: o.model,

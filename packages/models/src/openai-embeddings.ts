@@ -8,6 +8,8 @@ export interface OpenAIEmbedderOptions {
   baseURL?: string;
   /** The key sent to `baseURL` (none: "no-key"). Not read from the environment. Never written to traces or logs. */
   apiKey?: string;
+  /** Headers sent with every request (none from the environment). Never written to traces or logs. */
+  headers?: Readonly<Record<string, string>>;
   /** Texts per request. Default 64. */
   batchSize?: number;
   /** Per-request timeout in ms. Default 60 000. */
@@ -20,7 +22,7 @@ export interface OpenAIEmbedderOptions {
 
 /** Embeddings from any OpenAI-compatible server (OpenAI, vLLM, Ollama, llama.cpp, LM Studio). */
 export function openAIEmbedder(options: OpenAIEmbedderOptions): Embedder {
-  const { client, shown } = openAIClient({ baseURL: options.baseURL, apiKey: options.apiKey, timeoutMs: options.timeoutMs ?? 60_000, maxRetries: options.maxRetries ?? 3 });
+  const { client, shown } = openAIClient({ baseURL: options.baseURL, apiKey: options.apiKey, headers: options.headers, timeoutMs: options.timeoutMs ?? 60_000, maxRetries: options.maxRetries ?? 3 });
   const where = `${options.model} at ${shown}`;
   const batchSize = options.batchSize ?? 64;
   const normalize = options.normalize ?? true;

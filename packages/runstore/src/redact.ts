@@ -3,7 +3,8 @@
  * Two rules, both applied to all text before it is written or shown:
  *
  * - by value: the values of the environment variables that hold credentials — names ending in
- *   KEY, TOKEN, SECRET or PASSWORD, and any named in $CITEFLOW_SECRETS — and secrets a host
+ *   KEY, TOKEN, SECRET or PASSWORD, and any named in $CITEFLOW_SECRETS; the header values in
+ *   $OPENAI_CUSTOM_HEADERS — and secrets a host
  *   registers, only when the value is credential-like (`looksSecret`): never a word or a phrase,
  *   so `MY_SORT_KEY=passages` or a marked variable holding "with" rewrites nothing. A known secret
  *   is also found URL-encoded, in base64 (standard or URL-safe) and spaced out character by character;
@@ -62,9 +63,15 @@ const URL_USERINFO = /\b([a-z][a-z0-9+.-]*:\/\/)[^\s/?#@"'<>]+@/gi;
 
 export function secretsFromEnv(env: NodeJS.ProcessEnv = process.env): string[] {
   const marked = new Set((env.CITEFLOW_SECRETS ?? "").split(/[\s,]+/).filter(Boolean));
-  return Object.entries(env)
+  const named = Object.entries(env)
     .filter(([k, v]) => typeof v === "string" && (marked.has(k) || SECRET_NAME.test(k)) && looksSecret(v, marked.has(k)))
     .map(([, v]) => v as string);
+  // The values of $OPENAI_CUSTOM_HEADERS (`Name: value` a line), which often carry a gateway's token.
+  const headers = (env.OPENAI_CUSTOM_HEADERS ?? "")
+    .split("\n")
+    .map((line) => line.slice(line.indexOf(":") + 1).trim())
+    .filter((v) => looksSecret(v, true));
+  return [...named, ...headers];
 }
 
 /** The forms a known secret takes in text: as written, JSON-escaped, URL-encoded, base64. */

@@ -19,8 +19,11 @@ export interface ServicesConfig {
   allowDownloads: boolean;
   /** Model ids nodes use when their `model` param is empty. */
   models: { nli: string; reranker: string };
-  /** The chat model nodes use when their `model` param is empty, and the OpenAI-compatible server the user configured. */
-  chat: { model: string; baseUrl: string; apiKey: string; sequences?: number; contextSize?: number };
+  /**
+   * The chat model nodes use when their `model` param is empty, and the OpenAI-compatible server the user configured:
+   * its key and its custom headers go to that server only (`keyFor`).
+   */
+  chat: { model: string; baseUrl: string; apiKey: string; headers?: Record<string, string>; sequences?: number; contextSize?: number };
   /** Servers a graph may name besides `chat.baseUrl` (the user's list; consents are added per process). */
   allowedEndpoints: string[];
   /** The graph's folder: relative `file:` prompts resolve there, and it is one of the folders prompts are read from. */
@@ -64,6 +67,21 @@ function positive(env: Env, name: string): number | undefined {
   if (!/^\d+$/.test(v) || Number(v) === 0) throw new Error(`$${name}: give a whole number above 0, not ${JSON.stringify(env[name])}`);
   return Number(v);
 }
+/**
+ * $OPENAI_CUSTOM_HEADERS as the OpenAI SDK reads it (a `Name: value` a line), for the configured server only. A line
+ * without a name and a colon is refused by its number (never its text: a header may hold a secret).
+ */
+function customHeaders(v: string | undefined): Record<string, string> | undefined {
+  if (!v?.trim()) return undefined;
+  const headers: Record<string, string> = {};
+  v.split("\n").forEach((line, i) => {
+    if (!line.trim()) return;
+    const colon = line.indexOf(":");
+    if (colon <= 0 || !line.slice(0, colon).trim()) throw new Error(`$OPENAI_CUSTOM_HEADERS: line ${i + 1} is not "Name: value"`);
+    headers[line.slice(0, colon).trim()] = line.slice(colon + 1).trim();
+  });
+  return headers;
+}
 const list = (v: string | undefined, sep: RegExp | string) => (v ?? "").split(sep).filter((x) => x.trim() !== "");
 
 /**
@@ -87,6 +105,7 @@ export function configFromEnv(env: Env, graphDir: string = process.cwd()): Servi
       model: (env.CITEFLOW_CHAT_MODEL ?? "").trim(),
       baseUrl: env.OPENAI_BASE_URL ?? "",
       apiKey: env.OPENAI_API_KEY ?? "",
+      ...(customHeaders(env.OPENAI_CUSTOM_HEADERS) ? { headers: customHeaders(env.OPENAI_CUSTOM_HEADERS)! } : {}),
       ...(sequences ? { sequences } : {}),
       ...(contextSize ? { contextSize } : {}),
     },

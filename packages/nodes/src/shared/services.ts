@@ -168,13 +168,14 @@ export class CiteflowServices implements Services {
       return this.#once(`hub:${c.uri}`, async () =>
         loadLocalChat(await hubGguf(c.uri, this.config.allowDownloads, this.config.modelsHome), { ...local, ...(c.adapter ? { adapter: c.adapter } : {}) }),
       );
-    // The key goes to the server the user configured (or the SDK's default when none is) and
+    // The key and custom headers go to the server the user configured (or the SDK's default when none is) and
     // nowhere else; a server the graph names needs consent, and gets no key.
     if (p.baseUrl) this.requireEndpoint(p.baseUrl, "params.baseUrl");
     const apiKey = keyFor(p.baseUrl, this.config.chat.baseUrl, this.config.chat.apiKey) || "no-key";
-    const key = JSON.stringify([c.model, c.baseUrl, apiKey, p.timeoutMs, p.retries]); // a key kept in memory only
+    const headers = keyFor(p.baseUrl, this.config.chat.baseUrl, this.config.chat.headers);
+    const key = JSON.stringify([c.model, c.baseUrl, apiKey, headers, p.timeoutMs, p.retries]); // a key kept in memory only
     return this.#once(`chat:${key}`, async () => {
-      return openAIChat({ model: c.model, ...(c.baseUrl ? { baseURL: c.baseUrl } : {}), apiKey, timeoutMs: p.timeoutMs, maxRetries: p.retries });
+      return openAIChat({ model: c.model, ...(c.baseUrl ? { baseURL: c.baseUrl } : {}), apiKey, ...(headers ? { headers } : {}), timeoutMs: p.timeoutMs, maxRetries: p.retries });
     });
   }
 
