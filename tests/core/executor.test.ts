@@ -1,5 +1,6 @@
 import { describe, expect, it } from "vitest";
-import { loadGraph, MemoryCache, NodeOutputError, RunRequestError, startRun } from "@citeflow/core";
+import { z } from "zod";
+import { defineNode, loadGraph, MemoryCache, NodeOutputError, RunRequestError, startRun } from "@citeflow/core";
 import { doc, eventsOf, makeProbe, run, testRegistry } from "../helpers.js";
 
 // a(1) → b(+10) → c(+100)
@@ -288,6 +289,38 @@ describe("stepping, breakpoints and abort", () => {
       ["after", "skipped"],
     ]);
     expect(result.nodes[1]!.error!.name).toBe("AbortError");
+  });
+
+  it("a node started as the run is aborted fails on its own: nothing is left unhandled", async () => {
+    // A node whose work fails a moment later (a model call cut off by the abort).
+    const cut = defineNode({
+      type: "test.cut",
+      version: 1,
+      title: "Cut off",
+      family: "test",
+      description: "Fails after a moment",
+      inputs: {},
+      outputs: { out: { type: "Number" } },
+      params: z.object({}),
+      async run() {
+        await new Promise((r) => setTimeout(r, 20));
+        throw new Error("request was aborted");
+      },
+    });
+    // The abort comes while the run looks the node up in its cache, just before the node starts.
+    let abort = () => undefined as void;
+    const cache = {
+      async get() {
+        abort();
+        return undefined;
+      },
+      async set() {},
+    };
+    const h = startRun(loadGraph(doc({ s: ["test.cut"] }), testRegistry().register(cut)), { services: { probe: makeProbe() }, cache });
+    abort = () => h.abort();
+    expect((await h.result).status).toBe("aborted");
+    // An unhandled rejection fails this file.
+    await new Promise((r) => setTimeout(r, 60));
   });
 
   it("an already-aborted signal runs nothing", async () => {

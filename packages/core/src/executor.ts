@@ -313,7 +313,11 @@ function summary(r: NodeResult): NodeSummary {
 }
 
 function raceAbort<T>(p: Promise<T>, signal: AbortSignal): Promise<T> {
-  if (signal.aborted) return Promise.reject(new AbortError("run aborted"));
+  if (signal.aborted) {
+    // The node's work started as the run was aborted: it ends as it will, and its failure is not the run's.
+    p.catch(() => undefined);
+    return Promise.reject(new AbortError("run aborted"));
+  }
   return new Promise<T>((resolve, reject) => {
     const onAbort = () => reject(new AbortError("run aborted"));
     signal.addEventListener("abort", onAbort, { once: true });
