@@ -1,11 +1,11 @@
 /**
- * The editor's side of the kernel's `citeflow` comm (schema v1, kernel/README.md): one request
- * → one reply by id; run events streamed as they happen.
+ * The editor's side of the kernel's `citeflow` comm (kernel/README.md): one request → one reply
+ * by id; run events and question sets' progress streamed as they happen.
  */
 import type { Kernel, KernelMessage } from "@jupyterlab/services";
 import type { ISessionContext } from "@jupyterlab/apputils";
 import { Signal, type ISignal } from "@lumino/signaling";
-import { COMM_TARGET, COMM_VERSION, type Method, type MethodParams, type MethodResult, type StreamedRunEvent } from "@citeflow/core/browser";
+import { COMM_TARGET, COMM_VERSION, type Method, type MethodParams, type MethodResult, type SetProgressView, type StreamedRunEvent } from "@citeflow/core/browser";
 
 /** A request that failed: over the comm (name "CommError"), or in the kernel, under the name the kernel's error had. */
 export class CommError extends Error {
@@ -25,6 +25,7 @@ export class CiteflowClient {
   #next = 1;
   readonly #pending = new Map<number, Pending>();
   readonly #events = new Signal<this, { runId: string; event: StreamedRunEvent }>(this);
+  readonly #sets = new Signal<this, SetProgressView>(this);
 
   constructor(session: ISessionContext) {
     this.#session = session;
@@ -33,6 +34,11 @@ export class CiteflowClient {
 
   get events(): ISignal<this, { runId: string; event: StreamedRunEvent }> {
     return this.#events;
+  }
+
+  /** Question sets' progress, as runs of them start and end. */
+  get sets(): ISignal<this, SetProgressView> {
+    return this.#sets;
   }
 
   /** One request of the protocol (`CiteflowProtocol` in core): `{id, method, ...params}` out, the reply's result in (rejects on `ok: false`). */
@@ -99,6 +105,10 @@ export class CiteflowClient {
   #onMessage(data: Record<string, unknown>): void {
     if (data.type === "event") {
       this.#events.emit({ runId: String(data.runId), event: data.event as StreamedRunEvent });
+      return;
+    }
+    if (data.type === "set") {
+      this.#sets.emit(data.progress as SetProgressView);
       return;
     }
     if (data.type !== "reply") return;

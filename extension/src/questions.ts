@@ -2,13 +2,14 @@
 import type { GraphDoc, QuestionsGiven } from "@citeflow/core/browser";
 
 /**
- * The box's text as the question; for a graph with a `Question[]` input, its lines as the question
- * set too. Nothing when the box is empty (a graph without inputs runs on none).
+ * The box's text as the question; for a graph with a `Question[]` input, or with `perLine` (the
+ * editor's question set: one run a line), its lines as the question set too. Nothing when the box
+ * is empty (a graph without inputs runs on none).
  */
-export function questionsOf(doc: GraphDoc, box: string): QuestionsGiven & { question?: string; questions?: string[] } {
+export function questionsOf(doc: GraphDoc, box: string, perLine = false): QuestionsGiven & { question?: string; questions?: string[] } {
   const question = box.trim();
   if (!question) return {};
-  const takesSet = Object.values(doc.inputs).some((i) => i.type === "Question[]");
+  const takesSet = perLine || Object.values(doc.inputs).some((i) => i.type === "Question[]");
   const set = box
     .split("\n")
     .map((q) => q.trim())

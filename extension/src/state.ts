@@ -17,6 +17,7 @@ import {
   type NodeStatus,
   type Reach,
   type RunProgress,
+  type SetProgressView,
   type StreamedRunEvent,
 } from "@citeflow/core/browser";
 import { Signal, type ISignal } from "@lumino/signaling";
@@ -63,6 +64,12 @@ export class EditorState {
   port: string | undefined;
   run: RunState | undefined;
   question = "";
+  /** For a graph that takes one question: the box takes one a line, and Run runs the pipeline once a line (a question set). */
+  perLine = false;
+  /** The question set this editor started last, as the kernel last told its progress. */
+  set: SetProgressView | undefined;
+  /** Progress of sets by id, kept from the moment a set starts: its first message may come before the reply. */
+  readonly #setProgress = new Map<string, SetProgressView>();
   breakpoints = new Set<string>();
   /** Why the last attempted connection was refused (shown as a tooltip on the canvas). */
   refusal: string | undefined;
@@ -101,6 +108,7 @@ export class EditorState {
     this.client = client;
     this.stored = new StoredRuns(client, () => ({ runId: this.run?.runId, graphName: this.doc.name }));
     client.events.connect((_, { runId, event }) => this.#onEvent(runId, event));
+    client.sets.connect((_, progress) => this.#onSet(progress));
   }
 
   /** Any change at all: redraw. */
@@ -123,7 +131,12 @@ export class EditorState {
   }
 
   get questionSet(): string[] {
-    return questionsOf(this.doc, this.question).questions ?? [];
+    return questionsOf(this.doc, this.question, this.perLine).questions ?? [];
+  }
+
+  /** The box holds questions one a line: a graph that takes a set, or one that takes a question with "one a line" on. */
+  get linesAreQuestions(): boolean {
+    return this.takesQuestionSet || this.perLine;
   }
 
   /** An edit: recorded for undo, written to the file. */
@@ -264,7 +277,7 @@ export class EditorState {
     if (id === undefined) return;
     if (this.breakpoints.has(id)) this.breakpoints.delete(id);
     else this.breakpoints.add(id);
-    if (this.active) void this.client.request("breakpoints", { runId: this.run!.runId, nodes: [...this.breakpoints] });
+    if (this.#running) void this.client.request("breakpoints", { runId: this.run!.runId, nodes: [...this.breakpoints] });
     this.emit();
   }
 
@@ -285,7 +298,12 @@ export class EditorState {
   }
 
   /** A run is under way (running or paused at a node). */
+  /** A run is under way, or a question set is. */
   get active(): boolean {
+    return this.#running || this.set?.status === "running";
+  }
+
+  get #running(): boolean {
     return this.run?.status === "running" || this.run?.status === "paused";
   }
 
@@ -298,6 +316,7 @@ export class EditorState {
   cannotStart(kind: "all" | "to" | "from" | "only"): string | undefined {
     if (this.unreadable) return trans.__("The file does not read as a pipeline");
     if (this.active) return trans.__("A run is under way");
+    if (this.perLine && !this.takesQuestionSet && kind !== "all") return trans.__("A question set runs whole pipelines: turn off one question a line to run part of it");
     if (!this.question.trim()) return trans.__("Type a question first");
     if (kind !== "all" && !this.selected) return trans.__("Select a node first");
     if ((kind === "from" || kind === "only") && !this.run) return trans.__("Run the pipeline first: this re-runs the selected node against the run shown");
@@ -316,6 +335,7 @@ export class EditorState {
   /** Starts a run of the document as it is now (unsaved edits included). */
   async start(options: RunOptions = {}): Promise<string | undefined> {
     if (this.unreadable) return undefined;
+    if (this.perLine && !this.takesQuestionSet && !options.step) return this.#startSet();
     try {
       this.error = undefined;
       const folder = this.folder();
@@ -326,14 +346,8 @@ export class EditorState {
         ...options,
         ...(this.breakpoints.size ? { breakpoints: [...this.breakpoints] } : {}),
       };
-      let reply = await this.client.request("run", request);
-      // Servers the graph names that the user has not configured: the run starts only once they agree.
-      if ("needsConsent" in reply) {
-        const urls = await this.#consentToServers(reply.needsConsent);
-        if (!urls) return undefined;
-        reply = await this.client.request("run", { ...request, allowEndpoints: urls });
-        if ("needsConsent" in reply) throw new Error(trans.__("The kernel still refuses the servers %1", reply.needsConsent.map((s) => s.target).join(", ")));
-      }
+      const reply = await this.#withConsent(request, (r) => this.client.request("run", r));
+      if (!reply) return undefined;
       const { runId, selected } = reply;
       // An event may have arrived before the reply: keep what it said.
       const early = this.run?.runId === runId ? this.run : undefined;
@@ -353,6 +367,55 @@ export class EditorState {
   }
 
   /**
+   * The pipeline once a line of the box (`runSet`): each question its own recorded run, as many
+   * at once as the kernel decides (one for an in-process model); the canvas shows each run as it
+   * starts, the toolbar the set's progress. The set's id, or undefined when nothing started.
+   */
+  async #startSet(): Promise<string | undefined> {
+    try {
+      this.error = undefined;
+      this.#setProgress.clear();
+      const folder = this.folder();
+      const request = { graph: this.doc, ...(folder ? { folder } : {}), questions: this.questionSet };
+      const reply = await this.#withConsent(request, (r) => this.client.request("runSet", r));
+      if (!reply) return undefined;
+      const { setId, total } = reply;
+      this.set = this.#setProgress.get(setId) ?? { setId, total, done: 0, inFlight: 0, failed: 0, text: "", runIds: [], status: "running" };
+      this.emit();
+      return setId;
+    } catch (e) {
+      this.error = (e as Error).message;
+      this.set = undefined;
+      this.emit();
+      return undefined;
+    }
+  }
+
+  #onSet(progress: SetProgressView): void {
+    this.#setProgress.set(progress.setId, progress);
+    if (this.set?.setId !== progress.setId) return;
+    this.set = progress;
+    if (progress.error) this.error = progress.error;
+    this.emit();
+  }
+
+  /**
+   * A run or set request; when the graph names servers the user has not configured, it starts
+   * only once they agree (the dialog), sent again with their consent. Undefined: they declined.
+   */
+  async #withConsent<Q extends object, R extends object>(request: Q, send: (r: Q & { allowEndpoints?: string[] }) => Promise<R>): Promise<Exclude<R, { needsConsent: Reach[] }> | undefined> {
+    type Refused = { needsConsent: Reach[] };
+    let reply: R = await send(request);
+    if ("needsConsent" in reply) {
+      const urls = await this.#consentToServers((reply as Refused).needsConsent);
+      if (!urls) return undefined;
+      reply = await send({ ...request, allowEndpoints: urls });
+      if ("needsConsent" in reply) throw new Error(trans.__("The kernel still refuses the servers %1", (reply as Refused).needsConsent.map((s) => s.target).join(", ")));
+    }
+    return reply as Exclude<R, Refused>;
+  }
+
+  /**
    * A graph file cannot choose where requests go: servers it names that the user has not
    * configured run only after the user agrees (the dialog); the kernel then allows them for its
    * life. The servers agreed to, or undefined when the user declined.
@@ -367,8 +430,10 @@ export class EditorState {
   }
 
   async control(method: "step" | "continue" | "pause" | "abort"): Promise<void> {
-    if (!this.run) return;
     try {
+      // Stop ends the whole set: no run of it starts after this, and those under way are aborted.
+      if (method === "abort" && this.set?.status === "running") return void (await this.client.request("abortSet", { setId: this.set.setId }));
+      if (!this.run) return;
       await this.client.request(method, { runId: this.run.runId });
     } catch (e) {
       this.error = (e as Error).message;
@@ -433,9 +498,10 @@ export class EditorState {
 
   #onEvent(runId: string, e: StreamedRunEvent): void {
     if (!this.run || this.run.runId !== runId) {
-      // Events can outrun the reply to "run": start collecting them.
-      if (e.type !== "run-start") return;
-      this.run = { ...startedRun(runId, []), selected: [] };
+      // Events can outrun the reply to "run": start collecting them. A question set's runs are shown as
+      // they start, one at a time: the canvas stays on a run under way until it ends.
+      if (e.type !== "run-start" || this.#running) return;
+      this.run = { ...startedRun(runId, e.selected), selected: e.selected };
     }
     const next = reduceRunEvent(this.run, e);
     if (next === this.run) return;

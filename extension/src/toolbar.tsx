@@ -19,6 +19,20 @@ export function runStatusText(run: { status: string; pausedAt?: string; ms?: num
   }
 }
 
+/** A question set's state in words: the CLI's line while it runs, then how it ended. */
+export function setStatusText(set: { status: string; text: string; done: number; total: number; failed: number }): string {
+  switch (set.status) {
+    case "running":
+      return set.text || trans.__("Question set: starting…");
+    case "ok":
+      return trans.__("Question set done: %1 of %2 runs, %3 failed", set.done, set.total, set.failed);
+    case "aborted":
+      return trans.__("Question set stopped after %1 of %2 runs", set.done, set.total);
+    default:
+      return trans.__("Question set failed after %1 of %2 runs", set.done, set.total);
+  }
+}
+
 /** The run buttons: what each starts, and its label and tooltip (translated when drawn). */
 const RUN_BUTTONS: Array<{ kind: "all" | "to" | "from" | "only"; action: string; label: () => string; title: () => string }> = [
   { kind: "all", action: "run", label: () => trans.__("Run"), title: () => trans.__("Run the whole pipeline") },
@@ -35,12 +49,12 @@ export function Toolbar({ state, showRuns }: { state: EditorState; showRuns: () 
   const total = run?.selected.length ?? 0;
   return (
     <div className="cf-toolbar" role="toolbar" aria-label={trans.__("Run controls")}>
-      {state.takesQuestionSet ? (
+      {state.linesAreQuestions ? (
         <textarea
           className="cf-question"
           rows={3}
           aria-label={trans.__("Questions, one per line")}
-          placeholder={trans.__("Questions or claims, one per line")}
+          placeholder={state.takesQuestionSet ? trans.__("Questions or claims, one per line") : trans.__("Questions or claims, one per line: the pipeline runs once for each")}
           value={state.question}
           onChange={(e) => ((state.question = e.target.value), state.emit())}
         />
@@ -55,7 +69,13 @@ export function Toolbar({ state, showRuns }: { state: EditorState; showRuns: () 
           onKeyDown={(e) => e.key === "Enter" && !active && start({})}
         />
       )}
-      {state.takesQuestionSet && <span className="cf-muted">{trans._n("%1 question", "%1 questions", state.questionSet.length)}</span>}
+      {!state.takesQuestionSet && (
+        <label className="cf-muted" title={trans.__("Run the pipeline once for each line of the box: a question set, each question its own run")}>
+          <input type="checkbox" data-action="per-line" checked={state.perLine} disabled={active} onChange={(e) => ((state.perLine = e.target.checked), state.emit())} />
+          {trans.__("One a line")}
+        </label>
+      )}
+      {state.linesAreQuestions && <span className="cf-muted">{trans._n("%1 question", "%1 questions", state.questionSet.length)}</span>}
       {RUN_BUTTONS.map(({ kind, action, label, title }) => {
         // Disabled, a button says why in its tooltip (the same question the commands ask).
         const why = state.cannotStart(kind);
@@ -75,7 +95,7 @@ export function Toolbar({ state, showRuns }: { state: EditorState; showRuns: () 
       <button
         className="cf-button"
         data-action="step"
-        disabled={!state.question.trim()}
+        disabled={!state.question.trim() || (state.perLine && !state.takesQuestionSet)}
         onClick={() => (run?.status === "paused" ? void state.control("step") : start({ step: true }))}
         title={trans.__("Run one node at a time")}
       >
@@ -96,6 +116,12 @@ export function Toolbar({ state, showRuns }: { state: EditorState; showRuns: () 
       <button className="cf-button" data-action="layout" disabled={!!state.unreadable} onClick={() => state.layout()} title={trans.__("Arrange the nodes in layers, left to right, wrapped into rows")}>
         {trans.__("Auto-layout")}
       </button>
+      {state.set && (
+        <span className="cf-set-status" role="status" data-status={state.set.status} data-done={state.set.done}>
+          {setStatusText(state.set)}
+          {state.set.status === "running" && <progress max={state.set.total} value={state.set.done} aria-label={trans.__("Question set progress")} />}
+        </span>
+      )}
       <span className="cf-run-status" role="status" data-status={run?.status ?? "idle"} data-run={run?.runId ?? ""}>
         {run && (
           <>

@@ -1,19 +1,20 @@
-import { COMM_VERSION, errorInfo, questionRuns, type CompiledGraph, type Method, type GraphDoc, type MethodResult, type RunEvent, type RunHandle } from "@citeflow/core";
+import { COMM_VERSION, errorInfo, questionRuns, type CompiledGraph, type Method, type GraphDoc, type MethodResult, type Reach, type RunEvent, type RunHandle } from "@citeflow/core";
 import { allowEndpoint, defaultRunsDir, services, graphReach, registry, RunStore, session, templateNames } from "citeflow";
 import { activeRun, openGraph } from "@citeflow/host";
 import { FORMATS, type ExportResult, type Format } from "@citeflow/datasets";
 import { modelCard } from "@citeflow/models";
-import { catalogueWithModels } from "@citeflow/nodes";
+import { catalogueWithModels, questionsAtOnce } from "@citeflow/nodes";
 import { renderEvidencePage } from "@citeflow/retrieval";
 import { homedir } from "node:os";
 import { isAbsolute, resolve } from "node:path";
 import type { Comm, CommHandler } from "./comm.js";
 import { StoreThread } from "./store-jobs.js";
+import { QuestionSets } from "./question-sets.js";
 
 type Request = { id?: string | number; method?: string } & Record<string, unknown>;
 
 /** The methods that only steer a run in progress. */
-const STEERING = new Set(["abort", "pause", "step", "continue", "breakpoints"]);
+const STEERING = new Set(["abort", "abortSet", "pause", "step", "continue", "breakpoints"]);
 
 class RequestError extends Error {
   override name = "RequestError";
@@ -59,6 +60,25 @@ export function citeflowTarget(comm: Comm, openData: unknown): CommHandler {
     if (typeof g !== "object" || g === null) throw new RequestError(`"graph" must be a template name, a file path or a graph document`);
     return openGraph(g as GraphDoc, registry, folder);
   };
+  // A run streams its events to the editor and is steerable by its id while it runs.
+  const follow = async (r: RunHandle) => {
+    mine.add(r.runId);
+    for await (const e of r.events) comm.send({ type: "event", runId: r.runId, event: slim(e) });
+    await r.result.catch(() => undefined);
+    mine.delete(r.runId);
+  };
+  const sets = new QuestionSets((progress) => comm.send({ type: "set", progress }), follow);
+  /**
+   * A graph file cannot choose where requests go: servers it names that the user has not
+   * configured start a run only once the user agreed (the editor's dialog sends them back in
+   * allowEndpoints); they are then allowed for this kernel's life. One request in the common case.
+   */
+  const unconsented = (req: Request, g: CompiledGraph): Reach[] => {
+    const agreed = Array.isArray(req.allowEndpoints) ? req.allowEndpoints.map(String) : [];
+    for (const url of agreed) allowEndpoint(url);
+    return graphReach(g.doc.nodes, services()).filter((r) => r.kind === "endpoint" && !r.allowed);
+  };
+  const pick = (req: Request, keys: string[]) => Object.fromEntries(keys.filter((k) => req[k] !== undefined).map((k) => [k, req[k]]));
   const live = (req: Request): RunHandle => {
     const id = need<string>(req, "runId", "string");
     const r = mine.has(id) ? activeRun(id) : undefined;
@@ -75,28 +95,35 @@ export function citeflowTarget(comm: Comm, openData: unknown): CommHandler {
     reach: (req) => graphReach(graphOf(req).doc.nodes, services()),
     run: (req) => {
       const g = graphOf(req);
-      // A graph file cannot choose where requests go: servers it names that the user has not
-      // configured start the run only once the user agreed (the editor's dialog sends them back in
-      // allowEndpoints); they are then allowed for this kernel's life. One request in the common case.
-      const agreed = Array.isArray(req.allowEndpoints) ? req.allowEndpoints.map(String) : [];
-      for (const url of agreed) allowEndpoint(url);
-      const needsConsent = graphReach(g.doc.nodes, services()).filter((r) => r.kind === "endpoint" && !r.allowed);
+      const needsConsent = unconsented(req, g);
       if (needsConsent.length) return { needsConsent };
-      const pick = <K extends string>(keys: K[]) => Object.fromEntries(keys.filter((k) => req[k] !== undefined).map((k) => [k, req[k]]));
       // The editor sends its question (and question set); the inputs follow the rule the CLI and notebooks use.
       const asked = req.question !== undefined || req.questions !== undefined;
       const inputs = asked
         ? questionRuns(g.doc, { ...(typeof req.question === "string" ? { question: req.question } : {}), ...(Array.isArray(req.questions) ? { questions: req.questions.map(String) } : {}) })[0]!.inputs
         : req.inputs;
       // The kernel's session, with its services as notebooks in this kernel have configured them now.
-      const r = session(store).start(g, (inputs ?? {}) as Record<string, unknown>, pick(["to", "from", "only", "force", "overrides", "breakpoints", "step", "concurrency"]));
-      mine.add(r.runId);
-      void (async () => {
-        for await (const e of r.events) comm.send({ type: "event", runId: r.runId, event: slim(e) });
-        await r.result.catch(() => undefined);
-        mine.delete(r.runId);
-      })();
+      const r = session(store).start(g, (inputs ?? {}) as Record<string, unknown>, pick(req, ["to", "from", "only", "force", "overrides", "breakpoints", "step", "concurrency"]));
+      void follow(r);
       return { runId: r.runId, selected: r.selected };
+    },
+    // One run a question, `parallel` at once (default: the rule `citeflow run --questions` follows), progress as "set" messages.
+    runSet: (req) => {
+      const g = graphOf(req);
+      const questions = need<unknown[]>(req, "questions", "object");
+      if (!Array.isArray(questions) || questions.length === 0 || questions.some((q) => typeof q !== "string" || !q.trim()))
+        throw new RequestError(`"runSet" needs "questions": a list of one or more questions, none empty`);
+      const parallel = req.parallel === undefined ? questionsAtOnce(g, services()) : need<number>(req, "parallel", "number");
+      if (!Number.isInteger(parallel) || parallel < 1) throw new RequestError(`"parallel" must be a whole number of 1 or more, got ${parallel}`);
+      const needsConsent = unconsented(req, g);
+      if (needsConsent.length) return { needsConsent };
+      const runs = questionRuns(g.doc, { questions: questions as string[] });
+      return sets.start(session(store), g, runs, parallel, pick(req, ["to", "force", "overrides"]));
+    },
+    abortSet: (req) => {
+      const id = need<string>(req, "setId", "string");
+      if (!sets.abort(id)) throw new RequestError(`no question set "${id}" in progress`);
+      return null;
     },
     step: (req) => (live(req).step(), { pausedAt: live(req).pausedAt ?? null }),
     continue: (req) => (live(req).continue(), null),
@@ -162,6 +189,7 @@ export function citeflowTarget(comm: Comm, openData: unknown): CommHandler {
       }
     },
     onClose() {
+      sets.abortAll();
       for (const id of mine) activeRun(id)?.abort(new Error("comm closed"));
       void files.close();
     },

@@ -17,7 +17,7 @@ const ids = (s: EditorState) => s.doc.nodes.map((n) => n.id);
 
 /** An editor that has read `first` from its file, and the documents it wrote back since. */
 function opened(first: GraphDoc) {
-  const s = new EditorState(graph([]), { events: new Signal({}) } as unknown as CiteflowClient);
+  const s = new EditorState(graph([]), { events: new Signal({}), sets: new Signal({}) } as unknown as CiteflowClient);
   const written: string[][] = [];
   s.docChanged.connect((_, doc) => void written.push(doc.nodes.map((n) => n.id)));
   s.reload(first, true);

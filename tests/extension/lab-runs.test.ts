@@ -353,6 +353,30 @@ describe("Runs in the pipeline editor (JupyterLab, Chromium)", () => {
     expect(await page.locator(".cf-inspector .cf-card-toggle").count()).toBe(0);
   }, 90_000);
 
+  it("runs a question set: one run a line, the set's progress in the toolbar, each question its own run in the Runs tab", async () => {
+    await page.locator(".cf-tabs button", { hasText: "Node" }).click();
+    await page.locator('[data-action="per-line"]').check();
+    const questions = [QUESTION, "Aspirin lowers the risk of stroke.", "Statins lower LDL cholesterol."];
+    await page.locator("textarea.cf-question").fill(questions.join("\n"));
+    expect(await page.locator(".cf-toolbar .cf-muted", { hasText: /questions$/ }).textContent()).toBe("3 questions");
+    // Part of a pipeline is for one question.
+    expect(await page.locator('[data-action="step"]').isDisabled()).toBe(true);
+    await page.locator('[data-action="run"]').click();
+    const set = page.locator(".cf-set-status");
+    await expect.poll(() => set.getAttribute("data-status"), { timeout: 90_000 }).toBe("ok");
+    expect(await set.textContent()).toBe("Question set done: 3 of 3 runs, 0 failed");
+    // The canvas shows the set's last run, finished.
+    await expect.poll(() => page.locator(".cf-run-status").getAttribute("data-status")).toBe("ok");
+    await shot("12-question-set");
+    await page.locator(".cf-tabs button", { hasText: "Runs" }).click();
+    await page.locator(".cf-runs button", { hasText: "Refresh" }).click();
+    const rows = page.locator(".cf-runs tbody tr");
+    await expect.poll(async () => (await Promise.all([0, 1, 2].map((i) => rows.nth(i).locator("td").last().textContent()))).sort()).toEqual([...questions].sort());
+    expect(await page.locator(".cf-runs tbody tr.cf-focus td").last().textContent()).toBe(questions[2]);
+    await page.locator('[data-action="per-line"]').uncheck();
+    await page.locator(".cf-question").fill(QUESTION);
+  }, 120_000);
+
   it("logged no console errors", () => {
     expect(problems).toEqual([]);
   });

@@ -17,7 +17,7 @@ const doc = {
 } as GraphDoc;
 
 // The state only listens to the client's run events here; no kernel is involved.
-const editor = () => new EditorState(doc, { events: new Signal({}) } as unknown as CiteflowClient);
+const editor = () => new EditorState(doc, { events: new Signal({}), sets: new Signal({}) } as unknown as CiteflowClient);
 
 describe("selecting several nodes", () => {
   it("keeps the primary node while it stays selected, else takes the last added", () => {

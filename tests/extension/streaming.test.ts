@@ -10,9 +10,9 @@ describe("streamed text on the canvas", () => {
   it("node-progress with text sets the running badge's progress; node-end replaces it with done", () => {
     const events = new Signal<object, { runId: string; event: Record<string, unknown> }>({});
     const doc = { citeflow: 1, name: "g", inputs: {}, nodes: [{ id: "answer", type: "generate.answer", version: 2, params: {} }], edges: [] } as unknown as GraphDoc;
-    const s = new EditorState(doc, { events } as unknown as CiteflowClient);
+    const s = new EditorState(doc, { events, sets: new Signal({}) } as unknown as CiteflowClient);
     const send = (event: Record<string, unknown>) => events.emit({ runId: "r1", event });
-    send({ type: "run-start" });
+    send({ type: "run-start", selected: ["answer"] });
     send({ type: "node-start", nodeId: "answer" });
     send({ type: "node-progress", nodeId: "answer", done: 3, total: 512 }); // no text: the badge stays as it is
     expect(s.run!.nodes.answer).toEqual({ status: "running" });
@@ -58,9 +58,67 @@ describe("a stored run's node status (core's storedNodeStatus, for the notebook 
       ],
       corrections: [],
     };
-    const client = { events: new Signal({}), request: async () => record } as unknown as CiteflowClient;
+    const client = { events: new Signal({}), sets: new Signal({}), request: async () => record } as unknown as CiteflowClient;
     const s = new EditorState({ citeflow: 1, name: "g", inputs: {}, nodes: [], edges: [] } as unknown as GraphDoc, client);
     await s.openRun("r1");
     expect(Object.fromEntries(Object.entries(s.run!.nodes).map(([id, n]) => [id, n.status]))).toEqual({ a: "done", b: "aborted", c: "aborted" });
+  });
+});
+
+describe("a question set in the editor", () => {
+  const doc = {
+    citeflow: 1,
+    name: "g",
+    inputs: { question: { type: "Question" } },
+    nodes: [
+      { id: "q", type: "input.question", version: 1, params: {} },
+      { id: "a", type: "generate.answer", version: 2, params: {} },
+    ],
+    edges: [],
+  } as unknown as GraphDoc;
+  const progress = (over: Record<string, unknown>) => ({ setId: "s1", total: 2, done: 0, inFlight: 1, failed: 0, text: "questions 0/2", runIds: ["r1", null], status: "running", ...over });
+
+  it("one a line: Run sends the lines as a set, shows its progress (even the message that beat the reply), each run as it starts, and Stop ends the set", async () => {
+    const events = new Signal<object, { runId: string; event: Record<string, unknown> }>({});
+    const sets = new Signal<object, Record<string, unknown>>({});
+    const requests: Array<[string, Record<string, unknown>]> = [];
+    const client = {
+      events,
+      sets,
+      request: async (method: string, params: Record<string, unknown>) => {
+        requests.push([method, params]);
+        if (method === "runSet") {
+          // The kernel's first progress message comes before its reply.
+          sets.emit(progress({}));
+          return { setId: "s1", total: 2, parallel: 1 };
+        }
+        return null;
+      },
+    } as unknown as CiteflowClient;
+    const s = new EditorState(doc, client);
+    s.question = "Does A cause B?\n\n  Does C cause D?  \n";
+    expect(s.linesAreQuestions).toBe(false);
+    s.perLine = true;
+    expect([s.linesAreQuestions, s.questionSet]).toEqual([true, ["Does A cause B?", "Does C cause D?"]]);
+    // Part of a pipeline cannot run as a set.
+    s.selected = "a";
+    expect(s.cannotStart("to")).toMatch(/question set runs whole pipelines/);
+    expect(await s.start()).toBe("s1");
+    expect(requests[0]).toEqual(["runSet", { graph: doc, questions: ["Does A cause B?", "Does C cause D?"] }]);
+    expect(s.set).toMatchObject({ setId: "s1", status: "running", runIds: ["r1", null] });
+    expect(s.active).toBe(true);
+    // The canvas shows the first run; the second, started while the first is under way, waits its turn.
+    events.emit({ runId: "r1", event: { type: "run-start", selected: ["q", "a"] } });
+    events.emit({ runId: "r2", event: { type: "run-start", selected: ["q", "a"] } });
+    expect([s.run!.runId, s.run!.selected]).toEqual(["r1", ["q", "a"]]);
+    events.emit({ runId: "r1", event: { type: "run-end", status: "ok", ms: 5, nodes: [] } });
+    events.emit({ runId: "r2", event: { type: "run-start", selected: ["q", "a"] } });
+    expect(s.run!.runId).toBe("r2");
+    // Stop ends the whole set.
+    await s.control("abort");
+    expect(requests.at(-1)).toEqual(["abortSet", { setId: "s1" }]);
+    events.emit({ runId: "r2", event: { type: "run-end", status: "aborted", ms: 3, nodes: [] } });
+    sets.emit(progress({ done: 1, inFlight: 0, status: "aborted", runIds: ["r1", "r2"] }));
+    expect([s.set!.status, s.active]).toEqual(["aborted", false]);
   });
 });

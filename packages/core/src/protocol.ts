@@ -1,5 +1,5 @@
 /**
- * The `citeflow` comm between the editor and the kernel (schema v1, kernel/README.md): each method's
+ * The `citeflow` comm between the editor and the kernel (kernel/README.md): each method's
  * parameters and result, in one map. The kernel's handler table and the editor's client are both
  * typed against it; the kernel still checks every parameter it receives, since a message is input.
  * Results are the parts of the run store's records the editor reads.
@@ -27,6 +27,33 @@ export interface RunRequest extends QuestionsGiven, Pick<RunOptions, "to" | "fro
  * started and the servers to ask about: the same request with `allowEndpoints` starts it.
  */
 export type RunReply = { runId: string; selected: string[] } | { needsConsent: Reach[] };
+
+/** A question set the editor asks for: the graph once per question, `parallel` runs at once, each its own recorded run. */
+export interface SetRequest extends Pick<RunRequest, "graph" | "folder" | "allowEndpoints" | "to" | "force" | "overrides"> {
+  /** One question or claim a run (a `Question[]` input takes them all in one run). */
+  questions: string[];
+  /** Runs at once; default as `citeflow run --questions` decides: 1 for an in-process model, more when every model is served. */
+  parallel?: number;
+}
+
+/** A set started (its progress follows as `{type: "set", progress}` messages), or the servers to ask about first, as for `run`. */
+export type SetReply = { setId: string; total: number; parallel: number } | { needsConsent: Reach[] };
+
+/** A question set's progress, sent when a run of it starts and when one ends. */
+export interface SetProgressView {
+  setId: string;
+  total: number;
+  done: number;
+  inFlight: number;
+  failed: number;
+  /** The set in words, as the CLI and notebooks print it (core's SetTally). */
+  text: string;
+  /** Each question's run id, in the questions' order (null: not started). */
+  runIds: Array<string | null>;
+  status: "running" | "ok" | "aborted" | "error";
+  /** Why the set stopped, when a run could not start. */
+  error?: string;
+}
 
 export interface RunListingView {
   runId: string;
@@ -139,7 +166,7 @@ type RunId = { runId: string };
 /** The comm target the kernel registers and the editor opens. */
 export const COMM_TARGET = "citeflow";
 /** The version of the messages below; the editor refuses a kernel that speaks another (kernel/README.md). */
-export const COMM_VERSION = 2;
+export const COMM_VERSION = 3;
 
 /** Method → [parameters, result]. */
 export interface CiteflowProtocol {
@@ -147,6 +174,10 @@ export interface CiteflowProtocol {
   catalogue: [Record<string, never>, Catalogue];
   reach: [{ graph: GraphDoc | string }, Reach[]];
   run: [RunRequest, RunReply];
+  /** A question set: one run a question, `parallel` at once. */
+  runSet: [SetRequest, SetReply];
+  /** Stops a set: no run of it starts after this, and those in flight are aborted. */
+  abortSet: [{ setId: string }, null];
   step: [RunId, { pausedAt: string | null }];
   continue: [RunId, null];
   pause: [RunId, null];
