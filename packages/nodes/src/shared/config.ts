@@ -95,6 +95,7 @@ export function configFromEnv(env: Env, graphDir: string = process.cwd()): Servi
   if (env.NCBI_API_KEY) keys.pubmed = env.NCBI_API_KEY;
   const sequences = count(env.CITEFLOW_LLM_SEQUENCES);
   const contextSize = count(env.CITEFLOW_LLM_CONTEXT);
+  const headers = customHeaders(env.OPENAI_CUSTOM_HEADERS);
   return {
     store: env.CITEFLOW_STORE ?? "",
     modelsDirs: modelsDirsFromEnv(env),
@@ -105,7 +106,7 @@ export function configFromEnv(env: Env, graphDir: string = process.cwd()): Servi
       model: (env.CITEFLOW_CHAT_MODEL ?? "").trim(),
       baseUrl: env.OPENAI_BASE_URL ?? "",
       apiKey: env.OPENAI_API_KEY ?? "",
-      ...(customHeaders(env.OPENAI_CUSTOM_HEADERS) ? { headers: customHeaders(env.OPENAI_CUSTOM_HEADERS)! } : {}),
+      ...(headers ? { headers } : {}),
       ...(sequences ? { sequences } : {}),
       ...(contextSize ? { contextSize } : {}),
     },
