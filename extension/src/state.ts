@@ -297,12 +297,12 @@ export class EditorState {
     this.emit();
   }
 
-  /** A run is under way (running or paused at a node). */
   /** A run is under way, or a question set is. */
   get active(): boolean {
     return this.#running || this.set?.status === "running";
   }
 
+  /** The run shown is under way (running or paused at a node). */
   get #running(): boolean {
     return this.run?.status === "running" || this.run?.status === "paused";
   }

@@ -20,7 +20,7 @@ class CiteflowCommTests(unittest.TestCase):
     def test_hello_and_comm_info(self):
         reply, _ = self.s.request(self.comm, "h", "hello")
         self.assertTrue(reply["ok"], reply)
-        self.assertEqual(reply["result"]["version"], 2)
+        self.assertEqual(reply["result"]["version"], 3)
         self.assertIn("verifai", reply["result"]["templates"])
         msg_id = self.s.kc.comm_info(target_name="citeflow")
         info = self.s.shell_reply(msg_id)
