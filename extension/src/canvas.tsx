@@ -10,7 +10,8 @@ import { Minimap } from "./minimap";
 import { ConnectingState, Port } from "./port";
 import { addNode, checkConnection, connect, nodeSpec, portColor, removeEdges } from "./model";
 import { tail } from "./render";
-import { badgeStatus, type EditorState } from "./state";
+import { badgeStatus } from "./run-state";
+import type { EditorState } from "./state";
 import type { NodeProgress } from "@citeflow/core/browser";
 
 export const DRAG_MIME = "application/x-citeflow-node-type";

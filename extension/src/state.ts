@@ -6,17 +6,12 @@
 import {
   reduceRunEvent,
   startedRun,
-  storedNodeStatus,
   type Catalogue,
   type CorrectionInput,
-  type CorrectionView,
   type GraphDoc,
   type GraphEdge,
   type GraphNode,
-  type NodeProgress,
-  type NodeStatus,
   type Reach,
-  type RunProgress,
   type SetProgressView,
   type StreamedRunEvent,
 } from "@citeflow/core/browser";
@@ -26,22 +21,9 @@ import { StoredRuns } from "./stored";
 import { autoLayout, moveNodes, pasteNodes, removeNodes, saveGraph, splitRef } from "./model";
 import { trans } from "./i18n";
 import { questionsOf } from "./questions";
-
-/** A run shown in the editor: where each node is (core's `reduceRunEvent`), and what was selected to run. */
-export interface RunState extends RunProgress {
-  selected: string[];
-  /** Opened from the runs panel: shown, never re-run in place. */
-  readOnly?: boolean;
-  /** A stored run's params, node by node, as it ran: shown instead of the graph's, which may have changed since. */
-  params?: Record<string, Record<string, unknown>>;
-  /** Corrections recorded on this run (stored beside it), oldest first. */
-  corrections?: CorrectionView[];
-}
-
-/** A node's status as its badge shows it: a result from the cache is "cached". */
-export function badgeStatus(n: NodeProgress): NodeStatus | "cached" {
-  return n.status === "done" && n.cache === "hit" ? "cached" : n.status;
-}
+import { storedRunState, type RunState } from "./run-state";
+import { UndoHistory } from "./undo";
+import { withConsent } from "./with-consent";
 
 export interface RunOptions {
   to?: string;
@@ -50,8 +32,6 @@ export interface RunOptions {
   step?: boolean;
   overrides?: Record<string, Record<string, unknown>>;
 }
-
-const HISTORY = 100;
 
 export class EditorState {
   doc: GraphDoc;
@@ -91,8 +71,7 @@ export class EditorState {
   readonly client: CiteflowClient;
   /** What the views ask of the kernel about runs, traces, corrections, PDF pages and exports. */
   readonly stored: StoredRuns;
-  #past: GraphDoc[] = [];
-  #future: GraphDoc[] = [];
+  readonly #history = new UndoHistory<GraphDoc>();
   #clipboard: { nodes: GraphNode[]; edges: GraphEdge[] } | undefined;
   readonly #outputs = new Map<string, Promise<Record<string, unknown>>>();
   readonly #changed = new Signal<this, void>(this);
@@ -142,7 +121,7 @@ export class EditorState {
   /** An edit: recorded for undo, written to the file. */
   edit(next: GraphDoc): void {
     if (next === this.doc || this.unreadable) return;
-    this.#record();
+    this.#history.record(this.doc);
     this.#apply(next, true);
   }
 
@@ -156,37 +135,25 @@ export class EditorState {
   reload(doc: GraphDoc, first = false): void {
     if (!first) {
       if (saveGraph(doc) === saveGraph(this.doc)) return;
-      this.#record();
+      this.#history.record(this.doc);
     }
     this.#apply(doc, false);
   }
 
-  #record(): void {
-    this.#past.push(this.doc);
-    if (this.#past.length > HISTORY) this.#past.shift();
-    this.#future = [];
-  }
-
   get canUndo(): boolean {
-    return !this.unreadable && this.#past.length > 0;
+    return !this.unreadable && this.#history.canUndo;
   }
 
   get canRedo(): boolean {
-    return !this.unreadable && this.#future.length > 0;
+    return !this.unreadable && this.#history.canRedo;
   }
 
   undo(): void {
-    if (!this.canUndo) return;
-    const prev = this.#past.pop()!;
-    this.#future.push(this.doc);
-    this.#apply(prev, true);
+    if (this.canUndo) this.#apply(this.#history.undo(this.doc)!, true);
   }
 
   redo(): void {
-    if (!this.canRedo) return;
-    const next = this.#future.pop()!;
-    this.#past.push(this.doc);
-    this.#apply(next, true);
+    if (this.canRedo) this.#apply(this.#history.redo(this.doc)!, true);
   }
 
   /** Shows `doc` (and writes it to the file when `write`): a selected node it no longer has is no longer selected. */
@@ -346,7 +313,11 @@ export class EditorState {
         ...options,
         ...(this.breakpoints.size ? { breakpoints: [...this.breakpoints] } : {}),
       };
-      const reply = await this.#withConsent(request, (r) => this.client.request("run", r));
+      const reply = await withConsent(
+        request,
+        (r) => this.client.request("run", r),
+        (servers) => this.#consentToServers(servers),
+      );
       if (!reply) return undefined;
       const { runId, selected } = reply;
       // An event may have arrived before the reply: keep what it said.
@@ -377,7 +348,11 @@ export class EditorState {
       this.#setProgress.clear();
       const folder = this.folder();
       const request = { graph: this.doc, ...(folder ? { folder } : {}), questions: this.questionSet };
-      const reply = await this.#withConsent(request, (r) => this.client.request("runSet", r));
+      const reply = await withConsent(
+        request,
+        (r) => this.client.request("runSet", r),
+        (servers) => this.#consentToServers(servers),
+      );
       if (!reply) return undefined;
       const { setId, total } = reply;
       this.set = this.#setProgress.get(setId) ?? { setId, total, done: 0, inFlight: 0, failed: 0, text: "", runIds: [], status: "running" };
@@ -397,22 +372,6 @@ export class EditorState {
     this.set = progress;
     if (progress.error) this.error = progress.error;
     this.emit();
-  }
-
-  /**
-   * A run or set request; when the graph names servers the user has not configured, it starts
-   * only once they agree (the dialog), sent again with their consent. Undefined: they declined.
-   */
-  async #withConsent<Q extends object, R extends object>(request: Q, send: (r: Q & { allowEndpoints?: string[] }) => Promise<R>): Promise<Exclude<R, { needsConsent: Reach[] }> | undefined> {
-    type Refused = { needsConsent: Reach[] };
-    let reply: R = await send(request);
-    if ("needsConsent" in reply) {
-      const urls = await this.#consentToServers((reply as Refused).needsConsent);
-      if (!urls) return undefined;
-      reply = await send({ ...request, allowEndpoints: urls });
-      if ("needsConsent" in reply) throw new Error(trans.__("The kernel still refuses the servers %1", (reply as Refused).needsConsent.map((s) => s.target).join(", ")));
-    }
-    return reply as Exclude<R, Refused>;
   }
 
   /**
@@ -453,31 +412,8 @@ export class EditorState {
   /** Shows a stored run (read-only): its badges from the record. */
   async openRun(runId: string): Promise<void> {
     const rec = await this.client.request("record", { runId });
-    const nodes: Record<string, NodeProgress> = {};
-    const params: Record<string, Record<string, unknown>> = {};
-    for (const n of rec.nodes) {
-      if (n.params) params[n.id] = n.params;
-      nodes[n.id] = {
-        status: storedNodeStatus(n.status),
-        ...(n.cache ? { cache: n.cache } : {}),
-        ...(n.ms !== undefined ? { ms: n.ms } : {}),
-        ...(n.summary ? { summary: n.summary } : {}),
-        ...(n.models ? { models: n.models } : {}),
-        ...(n.warnings ? { warnings: n.warnings } : {}),
-        ...(n.error ? { error: n.error.message } : {}),
-      };
-    }
     this.#outputs.clear();
-    this.run = {
-      runId,
-      status: (rec.status === "incomplete" ? "aborted" : rec.status) as RunState["status"],
-      selected: Object.keys(nodes),
-      nodes,
-      readOnly: true,
-      params,
-      corrections: rec.corrections,
-      ...(rec.ms !== undefined ? { ms: rec.ms } : {}),
-    };
+    this.run = storedRunState(runId, rec);
     this.emit();
   }
 
