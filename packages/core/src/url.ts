@@ -45,3 +45,19 @@ export function keyFor<T extends string | Readonly<Record<string, string>>>(url:
   if (url === undefined || url === "") return key;
   return configuredUrl !== "" && sameEndpoint(url, configuredUrl) ? key : undefined;
 }
+
+/**
+ * Header lines as the OpenAI SDK reads $OPENAI_CUSTOM_HEADERS (`Name: value` a line, blank lines
+ * skipped): the headers, and the numbers (from 1) of the lines that are not `Name: value`.
+ */
+export function headerLines(text: string): { headers: Record<string, string>; bad: number[] } {
+  const headers: Record<string, string> = {};
+  const bad: number[] = [];
+  text.split("\n").forEach((line, i) => {
+    if (!line.trim()) return;
+    const colon = line.indexOf(":");
+    if (colon <= 0 || !line.slice(0, colon).trim()) bad.push(i + 1);
+    else headers[line.slice(0, colon).trim()] = line.slice(colon + 1).trim();
+  });
+  return { headers, bad };
+}

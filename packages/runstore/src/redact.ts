@@ -14,6 +14,8 @@
  *   Face `hf_…`, Google `AIza…`/`ya29.…`, JWTs, `Bearer …` and `Basic …` headers, PEM private
  *   keys, and the user name and password inside a URL (`https://[redacted]@host/`).
  */
+import { headerLines } from "@citeflow/core";
+
 const SECRET_NAME = /(KEY|TOKEN|SECRET|PASSWORD|PASSWD)$/i;
 
 const SHAPES: RegExp[] = [
@@ -67,10 +69,7 @@ export function secretsFromEnv(env: NodeJS.ProcessEnv = process.env): string[] {
     .filter(([k, v]) => typeof v === "string" && (marked.has(k) || SECRET_NAME.test(k)) && looksSecret(v, marked.has(k)))
     .map(([, v]) => v as string);
   // The values of $OPENAI_CUSTOM_HEADERS (`Name: value` a line), which often carry a gateway's token.
-  const headers = (env.OPENAI_CUSTOM_HEADERS ?? "")
-    .split("\n")
-    .map((line) => line.slice(line.indexOf(":") + 1).trim())
-    .filter((v) => looksSecret(v, true));
+  const headers = Object.values(headerLines(env.OPENAI_CUSTOM_HEADERS ?? "").headers).filter((v) => looksSecret(v, true));
   return [...named, ...headers];
 }
 

@@ -1,4 +1,5 @@
 import { delimiter, resolve } from "node:path";
+import { headerLines } from "@citeflow/core";
 import { DEFAULT_MODELS, modelsDirsFromEnv, modelsHome, type ServerLimits } from "@citeflow/models";
 
 /** The search services that take an API key. */
@@ -68,18 +69,13 @@ function positive(env: Env, name: string): number | undefined {
   return Number(v);
 }
 /**
- * $OPENAI_CUSTOM_HEADERS as the OpenAI SDK reads it (a `Name: value` a line), for the configured server only. A line
- * without a name and a colon is refused by its number (never its text: a header may hold a secret).
+ * $OPENAI_CUSTOM_HEADERS (core's `headerLines`), for the configured server only. A line that is not `Name: value`
+ * is refused by its number (never its text: a header may hold a secret).
  */
 function customHeaders(v: string | undefined): Record<string, string> | undefined {
   if (!v?.trim()) return undefined;
-  const headers: Record<string, string> = {};
-  v.split("\n").forEach((line, i) => {
-    if (!line.trim()) return;
-    const colon = line.indexOf(":");
-    if (colon <= 0 || !line.slice(0, colon).trim()) throw new Error(`$OPENAI_CUSTOM_HEADERS: line ${i + 1} is not "Name: value"`);
-    headers[line.slice(0, colon).trim()] = line.slice(colon + 1).trim();
-  });
+  const { headers, bad } = headerLines(v);
+  if (bad.length) throw new Error(`$OPENAI_CUSTOM_HEADERS: line ${bad[0]} is not "Name: value"`);
   return headers;
 }
 const list = (v: string | undefined, sep: RegExp | string) => (v ?? "").split(sep).filter((x) => x.trim() !== "");
