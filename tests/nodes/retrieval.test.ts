@@ -171,6 +171,19 @@ describe("retrieval nodes on a LanceDB store of SciFact abstracts", () => {
     expect(new Set(capped.map(docOf)).size).toBe(capped.length);
   });
 
+  it("filter.join-paper gives each paper's retrieved passages as one, in the paper's order, where the paper ranked first", async () => {
+    // A paper long enough for two 256-word windows, asked for by words of its second window only.
+    const long = docs.find((d) => d.text.split(/\s+/).length > 300 && d.text.split(/\s+/).length <= 512)!;
+    const second = long.text.split(/\s+/).slice(260, 300).join(" ");
+    const d = graph(["retrieve.lexical", { k: 40 }], { jp: ["filter.join-paper"] }, ["r.passages->jp.passages"]);
+    const r = await run(d, { inputs: q(`${long.title} ${second}`) });
+    const retrieved = passagesOf(r, "r");
+    const joined = passagesOf(r, "jp");
+    expect(retrieved.map((p) => p.id).slice(0, 2)).toEqual([`${long.docId}#1`, `${long.docId}#0`]);
+    expect(joined[0]).toMatchObject({ id: `${long.docId}#0`, text: long.text.split(/\s+/).join(" "), scores: retrieved[0]!.scores, metadata: { chunks: [0, 1] } });
+    expect(joined.map(docOf)).toEqual([...new Set(retrieved.map(docOf))]);
+  });
+
   it("rerank.cross-encoder with no model chosen uses Citeflow's trained reranker, fused with BM25 at the weight it was made with; a named missing model is an error", async () => {
     delete process.env.CITEFLOW_RERANK_MODEL;
     delete process.env.CITEFLOW_ALLOW_DOWNLOADS;

@@ -1,5 +1,6 @@
 import { describe, expect, it } from "vitest";
-import { indexText, openScholarChunker, splitSentences, verifaiChunker, type CorpusDocument } from "@citeflow/retrieval";
+import { pageAt, type Passage } from "@citeflow/core";
+import { indexText, joinPapers, openScholarChunker, splitSentences, verifaiChunker, type CorpusDocument } from "@citeflow/retrieval";
 
 const doc = (text: string, sentences?: string[]): CorpusDocument => ({ docId: "42", title: "A Title", text, metadata: { source: "t" }, ...(sentences ? { sentences } : {}) });
 const words = (n: number, prefix = "w") => Array.from({ length: n }, (_, i) => `${prefix}${i}`).join(" ");
@@ -48,5 +49,41 @@ describe("Verif.ai chunker", () => {
     const sentences = [words(50, "long") + ".", "Short one."];
     const ps = verifaiChunker({ maxTokens: 20, overlapSentences: 0 })(doc(sentences.join(" "), sentences));
     expect(ps.map((p) => p.text.split(" ").length)).toEqual([50, 2]);
+  });
+});
+
+describe("one passage per paper (filter.join-paper)", () => {
+  const ranked = (ps: Passage[], order: number[]) => order.map((i, rank) => ({ ...ps[i]!, scores: { fused: 1 - rank / 10 } }));
+  const other: Passage = { id: "7#0", title: "Other", text: "Another paper.", metadata: {}, scores: { fused: 0.95 } };
+
+  it("joins a paper's windows in its own order, where its best one ranked, with that one's scores", () => {
+    const ps = openScholarChunker()(doc(words(600)));
+    const out = joinPapers([...ranked(ps, [2]), other, ...ranked(ps, [0, 1])]);
+    expect(out.map((p) => p.id)).toEqual(["42#0", "7#0"]);
+    expect(out[0]!.text).toBe(words(600));
+    expect(out[0]!.scores).toEqual({ fused: 1 });
+    expect(out[0]!.metadata).toMatchObject({ chunks: [0, 1, 2], start: 0, end: doc(words(600)).text.length, source: "t" });
+    expect(out[1]).toBe(other);
+  });
+
+  it("text a window repeats from the one before appears once; a window not given is marked", () => {
+    const sentences = Array.from({ length: 6 }, (_, i) => words(10, `s${i}_`) + ".");
+    const ps = verifaiChunker({ maxTokens: 32, overlapSentences: 1 })(doc(sentences.join(" "), sentences));
+    expect(joinPapers(ranked(ps, [1, 2, 0]))[0]!.text).toBe(sentences.join(" "));
+    const gapped = joinPapers(ranked(ps, [2, 0]))[0]!;
+    expect(gapped.text).toBe(`${sentences.slice(0, 3).join(" ")} … ${sentences.slice(4).join(" ")}`);
+    expect(gapped.metadata.chunks).toEqual([0, 2]);
+  });
+
+  it("a PDF's pages stay where they were in the joined text", () => {
+    const text = words(600);
+    const pages = [
+      { page: 1, start: 0 },
+      { page: 2, start: text.indexOf("w300 ") },
+      { page: 3, start: text.indexOf("w550 ") },
+    ];
+    const ps = openScholarChunker()({ ...doc(text), pages });
+    const joined = joinPapers(ranked(ps, [1, 0, 2]))[0]!;
+    for (const [word, page] of [["w10 ", 1], ["w299 ", 1], ["w300 ", 2], ["w512 ", 2], ["w551 ", 3]] as const) expect(pageAt(joined, joined.text.indexOf(word))).toBe(page);
   });
 });

@@ -25,6 +25,7 @@ import { listMerge } from "./list/list-merge.js";
 import { listSelect } from "./list/list-select.js";
 import { textTemplate } from "./text/text-template.js";
 import { filterPerPaper } from "./filter/filter-per-paper.js";
+import { filterJoinPaper } from "./filter/filter-join-paper.js";
 import { rerankCrossEncoder } from "./rerank/rerank-cross-encoder.js";
 import { retrieveDense } from "./retrieve/retrieve-dense.js";
 import { retrieveHybrid } from "./retrieve/retrieve-hybrid.js";
@@ -45,6 +46,7 @@ export {
   retrieveHybrid,
   rerankCrossEncoder,
   filterPerPaper,
+  filterJoinPaper,
   searchSemanticScholar,
   searchCore,
   searchPubmed,
@@ -80,6 +82,7 @@ export const builtinNodes: AnyNodeDefinition[] = [
   retrieveHybrid,
   rerankCrossEncoder,
   filterPerPaper,
+  filterJoinPaper,
   searchSemanticScholar,
   searchCore,
   searchPubmed,

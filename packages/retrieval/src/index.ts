@@ -5,6 +5,7 @@ export { splitSentences } from "@citeflow/core";
 export { openScholarChunker, verifaiChunker, indexText, type Chunker, type VerifaiChunkerOptions } from "./chunkers.js";
 export { weightedFusion, reciprocalRankFusion, type RankedList } from "./fusion.js";
 export { perPaper, citationBoost, yearRange } from "./filters.js";
+export { joinPapers } from "./join-papers.js";
 export { LanceStore } from "./lance.js";
 export { openPassageStore } from "./open.js";
 export { hybridSearch, type HybridOptions } from "./hybrid.js";
