@@ -216,7 +216,7 @@ def flop_limit_lm(model, args) -> dict:
     (forward, and the backward pass to the activations; LoRA needs no gradient for the frozen weights)."""
     import torch
 
-    from citeflow_train import matmul_gflops
+    from encoder_report import matmul_gflops
 
     gflops = matmul_gflops(torch.float32)
     params = sum(p.numel() for n, p in model.named_parameters() if "embed_tokens" not in n)

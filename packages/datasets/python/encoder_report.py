@@ -1,0 +1,140 @@
+"""What `citeflow train nli` and `citeflow train rerank` report about the model they made: its scores on
+the held-out rows (the shipped int8 ONNX file, run with onnxruntime), how fast a perfect trainer would
+have been on this CPU, and its card."""
+from __future__ import annotations
+
+import json
+import os
+import platform
+import time
+from pathlib import Path
+
+LABELS = ["SUPPORT", "NO_EVIDENCE", "CONTRADICT"]
+
+
+def heldout_scores(task: str, model_dir: Path, test: list[dict], batch: int = 32) -> dict | None:
+    """Scores of the shipped file (onnx/model_quantized.onnx) on the held-out rows, run with onnxruntime."""
+    if not test:
+        return None
+    import numpy as np
+    import onnxruntime as ort
+    from tokenizers import Tokenizer
+
+    tok = Tokenizer.from_file(str(model_dir / "tokenizer.json"))
+    tok.enable_truncation(json.loads((model_dir / "tokenizer_config.json").read_text()).get("model_max_length", 256))
+    opts = ort.SessionOptions()
+    opts.intra_op_num_threads = os.cpu_count() or 1
+    sess = ort.InferenceSession(str(model_dir / "onnx" / "model_quantized.onnx"), opts)
+
+    def logits(pairs):
+        out = []
+        for i in range(0, len(pairs), batch):
+            enc = tok.encode_batch(pairs[i : i + batch])
+            n = max(len(e.ids) for e in enc)
+            pad = lambda xs: [x + [0] * (n - len(x)) for x in xs]  # noqa: E731
+            feed = {"input_ids": np.array(pad([e.ids for e in enc]), np.int64), "attention_mask": np.array(pad([e.attention_mask for e in enc]), np.int64), "token_type_ids": np.array(pad([e.type_ids for e in enc]), np.int64)}
+            out.append(sess.run(["logits"], feed)[0])
+        return np.concatenate(out)
+
+    if task == "nli":
+        pred = logits([(r["hypothesis"], r["premise"]) for r in test]).argmax(1)
+        gold = np.array([LABELS.index(r["label"]) for r in test])
+        sc = [i for i, r in enumerate(test) if r["label"] != "NO_EVIDENCE"]
+        sc_pred = logits([(test[i]["hypothesis"], test[i]["premise"]) for i in sc])[:, [0, 2]].argmax(1) * 2 if sc else np.array([])
+        premises = sorted({r["premise"] for r in test})[:500]
+        self_pred = logits([(p, p) for p in premises]).argmax(1)
+        majority = max((gold[sc] == 0).mean(), (gold[sc] == 2).mean()) if sc else 0
+        return {
+            "held-out rows": len(test),
+            "3-way accuracy": f"{(pred == gold).mean():.3f}",
+            "SUPPORT vs CONTRADICT on gold rationales": f"{(sc_pred == gold[sc]).mean():.3f} on {len(sc)} (majority {majority:.3f})" if sc else "n/a",
+            "a sentence against itself → SUPPORT": f"{(self_pred == 0).mean():.3f} of {len(premises)}",
+        }
+    def embed(texts):
+        out = []
+        for i in range(0, len(texts), batch):
+            enc = tok.encode_batch(texts[i : i + batch])
+            n = max(len(e.ids) for e in enc)
+            pad = lambda xs: [x + [0] * (n - len(x)) for x in xs]  # noqa: E731
+            mask = np.array(pad([e.attention_mask for e in enc]), np.float32)
+            feed = {"input_ids": np.array(pad([e.ids for e in enc]), np.int64), "attention_mask": mask.astype(np.int64), "token_type_ids": np.array(pad([e.type_ids for e in enc]), np.int64)}
+            h = sess.run(["last_hidden_state"], feed)[0]
+            v = (h * mask[..., None]).sum(1) / mask.sum(1, keepdims=True)
+            out.append(v / np.linalg.norm(v, axis=1, keepdims=True))
+        return np.concatenate(out)
+
+    q, p, n = embed([r["query"] for r in test]), embed([r["positive"] for r in test]), embed([r["negative"] for r in test])
+    pos, neg = (q * p).sum(1), (q * n).sum(1)
+    return {"held-out triplets": len(test), "positive above hard negative (cosine)": f"{(pos > neg).mean():.3f}"}
+
+
+def card(args, info: dict, files: dict[str, str], scores: dict | None) -> str:
+    role = (
+        "NLI (SUPPORT / NO_EVIDENCE / CONTRADICT; the claim is segment A, the evidence segment B)"
+        if args.task == "nli"
+        else f"reranker: a sentence encoder; (query, passage) scores the cosine of their mean-pooled embeddings, fused with the retriever's lexical score at weight {args.lexical_weight} (`citeflow_reranker` in config.json)"
+    )
+    recipe = (
+        "transformers Trainer, mean-pooled BERT classifier"
+        if args.task == "nli"
+        else "sentence-transformers trainer, MultipleNegativesRankingLoss (in-batch and hard negatives), no-duplicates batches"
+    )
+    unit = "pairs" if args.task == "nli" else "triplets"
+    base_cfg = json.loads((Path(args.base) / "config.json").read_text())
+    lines = [
+        f"# {Path(args.out).name}",
+        "",
+        f"Citeflow's {role}, trained by `citeflow train {args.task}` from Citeflow's own `citeflow export --format {args.task}` rows.",
+        "",
+        "| | |",
+        "|---|---|",
+        f"| base weights | `{args.base_name}` ({base_cfg.get('model_type')}, {base_cfg.get('num_hidden_layers')} layers, hidden {base_cfg.get('hidden_size')}); licence {args.base_licence} |",
+        f"| training rows | {info['rows']} from `{args.data_name}`; {info['pairs']} training {unit}: {json.dumps(info['counts'])} |",
+        f"| left out | {info['refused_heldout']} rows about held-out claims; {info['bad_rows']} bad rows |",
+        f"| data licence | {args.data_licence} |",
+        f"| command | `{args.command}` |",
+        f"| commit | {args.commit} |",
+        f"| seed / threads | {args.seed} / {args.threads} |",
+        f"| recipe | {recipe}, {args.epochs} epoch(s){f', max {args.max_steps} steps' if args.max_steps > 0 else ''}, batch {args.batch_size}, lr {args.lr}, warmup 10 %, max length {args.max_length}, {'bf16' if args.bf16 else 'fp32'}, torch {info['torch']}, {platform.machine()} CPU |",
+        f"| wall time | trained {time.strftime('%Y-%m-%d')}; {info['seconds']:.0f} s training ({info['pairs_per_second']:.1f} {unit}/s; this CPU's {info['matmul_gflops']:.0f} GFLOP/s matmul bounds it at {info['flop_limit_pairs_per_second']:.1f} {unit}/s, 6 × {info['non_embedding_params'] / 1e6:.1f} M parameters × {info['mean_tokens']:.0f} tokens a sequence{'' if args.task == 'nli' else ', 3 sequences a triplet'}) |",
+        "| files | `onnx/model.onnx` (fp32), `onnx/model_quantized.onnx` (int8, dynamic quantization), tokenizer, `config.json` |",
+        "",
+    ]
+    if scores:
+        lines += ["## Held-out scores", "", f"On the fixed held-out split (`{args.heldout_name}`): claims no Citeflow model trains on.", "", "| metric | value |", "|---|---|"]
+        lines += [f"| {k} | {v} |" for k, v in scores.items()]
+        lines += [""]
+    lines += ["## Reproducible bytes", "",
+              "Training with the same rows, seed and thread count on the same CPU type gives the same weights; a different thread count or CPU "
+              "can change float summation order and so the last bits. The ONNX files are written op for op from the weights "
+              "(packages/datasets/python/bert_to_onnx.py), so the same weights give the same bytes.", "", "## SHA-256", "", "```"]
+    lines += [f"{h}  {f}" for f, h in sorted(files.items())]
+    lines += ["```", ""]
+    return "\n".join(lines)
+
+
+def matmul_gflops(dtype) -> float:
+    """This CPU's rate on a 1024² matmul, now: the median of 5 runs of 10."""
+    import torch
+
+    a, b = torch.randn(1024, 1024, dtype=dtype), torch.randn(1024, 1024, dtype=dtype)
+    runs = []
+    for _ in range(5):
+        t = time.perf_counter()
+        for _ in range(10):
+            a @ b
+        runs.append((time.perf_counter() - t) / 10)
+    return 2 * 1024**3 / sorted(runs)[2] / 1e9
+
+
+def flop_limit(model, lengths: list[int], args) -> dict:
+    """The pairs/s a perfect trainer would reach: this CPU's measured matmul rate (fp32, or bf16 with --bf16)
+    over the training FLOPs of a pair (6 × non-embedding parameters × its tokens: forward and backward).
+    `lengths`: token counts of a sample of training sequences."""
+    import torch
+
+    gflops = matmul_gflops(torch.bfloat16 if args.bf16 else torch.float32)
+    params = sum(p.numel() for n, p in model.named_parameters() if "embeddings" not in n)
+    tokens = sum(lengths) / max(1, len(lengths))
+    per_pair = 6 * params * tokens
+    return {"matmul_gflops": gflops, "flop_limit_pairs_per_second": gflops * 1e9 / per_pair, "non_embedding_params": params, "mean_tokens": tokens}
