@@ -103,6 +103,15 @@ describe("in-process chat model (llama.cpp, Gemma 3 270M GGUF)", { timeout: 120_
     expect(citationGrammar(2, 1, true)).toBe('root ::= [^\\[\\n]{0,300} "[" ("1" | "2") "]" ([^\\[] | "[" ("1" | "2") "]")*');
     // The answer that cites nothing, when the prompt allows one, is an alternative (llama-shipped.test.ts runs it).
     expect(citationGrammar(2, 1, true, NO_ANSWER)).toBe(`root ::= " "? "${NO_ANSWER}" "\\n"* | [^\\[\\n]{0,300} "[" ("1" | "2") "]" ([^\\[] | "[" ("1" | "2") "]")*`);
+    // Cites and does not begin with "No." (generate.answer's noAnswerAt, below its threshold): it parts from it at some character.
+    expect(citationGrammar(2, 1, true, undefined, "No.")).toBe(
+      [
+        'root ::= " "? ((marker tail | [^N\\[\\n ] cited) | "N" (marker tail | [^o\\[\\n] cited) | "No" (marker tail | [^\\u002e\\[\\n] cited))',
+        'cited ::= [^\\[\\n]{0,300} "[" ("1" | "2") "]" ([^\\[] | "[" ("1" | "2") "]")*',
+        'marker ::= "[" ("1" | "2") "]"',
+        'tail ::= ([^\\[] | "[" ("1" | "2") "]")*',
+      ].join("\n"),
+    );
   });
 
   it("aborts mid-generation through the signal, and the next call on the freed sequence works", async () => {

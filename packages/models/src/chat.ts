@@ -28,6 +28,8 @@ export interface ChatResult {
   finishReason?: string;
   /** With `choices`, in-process models: each choice's log-probability after the prompt when the answer is held to the choices (natural log; where they part, the model's probabilities renormalised over the tokens they go on with), in the order given. */
   choiceLogprobs?: number[];
+  /** With `citations.uncitedAt`, in-process models: the probability of the uncited answer that decided between it and citing. */
+  uncitedProbability?: number;
 }
 
 export interface ChatOptions {
@@ -46,7 +48,18 @@ export interface ChatOptions {
    * first line's first 300 characters, unless the whole answer is `uncited` (the answer that cites
    * nothing, when the prompt allows one). In-process models are held to it by a grammar; servers ignore it.
    */
-  citations?: { count: number; base: 0 | 1; required?: boolean; uncited?: string };
+  citations?: {
+    count: number;
+    base: 0 | 1;
+    required?: boolean;
+    uncited?: string;
+    /**
+     * With `required` and `uncited`: the answer is `uncited` when the model's probability of writing
+     * it, word for word, after the prompt is at least this; below it the answer must cite. Without
+     * it the model chooses as it writes (greedily). In-process models (`uncitedProbability`); servers ignore it.
+     */
+    uncitedAt?: number;
+  };
   /** The answer is one of these texts (with `jsonSchema`: JSON answers of it). In-process models score each by its probability after the prompt and answer the likeliest (`choiceLogprobs`), in place of generating; servers ignore it. */
   choices?: string[];
 }

@@ -1,4 +1,4 @@
-import type { LlamaContext, LlamaContextSequence, Token } from "node-llama-cpp";
+import type { ControlledEvaluateInputItem, LlamaContext, LlamaContextSequence, Token } from "node-llama-cpp";
 
 /** How many leading tokens two token lists share. */
 function sharedPrefix(a: readonly Token[], b: readonly Token[]): number {
@@ -106,4 +106,24 @@ export async function scoreContinuations(sequence: LlamaContextSequence, prompt:
     scores.push(sum);
   }
   return { scores, reused: reused ?? 0 };
+}
+
+/**
+ * The log-probability of each token of each continuation, as the model would write it after the
+ * prompt (not held to the others: the raw probability of that text). A sequence reads the prompt
+ * once (whole blocks of what it holds are kept) and each continuation after it.
+ */
+export async function continuationLogprobs(sequence: LlamaContextSequence, prompt: readonly Token[], continuations: readonly (readonly Token[])[]): Promise<number[][]> {
+  const out: number[][] = [];
+  for (const c of continuations) {
+    if (c.length === 0) throw new Error("a continuation to score is empty");
+    await alignReuse(sequence, prompt);
+    const from = sequence.nextTokenIndex;
+    const all = [...prompt, ...c.slice(0, -1)];
+    // Each token from the prompt's last on asks for the distribution of the one after it.
+    const items: ControlledEvaluateInputItem[] = all.slice(from).map((t, i) => (from + i >= prompt.length - 1 ? [t, { generateNext: { probabilities: true } }] : t));
+    const evaluated = await sequence.controlledEvaluate(items);
+    out.push(c.map((t, j) => Math.log(Math.max(evaluated[prompt.length - 1 + j - from]?.next.probabilities?.get(t) ?? 0, 1e-30))));
+  }
+  return out;
 }

@@ -5,7 +5,7 @@ import type { ChatHistoryItem, ChatWrapper, Llama, LlamaGrammar, LlamaModel, Tok
 import type { ChatMessage, ChatModel, ChatOptions, ChatResult } from "./chat.js";
 import { checkAdapter } from "./adapter.js";
 import { checkGgufHeader } from "./gguf.js";
-import { REUSE_BLOCK, SequencePool, alignReuse, scoreContinuations } from "./llama-sequences.js";
+import { REUSE_BLOCK, SequencePool, alignReuse, continuationLogprobs, scoreContinuations } from "./llama-sequences.js";
 
 export class GgufNotFoundError extends Error {
   override name = "GgufNotFoundError";
@@ -140,17 +140,25 @@ export const PLAIN_STOPS = ["\n\n", "\nQuestion:", "\nAnswer:"];
 /** With citations required, the first marker comes within this many characters, on the answer's first line. */
 export const CITE_WITHIN = 300;
 
+/** A character in a GBNF character class, escaped unless it is a letter or digit. */
+const classChar = (ch: string) => (/^[\p{L}\p{N}]$/u.test(ch) ? ch : `\\u${ch.codePointAt(0)!.toString(16).padStart(4, "0")}`);
+
 /**
  * A GBNF grammar for text whose only bracketed markers are [base]…[base+count-1]; `required`: with
  * at least one of them within CITE_WITHIN characters of the first line (a call gets the tokens to
  * reach it: a token is at least one character), unless the whole answer is `uncited` (the answer
- * that cites nothing, when the prompt allows one).
+ * that cites nothing, when the prompt allows one). `avoid`, with `required`: the answer cites and
+ * does not begin with it (it parts from it at one of its characters, by another one or a marker).
  */
-export function citationGrammar(count: number, base: 0 | 1, required = false, uncited?: string): string {
+export function citationGrammar(count: number, base: 0 | 1, required = false, uncited?: string, avoid?: string): string {
   const numbers = Array.from({ length: Math.max(count, 1) }, (_, i) => `"${i + base}"`);
   const marker = `"[" (${numbers.join(" | ")}) "]"`;
   if (!required) return `root ::= ([^\\[] | ${marker})*`;
   const cited = `[^\\[\\n]{0,${CITE_WITHIN}} ${marker} ([^\\[] | ${marker})*`;
+  if (avoid) {
+    const parts = [...avoid].map((ch, i) => `${i ? `${JSON.stringify(avoid.slice(0, i))} ` : ""}(marker tail | [^${classChar(ch)}\\[\\n${i === 0 ? " " : ""}] cited)`);
+    return `root ::= " "? (${parts.join(" | ")})\ncited ::= ${cited}\nmarker ::= ${marker}\ntail ::= ([^\\[] | ${marker})*`;
+  }
   // A plain-text answer opens with a space after "Answer:"; after the uncited answer, only the blank line that ends it (PLAIN_STOPS) may follow.
   return uncited ? `root ::= " "? ${JSON.stringify(uncited)} "\\n"* | ${cited}` : `root ::= ${cited}`;
 }
@@ -202,14 +210,57 @@ class LocalChat implements ChatModel {
   }
 
   async chat(messages: ChatMessage[], o: ChatOptions = {}): Promise<ChatResult> {
-    const { LlamaChat, LlamaCompletion, resolveChatWrapper } = await import("node-llama-cpp");
+    const { resolveChatWrapper } = await import("node-llama-cpp");
     if (o.choices) return this.choose(messages, o.choices, o.jsonSchema !== undefined, resolveChatWrapper);
+    const c = o.citations;
+    if (!o.jsonSchema && c?.required && c.uncited && c.uncitedAt !== undefined) return this.citeOrNot(messages, { ...o, citations: { ...c, uncited: c.uncited, uncitedAt: c.uncitedAt } }, resolveChatWrapper);
+    return this.generate(messages, o, resolveChatWrapper);
+  }
+
+  /**
+   * citations.uncitedAt: the uncited answer when the model's probability of it (the grammar lets it
+   * open with a space or not: both count) is at least uncitedAt. Otherwise an answer held to cite
+   * that does not take the uncited answer's way where the model chose it: its least likely token
+   * (" do" in "The papers do not answer"), which a cited answer may not begin with.
+   */
+  private async citeOrNot(
+    messages: ChatMessage[],
+    o: ChatOptions & { citations: NonNullable<ChatOptions["citations"]> & { uncited: string; uncitedAt: number } },
+    resolveChatWrapper: typeof import("node-llama-cpp").resolveChatWrapper,
+  ): Promise<ChatResult> {
+    const started = performance.now();
+    const { tokens: prompt } = this.promptTokens(messages, resolveChatWrapper);
+    const { uncited, uncitedAt, ...cite } = o.citations;
+    const ways = [` ${uncited}`, uncited].map((t) => this.model.tokenize(t, false, "trimLeadingSpace"));
+    const logprobs = await this.pool.use(prompt, (sequence) => continuationLogprobs(sequence, prompt, ways));
+    const p = logprobs.reduce((sum, lps) => sum + Math.exp(lps.reduce((a, b) => a + b, 0)), 0);
+    if (p < uncitedAt) {
+      const spaced = logprobs[0]!;
+      const choice = spaced.indexOf(Math.min(...spaced));
+      const before = this.model.detokenize(ways[0]!.slice(0, choice));
+      const token = this.model.detokenize([ways[0]![choice]!]);
+      const avoid = (before + token.slice(0, token.length - token.trimStart().length + 1)).trimStart();
+      return { ...(await this.generate(messages, { ...o, citations: cite }, resolveChatWrapper, avoid)), uncitedProbability: p };
+    }
+    const written = ways[0]!.length;
+    return {
+      text: uncited,
+      model: this.id,
+      uncitedProbability: p,
+      usage: { promptTokens: prompt.length, completionTokens: written, totalTokens: prompt.length + written, timeToFirstTokenMs: Math.round(performance.now() - started), tokensPerSecond: 0 },
+      finishReason: "stop",
+    };
+  }
+
+  /** `avoid`: with citations required, the answer may not begin with it. */
+  private async generate(messages: ChatMessage[], o: ChatOptions, resolveChatWrapper: typeof import("node-llama-cpp").resolveChatWrapper, avoid?: string): Promise<ChatResult> {
+    const { LlamaChat, LlamaCompletion } = await import("node-llama-cpp");
     const schema = o.jsonSchema;
     const grammar = schema
       ? await this.grammar(`json:${JSON.stringify(schema)}`, () => this.llama.createGrammarForJsonSchema(schema as never))
       : o.citations
-        ? await this.grammar(`cite:${o.citations.count}:${o.citations.base}:${o.citations.required === true}:${o.citations.uncited ?? ""}`, () =>
-            this.llama.createGrammar({ grammar: citationGrammar(o.citations!.count, o.citations!.base, o.citations!.required, o.citations!.uncited) }),
+        ? await this.grammar(`cite:${o.citations.count}:${o.citations.base}:${o.citations.required === true}:${o.citations.uncited ?? ""}:${avoid ?? ""}`, () =>
+            this.llama.createGrammar({ grammar: citationGrammar(o.citations!.count, o.citations!.base, o.citations!.required, o.citations!.uncited, avoid) }),
           )
         : undefined;
     const started = performance.now();

@@ -4,6 +4,14 @@ import { z } from "zod";
 import { promptParam } from "../shared/prompts.js";
 import { callChat, llmParams, noChatReason, systemParam } from "../shared/llm.js";
 
+/**
+ * The least probability of the refusal at which the answer refuses. Chosen on 60 dev claims with
+ * Citeflow's adapter (bench/README.md): there it told the claims whose passages hold no evidence
+ * from the others no better than chance, and the smallest threshold that answered every one of
+ * them as well as any did was above the highest (0.761).
+ */
+export const NO_ANSWER_AT = 0.77;
+
 /** Its type, also the task it asks its language model (the default adapter goes on the tasks it was trained on). */
 const TYPE = "generate.answer";
 export const generateAnswer = defineNode({
@@ -42,6 +50,15 @@ export const generateAnswer = defineNode({
       .string()
       .default(NO_ANSWER)
       .describe("With requireCitation: the one answer that cites nothing, word for word (what the prompt asks for when the papers do not answer the question); empty: every answer cites"),
+    noAnswerAt: z
+      .number()
+      .gt(0)
+      .lte(1)
+      .nullable()
+      .default(NO_ANSWER_AT)
+      .describe(
+        "In-process model, with requireCitation and noAnswer: the answer is noAnswer when the model's probability of writing it, word for word, is at least this, else it cites; null: the model chooses as it writes (greedily). The probability is traced on the call (uncitedProbability). Default chosen on dev claims for Citeflow's adapter",
+      ),
   }),
   // Which generator "auto" picks depends on the environment, and the prompt on its file: both are part of the cache key.
   fingerprint: (p, s) => ({ llm: p.generator === "extractive" ? null : s.chatIdentity(p, TYPE), prompt: s.promptIdentity(p.prompt) }),
@@ -58,7 +75,7 @@ export const generateAnswer = defineNode({
       return { answer: toAnswer(text, passages, { base: p.citationBase }) };
     }
     const constraint =
-      p.constrainCitations && passages.length > 0 ? { citations: { count: passages.length, base: p.citationBase, required: p.requireCitation, ...(p.noAnswer ? { uncited: p.noAnswer } : {}) } } : {};
+      p.constrainCitations && passages.length > 0 ? { citations: { count: passages.length, base: p.citationBase, required: p.requireCitation, ...(p.noAnswer ? { uncited: p.noAnswer, ...(p.noAnswerAt !== null ? { uncitedAt: p.noAnswerAt } : {}) } : {}) } } : {};
     const r = await callChat(ctx, chat, answerMessages(ctx.services, question, passages, p), p, "model", constraint);
     return { answer: toAnswer(r.text.trim(), passages, { base: p.citationBase }) };
   },

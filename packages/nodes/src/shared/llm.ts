@@ -127,6 +127,7 @@ export function callChat(ctx: NodeContext, chat: ChatModel, messages: ChatMessag
     s.set("messages", messages);
     if (chat.constrains && constraint.jsonSchema) s.set("jsonSchema", constraint.jsonSchema);
     if (chat.constrains && constraint.citations) s.set("citations", `only [${constraint.citations.base}]…[${constraint.citations.base + constraint.citations.count - 1}]`);
+    if (chat.constrains && constraint.citations?.uncitedAt !== undefined) s.set("uncitedAt", constraint.citations.uncitedAt);
     if (chat.constrains && constraint.choices) s.set("choices", constraint.choices);
     let last = 0;
     let chunks = 0;
@@ -147,6 +148,7 @@ export function callChat(ctx: NodeContext, chat: ChatModel, messages: ChatMessag
     });
     s.set("response", r.text);
     if (r.choiceLogprobs) s.set("choiceLogprobs", r.choiceLogprobs);
+    if (r.uncitedProbability !== undefined) s.set("uncitedProbability", r.uncitedProbability);
     if (r.usage) s.set("usage", r.usage);
     s.set("servedBy", r.model);
     if (r.finishReason) s.set("finishReason", r.finishReason);
