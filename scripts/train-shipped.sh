@@ -34,4 +34,4 @@ int8_only "$root/models/citeflow/rerank-minilm-scifact"
 # answers' openings weighted 8 times).
 cf run "$root/packages/nodes/graphs/verifai-extractive.citeflow.json" --questions "$data/claims_train.jsonl" --to answer --runs "$work/runs-sft" --store "$work/store" --json >/dev/null
 cf export --runs "$work/runs-sft" --format sft --labels "$data/claims_train.jsonl" --corpus "$data/corpus.jsonl" --out "$work/export-sft" --split 1
-cf train lm --data "$work/export-sft" --out "$root/models/citeflow/lm-gemma3-270m-scifact" --heldout "$root/bench/scifact-heldout.json" --claims "$data/claims_train.jsonl" --max-length 3072 --epochs 1 --max-steps 30 --batch-size 8 --lr 5e-4 --opening-weight 8 --seed 13 --threads 2 --data-licence "$licence"
+cf train lm --data "$work/export-sft" --out "$root/models/citeflow/lm-gemma3-270m-scifact" --heldout "$root/bench/scifact-heldout.json" --claims "$data/claims_train.jsonl" --max-length 4096 --epochs 1 --max-steps 30 --batch-size 8 --lr 5e-4 --opening-weight 8 --seed 13 --threads 2 --data-licence "$licence"
