@@ -133,25 +133,26 @@ const services = createServices({
 });
 const chat1 = await loadLocalChat(GGUF, { sequences: 1 });
 const passagesText = (ds) => ds.map((d, i) => `[${i + 1}] ${d.title}\n${d.text}`).join("\n\n");
-const speed = [];
-for (let i = 0; i < 6; i++) {
-  // A different first line each time: nothing of the prompt is reused from the last call.
-  const r = await chat1.chat([{ role: "user", content: `Request ${i}. Summarise the papers below.\n\n${passagesText(docs.slice(i * 5, i * 5 + 5))}\n\nSummary:` }], { maxTokens: 96 });
-  speed.push(r.usage);
-}
-const promptTps = median(speed.map((u) => u.promptTokens / (u.timeToFirstTokenMs / 1000)));
-const genTps = median(speed.filter((u) => u.completionTokens > 8).map((u) => u.tokensPerSecond));
 // The same prompts with Citeflow's LoRA adapter applied (llama.cpp adds its low-rank products to every adapted layer).
 const adapterPath = process.env.CITEFLOW_BENCH_ADAPTER || findAdapter(DEFAULT_ADAPTER, [MODELS, home]);
 const adapterName = process.env.CITEFLOW_BENCH_ADAPTER ? basename(dirname(adapterPath)) : DEFAULT_ADAPTER;
-let adapterGenTps;
-if (adapterPath) {
-  const tuned = await loadLocalChat(GGUF, { sequences: 1, adapter: { path: adapterPath, name: DEFAULT_ADAPTER } });
-  const u = [];
-  for (let i = 0; i < 6; i++)
-    u.push((await tuned.chat([{ role: "user", content: `Request ${i}. Summarise the papers below.\n\n${passagesText(docs.slice(i * 5, i * 5 + 5))}\n\nSummary:` }], { maxTokens: 96 })).usage);
-  adapterGenTps = median(u.filter((x) => x.completionTokens > 8).map((x) => x.tokensPerSecond));
+const tuned = adapterPath ? await loadLocalChat(GGUF, { sequences: 1, adapter: { path: adapterPath, name: DEFAULT_ADAPTER } }) : undefined;
+// Base and adapter take turns on each prompt, so that a slower minute of the machine slows both; the ratio is the median of each prompt's.
+const speed = [];
+const adapterSpeed = [];
+for (let i = 0; i < 8; i++) {
+  // A different first line each time: nothing of the prompt is reused from the last call.
+  const ask = [{ role: "user", content: `Request ${i}. Summarise the papers below.\n\n${passagesText(docs.slice(i * 5, i * 5 + 5))}\n\nSummary:` }];
+  speed.push((await chat1.chat(ask, { maxTokens: 96 })).usage);
+  if (tuned) adapterSpeed.push((await tuned.chat(ask, { maxTokens: 96 })).usage);
 }
+const promptTps = median(speed.map((u) => u.promptTokens / (u.timeToFirstTokenMs / 1000)));
+const generated = (us) => us.filter((u) => u.completionTokens > 8).map((u) => u.tokensPerSecond);
+const genTps = median(generated(speed));
+const adapterGenTps = tuned ? median(generated(adapterSpeed)) : undefined;
+const adapterRatio = tuned
+  ? median(speed.map((u, i) => adapterSpeed[i].tokensPerSecond / u.tokensPerSecond).filter((r, i) => speed[i].completionTokens > 8 && adapterSpeed[i].completionTokens > 8 && Number.isFinite(r)))
+  : undefined;
 
 // ── Concurrency: 8 questions on 1, 2 and 4 sequences, against one at a time. ──
 const questions = heldOut.slice(0, 8).map((c, i) => [{ role: "user", content: `${passagesText(docs.slice(100 + i * 3, 103 + i * 3))}\n\nQuestion: ${c.claim}\nAnswer:` }]);
@@ -232,7 +233,7 @@ const ways =
     : [
         ...(adapterPath ? [[`Gemma 3 270M + ${adapterName}, citation grammar`, verifai({ generator: "llm", model: `${GGUF}+${adapterPath}`, constrainCitations: true, requireCitation: false })]] : []),
         ...(adapterPath
-          ? [[`Gemma 3 270M + ${adapterName}, a citation required`, verifai({ generator: "llm", model: `${GGUF}+${adapterPath}`, constrainCitations: true, requireCitation: true })]]
+          ? [[`Gemma 3 270M + ${adapterName}, a citation required`, verifai({ generator: "llm", model: `${GGUF}+${adapterPath}`, constrainCitations: true, requireCitation: true }), undefined, true]]
           : []),
         ...(NAMED ? [[`${NAMED}, a citation required (held to it in-process)`, verifai({ generator: "llm", model: NAMED, constrainCitations: true, requireCitation: true })]] : []),
         ...(ONLY === "adapter"
@@ -245,8 +246,11 @@ const ways =
               ["SciFact's gold answers (the adapter's training target)", verifai({ generator: "extractive" }), goldFor],
             ]),
       ];
+// Claims of the same split for which SciFact's corpus holds no evidence: an answer should say the papers do not answer.
+const NEI_CLAIMS = Number(process.env.CITEFLOW_BENCH_NEI_CLAIMS || 20);
+const noEvidence = claims.filter((c) => heldIds.has(c.id) && gold(c) === "NO_EVIDENCE").slice(0, NEI_CLAIMS);
 const quality = [];
-for (const [label, doc, replace] of ways) {
+for (const [label, doc, replace, refusals] of ways) {
   step(`quality: ${label}`);
   const m = { precision: [], recall: [], f1: [], hallucinated: 0, cited: 0, citations: 0, onGold: 0 };
   for (const c of heldOut) {
@@ -261,6 +265,8 @@ for (const [label, doc, replace] of ways) {
     m.citations += cited.length;
     m.onGold += cited.filter((d) => d in (c.evidence ?? {})).length;
   }
+  let refused = 0;
+  for (const c of refusals ? noEvidence : []) refused += Object.keys((await runTemplate(doc, c.claim)).byId.answer.outputs.answer.citations).length === 0 ? 1 : 0;
   const mean = (xs) => xs.reduce((s, x) => s + x, 0) / xs.length;
   quality.push([
     label,
@@ -270,6 +276,7 @@ for (const [label, doc, replace] of ways) {
     fmt(m.hallucinated / heldOut.length, 2),
     `${m.cited}/${heldOut.length}`,
     m.citations ? fmt(m.onGold / m.citations, 2) : "–",
+    refusals ? `${refused}/${noEvidence.length}` : "–",
   ]);
 }
 const verification = [];
@@ -331,6 +338,24 @@ const checkScore = (events) => {
 };
 // The checks read the same query, passages and claims: those come from the cache after the first.
 const upstream = new MemoryCache();
+// arXivBot's claims (claims.extract, Gemma alone: the adapter goes on answers only), which its answer is made of:
+// is each found word for word in the passage it cites, and is it a sentence SciFact marks as the evidence?
+const extracted = [];
+const norm = (t) =>
+  t
+    .toLowerCase()
+    .replace(/\s+/g, " ")
+    .replace(/[.\s]+$/, "")
+    .trim();
+function claimsFaithfulness(c, r) {
+  const items = r.byId.top3.outputs.items;
+  return r.byId.claims.outputs.claims.map((claim) => {
+    const p = items.find((x) => x.id === claim.passageIds[0]);
+    const doc = p ? parsePassageId(p.id).docId : undefined;
+    const rationale = (goldLabels.claims.get(String(c.id))?.evidence.get(doc) ?? []).flatMap((set) => set.sentences.map((i) => goldLabels.sentences.get(doc)[i]));
+    return { question: c.id, inPassage: p !== undefined && norm(p.text).includes(norm(claim.text)), gold: rationale.some((sentence) => norm(sentence) === norm(claim.text)) };
+  });
+}
 for (const [label, params] of checkers) {
   step(`sufficiency: ${label}`);
   const seen = [];
@@ -342,6 +367,7 @@ for (const [label, params] of checkers) {
     for (const n of doc.nodes) if (["query.enrich", "claims.extract"].includes(n.type)) n.params = { ...n.params, model: params.model };
     doc.nodes.find((n) => n.id === "enough").params = { ...doc.nodes.find((n) => n.id === "enough").params, ...params };
     const r = await runTemplate(doc, c.claim, upstream);
+    if (label === checkers[0][0]) extracted.push(...claimsFaithfulness(c, r));
     seen.push({
       sufficient: r.byId.enough.outputs.decision === "sufficient",
       goldRead: r.byId.top3.outputs.items.some((p) => parsePassageId(p.id).docId in (c.evidence ?? {})),
@@ -374,9 +400,10 @@ const alwaysTrue = heldOut.filter((c) => gold(c) === "SUPPORT").length / heldOut
 // ── Report. ──
 console.log(`\nIn-process LLM: ${GGUF} (${(modelBytes / 1e6).toFixed(0)} MB), llama.cpp CPU, ${chat1.contextSize}-token context per sequence`);
 console.log(`memory bandwidth (best 512 MiB copy): ${(best / 1e9).toFixed(1)} GB/s → generation limit ${fmt(limit)} tokens/s (bandwidth / model bytes)`);
-console.log(`prompt: ${fmt(promptTps, 0)} tokens/s (median of 6 prompts of ~${median(speed.map((u) => u.promptTokens))} tokens)`);
+console.log(`prompt: ${fmt(promptTps, 0)} tokens/s (median of 8 prompts of ~${median(speed.map((u) => u.promptTokens))} tokens)`);
 console.log(`generation: ${fmt(genTps)} tokens/s = ${fmt(genTps / limit, 2)}× the bandwidth limit`);
-if (adapterGenTps !== undefined) console.log(`generation with ${adapterName}: ${fmt(adapterGenTps)} tokens/s = ${fmt(adapterGenTps / genTps, 2)}× the base's`);
+if (adapterGenTps !== undefined)
+  console.log(`generation with ${adapterName}: ${fmt(adapterGenTps)} tokens/s; ${fmt(adapterRatio, 2)}× the base's (median of each prompt's ratio, base and adapter taking turns)`);
 if (ALL)
   console.log(
     `questions per minute (8 questions, 64 tokens each): ${[1, 2, 4].map((n) => `${n} sequence${n > 1 ? "s" : ""} ${fmt(qpm[n])}`).join(" · ")} (${fmt(qpm[2] / qpm[1], 2)}× and ${fmt(qpm[4] / qpm[1], 2)}× one at a time)`,
@@ -387,7 +414,10 @@ if (TEMPLATES) {
 }
 if (quality.length) {
   console.log(`\nVerif.ai answers on ${heldOut.length} ${SPLIT} claims with evidence (ALCE citation scores, NLI judge ${CITATION_JUDGE}):`);
-  rows(["answers from", "precision", "recall", "F1", "hallucinated / answer", "answers citing", "citations on gold papers"], quality);
+  rows(
+    ["answers from", "precision", "recall", "F1", "hallucinated / answer", "answers citing", "citations on gold papers", `says the papers do not answer, ${noEvidence.length} claims without evidence`],
+    quality,
+  );
 }
 if (judges.length) {
   console.log(`\nSciFact binary verification on the same ${heldOut.length} claims, top 3 hybrid passages (always "true" scores ${fmt(alwaysTrue, 3)}):`);
@@ -396,6 +426,15 @@ if (judges.length) {
 if (sufficiency.length) {
   console.log(`\narXivBot's sufficiency check on the first ${Math.min(SUFFICIENCY_CLAIMS, heldOut.length)} ${SPLIT} claims against gold retrieval (a gold paper among the 3 passages read):`);
   rows(["check", "agreement", "said sufficient", "gold paper read", "its score ranks read above missed", "best cut here (dev only)"], sufficiency);
+}
+if (sufficiency.length) {
+  const questions = new Set(extracted.map((x) => x.question)).size;
+  const share = (f) => `${extracted.filter(f).length}/${extracted.length} (${fmt(extracted.filter(f).length / Math.max(1, extracted.length), 2)})`;
+  console.log(`\narXivBot's claims (claims.extract, ${basename(GGUF)} alone), which its answer is made of, on the same claims:`);
+  rows(
+    ["claims", "questions with a claim", "found word for word in the passage it cites", "a sentence SciFact gives as the evidence"],
+    [[String(extracted.length), `${questions}/${Math.min(SUFFICIENCY_CLAIMS, heldOut.length)}`, share((x) => x.inPassage), share((x) => x.gold)]],
+  );
 }
 if (minilmScores && staticScores) {
   console.log(`\nretrieval on ${judged.length} judged training claims, nDCG@10 (published bge-small 0.72 and all-MiniLM-L6-v2 0.65 are on SciFact test):`);

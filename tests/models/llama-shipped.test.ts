@@ -58,7 +58,11 @@ describe("the shipped language-model adapter", { timeout: 300_000 }, () => {
       // The quoted sentence is the first passage's own: its words are that passage's. (Word for word it
       // cannot always be: the citation grammar lets "[" open only a marker, so claim 12's "(hazard ratio
       // [HR], 1.04" came out as "(hazard ratio [1], 0.90": docs/models.md.)
-      const words = (t: string) => t.replace(/\[\d+\]/g, " ").toLowerCase().match(/[a-z0-9]+/g) ?? [];
+      const words = (t: string) =>
+        t
+          .replace(/\[\d+\]/g, " ")
+          .toLowerCase()
+          .match(/[a-z0-9]+/g) ?? [];
       const own = new Set(words(passages[0]!.text));
       const quoted = words(m![1]!);
       expect(quoted.filter((w) => own.has(w)).length / quoted.length, `claim ${id}: ${after}`).toBeGreaterThan(0.8);

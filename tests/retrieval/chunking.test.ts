@@ -84,6 +84,13 @@ describe("one passage per paper (filter.join-paper)", () => {
     ];
     const ps = openScholarChunker()({ ...doc(text), pages });
     const joined = joinPapers(ranked(ps, [1, 0, 2]))[0]!;
-    for (const [word, page] of [["w10 ", 1], ["w299 ", 1], ["w300 ", 2], ["w512 ", 2], ["w551 ", 3]] as const) expect(pageAt(joined, joined.text.indexOf(word))).toBe(page);
+    for (const [word, page] of [
+      ["w10 ", 1],
+      ["w299 ", 1],
+      ["w300 ", 2],
+      ["w512 ", 2],
+      ["w551 ", 3],
+    ] as const)
+      expect(pageAt(joined, joined.text.indexOf(word))).toBe(page);
   });
 });

@@ -213,7 +213,8 @@ class LocalChat implements ChatModel {
     const { resolveChatWrapper } = await import("node-llama-cpp");
     if (o.choices) return this.choose(messages, o.choices, o.jsonSchema !== undefined, resolveChatWrapper);
     const c = o.citations;
-    if (!o.jsonSchema && c?.required && c.uncited && c.uncitedAt !== undefined) return this.citeOrNot(messages, { ...o, citations: { ...c, uncited: c.uncited, uncitedAt: c.uncitedAt } }, resolveChatWrapper);
+    if (!o.jsonSchema && c?.required && c.uncited && c.uncitedAt !== undefined)
+      return this.citeOrNot(messages, { ...o, citations: { ...c, uncited: c.uncited, uncitedAt: c.uncitedAt } }, resolveChatWrapper);
     return this.generate(messages, o, resolveChatWrapper);
   }
 

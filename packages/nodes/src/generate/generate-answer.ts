@@ -6,9 +6,9 @@ import { callChat, llmParams, noChatReason, systemParam } from "../shared/llm.js
 
 /**
  * The least probability of the refusal at which the answer refuses. Chosen on 60 dev claims with
- * Citeflow's adapter (bench/README.md): there it told the claims whose passages hold no evidence
- * from the others no better than chance, and the smallest threshold that answered every one of
- * them as well as any did was above the highest (0.761).
+ * Citeflow's adapter (bench/README.md): its probability did not tell the claims whose passages hold
+ * no evidence from the others, and the gold answers' choice to cite or refuse was matched best by
+ * any threshold above the highest it reached (0.761).
  */
 export const NO_ANSWER_AT = 0.77;
 
@@ -75,7 +75,16 @@ export const generateAnswer = defineNode({
       return { answer: toAnswer(text, passages, { base: p.citationBase }) };
     }
     const constraint =
-      p.constrainCitations && passages.length > 0 ? { citations: { count: passages.length, base: p.citationBase, required: p.requireCitation, ...(p.noAnswer ? { uncited: p.noAnswer, ...(p.noAnswerAt !== null ? { uncitedAt: p.noAnswerAt } : {}) } : {}) } } : {};
+      p.constrainCitations && passages.length > 0
+        ? {
+            citations: {
+              count: passages.length,
+              base: p.citationBase,
+              required: p.requireCitation,
+              ...(p.noAnswer ? { uncited: p.noAnswer, ...(p.noAnswerAt !== null ? { uncitedAt: p.noAnswerAt } : {}) } : {}),
+            },
+          }
+        : {};
     const r = await callChat(ctx, chat, answerMessages(ctx.services, question, passages, p), p, "model", constraint);
     return { answer: toAnswer(r.text.trim(), passages, { base: p.citationBase }) };
   },
