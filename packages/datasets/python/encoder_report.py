@@ -26,15 +26,16 @@ def heldout_scores(task: str, model_dir: Path, test: list[dict], batch: int = 32
     opts.intra_op_num_threads = os.cpu_count() or 1
     sess = ort.InferenceSession(str(model_dir / "onnx" / "model_quantized.onnx"), opts)
 
-    def logits(pairs):
-        out = []
-        for i in range(0, len(pairs), batch):
-            enc = tok.encode_batch(pairs[i : i + batch])
+    def feeds(items):
+        """The model's inputs for `items` (texts or pairs), `batch` at a time, padded to each batch's longest."""
+        for i in range(0, len(items), batch):
+            enc = tok.encode_batch(items[i : i + batch])
             n = max(len(e.ids) for e in enc)
-            pad = lambda xs: [x + [0] * (n - len(x)) for x in xs]  # noqa: E731
-            feed = {"input_ids": np.array(pad([e.ids for e in enc]), np.int64), "attention_mask": np.array(pad([e.attention_mask for e in enc]), np.int64), "token_type_ids": np.array(pad([e.type_ids for e in enc]), np.int64)}
-            out.append(sess.run(["logits"], feed)[0])
-        return np.concatenate(out)
+            pad = lambda xs: np.array([x + [0] * (n - len(x)) for x in xs], np.int64)  # noqa: E731
+            yield {"input_ids": pad([e.ids for e in enc]), "attention_mask": pad([e.attention_mask for e in enc]), "token_type_ids": pad([e.type_ids for e in enc])}
+
+    def logits(pairs):
+        return np.concatenate([sess.run(["logits"], feed)[0] for feed in feeds(pairs)])
 
     if task == "nli":
         pred = logits([(r["hypothesis"], r["premise"]) for r in test]).argmax(1)
@@ -52,12 +53,8 @@ def heldout_scores(task: str, model_dir: Path, test: list[dict], batch: int = 32
         }
     def embed(texts):
         out = []
-        for i in range(0, len(texts), batch):
-            enc = tok.encode_batch(texts[i : i + batch])
-            n = max(len(e.ids) for e in enc)
-            pad = lambda xs: [x + [0] * (n - len(x)) for x in xs]  # noqa: E731
-            mask = np.array(pad([e.attention_mask for e in enc]), np.float32)
-            feed = {"input_ids": np.array(pad([e.ids for e in enc]), np.int64), "attention_mask": mask.astype(np.int64), "token_type_ids": np.array(pad([e.type_ids for e in enc]), np.int64)}
+        for feed in feeds(texts):
+            mask = feed["attention_mask"].astype(np.float32)
             h = sess.run(["last_hidden_state"], feed)[0]
             v = (h * mask[..., None]).sum(1) / mask.sum(1, keepdims=True)
             out.append(v / np.linalg.norm(v, axis=1, keepdims=True))
