@@ -1,5 +1,5 @@
 /** The run an editor shows: its type, a node's badge, and a stored run read back as one. */
-import { storedNodeStatus, type CorrectionView, type NodeProgress, type NodeStatus, type RunProgress, type RunRecordView } from "@citeflow/core/browser";
+import { storedNodeProgress, type CorrectionView, type NodeProgress, type NodeStatus, type RunProgress, type RunRecordView } from "@citeflow/core/browser";
 
 /** A run shown in the editor: where each node is (core's `reduceRunEvent`), and what was selected to run. */
 export interface RunState extends RunProgress {
@@ -23,15 +23,7 @@ export function storedRunState(runId: string, rec: RunRecordView): RunState {
   const params: Record<string, Record<string, unknown>> = {};
   for (const n of rec.nodes) {
     if (n.params) params[n.id] = n.params;
-    nodes[n.id] = {
-      status: storedNodeStatus(n.status),
-      ...(n.cache ? { cache: n.cache } : {}),
-      ...(n.ms !== undefined ? { ms: n.ms } : {}),
-      ...(n.summary ? { summary: n.summary } : {}),
-      ...(n.models ? { models: n.models } : {}),
-      ...(n.warnings ? { warnings: n.warnings } : {}),
-      ...(n.error ? { error: n.error.message } : {}),
-    };
+    nodes[n.id] = storedNodeProgress(n);
   }
   return {
     runId,

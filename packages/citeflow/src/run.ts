@@ -8,7 +8,7 @@ import {
   PREVIEW_CHARS,
   reduceRunEvent,
   startedRun,
-  storedNodeStatus,
+  storedNodeProgress,
   type RunProgress,
   type CompiledGraph,
   type GraphDoc,
@@ -306,13 +306,7 @@ export class Run {
         ({
           id: n.id,
           type: n.type,
-          status: storedNodeStatus(n.status),
-          ...(n.cache ? { cache: n.cache } : {}),
-          ...(n.ms !== undefined ? { ms: n.ms } : {}),
-          ...(n.summary ? { summary: n.summary } : {}),
-          ...(n.models ? { models: n.models } : {}),
-          ...(n.warnings ? { warnings: n.warnings } : {}),
-          ...(n.error ? { error: n.error.message } : {}),
+          ...storedNodeProgress(n),
         }) as RunNodeView,
     );
     const outputs: Record<string, Record<string, unknown>> = {};

@@ -15,7 +15,7 @@ export { runMetrics } from "./metrics.js";
 export type { Passage, Answer, Claim, Verdict, Question } from "./values.js";
 export type { Catalogue, CatalogueNode } from "./registry.js";
 export type { QuestionsGiven } from "./inputs.js";
-export { reduceRunEvent, runKind, startedRun, storedNodeStatus, type NodeStatus, type NodeProgress, type RunProgress, type StreamedRunEvent } from "./progress.js";
+export { reduceRunEvent, runKind, startedRun, storedNodeProgress, storedNodeStatus, type NodeStatus, type NodeProgress, type RunProgress, type StreamedRunEvent } from "./progress.js";
 export type { RunEvent } from "./events.js";
 export type * from "./protocol.js";
 export { COMM_TARGET, COMM_VERSION } from "./protocol.js";

@@ -42,6 +42,21 @@ export function storedNodeStatus(status: string): NodeStatus {
   return STATUSES.includes(status) ? (status as NodeStatus) : "skipped";
 }
 
+/** What a stored run's node record says of its progress, as every front end shows it (its status read by storedNodeStatus). */
+export function storedNodeProgress<T extends { status: string; cache?: CacheStatus; ms?: number; summary?: unknown; models?: unknown; warnings?: unknown; error?: { message: string } }>(
+  n: T,
+): { status: NodeStatus; error?: string } & Partial<Pick<T, "cache" | "ms" | "summary" | "models" | "warnings">> {
+  return {
+    status: storedNodeStatus(n.status),
+    ...(n.cache ? { cache: n.cache } : {}),
+    ...(n.ms !== undefined ? { ms: n.ms } : {}),
+    ...(n.summary ? { summary: n.summary } : {}),
+    ...(n.models ? { models: n.models } : {}),
+    ...(n.warnings ? { warnings: n.warnings } : {}),
+    ...(n.error ? { error: n.error.message } : {}),
+  } as { status: NodeStatus; error?: string } & Partial<Pick<T, "cache" | "ms" | "summary" | "models" | "warnings">>;
+}
+
 /** A run that has just started on `selected`: every node queued. */
 export function startedRun(runId: string, selected: string[]): RunProgress {
   return { runId, status: "running", nodes: Object.fromEntries(selected.map((id) => [id, { status: "queued" }])) };
