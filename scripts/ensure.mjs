@@ -21,7 +21,15 @@ run(process.execPath, [join(root, "node_modules", "typescript", "bin", "tsc"), "
 // The JupyterLab extension (prebuilt, federated), when stale. Its build federates with the pinned
 // JupyterLab, which scripts/lab-env.mjs installs from pip into .citeflow/venvs/ the first time.
 const ext = join(root, "extension");
-const extInputs = Math.max(newest(join(ext, "src")), newest(join(ext, "style")), newest(join(ext, "schema")), mtime(join(ext, "package.json")), newest(join(root, "packages", "core", "src")));
+// Its inputs: its own sources, core's (browser) sources and the templates it bundles from @citeflow/nodes.
+const extInputs = Math.max(
+  newest(join(ext, "src")),
+  newest(join(ext, "style")),
+  newest(join(ext, "schema")),
+  mtime(join(ext, "package.json")),
+  newest(join(root, "packages", "core", "src")),
+  newest(join(root, "packages", "nodes", "templates")),
+);
 if (!labextensionBuilt(join(ext, "labextension")) || mtime(join(ext, "labextension", "package.json")) < extInputs) {
   console.error(`citeflow: building the JupyterLab extension${existsSync(join(ext, "labextension")) && !labextensionBuilt(join(ext, "labextension")) ? " (the last build was cut short)" : ""}…`);
   run("npm", ["run", "build", "--silent", "-w", "@citeflow/jupyterlab"]);

@@ -303,7 +303,7 @@ describe("The pipeline editor's canvas in JupyterLab (Chromium)", () => {
     await page.keyboard.press("Control+v");
     await expect.poll(() => nodes.count()).toBe(10);
     await expect.poll(() => page.locator(".cf-editor .cf-edge").count()).toBe(edges + 1);
-    expect(await selectedIds()).toEqual(["per_paper", "select"]);
+    expect(await selectedIds()).toEqual(["join_paper", "select"]);
     await page.keyboard.press("Control+x");
     await expect.poll(() => nodes.count()).toBe(8);
     await undo();
