@@ -56,6 +56,7 @@ const SUFFICIENCY_ONLY = ONLY === "sufficiency";
 const SPLIT = process.env.CITEFLOW_BENCH_SPLIT === "dev" ? "dev" : "held-out";
 const scifact = join(DATA, "scifact");
 
+const SPEED_PROMPTS = 16;
 const median = (xs) => [...xs].sort((a, b) => a - b)[Math.floor(xs.length / 2)];
 const fmt = (x, d = 1) => x.toFixed(d);
 const rows = (header, body) => {
@@ -137,14 +138,15 @@ const passagesText = (ds) => ds.map((d, i) => `[${i + 1}] ${d.title}\n${d.text}`
 const adapterPath = process.env.CITEFLOW_BENCH_ADAPTER || findAdapter(DEFAULT_ADAPTER, [MODELS, home]);
 const adapterName = process.env.CITEFLOW_BENCH_ADAPTER ? basename(dirname(adapterPath)) : DEFAULT_ADAPTER;
 const tuned = adapterPath ? await loadLocalChat(GGUF, { sequences: 1, adapter: { path: adapterPath, name: DEFAULT_ADAPTER } }) : undefined;
-// Base and adapter take turns on each prompt, so that a slower minute of the machine slows both; the ratio is the median of each prompt's.
+// Base and adapter take turns on each prompt, each going first every other time, so that a slower minute of the
+// machine slows both; the ratio is the median of each prompt's (one prompt's tokens/s vary ±15 % between runs).
 const speed = [];
 const adapterSpeed = [];
-for (let i = 0; i < 8; i++) {
+for (let i = 0; i < SPEED_PROMPTS; i++) {
   // A different first line each time: nothing of the prompt is reused from the last call.
   const ask = [{ role: "user", content: `Request ${i}. Summarise the papers below.\n\n${passagesText(docs.slice(i * 5, i * 5 + 5))}\n\nSummary:` }];
-  speed.push((await chat1.chat(ask, { maxTokens: 96 })).usage);
-  if (tuned) adapterSpeed.push((await tuned.chat(ask, { maxTokens: 96 })).usage);
+  const turns = [() => chat1.chat(ask, { maxTokens: 96 }).then((r) => speed.push(r.usage)), ...(tuned ? [() => tuned.chat(ask, { maxTokens: 96 }).then((r) => adapterSpeed.push(r.usage))] : [])];
+  for (const turn of i % 2 ? turns.reverse() : turns) await turn();
 }
 const promptTps = median(speed.map((u) => u.promptTokens / (u.timeToFirstTokenMs / 1000)));
 const generated = (us) => us.filter((u) => u.completionTokens > 8).map((u) => u.tokensPerSecond);
@@ -191,18 +193,7 @@ for (const name of TEMPLATES ? ["verifai", "core-gpt", "arxivbot", "openscholar"
     fmt(mean((r) => r.s)),
     done.map((r) => fmt(r.s)).join(" / "),
     fmt(mean((r) => r.calls)),
-    fmt(
-      mean((r) => r.prompt),
-      0,
-    ),
-    fmt(
-      mean((r) => r.prompt - r.reused),
-      0,
-    ),
-    fmt(
-      mean((r) => r.answered),
-      0,
-    ),
+    ...[(r) => r.prompt, (r) => r.prompt - r.reused, (r) => r.answered].map((f) => fmt(mean(f), 0)),
   ]);
 }
 
@@ -400,7 +391,7 @@ const alwaysTrue = heldOut.filter((c) => gold(c) === "SUPPORT").length / heldOut
 // ── Report. ──
 console.log(`\nIn-process LLM: ${GGUF} (${(modelBytes / 1e6).toFixed(0)} MB), llama.cpp CPU, ${chat1.contextSize}-token context per sequence`);
 console.log(`memory bandwidth (best 512 MiB copy): ${(best / 1e9).toFixed(1)} GB/s → generation limit ${fmt(limit)} tokens/s (bandwidth / model bytes)`);
-console.log(`prompt: ${fmt(promptTps, 0)} tokens/s (median of 8 prompts of ~${median(speed.map((u) => u.promptTokens))} tokens)`);
+console.log(`prompt: ${fmt(promptTps, 0)} tokens/s (median of ${SPEED_PROMPTS} prompts of ~${median(speed.map((u) => u.promptTokens))} tokens)`);
 console.log(`generation: ${fmt(genTps)} tokens/s = ${fmt(genTps / limit, 2)}× the bandwidth limit`);
 if (adapterGenTps !== undefined)
   console.log(`generation with ${adapterName}: ${fmt(adapterGenTps)} tokens/s; ${fmt(adapterRatio, 2)}× the base's (median of each prompt's ratio, base and adapter taking turns)`);

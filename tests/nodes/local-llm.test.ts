@@ -1,6 +1,6 @@
 import { readFileSync } from "node:fs";
 import { describe, expect, it } from "vitest";
-import { MemoryCache, loadGraph, startRun, type Answer, type RunEvent } from "@citeflow/core";
+import { MemoryCache, loadGraph, splitSentences, startRun, type Answer, type Claim, type Passage, type RunEvent } from "@citeflow/core";
 import { createRegistry, templatePath } from "@citeflow/nodes";
 import { GEMMA } from "../models/local.js";
 import { templateSuite } from "../scifact.js";
@@ -67,6 +67,11 @@ describe("templates on the in-process LLM (Gemma 3 270M GGUF)", { timeout: 300_0
       const called = new Set(spans.map((e) => (e as { nodeId: string }).nodeId));
       for (const node of chatNodes) expect(called, `node ${node} made no in-process model call`).toContain(node);
       for (const s of spans) expect((s as { data: { usage: { completionTokens: number } } }).data.usage.completionTokens).toBeGreaterThan(0);
+      // arXivBot's claims quote their passages (claims.extract's quote, on by default): each is a sentence of the passage it cites.
+      if (name === "arxivbot") {
+        const passages = r.byId.top3!.outputs!.items as Passage[];
+        for (const c of r.byId.claims!.outputs!.claims as Claim[]) expect(splitSentences(passages.find((p) => p.id === c.passageIds[0])!.text).map((x) => x.trim())).toContain(c.text);
+      }
     });
   }
 

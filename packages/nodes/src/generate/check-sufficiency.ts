@@ -6,7 +6,7 @@ import { promptParam } from "../shared/prompts.js";
 import { modelParam, storeParam } from "../shared/params.js";
 import { parseClaimLines } from "./claims-extract.js";
 import { callChat, llmParams, type LlmParams } from "../shared/llm.js";
-import { claimsSchema, readClaims, readSufficiency, secondHopQuery, sufficiencyAnswers, sufficiencySchema } from "../shared/structured.js";
+import { claimsSchema, quoteParam, readClaims, readSufficiency, secondHopQuery, sufficiencyAnswers, sufficiencySchema } from "../shared/structured.js";
 import { thresholdParam, twoWay } from "../shared/two-way.js";
 
 /** The last "Answer: …" line: "No." means enough; anything else is the next search query. */
@@ -56,7 +56,7 @@ async function byReranker(ctx: NodeContext, question: Question, passages: Passag
 const TYPE = "check.sufficiency";
 export const checkSufficiency = defineNode({
   type: TYPE,
-  version: 3,
+  version: 4,
   title: "Enough? (second hop)",
   family: "generate",
   description:
@@ -71,6 +71,7 @@ export const checkSufficiency = defineNode({
     ...llmParams,
     prompt: promptParam("arxivbot.sufficiency.v1", "Sufficiency prompt over question and claims"),
     claimsPrompt: promptParam("arxivbot.claims.v1", "Claim extraction prompt for the second hop"),
+    quote: quoteParam,
     store: storeParam,
     k: z.number().int().positive().default(3).describe("Passages the second hop keeps (BM25 over the store)"),
     judge: z.enum(["llm", "reranker"]).default("llm").describe("Who decides whether the claims are enough: the language model (arXivBot's way), or the reranker's best score for the passages read"),
@@ -103,7 +104,7 @@ export const checkSufficiency = defineNode({
       const all = [...passages, ...found];
       // Claims are numbered against the new passages only, then re-pointed into the merged list.
       const r = await callChat(ctx, chat, [{ role: "user", content: compileTemplate(ctx.services.prompt(p.claimsPrompt)).render({ question, passages: found }) }], p, "claims", {
-        jsonSchema: claimsSchema(found.length),
+        jsonSchema: claimsSchema(found, p.quote),
       });
       const more = !found.length ? [] : r.structured !== undefined ? readClaims(r.structured, found, claims.length + 1) : parseClaimLines(r.text, found, claims.length + 1);
       return { claims: [...claims, ...more], passages: all, decision: `second hop: ${verdict.query}` };

@@ -2,7 +2,7 @@ import { bm25Scores, compileTemplate, defineNode, splitSentences, type Claim, ty
 import { z } from "zod";
 import { promptParam } from "../shared/prompts.js";
 import { callChat, chatAndPrompt, llmParams } from "../shared/llm.js";
-import { claimsSchema, readClaims } from "../shared/structured.js";
+import { claimsSchema, quoteParam, readClaims } from "../shared/structured.js";
 
 /** "[2] claim text" lines → claims citing passage 2 (1-based); other lines are ignored. */
 export function parseClaimLines(text: string, passages: Passage[], startId = 1): Claim[] {
@@ -41,13 +41,13 @@ export function extractiveClaims(question: string, passages: Passage[], startId 
 const TYPE = "claims.extract";
 export const claimsExtract = defineNode({
   type: TYPE,
-  version: 2,
+  version: 3,
   title: "Extract claims",
   family: "generate",
   description: "arXivBot: the claims in the passages that bear on the question, each citing its passage. Without an LLM: the most question-like sentence of each passage (extractive baseline).",
   inputs: { question: { type: "Question" }, passages: { type: "Passage[]" } },
   outputs: { claims: { type: "Claim[]" } },
-  params: z.object({ ...llmParams, prompt: promptParam("arxivbot.claims.v1", "Prompt over question and passages") }),
+  params: z.object({ ...llmParams, prompt: promptParam("arxivbot.claims.v1", "Prompt over question and passages"), quote: quoteParam }),
   fingerprint: chatAndPrompt(TYPE),
   async run(inputs, p, ctx) {
     const { question, passages } = inputs;
@@ -58,7 +58,7 @@ export const claimsExtract = defineNode({
     }
     const prompt = compileTemplate(ctx.services.prompt(p.prompt)).render({ question, passages });
     const r = await callChat(ctx, chat, [{ role: "user", content: prompt }], p, "model", {
-      jsonSchema: claimsSchema(passages.length),
+      jsonSchema: claimsSchema(passages, p.quote),
     });
     const claims = r.structured !== undefined ? readClaims(r.structured, passages) : parseClaimLines(r.text, passages);
     const kept = withoutPromptEchoes(claims, prompt, passages);
