@@ -19,6 +19,7 @@
 //   CITEFLOW_BENCH_ONLY=adapter: the adapter's answers and verdicts only;
 //   CITEFLOW_BENCH_ONLY=answers: speed and Verif.ai's answers only (no verification, no sufficiency);
 //   CITEFLOW_BENCH_ONLY=sufficiency: speed and arXivBot's sufficiency check only (on dev it prints the threshold that agrees best);
+//   CITEFLOW_BENCH_ONLY=claims: speed and arXivBot's claims only (CITEFLOW_BENCH_CLAIMS_ADAPTER=<adapter.gguf> measures that claims adapter);
 //   CITEFLOW_BENCH_ONLY=templates: speed and the templates end to end only;
 //   CITEFLOW_BENCH_ADAPTER=<adapter.gguf> measures that adapter instead of the shipped one;
 //   CITEFLOW_BENCH_SPLIT=dev takes the claims from the dev split of the training claims (bench/scifact-dev.json),
@@ -35,6 +36,7 @@ import { configFromEnv, createRegistry, createServices, templatePath } from "@ci
 import { aggregateVerdicts, sciFactVerificationGraph } from "@citeflow/cli";
 import { LanceStore, hybridSearch, openScholarChunker, readBeirCorpus } from "@citeflow/retrieval";
 import { copyBandwidth } from "./bandwidth.mjs";
+import { CLAIMS_COLUMNS, claimsFaithfulness, claimsRow } from "./claims.mjs";
 import { DATA, MODELS } from "./paths.mjs";
 
 const home = modelsHome(process.env);
@@ -219,7 +221,7 @@ function verifai(answerParams) {
 }
 // Gemma alone is named by its file; Citeflow's adapter (citeflow train lm) by base+adapter, when installed.
 const ways =
-  !QUALITY || SUFFICIENCY_ONLY
+  !QUALITY || SUFFICIENCY_ONLY || ONLY === "claims"
     ? []
     : [
         ...(adapterPath ? [[`Gemma 3 270M + ${adapterName}, citation grammar`, verifai({ generator: "llm", model: `${GGUF}+${adapterPath}`, constrainCitations: true, requireCitation: false })]] : []),
@@ -276,7 +278,7 @@ const verification = [];
 // was chosen on the dev split's 100 claims (`citeflow eval scifact --judge llm --binary`, which prints it), never here.
 const DEV_THRESHOLD = { base: 0.74, adapter: 3.65 };
 const judges =
-  !QUALITY || ONLY === "answers" || SUFFICIENCY_ONLY
+  !QUALITY || ONLY === "answers" || SUFFICIENCY_ONLY || ONLY === "claims"
     ? []
     : [
         ...(adapterPath
@@ -315,7 +317,7 @@ for (const [label, judge, model, threshold] of judges) {
 // (0.5: no better than chance).
 const sufficiency = [];
 const checkers =
-  !QUALITY || ONLY === "answers" || ONLY === "adapter"
+  !QUALITY || ONLY === "answers" || ONLY === "adapter" || ONLY === "claims"
     ? []
     : [
         ["Gemma 3 270M scores enough against not (judge: llm, arXivBot's own check)", { model: GGUF }],
@@ -329,24 +331,6 @@ const checkScore = (events) => {
 };
 // The checks read the same query, passages and claims: those come from the cache after the first.
 const upstream = new MemoryCache();
-// arXivBot's claims (claims.extract, Gemma alone: the adapter goes on answers only), which its answer is made of:
-// is each found word for word in the passage it cites, and is it a sentence SciFact marks as the evidence?
-const extracted = [];
-const norm = (t) =>
-  t
-    .toLowerCase()
-    .replace(/\s+/g, " ")
-    .replace(/[.\s]+$/, "")
-    .trim();
-function claimsFaithfulness(c, r) {
-  const items = r.byId.top3.outputs.items;
-  return r.byId.claims.outputs.claims.map((claim) => {
-    const p = items.find((x) => x.id === claim.passageIds[0]);
-    const doc = p ? parsePassageId(p.id).docId : undefined;
-    const rationale = (goldLabels.claims.get(String(c.id))?.evidence.get(doc) ?? []).flatMap((set) => set.sentences.map((i) => goldLabels.sentences.get(doc)[i]));
-    return { question: c.id, inPassage: p !== undefined && norm(p.text).includes(norm(claim.text)), gold: rationale.some((sentence) => norm(sentence) === norm(claim.text)) };
-  });
-}
 for (const [label, params] of checkers) {
   step(`sufficiency: ${label}`);
   const seen = [];
@@ -358,7 +342,6 @@ for (const [label, params] of checkers) {
     for (const n of doc.nodes) if (["query.enrich", "claims.extract"].includes(n.type)) n.params = { ...n.params, model: params.model };
     doc.nodes.find((n) => n.id === "enough").params = { ...doc.nodes.find((n) => n.id === "enough").params, ...params };
     const r = await runTemplate(doc, c.claim, upstream);
-    if (label === checkers[0][0]) extracted.push(...claimsFaithfulness(c, r));
     seen.push({
       sufficient: r.byId.enough.outputs.decision === "sufficient",
       goldRead: r.byId.top3.outputs.items.some((p) => parsePassageId(p.id).docId in (c.evidence ?? {})),
@@ -385,6 +368,26 @@ for (const [label, params] of checkers) {
     ranks !== undefined ? fmt(ranks, 3) : "–",
     chosen !== undefined ? `${fmt(chosen, 3)} (agreement ${fmt(agreeAt(chosen) / n, 3)})` : "–",
   ]);
+}
+// arXivBot's claims (claims.extract), which its answer is made of, from Gemma alone, with an adapter trained on
+// claims ($CITEFLOW_BENCH_CLAIMS_ADAPTER) and from the extractive baseline: is each a sentence SciFact gives as the evidence?
+const claimsAdapterPath = process.env.CITEFLOW_BENCH_CLAIMS_ADAPTER;
+const claimModels =
+  !checkers.length && ONLY !== "claims"
+    ? []
+    : [["Gemma 3 270M", GGUF], ...(claimsAdapterPath ? [[`Gemma 3 270M + ${basename(dirname(claimsAdapterPath))}`, `${GGUF}+${claimsAdapterPath}`]] : []), ["extractive baseline (no model)", "none"]];
+const claimRows = [];
+for (const [label, model] of claimModels) {
+  step(`claims: ${label}`);
+  const perQuestion = [];
+  for (const c of heldOut.slice(0, SUFFICIENCY_CLAIMS)) {
+    const doc = template("arxivbot");
+    doc.nodes = doc.nodes.filter((n) => ["question", "query", "retrieve", "top3", "claims"].includes(n.id));
+    doc.edges = doc.edges.filter((e) => doc.nodes.some((n) => e.to.startsWith(`${n.id}.`)));
+    for (const n of doc.nodes) if (n.type === "query.enrich" || n.type === "claims.extract") n.params = { ...n.params, model: n.type === "query.enrich" ? GGUF : model };
+    perQuestion.push(claimsFaithfulness(goldLabels, c, await runTemplate(doc, c.claim, upstream)));
+  }
+  claimRows.push(claimsRow(label, perQuestion));
 }
 const alwaysTrue = heldOut.filter((c) => gold(c) === "SUPPORT").length / heldOut.length;
 
@@ -418,14 +421,9 @@ if (sufficiency.length) {
   console.log(`\narXivBot's sufficiency check on the first ${Math.min(SUFFICIENCY_CLAIMS, heldOut.length)} ${SPLIT} claims against gold retrieval (a gold paper among the 3 passages read):`);
   rows(["check", "agreement", "said sufficient", "gold paper read", "its score ranks read above missed", "best cut here (dev only)"], sufficiency);
 }
-if (sufficiency.length) {
-  const questions = new Set(extracted.map((x) => x.question)).size;
-  const share = (f) => `${extracted.filter(f).length}/${extracted.length} (${fmt(extracted.filter(f).length / Math.max(1, extracted.length), 2)})`;
-  console.log(`\narXivBot's claims (claims.extract, ${basename(GGUF)} alone), which its answer is made of, on the same claims:`);
-  rows(
-    ["claims", "questions with a claim", "found word for word in the passage it cites", "a sentence SciFact gives as the evidence"],
-    [[String(extracted.length), `${questions}/${Math.min(SUFFICIENCY_CLAIMS, heldOut.length)}`, share((x) => x.inPassage), share((x) => x.gold)]],
-  );
+if (claimRows.length) {
+  console.log(`\narXivBot's claims (claims.extract), which its answer is made of, on the same claims (its query from ${basename(GGUF)}):`);
+  rows(CLAIMS_COLUMNS, claimRows);
 }
 if (minilmScores && staticScores) {
   console.log(`\nretrieval on ${judged.length} judged training claims, nDCG@10 (published bge-small 0.72 and all-MiniLM-L6-v2 0.65 are on SciFact test):`);

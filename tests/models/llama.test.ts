@@ -1,5 +1,6 @@
 import { describe, expect, it } from "vitest";
-import { NO_ANSWER, toAnswer, type Passage } from "@citeflow/core";
+import { NO_ANSWER, splitSentences, toAnswer, type Passage } from "@citeflow/core";
+import { claimsSchema } from "@citeflow/nodes";
 import { citationGrammar, CITE_WITHIN, findGguf, GgufNotFoundError, jsonTokenBound, loadLocalChat, plainPrompt, REUSE_BLOCK, type ChatMessage } from "@citeflow/models";
 import { firstSciFactDocs } from "../scifact.js";
 import { GEMMA, INSTALLED } from "./local.js";
@@ -71,6 +72,21 @@ describe("in-process chat model (llama.cpp, Gemma 3 270M GGUF)", { timeout: 120_
       expect(r.structured).toEqual(JSON.parse(r.text));
       expect([1, 2, 3, 4, 5]).toContain((r.structured as { rating: number }).rating);
     }
+  });
+
+  it("quoted claims (claims.extract's quote): each claim the grammar lets through is a sentence of the passage it names", async () => {
+    const m = await loadLocalChat(GEMMA);
+    const given = await passages(3);
+    const quoted = claimsSchema(given, true);
+    // At least one claim, so that the grammar is seen to choose.
+    const schema = { ...quoted, properties: { claims: { ...quoted.properties.claims, minItems: 1 } } };
+    const r = await m.chat([{ role: "user", content: `${given.map((p, i) => `[${i + 1}] ${p.text}`).join("\n\n")}\n\nThe claims of these passages, as JSON:` }], {
+      maxTokens: 512,
+      jsonSchema: schema,
+    });
+    const claims = (r.structured as { claims: Array<{ passage: number; claim: string }> }).claims;
+    expect(claims.length).toBeGreaterThan(0);
+    for (const c of claims) expect(splitSentences(given[c.passage - 1]!.text).map((x) => x.trim())).toContain(c.claim);
   });
 
   it("constrained citations: no marker outside the given passages, over a question set", async () => {

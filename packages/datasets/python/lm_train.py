@@ -51,22 +51,36 @@ def read_sft(folder: Path) -> tuple[list[tuple[list[dict], str]], list[str]]:
 ANSWER_TASK = "generate.answer"
 
 
+CLAIMS_TASK = "claims.extract"
+# claims.extract's answer when the passages show none of the claim's rationale (JSON under its grammar, else text).
+NO_CLAIMS = ('{"claims":[]}', "None.")
+
+
 def cap_refusals(rows: list[tuple[list[dict], str]], share: float, seed: int) -> tuple[list[list[dict]], int]:
     """At most `share` of the answers (generate.answer's rows) may be answers without a citation marker ("The
-    papers do not answer the question."): a constant answer that half the rows share is the cheapest loss to
-    reach, and a first adapter trained on SciFact's rows as exported (46 % such) gave it for every held-out
-    claim. A seeded sample of them is kept; the other nodes' rows (verdicts, claims, ratings, …) are all kept.
-    Returns the conversations and how many were left out."""
+    papers do not answer the question."), and at most `share` of claims.extract's rows the empty list: a constant
+    answer that half the rows share is the cheapest loss to reach. A first adapter trained on SciFact's answers as
+    exported (46 % such) gave it for every held-out claim; one trained on claims rows as exported (54 % empty)
+    returned no claim for 26 of 30 dev claims. A seeded sample of them is kept; the other nodes' rows (verdicts,
+    ratings, …) are all kept. Returns the conversations and how many were left out."""
     import random
     import re
 
+    def capped(full: list, empty: list, rng_seed: int) -> list:
+        """The empty answers kept: at most `share` of them and the full ones together."""
+        keep = min(len(empty), int(share * len(full) / (1 - share))) if share < 1 else len(empty)
+        return random.Random(rng_seed).sample(empty, keep)
+
     answers = [m for m, task in rows if task == ANSWER_TASK]
-    others = [m for m, task in rows if task != ANSWER_TASK]
     cited = [m for m in answers if re.search(r"\[\d+\]", m[-1]["content"])]
     uncited = [m for m in answers if not re.search(r"\[\d+\]", m[-1]["content"])]
-    keep = min(len(uncited), int(share * len(cited) / (1 - share))) if share < 1 else len(uncited)
-    kept = random.Random(seed).sample(uncited, keep)
-    return cited + kept + others, len(uncited) - keep
+    kept = capped(cited, uncited, seed)
+    claims = [m for m, task in rows if task == CLAIMS_TASK]
+    no_claims = [m for m in claims if m[-1]["content"].strip() in NO_CLAIMS]
+    kept_empty = capped([m for m in claims if m[-1]["content"].strip() not in NO_CLAIMS], no_claims, seed + 1)
+    dropped = {id(m) for m in no_claims} - {id(m) for m in kept_empty}
+    others = [m for m, task in rows if task != ANSWER_TASK and id(m) not in dropped]
+    return cited + kept + others, len(uncited) - len(kept) + len(dropped)
 
 
 def prompt_text(msgs: list[dict]) -> str:
@@ -236,7 +250,7 @@ def card(args, info: dict, files: dict[str, str]) -> str:
         "| | |",
         "|---|---|",
         f"| base weights | `{args.base_name}`, dequantized from the GGUF the product runs; licence {args.base_licence} |",
-        f"| training rows | {info['rows']} from `{args.data_name}`; {c['rows']} after the held-out claims and after leaving out {c['uncited_left_out']} answers without a citation (at most {args.refusal_share:g} of the answers may be such, `--refusal-share`); by node before that: {by_node}; {info['pairs']} rows trained on (of {c['answer_tokens']} answer tokens, {c['tokens']} tokens with their prompts, in all); {c['too_long']} longer than {args.max_length} tokens left out |",
+        f"| training rows | {info['rows']} from `{args.data_name}`; {c['rows']} after the held-out claims and after leaving out {c['uncited_left_out']} answers without a citation and empty claim lists (at most {args.refusal_share:g} of a node's answers may be such, `--refusal-share`); by node before that: {by_node}; {info['pairs']} rows trained on (of {c['answer_tokens']} answer tokens, {c['tokens']} tokens with their prompts, in all); {c['too_long']} longer than {args.max_length} tokens left out |",
         f"| left out | {info['refused_heldout']} rows about held-out claims; {info['bad_rows']} bad rows |",
         f"| data licence | {args.data_licence} |",
         f"| command | `{args.command}` |",

@@ -61,13 +61,14 @@ export const quoteParam = z
 
 /**
  * Claims, each naming its passage (1-based). With `quote`, a claim is one of that passage's
- * sentences as `splitSentences` finds them, so an in-process model can only choose, not reword:
+ * sentences as `splitSentences` finds them (of at most CLAIM_MAX_CHARS), so an in-process model can only choose, not reword:
  * Gemma 3 270M's own wording was found in its passage for 0 of 28 claims (bench/README.md).
  */
 export function claimsSchema(passages: Passage[], quote: boolean) {
   const numbers = Array.from({ length: Math.max(passages.length, 1) }, (_, i) => i + 1);
   const quoted = passages.flatMap((p, i) => {
-    const sentences = [...new Set(splitSentences(p.text).map((x) => x.trim()))].filter(Boolean);
+    // As long as a claim in the model's own words may be: the answer stays within the node's maxTokens.
+    const sentences = [...new Set(splitSentences(p.text).map((x) => x.trim()))].filter((x) => x && x.length <= CLAIM_MAX_CHARS);
     return sentences.length ? [{ type: "object", properties: { passage: { const: i + 1 }, claim: { enum: sentences } } }] : [];
   });
   const items = quote && quoted.length ? { oneOf: quoted } : { type: "object", properties: { passage: { enum: numbers }, claim: { type: "string", maxLength: CLAIM_MAX_CHARS } } };
