@@ -239,8 +239,8 @@ const ways =
               ["SciFact's gold answers (the adapter's training target)", verifai({ generator: "extractive" }), goldFor],
             ]),
       ];
-// Claims of the same split for which SciFact's corpus holds no evidence: an answer should say the papers do not answer.
-const NEI_CLAIMS = Number(process.env.CITEFLOW_BENCH_NEI_CLAIMS || 20);
+// Claims of the same split for which SciFact's corpus holds no evidence: an answer should say the papers do not answer (20, or fewer at a smoke size).
+const NEI_CLAIMS = Number(process.env.CITEFLOW_BENCH_NEI_CLAIMS || Math.min(20, N_CLAIMS));
 const noEvidence = claims.filter((c) => heldIds.has(c.id) && gold(c) === "NO_EVIDENCE").slice(0, NEI_CLAIMS);
 const quality = [];
 for (const [label, doc, replace, refusals] of ways) {
