@@ -71,16 +71,18 @@ def cap_refusals(rows: list[tuple[list[dict], str]], share: float, seed: int) ->
         keep = min(len(empty), int(share * len(full) / (1 - share))) if share < 1 else len(empty)
         return random.Random(rng_seed).sample(empty, keep)
 
+    def says_nothing(m: list[dict]) -> bool:
+        return m[-1]["content"].strip() in NO_CLAIMS
+
     answers = [m for m, task in rows if task == ANSWER_TASK]
     cited = [m for m in answers if re.search(r"\[\d+\]", m[-1]["content"])]
     uncited = [m for m in answers if not re.search(r"\[\d+\]", m[-1]["content"])]
     kept = capped(cited, uncited, seed)
     claims = [m for m, task in rows if task == CLAIMS_TASK]
-    no_claims = [m for m in claims if m[-1]["content"].strip() in NO_CLAIMS]
-    kept_empty = capped([m for m in claims if m[-1]["content"].strip() not in NO_CLAIMS], no_claims, seed + 1)
-    dropped = {id(m) for m in no_claims} - {id(m) for m in kept_empty}
-    others = [m for m, task in rows if task != ANSWER_TASK and id(m) not in dropped]
-    return cited + kept + others, len(uncited) - len(kept) + len(dropped)
+    no_claims = [m for m in claims if says_nothing(m)]
+    kept_empty = {id(m) for m in capped([m for m in claims if not says_nothing(m)], no_claims, seed + 1)}
+    others = [m for m, task in rows if task != ANSWER_TASK and (task != CLAIMS_TASK or not says_nothing(m) or id(m) in kept_empty)]
+    return cited + kept + others, len(uncited) - len(kept) + len(no_claims) - len(kept_empty)
 
 
 def prompt_text(msgs: list[dict]) -> str:
