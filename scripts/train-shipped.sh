@@ -1,8 +1,9 @@
 #!/usr/bin/env bash
 # Reproduces the models Citeflow ships (models/citeflow/nli-minilm-scifact, models/citeflow/rerank-minilm-scifact,
-# models/citeflow/lm-gemma3-270m-scifact) from SciFact with `citeflow export` and `citeflow train`: retrieval runs
+# models/citeflow/lm-gemma3-270m-scifact, models/citeflow/lm-gemma3-270m-scifact-claims) from SciFact with `citeflow export` and `citeflow train`: retrieval runs
 # for the training claims → NLI and reranker exports → training; Verif.ai's answer prompts for the same claims →
-# an sft export with gold answers → the language model's LoRA adapter. About two hours on two cores.
+# an sft export with gold answers → the language model's LoRA adapter; arXivBot's claims prompts → the claims adapter.
+# About three hours on two cores.
 #
 # Usage: scripts/train-shipped.sh [work folder]   (SciFact from $CITEFLOW_DATA, else data/)
 set -euo pipefail
@@ -35,3 +36,17 @@ int8_only "$root/models/citeflow/rerank-minilm-scifact"
 cf run "$root/packages/nodes/graphs/verifai-extractive.citeflow.json" --questions "$data/claims_train.jsonl" --to answer --runs "$work/runs-sft" --store "$work/store" --json >/dev/null
 cf export --runs "$work/runs-sft" --format sft --labels "$data/claims_train.jsonl" --corpus "$data/corpus.jsonl" --out "$work/export-sft" --split 1
 cf train lm --data "$work/export-sft" --out "$root/models/citeflow/lm-gemma3-270m-scifact" --heldout "$root/bench/scifact-heldout.json" --claims "$data/claims_train.jsonl" --max-length 4096 --epochs 1 --max-steps 30 --batch-size 8 --lr 5e-4 --opening-weight 8 --seed 13 --threads 2 --data-licence "$licence"
+# arXivBot's claims adapter: claims.extract's prompts for the first 200 training claims outside the held-out and
+# dev splits (Gemma 3 270M runs each, so the call is traced; the export pairs it with the claim's rationale
+# sentences), then LoRA on those rows alone: the empty lists capped at a fifth, 28 steps of 8 (two epochs), the
+# openings weighted 8 times (the list's first token, `":[{"` against `":`, decides whether it is empty).
+node -e '
+  const fs = require("fs");
+  const split = (f, k) => new Set(JSON.parse(fs.readFileSync(f, "utf8"))[k]);
+  const held = split(process.argv[2], "heldout_ids"), dev = split(process.argv[3], "dev_ids");
+  const rows = fs.readFileSync(process.argv[1], "utf8").split("\n").filter(Boolean).map((l) => JSON.parse(l));
+  console.log(rows.filter((c) => !held.has(c.id) && !dev.has(c.id)).slice(0, 200).map((c) => JSON.stringify({ id: String(c.id), claim: c.claim })).join("\n"));
+' "$data/claims_train.jsonl" "$root/bench/scifact-heldout.json" "$root/bench/scifact-dev.json" > "$work/claims-200.jsonl"
+cf run "$root/packages/nodes/graphs/arxivbot-claims.citeflow.json" --questions "$work/claims-200.jsonl" --runs "$work/runs-claims" --store "$work/store" --json >/dev/null
+cf export --runs "$work/runs-claims" --format sft --labels "$data/claims_train.jsonl" --corpus "$data/corpus.jsonl" --out "$work/export-claims" --split 1
+cf train lm --data "$work/export-claims" --out "$root/models/citeflow/lm-gemma3-270m-scifact-claims" --heldout "$root/bench/scifact-heldout.json" --claims "$data/claims_train.jsonl" --max-length 2048 --epochs 2 --max-steps 28 --batch-size 8 --lr 5e-4 --refusal-share 0.2 --seed 13 --threads 2 --data-licence "$licence"

@@ -85,6 +85,15 @@ describe("chooseChat", () => {
     writeFileSync(join(shipped, "training.json"), JSON.stringify({ base: "gemma-3-270m-q4_k_m.gguf", counts: { rows_by_node: { "generate.answer": 300, "verify.llm": 200 } } }));
     expect(choose(none, "verify.llm")).toEqual(withShipped);
     expect(choose(none, "query.enrich")).toEqual({ kind: "local", path: base });
+    // The shipped claims adapter goes on claims.extract; the answers' adapter, listed first, keeps its nodes.
+    const claims = join(dir, "citeflow", "lm-gemma3-270m-scifact-claims");
+    mkdirSync(claims, { recursive: true });
+    writeFileSync(join(claims, "adapter.gguf"), "x");
+    writeFileSync(join(claims, "training.json"), JSON.stringify({ base: "gemma-3-270m-q4_k_m.gguf", counts: { rows_by_node: { "claims.extract": 197, "generate.answer": 1 } } }));
+    expect(choose(none, "claims.extract")).toEqual({ kind: "local", path: base, adapter: { name: "citeflow/lm-gemma3-270m-scifact-claims", path: join(claims, "adapter.gguf") } });
+    expect(choose(none, "generate.answer")).toEqual(withShipped);
+    rmSync(claims, { recursive: true });
+    expect(choose(none, "claims.extract")).toEqual({ kind: "local", path: base });
     // Named, an adapter goes on every node.
     expect(choose({ model: "gemma-3-270m-q4_k_m+citeflow/lm-gemma3-270m-scifact", baseUrl: "" }, "query.enrich")).toEqual(withShipped);
     writeFileSync(join(shipped, "training.json"), JSON.stringify({ base: "another.gguf" }));

@@ -1,6 +1,6 @@
 import { withoutCredentials, type NodeContext, type Services } from "@citeflow/core";
 import { basename } from "node:path";
-import { adapterCard, adapterTraining, DEFAULT_ADAPTER, findAdapter, findGguf, firstGguf, splitAdapter, type ChatMessage, type ChatModel, type ChatOptions, type ChatResult } from "@citeflow/models";
+import { adapterCard, adapterTraining, DEFAULT_ADAPTERS, findAdapter, findGguf, firstGguf, splitAdapter, type ChatMessage, type ChatModel, type ChatOptions, type ChatResult } from "@citeflow/models";
 import { z } from "zod";
 import type { ServicesConfig } from "./config.js";
 
@@ -40,15 +40,18 @@ export type ChatChoice =
 export type LocalAdapter = { name: string; path: string };
 
 /**
- * Citeflow's shipped adapter, when it is installed, was trained on this base file and on rows of
- * this task (the asking node's type; its training.json says both). An adapter trained on answers
- * alone writes its answer's shape for any prompt ("The papers report: …" as a search query), so
- * the other nodes get the base model.
+ * The first of Citeflow's shipped adapters that is installed and was trained on this base file and
+ * on rows of this task (the asking node's type; its training.json says both). An adapter trained
+ * on answers alone writes its answer's shape for any prompt ("The papers report: …" as a search
+ * query), so a node no adapter was trained for gets the base model.
  */
 function defaultAdapter(base: string, dirs: string[], task: string): LocalAdapter | undefined {
-  const path = findAdapter(DEFAULT_ADAPTER, dirs);
-  const trained = path && adapterTraining(path);
-  return trained && trained.base === basename(base) && trained.tasks.includes(task) ? { name: DEFAULT_ADAPTER, path: path! } : undefined;
+  for (const name of DEFAULT_ADAPTERS) {
+    const path = findAdapter(name, dirs);
+    const trained = path && adapterTraining(path);
+    if (trained && trained.base === basename(base) && trained.tasks.includes(task)) return { name, path: path! };
+  }
+  return undefined;
 }
 
 /**
@@ -58,8 +61,8 @@ function defaultAdapter(base: string, dirs: string[], task: string): LocalAdapte
  * hub into the models home; any other name → that model on the OpenAI-compatible server (baseUrl,
  * else the configured one); `<in-process model>+<adapter>` → that model with a LoRA adapter (an id whose
  * folder holds adapter.gguf, or a path). Nothing named → the first .gguf in the models folders, with
- * Citeflow's adapter when it is installed for that file and trained on the `task` (the asking
- * node's type); none there → no model.
+ * the first of Citeflow's adapters installed for that file and trained on the `task` (the asking
+ * node's type: defaultAdapter); none there → no model.
  */
 export function chooseChat(p: Pick<LlmParams, "model" | "baseUrl">, config: Pick<ServicesConfig, "chat" | "modelsDirs">, task: string): ChatChoice {
   const named = (p.model || config.chat.model).trim();

@@ -1,0 +1,76 @@
+import { readFileSync } from "node:fs";
+import { join } from "node:path";
+import { fileURLToPath } from "node:url";
+import { describe, expect, it } from "vitest";
+import { compileTemplate, type Passage } from "@citeflow/core";
+import { loadLocalChat } from "@citeflow/models";
+import { claimsSchema, configFromEnv, createServices } from "@citeflow/nodes";
+import { expectSha256Sums } from "../helpers.js";
+import { GEMMA, INSTALLED } from "./local.js";
+
+// The claims adapter Citeflow ships (models/citeflow/lm-gemma3-270m-scifact-claims), on the real base,
+// extracting arXivBot's claims for claims of the fixed held-out split that no model trained on.
+
+const root = fileURLToPath(new URL("../..", import.meta.url));
+const ID = "citeflow/lm-gemma3-270m-scifact-claims";
+const SHIPPED = join(root, "models", ID);
+const data = (f: string) =>
+  readFileSync(join(root, "data", "scifact", f), "utf8")
+    .trim()
+    .split("\n")
+    .map((l) => JSON.parse(l));
+type Claim = { id: number; claim: string; evidence: Record<string, Array<{ sentences: number[] }>> };
+const claims = new Map(data("claims_train.jsonl").map((c) => [c.id as number, c as Claim]));
+const corpus = new Map(data("corpus.jsonl").map((d) => [String(d.doc_id), d as { title: string; abstract: string[] }]));
+const docIds = [...corpus.keys()];
+const passage = (id: string): Passage => ({ id: `${id}#0`, title: corpus.get(id)!.title, text: corpus.get(id)!.abstract.join(" "), metadata: {}, scores: {} });
+
+/** arXivBot's claims prompt for a held-out claim over three passages, the one holding its evidence first, and that evidence's sentences. */
+function prompt(claimId: number) {
+  const c = claims.get(claimId)!;
+  const gold = Object.keys(c.evidence);
+  const others = docIds.filter((d) => !gold.includes(d)).slice((claimId * 7) % 1000, ((claimId * 7) % 1000) + 2);
+  const passages = [gold[0]!, ...others].map(passage);
+  const rationale = c.evidence[gold[0]!]!.flatMap((s) => s.sentences.map((i) => corpus.get(gold[0]!)!.abstract[i]!.trim()));
+  const services = createServices(configFromEnv(process.env));
+  const content = compileTemplate(services.prompt("file:arxivbot.claims.v1")).render({ question: { id: String(claimId), text: c.claim }, passages });
+  return { passages, rationale, messages: [{ role: "user" as const, content }] };
+}
+
+describe("the shipped claims adapter", { timeout: 300_000 }, () => {
+  it("is whole (its SHA256SUMS), trained on claims.extract's rows without the held-out claims, and claims.extract's default", () => {
+    expectSha256Sums(SHIPPED);
+    const held = new Set(JSON.parse(readFileSync(join(root, "bench", "scifact-heldout.json"), "utf8")).heldout_ids);
+    for (const id of [39, 40]) expect(held.has(id)).toBe(true);
+    expect(JSON.parse(readFileSync(join(SHIPPED, "training.json"), "utf8"))).toMatchObject({
+      base: "gemma-3-270m-q4_k_m.gguf",
+      refused_heldout: 40,
+      counts: { rows_by_node: { "claims.extract": 197 } },
+    });
+    // Nothing named: claims.extract gets this adapter, generate.answer the answers' one, query.enrich the base.
+    const services = createServices({ ...configFromEnv({}), modelsDirs: [INSTALLED] });
+    const choice = (task: string) => {
+      const c = services.chatChoice({ model: "", baseUrl: "" }, task);
+      return c.kind === "local" ? c.adapter?.name : c.kind;
+    };
+    expect(choice("claims.extract")).toBe(ID);
+    expect(choice("generate.answer")).toBe("citeflow/lm-gemma3-270m-scifact");
+    expect(choice("query.enrich")).toBeUndefined();
+  });
+
+  it("quotes a rationale sentence of the passage that holds the evidence, where the base model gives no claim", async () => {
+    const base = await loadLocalChat(GEMMA, { sequences: 1, contextSize: 4096 });
+    const tuned = await loadLocalChat(GEMMA, { sequences: 1, contextSize: 4096, adapter: { path: join(SHIPPED, "adapter.gguf"), name: ID } });
+    for (const id of [39, 40]) {
+      const { passages, rationale, messages } = prompt(id);
+      const schema = claimsSchema(passages, true);
+      const before = (await base.chat(messages, { maxTokens: 512, jsonSchema: schema })).structured as { claims: unknown[] };
+      expect(before.claims, `claim ${id}, base`).toEqual([]);
+      const after = ((await tuned.chat(messages, { maxTokens: 512, jsonSchema: schema })).structured as { claims: Array<{ passage: number; claim: string }> }).claims;
+      expect(
+        after.some((c) => c.passage === 1 && rationale.includes(c.claim)),
+        `claim ${id}: ${JSON.stringify(after)}`,
+      ).toBe(true);
+    }
+  });
+});
