@@ -73,6 +73,23 @@ describe("the shipped models", () => {
     expect(p!.NO_EVIDENCE).toBeGreaterThan(Math.max(p!.SUPPORT, p!.CONTRADICT));
   });
 
+  it("NLI: pairs of very different lengths, batched by length, come back in the order given, each as it scores alone", async () => {
+    const nli = await loadNli(DEFAULT_MODELS.nli, opts);
+    const long = Array.from({ length: 12 }, (_, i) => `Cohort ${i} was followed for ${i + 2} years and its fracture rate recorded.`).join(" ");
+    const pairs = [
+      { premise: "Vitamin D deficiency increases the risk of fractures.", hypothesis: "Vitamin D deficiency increases the risk of fractures." },
+      { premise: long, hypothesis: "Vitamin D deficiency increases the risk of fractures." },
+      CONTRADICTION,
+      { premise: "Participants were recruited from three hospitals.", hypothesis: "Aspirin lowers blood pressure." },
+    ];
+    const together = await nli.classify(pairs);
+    // Within 0.05: the q8 model quantizes a batch's activations together, which moves the third decimal.
+    for (const [i, pair] of pairs.entries()) {
+      const [alone] = await nli.classify([pair]);
+      for (const label of ["SUPPORT", "NO_EVIDENCE", "CONTRADICT"] as const) expect(together[i]![label]).toBeCloseTo(alone![label], 1);
+    }
+  });
+
   it("NLI: a fixed SciFact contradiction is CONTRADICT", async () => {
     const nli = await loadNli(DEFAULT_MODELS.nli, opts);
     const [p] = await nli.classify([CONTRADICTION]);
