@@ -47,8 +47,11 @@ function withEnv<T>(id: string, options: LocalModelOptions, load: (where: ModelL
 /**
  * Runs `f` over the items in batches of similar length and returns its results in the items' order.
  * A batch is padded to its longest item, so the items go longest first, and a batch ends when it
- * holds `size` or when the next item is under half its longest (it would pay more for padding than
- * for its own tokens). `length`: an item's length in characters, a stand-in for its tokens.
+ * holds `size` or when the next item is under three quarters of its longest (a quarter of its
+ * tokens would be padding). `length`: an item's length in characters, a stand-in for its tokens.
+ * Measured on `verify.nli`'s 3 × 10 (claim, sentence) pairs: 221 ms in batches of 32, 187 ms with
+ * the cut at half, 123 ms at three quarters (the 2-core machine; `eval.citations`' premises fill the
+ * NLI model's 128 tokens either way, 220 ms).
  */
 async function byLength<T, R>(items: T[], length: (item: T) => number, size: number, signal: AbortSignal | undefined, f: (batch: T[]) => Promise<R[]>): Promise<R[]> {
   const order = items.map((_, i) => i).sort((a, b) => length(items[b]!) - length(items[a]!));
@@ -57,7 +60,7 @@ async function byLength<T, R>(items: T[], length: (item: T) => number, size: num
     signal?.throwIfAborted();
     const longest = length(items[order[i]!]!);
     let j = i + 1;
-    while (j < order.length && j - i < size && 2 * length(items[order[j]!]!) >= longest) j++;
+    while (j < order.length && j - i < size && 4 * length(items[order[j]!]!) >= 3 * longest) j++;
     const batch = order.slice(i, j);
     const results = await f(batch.map((k) => items[k]!));
     batch.forEach((k, n) => (out[k] = results[n]!));
