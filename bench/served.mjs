@@ -1,0 +1,152 @@
+// Verif.ai's template over a question set against a served model: `citeflow run verifai --questions
+// … --parallel P` on the SciFact store, with its answers written by a simulated OpenAI-compatible
+// server (loopback) that behaves like a GPU server under load: at most STREAMS calls at once (a 429
+// with Retry-After past that), each call's first token after a time that grows with its prompt
+// (TTFT_MS + prompt tokens / PREFILL tokens a second), then its completion at RATE tokens a second.
+// Retrieval (hybrid, all-MiniLM-L6-v2), the papers' join, claims and NLI verification (Citeflow's
+// shipped cross-encoder) run in the CLI, on this machine's two cores, as they would for a user.
+// The server's capacity is what its STREAMS slots produce when none is ever idle: STREAMS × the
+// set's completion tokens over the seconds its calls took. The ratio is the completion tokens a second
+// the set got (from the CLI's start to its end) over that capacity. Peak RSS: the CLI's maxRSS.
+// The CLI is told the server's limit ($CITEFLOW_SERVER_CONCURRENCY = STREAMS), as a user would be.
+// Needs the all-MiniLM-L6-v2 SciFact store: $CITEFLOW_BENCH_STORE, else the demo's (npm run demo).
+// Run alone: node bench/served.mjs   ($CITEFLOW_BENCH_SERVED_QUESTIONS questions, default 1000, at 32 in flight;
+// the other rows run the first tenth of them, one at a time the first twentieth).
+import { execFile } from "node:child_process";
+import { existsSync, mkdtempSync, readFileSync, writeFileSync } from "node:fs";
+import { createServer } from "node:http";
+import { availableParallelism, tmpdir } from "node:os";
+import { dirname, join } from "node:path";
+import { fileURLToPath } from "node:url";
+import { DATA } from "./paths.mjs";
+
+const root = join(dirname(fileURLToPath(import.meta.url)), "..");
+const BIN = join(root, "packages", "cli", "dist", "bin.js");
+const N = Number(process.env.CITEFLOW_BENCH_SERVED_QUESTIONS || 1000);
+const STREAMS = 32;
+const RATE = 40;
+const TTFT_MS = 40;
+const PREFILL = 20_000;
+const store = process.env.CITEFLOW_BENCH_STORE || join(root, ".citeflow", "stores", "scifact-all-MiniLM-L6-v2");
+if (!existsSync(store)) throw new Error(`bench/served needs the all-MiniLM-L6-v2 SciFact store: ${store} is not there (npm run demo builds it; or set $CITEFLOW_BENCH_STORE)`);
+
+/** The simulated model's answer: the first sentence of each of the first three papers, cited. */
+function answer(prompt) {
+  const papers = [...prompt.matchAll(/^\[(\d+)\] [^\n]*\n([^\n]+)/gm)].slice(0, 3);
+  if (!papers.length) return "The papers do not answer the question.";
+  return papers.map(([, n, text]) => `${(/^.{20,240}?[.!?](?=\s|$)/.exec(text)?.[0] ?? text.slice(0, 240)).replace(/[.!?]$/, "")} [${n}].`).join(" ");
+}
+
+const tokens = (text) => Math.ceil(text.length / 4);
+let inFlight = 0;
+let seen;
+const server = createServer(async (req, res) => {
+  let body = "";
+  for await (const c of req) body += c;
+  if (inFlight >= STREAMS) {
+    seen.refused++;
+    res.writeHead(429, { "content-type": "application/json", "retry-after": "1" });
+    return res.end(JSON.stringify({ error: { message: "too many requests in flight", type: "rate_limit_exceeded" } }));
+  }
+  inFlight++;
+  const prompt = JSON.parse(body)
+    .messages.map((m) => m.content)
+    .join("\n\n");
+  const text = answer(prompt);
+  const [p, c] = [tokens(prompt), tokens(text)];
+  const ms = TTFT_MS + (p / PREFILL) * 1000 + (c / RATE) * 1000;
+  await new Promise((r) => setTimeout(r, ms));
+  inFlight--;
+  seen.calls++;
+  seen.completion += c;
+  seen.served += ms / 1000;
+  res.writeHead(200, { "content-type": "application/json" });
+  res.end(
+    JSON.stringify({
+      id: "c",
+      object: "chat.completion",
+      created: 0,
+      model: "sim",
+      choices: [{ index: 0, finish_reason: "stop", message: { role: "assistant", content: text } }],
+      usage: { prompt_tokens: p, completion_tokens: c, total_tokens: p + c },
+    }),
+  );
+});
+await new Promise((r) => server.listen(0, "127.0.0.1", r));
+const url = `http://127.0.0.1:${server.address().port}/v1`;
+
+// N distinct questions: the SciFact training claims, then as questions ("Is it true that …?").
+const dir = mkdtempSync(join(tmpdir(), "citeflow-bench-served-"));
+const claims = readFileSync(join(DATA, "scifact", "claims_train.jsonl"), "utf8")
+  .split("\n")
+  .filter(Boolean)
+  .map((l) => JSON.parse(l).claim);
+const questions = (n) => {
+  const f = join(dir, `q${n}.jsonl`);
+  const text = (i) => (i < claims.length ? claims[i] : `Is it true that ${claims[i % claims.length].replace(/\.$/, "")}?`);
+  writeFileSync(f, Array.from({ length: n }, (_, i) => JSON.stringify({ id: `q${i}`, question: text(i) })).join("\n"));
+  return f;
+};
+
+// Loaded before the CLI: writes its peak resident memory (KiB) and the CPU time it used (µs) to stderr as it exits.
+const USAGE = `data:text/javascript,${encodeURIComponent(
+  'import { writeSync } from "node:fs"; process.on("exit", () => { const u = process.resourceUsage(); writeSync(2, `peak rss ${u.maxRSS}\\ncpu ${u.userCPUTime + u.systemCPUTime}\\n`); });',
+)}`;
+const CORES = availableParallelism();
+
+function set(n, parallel) {
+  const env = { ...process.env, CITEFLOW_CHAT_MODEL: "sim", OPENAI_BASE_URL: url, OPENAI_API_KEY: "sk-bench", CITEFLOW_SERVER_CONCURRENCY: String(STREAMS) };
+  const args = ["run", "verifai", "--questions", questions(n), "--store", store, "--runs", join(dir, `runs-${n}-${parallel}`), "--json", "--parallel", String(parallel)];
+  seen = { calls: 0, completion: 0, served: 0, refused: 0 };
+  const t0 = performance.now();
+  return new Promise((resolve, reject) =>
+    execFile(process.execPath, ["--import", USAGE, BIN, ...args], { env, maxBuffer: 1 << 28 }, (err, stdout, stderr) => {
+      // A set with failed runs exits 1 and still prints its summary.
+      if (err && !stdout) return reject(new Error(stderr));
+      const wall = (performance.now() - t0) / 1000;
+      const out = JSON.parse(stdout);
+      const runs = out.runs ?? [out];
+      const failed = runs.filter((r) => r.status !== "ok").length;
+      const capacity = (STREAMS * seen.completion) / seen.served;
+      // What the CLI's own work allows: its cores over the CPU seconds a question took (the run's start included).
+      const cpu = Number(/^cpu (\d+)$/m.exec(stderr)?.[1]) / 1e6 / n;
+      const cpuLimit = (CORES / cpu) * (seen.completion / n);
+      resolve({ wall, failed, peak: Number(/^peak rss (\d+)$/m.exec(stderr)?.[1]) / 1024, tps: seen.completion / wall, capacity, cpu, cpuLimit });
+    }),
+  );
+}
+
+console.log(
+  `simulated server: ${STREAMS} calls at once (429 past that), first token after ${TTFT_MS} ms + prompt / ${PREFILL} tokens/s, then ${RATE} tokens/s a call; Verif.ai's template over ${N} SciFact claims; ${CORES} cores`,
+);
+console.log(
+  "--parallel   questions  failed   wall s   questions/min   completion tok/s   server capacity tok/s   ratio   CLI CPU s a question   tok/s the cores allow   ratio to the lower limit   429s   peak RSS MiB",
+);
+const part = (d) => Math.max(1, Math.round(N / d));
+for (const [n, p] of [
+  [part(20), 1],
+  [part(10), 4],
+  [part(10), 16],
+  [part(10), 32],
+  [N, 32],
+  [part(10), 64],
+]) {
+  const r = await set(n, p);
+  const cols = [
+    [p, 10],
+    [n, 9],
+    [r.failed, 6],
+    [r.wall.toFixed(1), 6],
+    [((60 * n) / r.wall).toFixed(0), 13],
+    [r.tps.toFixed(0), 16],
+    [r.capacity.toFixed(0), 21],
+    [(r.tps / r.capacity).toFixed(2), 5],
+    [r.cpu.toFixed(2), 20],
+    [r.cpuLimit.toFixed(0), 21],
+    [(r.tps / Math.min(r.capacity, r.cpuLimit)).toFixed(2), 24],
+    [seen.refused, 4],
+    [r.peak.toFixed(0), 12],
+  ];
+  console.log(cols.map(([v, w]) => String(v).padStart(w)).join("   "));
+}
+server.close();
