@@ -171,6 +171,15 @@ export async function loadReranker(id: string, options: LocalModelOptions): Prom
   }
   const m = await loadPairModel(id, options);
   const batchSize = options.batchSize ?? 32;
+  // One logit: the score. Two (not-relevant, relevant): the relevant one.
+  const scoreBatch = async (query: string, batch: string[]) =>
+    (
+      await pairLogits(
+        m,
+        batch.map(() => query),
+        batch,
+      )
+    ).map((l) => l[l.length - 1]!);
   return {
     id,
     score: (query, passages, o) =>
@@ -179,15 +188,7 @@ export async function loadReranker(id: string, options: LocalModelOptions): Prom
         (p) => query.length + p.length,
         batchSize,
         o?.signal,
-        async (batch) =>
-          // One logit: the score. Two (not-relevant, relevant): the relevant one.
-          (
-            await pairLogits(
-              m,
-              batch.map(() => query),
-              batch,
-            )
-          ).map((l) => l[l.length - 1]!),
+        (batch) => scoreBatch(query, batch),
       ),
   };
 }
@@ -220,33 +221,16 @@ export async function loadNli(id: string, options: LocalModelOptions): Promise<N
   const sciFactStyle = Object.values(id2label).some((l) => /^support/i.test(l));
   const claimFirst = (options.pairOrder ?? (sciFactStyle ? "claim-first" : "premise-first")) === "claim-first";
   const batchSize = options.batchSize ?? 32;
-  return {
-    id,
-    classify: (pairs, o) =>
-      byLength(
-        pairs,
-        (p) => p.premise.length + p.hypothesis.length,
-        batchSize,
-        o?.signal,
-        async (batch) =>
-          (
-            await (claimFirst
-              ? pairLogits(
-                  m,
-                  batch.map((p) => p.hypothesis),
-                  batch.map((p) => p.premise),
-                )
-              : pairLogits(
-                  m,
-                  batch.map((p) => p.premise),
-                  batch.map((p) => p.hypothesis),
-                ))
-          ).map((logits) => {
-            const probs = softmax(logits);
-            const out = { SUPPORT: 0, NO_EVIDENCE: 0, CONTRADICT: 0 } as NliProbabilities;
-            labels.forEach((l, i) => (out[l] += probs[i]!));
-            return out;
-          }),
-      ),
+  const classifyBatch = async (batch: Array<{ premise: string; hypothesis: string }>) => {
+    const premises = batch.map((p) => p.premise);
+    const hypotheses = batch.map((p) => p.hypothesis);
+    const logits = claimFirst ? await pairLogits(m, hypotheses, premises) : await pairLogits(m, premises, hypotheses);
+    return logits.map((l) => {
+      const probs = softmax(l);
+      const out = { SUPPORT: 0, NO_EVIDENCE: 0, CONTRADICT: 0 } as NliProbabilities;
+      labels.forEach((label, i) => (out[label] += probs[i]!));
+      return out;
+    });
   };
+  return { id, classify: (pairs, o) => byLength(pairs, (p) => p.premise.length + p.hypothesis.length, batchSize, o?.signal, classifyBatch) };
 }
