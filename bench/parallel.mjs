@@ -14,12 +14,10 @@ import { execFile } from "node:child_process";
 import { mkdtempSync, readFileSync, writeFileSync } from "node:fs";
 import { createServer } from "node:http";
 import { tmpdir } from "node:os";
-import { dirname, join } from "node:path";
-import { fileURLToPath } from "node:url";
+import { join } from "node:path";
+import { CLI, USAGE, usage } from "./cli-usage.mjs";
 import { DATA } from "./paths.mjs";
 
-const root = join(dirname(fileURLToPath(import.meta.url)), "..");
-const BIN = join(root, "packages", "cli", "dist", "bin.js");
 const N = Number(process.env.CITEFLOW_BENCH_QUESTIONS || 1000);
 const LATENCY_MS = 200;
 const CAPACITY = 32;
@@ -87,19 +85,16 @@ const questions = (n) => {
   return f;
 };
 
-// Loaded before the CLI: writes its peak resident memory (KiB) to stderr as it exits.
-const PEAK = `data:text/javascript,${encodeURIComponent('import { writeSync } from "node:fs"; process.on("exit", () => writeSync(2, `peak rss ${process.resourceUsage().maxRSS}\\n`));')}`;
-
 /** Runs the CLI against the simulated server; its wall time, stdout, peak RSS and how busy it kept the server. */
 function cli(args, parallel) {
   const env = { ...process.env, CITEFLOW_CHAT_MODEL: "sim", OPENAI_BASE_URL: url, OPENAI_API_KEY: "sk-bench" };
   const t0 = performance.now();
   seen = { first: Infinity, last: 0, served: 0 };
   return new Promise((resolve, reject) =>
-    execFile(process.execPath, ["--import", PEAK, BIN, ...args, "--json", "--parallel", String(parallel)], { env, maxBuffer: 1 << 28 }, (err, stdout, stderr) => {
+    execFile(process.execPath, ["--import", USAGE, CLI, ...args, "--json", "--parallel", String(parallel)], { env, maxBuffer: 1 << 28 }, (err, stdout, stderr) => {
       if (err) return reject(new Error(stderr));
       const wall = (performance.now() - t0) / 1000;
-      const peak = Number(/^peak rss (\d+)$/m.exec(stderr)?.[1]) / 1024;
+      const peak = usage(stderr).peakMiB;
       // How busy the set kept the server while it ran: time served over the slots it could have served in.
       const busy = seen.served / (Math.min(parallel, CAPACITY) * ((seen.last - seen.first) / 1000));
       resolve({ wall, stdout, peak, busy });
@@ -144,7 +139,7 @@ writeFileSync(
 );
 const store = join(dir, "store");
 await new Promise((resolve, reject) =>
-  execFile(process.execPath, [BIN, "ingest", corpus, "--store", store, "--embedder", "static-use-en"], (err, _o, stderr) => (err ? reject(new Error(stderr)) : resolve())),
+  execFile(process.execPath, [CLI, "ingest", corpus, "--store", store, "--embedder", "static-use-en"], (err, _o, stderr) => (err ? reject(new Error(stderr)) : resolve())),
 );
 const synthGraph = join(dir, "synth.citeflow.json");
 const node = (id, type, params = {}) => ({ id, type, version: 1, params });

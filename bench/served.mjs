@@ -18,10 +18,10 @@ import { createServer } from "node:http";
 import { availableParallelism, tmpdir } from "node:os";
 import { dirname, join } from "node:path";
 import { fileURLToPath } from "node:url";
+import { CLI, USAGE, usage } from "./cli-usage.mjs";
 import { DATA } from "./paths.mjs";
 
 const root = join(dirname(fileURLToPath(import.meta.url)), "..");
-const BIN = join(root, "packages", "cli", "dist", "bin.js");
 const N = Number(process.env.CITEFLOW_BENCH_SERVED_QUESTIONS || 1000);
 const STREAMS = 32;
 const RATE = 40;
@@ -88,10 +88,6 @@ const questions = (n) => {
   return f;
 };
 
-// Loaded before the CLI: writes its peak resident memory (KiB) and the CPU time it used (µs) to stderr as it exits.
-const USAGE = `data:text/javascript,${encodeURIComponent(
-  'import { writeSync } from "node:fs"; process.on("exit", () => { const u = process.resourceUsage(); writeSync(2, `peak rss ${u.maxRSS}\\ncpu ${u.userCPUTime + u.systemCPUTime}\\n`); });',
-)}`;
 const CORES = availableParallelism();
 
 function set(n, parallel) {
@@ -100,7 +96,7 @@ function set(n, parallel) {
   seen = { calls: 0, completion: 0, served: 0, refused: 0 };
   const t0 = performance.now();
   return new Promise((resolve, reject) =>
-    execFile(process.execPath, ["--import", USAGE, BIN, ...args], { env, maxBuffer: 1 << 28 }, (err, stdout, stderr) => {
+    execFile(process.execPath, ["--import", USAGE, CLI, ...args], { env, maxBuffer: 1 << 28 }, (err, stdout, stderr) => {
       // A set with failed runs exits 1 and still prints its summary.
       if (err && !stdout) return reject(new Error(stderr));
       const wall = (performance.now() - t0) / 1000;
@@ -109,9 +105,10 @@ function set(n, parallel) {
       const failed = runs.filter((r) => r.status !== "ok").length;
       const capacity = (STREAMS * seen.completion) / seen.served;
       // What the CLI's own work allows: its cores over the CPU seconds a question took (the run's start included).
-      const cpu = Number(/^cpu (\d+)$/m.exec(stderr)?.[1]) / 1e6 / n;
+      const { peakMiB, cpuSeconds } = usage(stderr);
+      const cpu = cpuSeconds / n;
       const cpuLimit = (CORES / cpu) * (seen.completion / n);
-      resolve({ wall, failed, peak: Number(/^peak rss (\d+)$/m.exec(stderr)?.[1]) / 1024, tps: seen.completion / wall, capacity, cpu, cpuLimit });
+      resolve({ wall, failed, peak: peakMiB, tps: seen.completion / wall, capacity, cpu, cpuLimit });
     }),
   );
 }
