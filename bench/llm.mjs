@@ -19,7 +19,7 @@
 //   CITEFLOW_BENCH_ONLY=adapter: the adapter's answers and verdicts only;
 //   CITEFLOW_BENCH_ONLY=answers: speed and Verif.ai's answers only (no verification, no sufficiency);
 //   CITEFLOW_BENCH_ONLY=sufficiency: speed and arXivBot's sufficiency check only (on dev it prints the threshold that agrees best);
-//   CITEFLOW_BENCH_ONLY=claims: speed and arXivBot's claims only (CITEFLOW_BENCH_CLAIMS_ADAPTER=<adapter.gguf> measures that claims adapter);
+//   CITEFLOW_BENCH_ONLY=claims: speed and arXivBot's claims only (CITEFLOW_BENCH_CLAIMS_ADAPTER=<adapter.gguf> measures that claims adapter instead of the shipped one);
 //   CITEFLOW_BENCH_ONLY=templates: speed and the templates end to end only;
 //   CITEFLOW_BENCH_ADAPTER=<adapter.gguf> measures that adapter instead of the shipped one;
 //   CITEFLOW_BENCH_SPLIT=dev takes the claims from the dev split of the training claims (bench/scifact-dev.json),
@@ -31,7 +31,7 @@ import { basename, dirname, join } from "node:path";
 import { generatedTokens, loadGraph, MemoryCache, parsePassageId, startRun, toAnswer } from "@citeflow/core";
 import { citationScores, docsInOrder, nliEntails, readQrels, scoreClassification, scoreRetrieval } from "@citeflow/eval";
 import { goldAnswer, readGoldLabels } from "@citeflow/datasets";
-import { DEFAULT_ADAPTER, DEFAULT_MODELS, findAdapter, loadEmbedder, loadLocalChat, modelsHome } from "@citeflow/models";
+import { DEFAULT_ADAPTER, DEFAULT_ADAPTERS, DEFAULT_MODELS, findAdapter, loadEmbedder, loadLocalChat, modelsHome } from "@citeflow/models";
 import { configFromEnv, createRegistry, createServices, templatePath } from "@citeflow/nodes";
 import { aggregateVerdicts, sciFactVerificationGraph } from "@citeflow/cli";
 import { LanceStore, hybridSearch, openScholarChunker, readBeirCorpus } from "@citeflow/retrieval";
@@ -369,9 +369,9 @@ for (const [label, params] of checkers) {
     chosen !== undefined ? `${fmt(chosen, 3)} (agreement ${fmt(agreeAt(chosen) / n, 3)})` : "–",
   ]);
 }
-// arXivBot's claims (claims.extract), which its answer is made of, from Gemma alone, with an adapter trained on
-// claims ($CITEFLOW_BENCH_CLAIMS_ADAPTER) and from the extractive baseline: is each a sentence SciFact gives as the evidence?
-const claimsAdapterPath = process.env.CITEFLOW_BENCH_CLAIMS_ADAPTER;
+// arXivBot's claims (claims.extract), which its answer is made of, from Gemma alone, with the shipped claims adapter
+// (or $CITEFLOW_BENCH_CLAIMS_ADAPTER) and from the extractive baseline: is each a sentence SciFact gives as the evidence?
+const claimsAdapterPath = process.env.CITEFLOW_BENCH_CLAIMS_ADAPTER || findAdapter(DEFAULT_ADAPTERS[1], [MODELS, home]);
 const claimModels =
   !checkers.length && ONLY !== "claims"
     ? []
