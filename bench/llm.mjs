@@ -31,7 +31,7 @@ import { basename, dirname, join } from "node:path";
 import { generatedTokens, loadGraph, MemoryCache, parsePassageId, startRun, toAnswer } from "@citeflow/core";
 import { citationScores, docsInOrder, nliEntails, readQrels, scoreClassification, scoreRetrieval } from "@citeflow/eval";
 import { goldAnswer, readGoldLabels } from "@citeflow/datasets";
-import { DEFAULT_ADAPTER, DEFAULT_ADAPTERS, DEFAULT_MODELS, findAdapter, loadEmbedder, loadLocalChat, modelsHome } from "@citeflow/models";
+import { CLAIMS_ADAPTER, DEFAULT_ADAPTER, DEFAULT_MODELS, findAdapter, loadEmbedder, loadLocalChat, modelsHome } from "@citeflow/models";
 import { configFromEnv, createRegistry, createServices, templatePath } from "@citeflow/nodes";
 import { aggregateVerdicts, sciFactVerificationGraph } from "@citeflow/cli";
 import { LanceStore, hybridSearch, openScholarChunker, readBeirCorpus } from "@citeflow/retrieval";
@@ -371,7 +371,7 @@ for (const [label, params] of checkers) {
 }
 // arXivBot's claims (claims.extract), which its answer is made of, from Gemma alone, with the shipped claims adapter
 // (or $CITEFLOW_BENCH_CLAIMS_ADAPTER) and from the extractive baseline: is each a sentence SciFact gives as the evidence?
-const claimsAdapterPath = process.env.CITEFLOW_BENCH_CLAIMS_ADAPTER || findAdapter(DEFAULT_ADAPTERS[1], [MODELS, home]);
+const claimsAdapterPath = process.env.CITEFLOW_BENCH_CLAIMS_ADAPTER || findAdapter(CLAIMS_ADAPTER, [MODELS, home]);
 const claimModels =
   !checkers.length && ONLY !== "claims"
     ? []

@@ -1,39 +1,23 @@
 import { readFileSync } from "node:fs";
 import { join } from "node:path";
-import { fileURLToPath } from "node:url";
 import { describe, expect, it } from "vitest";
-import { compileTemplate, type Passage } from "@citeflow/core";
-import { loadLocalChat } from "@citeflow/models";
+import { compileTemplate } from "@citeflow/core";
+import { CLAIMS_ADAPTER as ID, loadLocalChat } from "@citeflow/models";
 import { claimsSchema, configFromEnv, createServices } from "@citeflow/nodes";
 import { expectSha256Sums } from "../helpers.js";
+import { claimPassages, claims, root } from "./heldout-claims.js";
 import { GEMMA, INSTALLED } from "./local.js";
 
 // The claims adapter Citeflow ships (models/citeflow/lm-gemma3-270m-scifact-claims), on the real base,
 // extracting arXivBot's claims for claims of the fixed held-out split that no model trained on.
 
-const root = fileURLToPath(new URL("../..", import.meta.url));
-const ID = "citeflow/lm-gemma3-270m-scifact-claims";
 const SHIPPED = join(root, "models", ID);
-const data = (f: string) =>
-  readFileSync(join(root, "data", "scifact", f), "utf8")
-    .trim()
-    .split("\n")
-    .map((l) => JSON.parse(l));
-type Claim = { id: number; claim: string; evidence: Record<string, Array<{ sentences: number[] }>> };
-const claims = new Map(data("claims_train.jsonl").map((c) => [c.id as number, c as Claim]));
-const corpus = new Map(data("corpus.jsonl").map((d) => [String(d.doc_id), d as { title: string; abstract: string[] }]));
-const docIds = [...corpus.keys()];
-const passage = (id: string): Passage => ({ id: `${id}#0`, title: corpus.get(id)!.title, text: corpus.get(id)!.abstract.join(" "), metadata: {}, scores: {} });
 
-/** arXivBot's claims prompt for a held-out claim over three passages, the one holding its evidence first, and that evidence's sentences. */
+/** arXivBot's claims prompt for a held-out claim over three passages (claimPassages), and the first passage's evidence sentences. */
 function prompt(claimId: number) {
-  const c = claims.get(claimId)!;
-  const gold = Object.keys(c.evidence);
-  const others = docIds.filter((d) => !gold.includes(d)).slice((claimId * 7) % 1000, ((claimId * 7) % 1000) + 2);
-  const passages = [gold[0]!, ...others].map(passage);
-  const rationale = c.evidence[gold[0]!]!.flatMap((s) => s.sentences.map((i) => corpus.get(gold[0]!)!.abstract[i]!.trim()));
+  const { passages, rationale } = claimPassages(claimId);
   const services = createServices(configFromEnv(process.env));
-  const content = compileTemplate(services.prompt("file:arxivbot.claims.v1")).render({ question: { id: String(claimId), text: c.claim }, passages });
+  const content = compileTemplate(services.prompt("file:arxivbot.claims.v1")).render({ question: { id: String(claimId), text: claims.get(claimId)!.claim }, passages });
   return { passages, rationale, messages: [{ role: "user" as const, content }] };
 }
 

@@ -1,38 +1,22 @@
 import { readFileSync } from "node:fs";
 import { join } from "node:path";
-import { fileURLToPath } from "node:url";
 import { describe, expect, it } from "vitest";
-import { NO_ANSWER, type Passage } from "@citeflow/core";
+import { NO_ANSWER } from "@citeflow/core";
 import { loadLocalChat } from "@citeflow/models";
 import { answerMessages, configFromEnv, createServices, generateAnswer } from "@citeflow/nodes";
 import { expectSha256Sums } from "../helpers.js";
+import { claimPassages, claims, root } from "./heldout-claims.js";
 import { GEMMA } from "./local.js";
 
 // The language-model adapter Citeflow ships (models/citeflow/lm-gemma3-270m-scifact), on the real
 // base, answering Verif.ai's prompt for claims of the fixed held-out split that no model trained on.
 
-const root = fileURLToPath(new URL("../..", import.meta.url));
 const SHIPPED = join(root, "models", "citeflow", "lm-gemma3-270m-scifact");
-const data = (f: string) =>
-  readFileSync(join(root, "data", "scifact", f), "utf8")
-    .trim()
-    .split("\n")
-    .map((l) => JSON.parse(l));
-const claims = new Map(data("claims_train.jsonl").map((c) => [c.id as number, c as { id: number; claim: string; evidence: Record<string, unknown> }]));
-const corpus = new Map(data("corpus.jsonl").map((d) => [String(d.doc_id), d as { title: string; abstract: string[] }]));
-const docIds = [...corpus.keys()];
-const passage = (id: string): Passage => ({ id: `${id}#0`, title: corpus.get(id)!.title, text: corpus.get(id)!.abstract.join(" "), metadata: {}, scores: {} });
 
-/**
- * Verif.ai's answer prompt for a held-out claim over three passages: the abstract holding its
- * evidence first, then two others; `withEvidence: false`, three others.
- */
+/** Verif.ai's answer prompt for a held-out claim over three passages (claimPassages). */
 function prompt(claimId: number, withEvidence = true) {
-  const c = claims.get(claimId)!;
-  const gold = Object.keys(c.evidence);
-  const others = docIds.filter((d) => !gold.includes(d)).slice((claimId * 7) % 1000, ((claimId * 7) % 1000) + (withEvidence ? 2 : 3));
-  const passages = [...(withEvidence ? [gold[0]!] : []), ...others].map(passage);
-  return { passages, messages: answerMessages(createServices(configFromEnv(process.env)), { id: String(claimId), text: c.claim }, passages, generateAnswer.params.parse({})) };
+  const { passages } = claimPassages(claimId, withEvidence);
+  return { passages, messages: answerMessages(createServices(configFromEnv(process.env)), { id: String(claimId), text: claims.get(claimId)!.claim }, passages, generateAnswer.params.parse({})) };
 }
 
 describe("the shipped language-model adapter", { timeout: 300_000 }, () => {
