@@ -175,6 +175,7 @@ console.log(
 console.log("--parallel   questions  wall s   questions/s   server calls/s while the set ran   share of its capacity   peak RSS MiB");
 for (const [n, p] of [
   [20, 1],
+  [Math.min(N, 100), 32],
   [N, 32],
 ]) {
   const r = await cli(["synth", "--store", store, "--n", String(n), "--out", join(dir, `synth-${n}-${p}`), "--graph", synthGraph, "--formats", "sft"], p);

@@ -20,6 +20,8 @@ const suite = templateSuite(60, "CITEFLOW_RERANK_MODEL", "OPENAI_API_KEY");
 const registry = createRegistry();
 const runsDir = mkdtempSync(join(tmpdir(), "citeflow-export-runs-"));
 const BIN = fileURLToPath(new URL("../../packages/cli/dist/bin.js", import.meta.url));
+const DATASETS = fileURLToPath(new URL("../../packages/datasets/dist/index.js", import.meta.url));
+const NODES = fileURLToPath(new URL("../../packages/nodes/dist/index.js", import.meta.url));
 const DATA_DIR = join(process.env.CITEFLOW_DATA!, "scifact");
 
 async function runTemplate(name: string, question: string) {
@@ -188,6 +190,22 @@ describe("exports from template runs (scripted LLM on loopback)", () => {
         expect(/sk-planted/.test(text), `${d}/${f}`).toBe(false);
       }
     expect(exportTo("sft").rows.some((r) => r.messages[1].content.includes("[redacted]"))).toBe(true);
+  });
+
+  it("a full disk mid-export keeps the previous export whole and leaves no temp file", () => {
+    const { out } = exportTo("sft");
+    const before = readFileSync(join(out, "train.jsonl"), "utf8");
+    expect(before.length).toBeGreaterThan(8192); // past the limit below: the export fails part-way through
+    // A 4 KB file-size limit: writes past it fail with EFBIG, as on a full disk.
+    const script = `process.on("SIGXFSZ", () => {});
+      const { exportDataset } = await import(${JSON.stringify(DATASETS)});
+      const { configFromEnv, createServices } = await import(${JSON.stringify(NODES)});
+      try { exportDataset({ runs: ${JSON.stringify(runsDir)}, services: createServices(configFromEnv(process.env)), format: "sft", out: ${JSON.stringify(out)}, split: 1 }); console.log("written"); }
+      catch (e) { console.log(e.message); }`;
+    const r = spawnSync("sh", ["-c", `ulimit -f 8; exec "${process.execPath}" --input-type=module -e "$0"`, script], { encoding: "utf8" });
+    expect(r.stdout).toContain(`could not write ${join(out, "train.jsonl")}: the file-size limit was reached; nothing was changed there`);
+    expect(readFileSync(join(out, "train.jsonl"), "utf8")).toBe(before);
+    expect(readdirSync(out).sort()).toEqual(["README.md", "train.jsonl"]);
   });
 
   it("citeflow export takes a selection of runs (--run, --graph-name) and refuses one that selects nothing", () => {

@@ -13,7 +13,7 @@ export const SOURCE_LICENCES: Record<string, string> = {
 
 export interface CardInput {
   format: Format;
-  splits: Record<string, Row[]>;
+  rows: RowTally;
   runs: number;
   /** Self-feedback loops taken from the cache: they carry no trace of their model calls. */
   loopsFromCache?: number;
@@ -28,23 +28,40 @@ export interface CardInput {
   command: string;
 }
 
-function counts(rows: Row[], f: (r: Row) => string[]): Map<string, number> {
-  const m = new Map<string, number>();
-  for (const r of rows) for (const k of f(r)) m.set(k, (m.get(k) ?? 0) + 1);
-  return m;
+const bump = (m: Map<string, number>, k: string) => m.set(k, (m.get(k) ?? 0) + 1);
+
+/** What the card says of an export's rows, counted as each is written (the rows are not kept). */
+export class RowTally {
+  /** Rows by split, and by label within it. */
+  readonly splits = new Map<string, { rows: number; byLabel: Map<string, number> }>();
+  readonly sources = new Map<string, number>();
+  readonly models = new Map<string, number>();
+  readonly graphs = new Map<string, number>();
+  /** Ids of the user corrections applied. */
+  readonly corrections = new Set<string>();
+
+  constructor(splitNames: string[]) {
+    for (const n of splitNames) this.splits.set(n, { rows: 0, byLabel: new Map() });
+  }
+
+  add(split: string, r: Row): void {
+    const s = this.splits.get(split)!;
+    s.rows++;
+    if (r.label) bump(s.byLabel, r.label);
+    for (const src of r.provenance.sources) bump(this.sources, src);
+    for (const [k, v] of Object.entries(r.provenance.models)) bump(this.models, `${k}: ${v}`);
+    bump(this.graphs, `${r.provenance.graph} (${r.provenance.graphHash.slice(0, 12)})`);
+    for (const id of r.provenance.corrections ?? []) this.corrections.add(id);
+  }
 }
 
 /** The dataset card (README.md) written next to every export. */
 export function datasetCard(c: CardInput): string {
-  const all = Object.values(c.splits).flat();
-  const labels = [...counts(all, (r) => (r.label ? [r.label] : [])).keys()].sort();
-  const splitRows = Object.entries(c.splits).map(([name, rows]) => {
-    const byLabel = counts(rows, (r) => (r.label ? [r.label] : []));
-    return `| ${name} | ${rows.length} |${labels.map((l) => ` ${byLabel.get(l) ?? 0} |`).join("")}`;
-  });
-  const sources = [...counts(all, (r) => r.provenance.sources).entries()].sort();
-  const models = [...counts(all, (r) => Object.entries(r.provenance.models).map(([k, v]) => `${k}: ${v}`)).entries()].sort();
-  const graphs = [...counts(all, (r) => [`${r.provenance.graph} (${r.provenance.graphHash.slice(0, 12)})`]).entries()].sort();
+  const labels = [...new Set([...c.rows.splits.values()].flatMap((s) => [...s.byLabel.keys()]))].sort();
+  const splitRows = [...c.rows.splits].map(([name, s]) => `| ${name} | ${s.rows} |${labels.map((l) => ` ${s.byLabel.get(l) ?? 0} |`).join("")}`);
+  const sources = [...c.rows.sources.entries()].sort();
+  const models = [...c.rows.models.entries()].sort();
+  const graphs = [...c.rows.graphs.entries()].sort();
   const lines = [
     `# Citeflow export: ${c.format}`,
     "",
@@ -126,7 +143,7 @@ export function datasetCard(c: CardInput): string {
         ]
       : []),
     "- pairwise: where the graph has a judge.pairwise node, its preferred answer is the answer and its rejected one the rejected side",
-    `- corrections applied (they win over the model's output): ${new Set(all.flatMap((r) => r.provenance.corrections ?? [])).size}`,
+    `- corrections applied (they win over the model's output): ${c.rows.corrections.size}`,
     `- exact duplicates removed: ${c.removed.exact}`,
     `- near duplicates removed (same text after lower-casing and dropping punctuation and spacing): ${c.removed.near}`,
     `- split: ${c.split} train by a hash of (seed ${c.seed}, question); rows of one question stay on one side`,

@@ -121,7 +121,7 @@ function judgements(view: RunView, order: string[], byId: Map<string, NodeRecord
 const ANSWER_PORTS: Record<string, string> = { "generate.answer": "answer", "refine.edit": "answer", "loop.self-feedback": "answer", "cite.posthoc": "answer", "answer.compose": "answer" };
 
 /** The rows a run gives, by kind. */
-interface RunExamples {
+export interface RunExamples {
   answers: AnswerExample[];
   nli: NliExample[];
   loop: LoopCallExample[];
@@ -132,15 +132,18 @@ interface RunExamples {
   loopsFromCache: number;
 }
 
-/** Examples from every finished (status ok) run in the store, oldest first. */
-export function collectExamples(
+/**
+ * The examples of every finished (status ok) run in the store, oldest first, handed to `each` a run
+ * at a time, so an export holds one run's examples at once however many runs the store has.
+ */
+export function forEachRunExamples(
   store: RunStore,
   services: Pick<Services, "prompt">,
+  each: (run: RunExamples) => void,
   runIds?: string[],
   qrels?: QrelsMap,
   gold?: GoldLabels,
-): RunExamples & { runs: number; skipped: string[]; correctionProblems: CorrectionProblem[] } {
-  const all: RunExamples = { answers: [], nli: [], loop: [], relevance: [], calls: [], loopsFromCache: 0 };
+): { runs: number; skipped: string[]; correctionProblems: CorrectionProblem[]; loopsFromCache: number } {
   const skipped: string[] = [];
   const correctionProblems: CorrectionProblem[] = [];
   const ids =
@@ -150,6 +153,7 @@ export function collectExamples(
       .map((r) => r.runId)
       .reverse();
   let runs = 0;
+  let loopsFromCache = 0;
   for (const id of ids) {
     // A run is read whole before any of its rows count: one that cannot be read (a missing,
     // changed or garbled blob; a broken run file) is left out with the reason, and the rest export.
@@ -167,16 +171,12 @@ export function collectExamples(
       skipped.push(`${id} (${(e as Error).message})`);
       continue;
     }
-    all.answers.push(...rows.answers);
-    all.nli.push(...rows.nli);
-    all.loop.push(...rows.loop);
-    all.relevance.push(...rows.relevance);
-    all.calls.push(...rows.calls);
-    all.loopsFromCache += rows.loopsFromCache;
+    each(rows);
+    loopsFromCache += rows.loopsFromCache;
     correctionProblems.push(...read.problems);
     runs++;
   }
-  return { ...all, runs, skipped, correctionProblems };
+  return { runs, skipped, correctionProblems, loopsFromCache };
 }
 
 /** The rows of one finished run. */

@@ -1,14 +1,14 @@
-import { mkdirSync } from "node:fs";
+import { mkdirSync, readFileSync } from "node:fs";
 import { join } from "node:path";
 import type { Services } from "@citeflow/core";
 import { readQrels } from "@citeflow/eval";
-import { Redactor, RunStore, secretsFromEnv, writeFileAtomic, type CorrectionProblem } from "@citeflow/runstore";
-import { datasetCard } from "./card.js";
+import { AtomicFile, Redactor, RunStore, secretsFromEnv, writeFileAtomic, type CorrectionProblem } from "@citeflow/runstore";
+import { datasetCard, RowTally } from "./card.js";
 import { toParquet } from "./parquet.js";
-import { collectExamples } from "./examples.js";
+import { forEachRunExamples, type AnswerExample } from "./examples.js";
 import { readGoldLabels } from "./gold.js";
 import { FORMATS, rowsFor, type Format, type Row } from "./formats.js";
-import { dedupe, split } from "./process.js";
+import { checkRatio, Deduper, splitOf } from "./process.js";
 
 export interface ExportOptions {
   runs: string;
@@ -52,37 +52,73 @@ function line(r: Row, metadata: boolean, redactor: Redactor): string {
   return redactor.redact(JSON.stringify(obj));
 }
 
-/** Export one format from a run store: `<out>/train.jsonl`, `validation.jsonl`, and `README.md` (the card). */
+/**
+ * Export one format from a run store: `<out>/train.jsonl`, `validation.jsonl`, and `README.md` (the
+ * card). Runs are read one at a time and their rows written as they come, so memory does not grow
+ * with the store (`--parquet` reads each split back whole to write its columns). Each file appears
+ * whole when the export finishes, or not at all.
+ */
 export function exportDataset(o: ExportOptions): ExportResult {
   if (!FORMATS.includes(o.format)) throw new Error(`unknown format "${o.format}" (formats: ${FORMATS.join(", ")})`);
   const ratio = o.split ?? 0.9;
+  checkRatio(ratio);
   const seed = o.seed ?? 0;
   const metadata = o.metadata ?? true;
   const store = new RunStore(o.runs);
-  const ex = collectExamples(store, o.services, o.runIds, o.qrels ? readQrels(o.qrels) : undefined, o.labels ? readGoldLabels(o.labels.claims, o.labels.corpus) : undefined);
-  const passes = (a: (typeof ex.answers)[number]) => !o.rubric || (!!a.rubric && a.rubric.organisation >= o.rubric.organisation && a.rubric.factuality >= o.rubric.factuality);
-  const answers = ex.answers.filter(passes);
-  const rubricDropped = ex.answers.length - answers.length;
-  // Loop traces of runs whose answer the rubric dropped go too.
-  const droppedRuns = new Set(ex.answers.filter((a) => !passes(a)).map((a) => a.provenance.runId));
-  const loop = ex.loop.filter((l) => !droppedRuns.has(l.provenance.runId));
-  const { rows, exact, near } = dedupe(rowsFor(o.format, answers, ex.nli, loop, ex.relevance, ex.calls));
-  const parts = split(rows, ratio, seed);
-  const splits: Record<string, Row[]> = ratio < 1 ? { train: parts.train, validation: parts.validation } : { train: parts.train };
+  const qrels = o.qrels ? readQrels(o.qrels) : undefined;
+  const gold = o.labels ? readGoldLabels(o.labels.claims, o.labels.corpus) : undefined;
+  const passes = (a: AnswerExample) => !o.rubric || (!!a.rubric && a.rubric.organisation >= o.rubric.organisation && a.rubric.factuality >= o.rubric.factuality);
+  const names = ratio < 1 ? ["train", "validation"] : ["train"];
   mkdirSync(o.out, { recursive: true });
   // One redactor for every row and the card (the run store's rules: secrets by value and by shape).
   const redactor = new Redactor(secretsFromEnv());
+  const tally = new RowTally(names);
+  const deduper = new Deduper();
+  let kept = 0;
+  let rubricDropped = 0;
+  const out = new Map<string, AtomicFile>();
+  let ex: ReturnType<typeof forEachRunExamples>;
+  try {
+    for (const n of names) out.set(n, new AtomicFile(join(o.out, `${n}.jsonl`), o.out));
+    ex = forEachRunExamples(
+      store,
+      o.services,
+      (run) => {
+        const answers = run.answers.filter(passes);
+        kept += answers.length;
+        rubricDropped += run.answers.length - answers.length;
+        // Loop traces of a run whose answer the rubric dropped go too.
+        const loop = answers.length < run.answers.length ? [] : run.loop;
+        for (const r of rowsFor(o.format, answers, run.nli, loop, run.relevance, run.calls)) {
+          if (!deduper.keep(r)) continue;
+          const name = ratio < 1 ? splitOf(r, ratio, seed) : "train";
+          out.get(name)!.write(line(r, metadata, redactor) + "\n");
+          tally.add(name, r);
+        }
+      },
+      o.runIds,
+      qrels,
+      gold,
+    );
+    for (const f of out.values()) f.commit();
+  } catch (e) {
+    for (const f of out.values()) f.abort();
+    throw e;
+  }
   const files: Record<string, number> = {};
-  for (const [name, list] of Object.entries(splits)) {
-    const lines = list.map((r) => line(r, metadata, redactor));
-    writeFileAtomic(join(o.out, `${name}.jsonl`), lines.map((l) => l + "\n").join(""), o.out);
-    files[`${name}.jsonl`] = list.length;
+  for (const name of names) {
+    const rows = tally.splits.get(name)!.rows;
+    files[`${name}.jsonl`] = rows;
     if (o.parquet) {
-      // The same (scrubbed) rows; an empty split has no columns to write.
+      // The same (scrubbed) rows, read back; an empty split has no columns to write.
+      const lines = readFileSync(join(o.out, `${name}.jsonl`), "utf8")
+        .split("\n")
+        .filter(Boolean);
       if (lines.length) writeFileAtomic(join(o.out, `${name}.parquet`), toParquet(lines.map((l) => JSON.parse(l) as Record<string, unknown>)));
-      files[`${name}.parquet`] = lines.length;
+      files[`${name}.parquet`] = rows;
     }
   }
+  const removed = { exact: deduper.exact, near: deduper.near };
   const command =
     o.command ??
     `citeflow export --runs ${o.runs} --format ${o.format} --out ${o.out} --split ${ratio} --seed ${seed}${o.qrels ? ` --qrels ${o.qrels}` : ""}${o.labels ? ` --labels ${o.labels.claims} --corpus ${o.labels.corpus}` : ""}${o.rubric ? ` --min-organisation ${o.rubric.organisation} --min-factuality ${o.rubric.factuality}` : ""}${metadata ? "" : " --no-metadata"}${o.parquet ? " --parquet" : ""}`;
@@ -91,13 +127,13 @@ export function exportDataset(o: ExportOptions): ExportResult {
     redactor.redact(
       datasetCard({
         format: o.format,
-        splits,
+        rows: tally,
         loopsFromCache: ex.loopsFromCache,
-        ...(o.rubric ? { rubric: { ...o.rubric, dropped: rubricDropped, kept: answers.length } } : {}),
+        ...(o.rubric ? { rubric: { ...o.rubric, dropped: rubricDropped, kept } } : {}),
         runs: ex.runs,
         skippedRuns: ex.skipped,
         correctionProblems: ex.correctionProblems,
-        removed: { exact, near },
+        removed,
         split: ratio,
         seed,
         metadata,
@@ -106,5 +142,5 @@ export function exportDataset(o: ExportOptions): ExportResult {
     ),
     o.out,
   );
-  return { files, runs: ex.runs, skippedRuns: ex.skipped, correctionProblems: ex.correctionProblems, removed: { exact, near }, ...(o.rubric ? { rubricDropped } : {}) };
+  return { files, runs: ex.runs, skippedRuns: ex.skipped, correctionProblems: ex.correctionProblems, removed, ...(o.rubric ? { rubricDropped } : {}) };
 }

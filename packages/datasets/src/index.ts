@@ -1,5 +1,5 @@
 export { exportDataset, type ExportOptions, type ExportResult } from "./export.js";
-export { collectExamples, evidenceSpan, type AnswerExample, type EvidenceSpan, type NliExample, type Provenance } from "./examples.js";
+export { forEachRunExamples, evidenceSpan, type AnswerExample, type EvidenceSpan, type NliExample, type Provenance, type RunExamples } from "./examples.js";
 export { rowsFor, FORMATS, FORMAT_DOCS, NLI_LABELS, MNLI_MAPPING, type Format, type Row } from "./formats.js";
 export { dedupe, split, normalise } from "./process.js";
 export { datasetCard, SOURCE_LICENCES } from "./card.js";

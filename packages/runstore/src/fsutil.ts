@@ -61,27 +61,73 @@ function writeAll(fd: number, data: Buffer): void {
 }
 
 /**
- * Writes a file so readers see either the previous file or all of the new one (temp file, fsync,
- * rename; a link at `path` is replaced, never written through). `root`: the folder the write
- * belongs to, checked for links below it.
+ * A file written in parts that readers see either as it was before or whole (temp file, fsync,
+ * rename on `commit`; a link at `path` is replaced, never written through). A failed write removes
+ * the temp file and says which file could not be written and why; so does `abort`. `root`: the
+ * folder the write belongs to, checked for links below it.
  */
-export function writeFileAtomic(path: string, data: string | Uint8Array, root?: string): void {
-  if (root) refuseLinks(root, path);
-  const tmp = `${path}.${process.pid}.${Math.random().toString(36).slice(2)}.tmp`;
-  try {
-    mkdirSync(dirname(path), { recursive: true });
-    const fd = openSync(tmp, constants.O_WRONLY | constants.O_CREAT | constants.O_EXCL | constants.O_NOFOLLOW);
+export class AtomicFile {
+  private readonly tmp: string;
+  private fd: number | undefined;
+
+  constructor(
+    readonly path: string,
+    root?: string,
+  ) {
+    if (root) refuseLinks(root, path);
+    this.tmp = `${path}.${process.pid}.${Math.random().toString(36).slice(2)}.tmp`;
     try {
-      writeAll(fd, typeof data === "string" ? Buffer.from(data) : Buffer.from(data.buffer, data.byteOffset, data.byteLength));
-      fsyncSync(fd);
-    } finally {
-      closeSync(fd);
+      mkdirSync(dirname(path), { recursive: true });
+      this.fd = openSync(this.tmp, constants.O_WRONLY | constants.O_CREAT | constants.O_EXCL | constants.O_NOFOLLOW);
+    } catch (e) {
+      throw new WriteError(path, e);
     }
-    renameSync(tmp, path);
-  } catch (e) {
-    rmSync(tmp, { force: true });
-    throw new WriteError(path, e);
   }
+
+  write(data: string | Uint8Array): void {
+    if (this.fd === undefined) throw new Error(`${this.path}: written after it was committed or aborted`);
+    this.guard(() => writeAll(this.fd!, typeof data === "string" ? Buffer.from(data) : Buffer.from(data.buffer, data.byteOffset, data.byteLength)));
+  }
+
+  /** The file appears at `path`, whole. */
+  commit(): void {
+    if (this.fd === undefined) throw new Error(`${this.path}: committed after it was committed or aborted`);
+    this.guard(() => {
+      fsyncSync(this.fd!);
+      closeSync(this.fd!);
+      this.fd = undefined;
+      renameSync(this.tmp, this.path);
+    });
+  }
+
+  /** Nothing appears; the file at `path`, if any, stays as it was. */
+  abort(): void {
+    const fd = this.fd;
+    this.fd = undefined;
+    if (fd !== undefined)
+      try {
+        closeSync(fd);
+      } catch {
+        // already closed by a failed commit: the temp file still goes
+      }
+    rmSync(this.tmp, { force: true });
+  }
+
+  private guard(step: () => void): void {
+    try {
+      step();
+    } catch (e) {
+      this.abort();
+      throw new WriteError(this.path, e);
+    }
+  }
+}
+
+/** Writes a whole file as an AtomicFile: readers see either the previous file or all of the new one. */
+export function writeFileAtomic(path: string, data: string | Uint8Array, root?: string): void {
+  const file = new AtomicFile(path, root);
+  file.write(data);
+  file.commit();
 }
 
 /**
