@@ -9,6 +9,7 @@
 // set's completion tokens over the seconds its calls took. The ratio is the completion tokens a second
 // the set got (from the CLI's start to its end) over that capacity. Peak RSS: the CLI's maxRSS.
 // The CLI is told the server's limit ($CITEFLOW_SERVER_CONCURRENCY = STREAMS), as a user would be.
+// The last row runs the whole set again up to the answer (--to answer), without the NLI nodes.
 // Needs the all-MiniLM-L6-v2 SciFact store: $CITEFLOW_BENCH_STORE, else the demo's (npm run demo).
 // Run alone: node bench/served.mjs   ($CITEFLOW_BENCH_SERVED_QUESTIONS questions, default 1000, at 32 in flight;
 // the other rows run the first tenth of them, one at a time the first twentieth).
@@ -90,9 +91,10 @@ const questions = (n) => {
 
 const CORES = availableParallelism();
 
-function set(n, parallel) {
+/** The set of n questions at `parallel` in flight; `extra`: more arguments for citeflow run (e.g. --to). */
+function set(n, parallel, extra = []) {
   const env = { ...process.env, CITEFLOW_CHAT_MODEL: "sim", OPENAI_BASE_URL: url, OPENAI_API_KEY: "sk-bench", CITEFLOW_SERVER_CONCURRENCY: String(STREAMS) };
-  const args = ["run", "verifai", "--questions", questions(n), "--store", store, "--runs", join(dir, `runs-${n}-${parallel}`), "--json", "--parallel", String(parallel)];
+  const args = ["run", "verifai", "--questions", questions(n), "--store", store, "--runs", join(dir, `runs-${n}-${parallel}${extra.join("")}`), "--json", "--parallel", String(parallel), ...extra];
   seen = { calls: 0, completion: 0, served: 0, refused: 0 };
   const t0 = performance.now();
   return new Promise((resolve, reject) =>
@@ -120,17 +122,10 @@ console.log(
   "--parallel   questions  failed   wall s   questions/min   completion tok/s   server capacity tok/s   ratio   CLI CPU s a question   tok/s the cores allow   ratio to the lower limit   429s   peak RSS MiB",
 );
 const part = (d) => Math.max(1, Math.round(N / d));
-for (const [n, p] of [
-  [part(20), 1],
-  [part(10), 4],
-  [part(10), 16],
-  [part(10), 32],
-  [N, 32],
-  [part(10), 64],
-]) {
-  const r = await set(n, p);
+/** One row of the table: the set's figures against the server's capacity and against what the cores allow. */
+function row(label, n, r) {
   const cols = [
-    [p, 10],
+    [label, 10],
     [n, 9],
     [r.failed, 6],
     [r.wall.toFixed(1), 6],
@@ -146,4 +141,17 @@ for (const [n, p] of [
   ];
   console.log(cols.map(([v, w]) => String(v).padStart(w)).join("   "));
 }
+for (const [n, p] of [
+  [part(20), 1],
+  [part(10), 4],
+  [part(10), 16],
+  [part(10), 32],
+  [N, 32],
+  [part(10), 64],
+]) {
+  row(p, n, await set(n, p));
+}
+// The same set without the NLI nodes on the question's path: retrieval, the papers' join and the answer.
+console.log("without the NLI nodes (--to answer):");
+row(32, N, await set(N, 32, ["--to", "answer"]));
 server.close();
