@@ -32,7 +32,7 @@ import { generatedTokens, loadGraph, MemoryCache, parsePassageId, startRun, toAn
 import { citationScores, docsInOrder, nliEntails, readQrels, scoreClassification, scoreRetrieval } from "@citeflow/eval";
 import { goldAnswer, readGoldLabels } from "@citeflow/datasets";
 import { CLAIMS_ADAPTER, DEFAULT_ADAPTER, DEFAULT_MODELS, findAdapter, loadEmbedder, loadLocalChat, modelsHome } from "@citeflow/models";
-import { configFromEnv, createRegistry, createServices, templatePath } from "@citeflow/nodes";
+import { configFromEnv, createRegistry, createServices, JUDGE_THRESHOLD, templatePath } from "@citeflow/nodes";
 import { aggregateVerdicts, sciFactVerificationGraph } from "@citeflow/cli";
 import { LanceStore, hybridSearch, openScholarChunker, readBeirCorpus } from "@citeflow/retrieval";
 import { copyBandwidth } from "./bandwidth.mjs";
@@ -275,15 +275,16 @@ for (const [label, doc, replace, refusals] of ways) {
 const verification = [];
 // The judges: Gemma alone and with the adapter reading the passages (OpenScholar's protocol), and the NLI model.
 // In-process, verify.llm scores "true" against "false"; each model's threshold on log P(true) − log P(false)
-// was chosen on the dev split's 100 claims (`citeflow eval scifact --judge llm --binary`, which prints it), never here.
-const DEV_THRESHOLD = { base: 0.74, adapter: 3.65 };
+// was chosen on the dev split's 100 claims (`citeflow eval scifact --judge llm --binary`, which prints it), never here;
+// the base's is verify.llm's default. Threshold 0 is OpenScholar's protocol: the likelier answer.
+const DEV_THRESHOLD = { base: JUDGE_THRESHOLD, adapter: 3.65 };
 const judges =
   !QUALITY || ONLY === "answers" || SUFFICIENCY_ONLY || ONLY === "claims"
     ? []
     : [
         ...(adapterPath
           ? [
-              [`Gemma 3 270M + ${adapterName} reads the passages`, "llm", `${GGUF}+${adapterPath}`],
+              [`Gemma 3 270M + ${adapterName} reads the passages`, "llm", `${GGUF}+${adapterPath}`, 0],
               [`Gemma 3 270M + ${adapterName}, threshold ${DEV_THRESHOLD.adapter} (dev split)`, "llm", `${GGUF}+${adapterPath}`, DEV_THRESHOLD.adapter],
             ]
           : []),
@@ -291,8 +292,8 @@ const judges =
         ...(ONLY === "adapter"
           ? []
           : [
-              ["Gemma 3 270M reads the passages (OpenScholar)", "llm", GGUF],
-              [`Gemma 3 270M, threshold ${DEV_THRESHOLD.base} (dev split)`, "llm", GGUF, DEV_THRESHOLD.base],
+              ["Gemma 3 270M reads the passages (OpenScholar)", "llm", GGUF, 0],
+              [`Gemma 3 270M, threshold ${DEV_THRESHOLD.base} (dev split; verify.llm's default)`, "llm", GGUF, DEV_THRESHOLD.base],
               ["pair-nli-scifact (NLI, trained on all SciFact train claims)", "nli"],
             ]),
       ];

@@ -138,7 +138,7 @@ describe("citeflow eval scifact", () => {
     expect(first.code, first.stderr).toBe(0);
     const s = JSON.parse(first.stdout);
     expect(s.claims).toBe(2);
-    // The best cut is at least as good as the default (0), and the threshold it names scores just that.
+    // The best cut is at least as good as the default (verify.llm's), and the threshold it names scores just that.
     expect(s.best_threshold.accuracy).toBeGreaterThanOrEqual(s.accuracy);
     const at = JSON.parse((await run(["--threshold", String(s.best_threshold.threshold)])).stdout);
     expect(at.accuracy).toBe(s.best_threshold.accuracy);
