@@ -192,9 +192,10 @@ describe("exports from template runs (scripted LLM on loopback)", () => {
     expect(exportTo("sft").rows.some((r) => r.messages[1].content.includes("[redacted]"))).toBe(true);
   });
 
-  it("a full disk mid-export keeps the previous export whole and leaves no temp file", () => {
+  it("a full disk mid-export keeps the previous export whole and leaves no temp file; a killed export's temp file goes", () => {
     const { out } = exportTo("sft");
     const before = readFileSync(join(out, "train.jsonl"), "utf8");
+    writeFileSync(join(out, "train.jsonl.999999999.k3j2.tmp"), before.slice(0, 100)); // as a killed export leaves it
     expect(before.length).toBeGreaterThan(8192); // past the limit below: the export fails part-way through
     // A 4 KB file-size limit: writes past it fail with EFBIG, as on a full disk.
     const script = `process.on("SIGXFSZ", () => {});

@@ -2,7 +2,7 @@ import { mkdirSync, readFileSync } from "node:fs";
 import { join } from "node:path";
 import type { Services } from "@citeflow/core";
 import { readQrels } from "@citeflow/eval";
-import { AtomicFile, Redactor, RunStore, secretsFromEnv, writeFileAtomic, type CorrectionProblem } from "@citeflow/runstore";
+import { AtomicFile, Redactor, removeStaleTemps, RunStore, secretsFromEnv, writeFileAtomic, type CorrectionProblem } from "@citeflow/runstore";
 import { datasetCard, RowTally } from "./card.js";
 import { toParquet } from "./parquet.js";
 import { forEachRunExamples, type AnswerExample } from "./examples.js";
@@ -70,6 +70,7 @@ export function exportDataset(o: ExportOptions): ExportResult {
   const passes = (a: AnswerExample) => !o.rubric || (!!a.rubric && a.rubric.organisation >= o.rubric.organisation && a.rubric.factuality >= o.rubric.factuality);
   const names = ratio < 1 ? ["train", "validation"] : ["train"];
   mkdirSync(o.out, { recursive: true });
+  removeStaleTemps(o.out); // what an export killed part-way left
   // One redactor for every row and the card (the run store's rules: secrets by value and by shape).
   const redactor = new Redactor(secretsFromEnv());
   const tally = new RowTally(names);
