@@ -92,7 +92,7 @@ export function exportDataset(o: ExportOptions): ExportResult {
         const loop = answers.length < run.answers.length ? [] : run.loop;
         for (const r of rowsFor(o.format, answers, run.nli, loop, run.relevance, run.calls)) {
           if (!deduper.keep(r)) continue;
-          const name = ratio < 1 ? splitOf(r, ratio, seed) : "train";
+          const name = splitOf(r, ratio, seed); // always "train" at ratio 1
           out.get(name)!.write(line(r, metadata, redactor) + "\n");
           tally.add(name, r);
         }
