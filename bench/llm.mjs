@@ -50,11 +50,19 @@ const N_CLAIMS = Number(process.env.CITEFLOW_BENCH_CLAIMS || 30);
 const NAMED = process.env.CITEFLOW_BENCH_CHAT_MODEL?.trim() || undefined;
 const SUFFICIENCY_CLAIMS = Number(process.env.CITEFLOW_BENCH_SUFFICIENCY_CLAIMS || N_CLAIMS);
 const TEMPLATE_CLAIMS = Number(process.env.CITEFLOW_BENCH_TEMPLATE_CLAIMS || 2);
-const ONLY = process.env.CITEFLOW_BENCH_ONLY;
-const ALL = ONLY === undefined || ONLY === "";
-const TEMPLATES = ALL || ONLY === "templates";
-const QUALITY = ONLY !== "templates";
-const SUFFICIENCY_ONLY = ONLY === "sufficiency";
+const ONLY = process.env.CITEFLOW_BENCH_ONLY || undefined;
+const ALL = ONLY === undefined;
+// The parts each CITEFLOW_BENCH_ONLY value measures besides the models' speed (unset: every part).
+const PARTS = {
+  quality: ["answers", "judges", "sufficiency", "claims"],
+  adapter: ["answers", "judges"],
+  answers: ["answers"],
+  sufficiency: ["sufficiency", "claims"],
+  claims: ["claims"],
+  templates: ["templates"],
+};
+if (!ALL && !(ONLY in PARTS)) throw new Error(`CITEFLOW_BENCH_ONLY=${ONLY}: one of ${Object.keys(PARTS).join(", ")}`);
+const measures = (part) => ALL || PARTS[ONLY].includes(part);
 const SPLIT = process.env.CITEFLOW_BENCH_SPLIT === "dev" ? "dev" : "held-out";
 const scifact = join(DATA, "scifact");
 
@@ -185,7 +193,7 @@ async function runTemplate(doc, text, cache) {
 const template = (name) => JSON.parse(readFileSync(templatePath(name), "utf8"));
 const perTemplate = [];
 const step = (s) => process.stderr.write(`bench/llm: ${s}\n`);
-for (const name of TEMPLATES ? ["verifai", "core-gpt", "arxivbot", "openscholar", "synth-openscholar"] : []) {
+for (const name of measures("templates") ? ["verifai", "core-gpt", "arxivbot", "openscholar", "synth-openscholar"] : []) {
   step(`template ${name}`);
   const done = [];
   for (const c of heldOut.slice(0, TEMPLATE_CLAIMS)) done.push(await runTemplate(template(name), c.claim));
@@ -220,25 +228,24 @@ function verifai(answerParams) {
   return doc;
 }
 // Gemma alone is named by its file; Citeflow's adapter (citeflow train lm) by base+adapter, when installed.
-const ways =
-  !QUALITY || SUFFICIENCY_ONLY || ONLY === "claims"
-    ? []
-    : [
-        ...(adapterPath ? [[`Gemma 3 270M + ${adapterName}, citation grammar`, verifai({ generator: "llm", model: `${GGUF}+${adapterPath}`, constrainCitations: true, requireCitation: false })]] : []),
-        ...(adapterPath
-          ? [[`Gemma 3 270M + ${adapterName}, a citation required`, verifai({ generator: "llm", model: `${GGUF}+${adapterPath}`, constrainCitations: true, requireCitation: true }), undefined, true]]
-          : []),
-        ...(NAMED ? [[`${NAMED}, a citation required (held to it in-process)`, verifai({ generator: "llm", model: NAMED, constrainCitations: true, requireCitation: true })]] : []),
-        ...(ONLY === "adapter"
-          ? []
-          : [
-              ["Gemma 3 270M alone, citation grammar, a citation required", verifai({ generator: "llm", model: GGUF, constrainCitations: true, requireCitation: true })],
-              ["Gemma 3 270M, free", verifai({ generator: "llm", model: GGUF, constrainCitations: false })],
-              ["extractive baseline", verifai({ generator: "extractive" })],
-              // The adapter's training target: the answer SciFact's labels give for the passages the generator was given.
-              ["SciFact's gold answers (the adapter's training target)", verifai({ generator: "extractive" }), goldFor],
-            ]),
-      ];
+const ways = !measures("answers")
+  ? []
+  : [
+      ...(adapterPath ? [[`Gemma 3 270M + ${adapterName}, citation grammar`, verifai({ generator: "llm", model: `${GGUF}+${adapterPath}`, constrainCitations: true, requireCitation: false })]] : []),
+      ...(adapterPath
+        ? [[`Gemma 3 270M + ${adapterName}, a citation required`, verifai({ generator: "llm", model: `${GGUF}+${adapterPath}`, constrainCitations: true, requireCitation: true }), undefined, true]]
+        : []),
+      ...(NAMED ? [[`${NAMED}, a citation required (held to it in-process)`, verifai({ generator: "llm", model: NAMED, constrainCitations: true, requireCitation: true })]] : []),
+      ...(ONLY === "adapter"
+        ? []
+        : [
+            ["Gemma 3 270M alone, citation grammar, a citation required", verifai({ generator: "llm", model: GGUF, constrainCitations: true, requireCitation: true })],
+            ["Gemma 3 270M, free", verifai({ generator: "llm", model: GGUF, constrainCitations: false })],
+            ["extractive baseline", verifai({ generator: "extractive" })],
+            // The adapter's training target: the answer SciFact's labels give for the passages the generator was given.
+            ["SciFact's gold answers (the adapter's training target)", verifai({ generator: "extractive" }), goldFor],
+          ]),
+    ];
 // Claims of the same split for which SciFact's corpus holds no evidence: an answer should say the papers do not answer (20, or fewer at a smoke size).
 const NEI_CLAIMS = Number(process.env.CITEFLOW_BENCH_NEI_CLAIMS || Math.min(20, N_CLAIMS));
 const noEvidence = claims.filter((c) => heldIds.has(c.id) && gold(c) === "NO_EVIDENCE").slice(0, NEI_CLAIMS);
@@ -278,25 +285,24 @@ const verification = [];
 // was chosen on the dev split's 100 claims (`citeflow eval scifact --judge llm --binary`, which prints it), never here;
 // the base's is verify.llm's default. Threshold 0 is OpenScholar's protocol: the likelier answer.
 const DEV_THRESHOLD = { base: JUDGE_THRESHOLD, adapter: 3.65 };
-const judges =
-  !QUALITY || ONLY === "answers" || SUFFICIENCY_ONLY || ONLY === "claims"
-    ? []
-    : [
-        ...(adapterPath
-          ? [
-              [`Gemma 3 270M + ${adapterName} reads the passages`, "llm", `${GGUF}+${adapterPath}`, 0],
-              [`Gemma 3 270M + ${adapterName}, threshold ${DEV_THRESHOLD.adapter} (dev split)`, "llm", `${GGUF}+${adapterPath}`, DEV_THRESHOLD.adapter],
-            ]
-          : []),
-        ...(NAMED ? [[`${NAMED} reads the passages`, "llm", NAMED]] : []),
-        ...(ONLY === "adapter"
-          ? []
-          : [
-              ["Gemma 3 270M reads the passages (OpenScholar)", "llm", GGUF, 0],
-              [`Gemma 3 270M, threshold ${DEV_THRESHOLD.base} (dev split; verify.llm's default)`, "llm", GGUF, DEV_THRESHOLD.base],
-              ["pair-nli-scifact (NLI, trained on all SciFact train claims)", "nli"],
-            ]),
-      ];
+const judges = !measures("judges")
+  ? []
+  : [
+      ...(adapterPath
+        ? [
+            [`Gemma 3 270M + ${adapterName} reads the passages`, "llm", `${GGUF}+${adapterPath}`, 0],
+            [`Gemma 3 270M + ${adapterName}, threshold ${DEV_THRESHOLD.adapter} (dev split)`, "llm", `${GGUF}+${adapterPath}`, DEV_THRESHOLD.adapter],
+          ]
+        : []),
+      ...(NAMED ? [[`${NAMED} reads the passages`, "llm", NAMED]] : []),
+      ...(ONLY === "adapter"
+        ? []
+        : [
+            ["Gemma 3 270M reads the passages (OpenScholar)", "llm", GGUF, 0],
+            [`Gemma 3 270M, threshold ${DEV_THRESHOLD.base} (dev split; verify.llm's default)`, "llm", GGUF, DEV_THRESHOLD.base],
+            ["pair-nli-scifact (NLI, trained on all SciFact train claims)", "nli"],
+          ]),
+    ];
 for (const [label, judge, model, threshold] of judges) {
   step(`verification: ${label}`);
   const pairs = [];
@@ -317,14 +323,13 @@ for (const [label, judge, model, threshold] of judges) {
 // whatever the cut: the chance that a claim whose gold paper was read scores above one whose was not
 // (0.5: no better than chance).
 const sufficiency = [];
-const checkers =
-  !QUALITY || ONLY === "answers" || ONLY === "adapter" || ONLY === "claims"
-    ? []
-    : [
-        ["Gemma 3 270M scores enough against not (judge: llm, arXivBot's own check)", { model: GGUF }],
-        [`${DEFAULT_MODELS.reranker}'s best score for the passages read (judge: reranker, arXivBot's template)`, { model: GGUF, judge: "reranker", reranker: DEFAULT_MODELS.reranker }],
-        ...(NAMED ? [[NAMED, { model: NAMED }]] : []),
-      ];
+const checkers = !measures("sufficiency")
+  ? []
+  : [
+      ["Gemma 3 270M scores enough against not (judge: llm, arXivBot's own check)", { model: GGUF }],
+      [`${DEFAULT_MODELS.reranker}'s best score for the passages read (judge: reranker, arXivBot's template)`, { model: GGUF, judge: "reranker", reranker: DEFAULT_MODELS.reranker }],
+      ...(NAMED ? [[NAMED, { model: NAMED }]] : []),
+    ];
 // What a check scored: Gemma's log P(enough) − log P(not), or the reranker's best score.
 const checkScore = (events) => {
   const d = events.find((e) => e.type === "span-end" && e.nodeId === "enough" && e.data && ("choiceLogprobs" in e.data || "scores" in e.data))?.data;
@@ -373,10 +378,9 @@ for (const [label, params] of checkers) {
 // arXivBot's claims (claims.extract), which its answer is made of, from Gemma alone, with the shipped claims adapter
 // (or $CITEFLOW_BENCH_CLAIMS_ADAPTER) and from the extractive baseline: is each a sentence SciFact gives as the evidence?
 const claimsAdapterPath = process.env.CITEFLOW_BENCH_CLAIMS_ADAPTER || findAdapter(CLAIMS_ADAPTER, [MODELS, home]);
-const claimModels =
-  !checkers.length && ONLY !== "claims"
-    ? []
-    : [["Gemma 3 270M", GGUF], ...(claimsAdapterPath ? [[`Gemma 3 270M + ${basename(dirname(claimsAdapterPath))}`, `${GGUF}+${claimsAdapterPath}`]] : []), ["extractive baseline (no model)", "none"]];
+const claimModels = !measures("claims")
+  ? []
+  : [["Gemma 3 270M", GGUF], ...(claimsAdapterPath ? [[`Gemma 3 270M + ${basename(dirname(claimsAdapterPath))}`, `${GGUF}+${claimsAdapterPath}`]] : []), ["extractive baseline (no model)", "none"]];
 const claimRows = [];
 for (const [label, model] of claimModels) {
   step(`claims: ${label}`);
@@ -403,7 +407,7 @@ if (ALL)
   console.log(
     `questions per minute (8 questions, 64 tokens each): ${[1, 2, 4].map((n) => `${n} sequence${n > 1 ? "s" : ""} ${fmt(qpm[n])}`).join(" · ")} (${fmt(qpm[2] / qpm[1], 2)}× and ${fmt(qpm[4] / qpm[1], 2)}× one at a time)`,
   );
-if (TEMPLATES) {
+if (measures("templates")) {
   console.log(`\nseconds per question, end to end (${TEMPLATE_CLAIMS} ${SPLIT} claims, default maxTokens):`);
   rows(["template", "mean s", "each", "model calls", "prompt tokens sent", "prompt tokens read (the rest reused)", "tokens generated"], perTemplate);
 }
