@@ -303,6 +303,13 @@ try {
   await closeAll(page);
   await page.evaluate(() => void window.jupyterapp.commands.execute("notebook:create-new", { kernelName: "citeflow" }));
   await page.locator(".jp-NotebookPanel .jp-Cell").first().waitFor({ timeout: 60_000 });
+  // The first cell shown can be a placeholder that the notebook's loaded content replaces (disposes)
+  // a moment later: wait until the file and the kernel's session are ready before taking a cell.
+  await page.evaluate(async () => {
+    const panel = window.jupyterapp.shell.currentWidget;
+    await panel.context.ready;
+    await panel.sessionContext.ready;
+  });
   // Polled with timers, not animation frames, and bounded: a render that never shows (or a page
   // whose frames stop) fails this benchmark with what the page held instead of hanging it.
   const render = async (data, selector) => {
@@ -315,6 +322,7 @@ try {
         const t0 = performance.now();
         model.add({ output_type: "display_data", data, metadata: {} });
         while (!cell.node.querySelector(selector)) {
+          if (cell.isDisposed) throw new Error(`the notebook's cell was replaced while rendering ${selector}`);
           if (performance.now() - t0 > 30_000)
             throw new Error(
               `no ${selector} after 30 s (visibility ${document.visibilityState}, ${model.length} output(s), output HTML starts ${JSON.stringify(cell.outputArea.node.innerHTML.slice(0, 200))})`,
