@@ -24,6 +24,14 @@ afterEach(() => {
   for (const d of temps.splice(0)) rmSync(d, { recursive: true, force: true });
 });
 
+/** The rows of a JSON Lines file (an export's, a set's output). */
+export function readJsonl(path: string): Array<Record<string, any>> {
+  return readFileSync(path, "utf8")
+    .split("\n")
+    .filter(Boolean)
+    .map((l) => JSON.parse(l) as Record<string, any>);
+}
+
 let loaded: CiteflowServices | undefined;
 /**
  * Services from the environment as it is now: tests act as the edge and set variables between

@@ -8,19 +8,13 @@ import { RunStore } from "@citeflow/runstore";
 import { exportDataset } from "@citeflow/datasets";
 import { completion, json } from "../models/loopback.js";
 import { templateSuite } from "../scifact.js";
-import { envServices } from "../helpers.js";
+import { envServices, readJsonl } from "../helpers.js";
 
 // Training rows from the calls of single nodes: the reranker's pairs from rate.relevance, the judge's
 // rows from verify.llm, and the structured nodes' rows; each with a scripted LLM on loopback.
 const suite = templateSuite(60);
 const registry = createRegistry();
 const DATA_DIR = join(process.env.CITEFLOW_DATA!, "scifact");
-
-const read = (dir: string, file: string) =>
-  readFileSync(join(dir, file), "utf8")
-    .split("\n")
-    .filter(Boolean)
-    .map((l) => JSON.parse(l) as Record<string, any>);
 
 describe("reranker pairs", () => {
   const graphDoc = {
@@ -54,7 +48,7 @@ describe("reranker pairs", () => {
 
     const out = mkdtempSync(join(tmpdir(), "citeflow-rerank-"));
     exportDataset({ runs: rerankRuns, services: envServices(), format: "rerank-scored", out, split: 1 });
-    const scored = read(out, "train.jsonl");
+    const scored = readJsonl(join(out, "train.jsonl"));
     expect(scored.map((x) => [x.label, x.score])).toEqual([
       [1, 5],
       [1, 4],
@@ -66,7 +60,7 @@ describe("reranker pairs", () => {
 
     const out2 = mkdtempSync(join(tmpdir(), "citeflow-rerank-"));
     exportDataset({ runs: rerankRuns, services: envServices(), format: "rerank", out: out2, split: 1 });
-    const triplets = read(out2, "train.jsonl");
+    const triplets = readJsonl(join(out2, "train.jsonl"));
     expect(triplets.length).toBe(2 * 3);
     expect(Object.keys(triplets[0]!).sort()).toEqual(["metadata", "negative", "positive", "query"]);
     expect(triplets[0]!.query).toBe(suite.docs[8]!.title);
@@ -79,7 +73,7 @@ describe("reranker pairs", () => {
     store.correct(runId, { kind: "relevance", nodeId: "rate", passageId: rated[0]!.id, relevant: false, note: "off topic" });
     const out = mkdtempSync(join(tmpdir(), "citeflow-rerank-"));
     exportDataset({ runs: rerankRuns, services: envServices(), format: "rerank-scored", out, split: 1 });
-    const first = read(out, "train.jsonl").find((x) => x.metadata.passageIds[0] === rated[0]!.id)!;
+    const first = readJsonl(join(out, "train.jsonl")).find((x) => x.metadata.passageIds[0] === rated[0]!.id)!;
     expect([first.label, first.metadata.corrections.length]).toEqual([0, 1]);
 
     const retrieved = store.nodeOutput(runId, "retrieve", "passages") as Array<{ id: string }>;
@@ -88,7 +82,7 @@ describe("reranker pairs", () => {
     writeFileSync(qrels, `query-id\tcorpus-id\tscore\nrq1\t${doc}\t1\n`);
     const out2 = mkdtempSync(join(tmpdir(), "citeflow-rerank-"));
     exportDataset({ runs: rerankRuns, services: envServices(), format: "rerank-scored", out: out2, split: 1, qrels });
-    const fromQrels = read(out2, "train.jsonl").filter((x) => x.metadata.nodeId === "retrieve");
+    const fromQrels = readJsonl(join(out2, "train.jsonl")).filter((x) => x.metadata.nodeId === "retrieve");
     expect(fromQrels.length).toBe(retrieved.length);
     // qrels judge documents: every retrieved chunk of the relevant paper is a positive.
     expect(fromQrels.filter((x) => x.label === 1).map((x) => x.metadata.passageIds[0])).toEqual(retrieved.filter((p) => p.id.startsWith(`${doc}#`)).map((p) => p.id));
@@ -150,7 +144,7 @@ describe("verification rows (verify.llm: OpenScholar's true/false judge)", () =>
     const fix = store.correct(ids[2]!, { kind: "verdict", nodeId: "verify", claimId: "v3", label: "CONTRADICT" });
     const out = mkdtempSync(join(tmpdir(), "citeflow-judge-sft-"));
     exportDataset({ runs, services: envServices(), format: "sft", out, split: 1, labels: { claims: join(dir, "claims.jsonl"), corpus: join(dir, "corpus.jsonl") } });
-    const rows = read(out, "train.jsonl");
+    const rows = readJsonl(join(out, "train.jsonl"));
     expect(rows.map((r) => r.messages.at(-1))).toEqual([
       { role: "assistant", content: "true" },
       { role: "assistant", content: "false" },
@@ -171,7 +165,7 @@ describe("verification rows (verify.llm: OpenScholar's true/false judge)", () =>
     // Without labels or corrections a row teaches what the judge said.
     const plain = mkdtempSync(join(tmpdir(), "citeflow-judge-sft-"));
     exportDataset({ runs, services: envServices(), format: "sft-completion", out: plain, split: 1, runIds: ids.slice(0, 2) });
-    expect(read(plain, "train.jsonl").map((r) => r.completion)).toEqual([[{ role: "assistant", content: "true" }], [{ role: "assistant", content: "true" }]]);
+    expect(readJsonl(join(plain, "train.jsonl")).map((r) => r.completion)).toEqual([[{ role: "assistant", content: "true" }], [{ role: "assistant", content: "true" }]]);
   });
 });
 
@@ -238,7 +232,7 @@ describe("structured nodes' calls (query.enrich, rate.relevance, claims.extract,
     const fix = store.correct(r.runId, { kind: "relevance", nodeId: "rate", passageId: other.id, relevant: true });
     const out = mkdtempSync(join(tmpdir(), "citeflow-structured-sft-"));
     exportDataset({ runs, services: envServices(), format: "sft", out, split: 1, labels: { claims: join(dir, "claims.jsonl"), corpus: join(DATA_DIR, "corpus.jsonl") } });
-    const rows = read(out, "train.jsonl");
+    const rows = readJsonl(join(out, "train.jsonl"));
     const reply = (r: Record<string, any>) => r.messages.at(-1).content as string;
     const of = (type: string) => rows.filter((x) => x.metadata.nodeType === type);
     expect(rows.map((x) => x.metadata.nodeType)).toEqual(["query.enrich", ...rated.map(() => "rate.relevance"), "claims.extract", "check.sufficiency", "check.sufficiency"]);
@@ -269,7 +263,7 @@ describe("structured nodes' calls (query.enrich, rate.relevance, claims.extract,
     // Without labels: each row teaches what the model said.
     const plain = mkdtempSync(join(tmpdir(), "citeflow-structured-sft-"));
     exportDataset({ runs, services: envServices(), format: "sft", out: plain, split: 1 });
-    const unlabelled = read(plain, "train.jsonl");
+    const unlabelled = readJsonl(join(plain, "train.jsonl"));
     expect(unlabelled.filter((x) => x.metadata.nodeType === "claims.extract").map(reply)).toEqual(["[1] A claim the model made."]);
     expect(unlabelled.filter((x) => x.metadata.nodeType === "rate.relevance").map(reply)).toEqual(rated.map((p) => (p.id === other.id ? "Rating: 5" : "Rating: 3")));
   });

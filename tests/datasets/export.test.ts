@@ -10,7 +10,7 @@ import { RunStore } from "@citeflow/runstore";
 import { exportDataset } from "@citeflow/datasets";
 import { completion, json } from "../models/loopback.js";
 import { templateSuite } from "../scifact.js";
-import { envServices } from "../helpers.js";
+import { envServices, readJsonl } from "../helpers.js";
 
 const SECRET = "sk-planted-export-key-0123456789abcdef";
 const DRAFT = "The first study found a clear effect on the outcome measured in this cohort [0].";
@@ -31,16 +31,10 @@ async function runTemplate(name: string, question: string) {
   return r.runId;
 }
 
-const read = (dir: string, file: string) =>
-  readFileSync(join(dir, file), "utf8")
-    .split("\n")
-    .filter(Boolean)
-    .map((l) => JSON.parse(l) as Record<string, any>);
-
 function exportTo(format: Parameters<typeof exportDataset>[0]["format"], extra: Partial<Parameters<typeof exportDataset>[0]> = {}) {
   const out = mkdtempSync(join(tmpdir(), `citeflow-export-${format}-`));
   const result = exportDataset({ runs: runsDir, services: envServices(), format, out, split: 1, ...extra });
-  return { out, result, rows: read(out, "train.jsonl") };
+  return { out, result, rows: readJsonl(join(out, "train.jsonl")) };
 }
 
 describe("exports from template runs (scripted LLM on loopback)", () => {
@@ -159,7 +153,7 @@ describe("exports from template runs (scripted LLM on loopback)", () => {
     exportDataset({ runs: runsDir, services: envServices(), format: "nli", out, split: 0.5, seed: 3 });
     const side = new Map<string, Set<string>>();
     for (const file of ["train.jsonl", "validation.jsonl"])
-      for (const r of existsSync(join(out, file)) ? read(out, file) : []) side.set(r.metadata.runId, new Set([...(side.get(r.metadata.runId) ?? []), file]));
+      for (const r of existsSync(join(out, file)) ? readJsonl(join(out, file)) : []) side.set(r.metadata.runId, new Set([...(side.get(r.metadata.runId) ?? []), file]));
     expect(side.size).toBeGreaterThan(1);
     expect([...side.values()].every((files) => files.size === 1)).toBe(true);
   });
@@ -215,7 +209,7 @@ describe("exports from template runs (scripted LLM on loopback)", () => {
     const r = spawnSync(process.execPath, [BIN, "export", "--runs", runsDir, "--format", "sft", "--out", out, "--split", "1", "--run", one.runId], { encoding: "utf8" });
     expect(r.status, r.stderr).toBe(0);
     expect(r.stdout).toContain("from 1 runs");
-    expect(new Set(read(out, "train.jsonl").map((row) => row.metadata.runId))).toEqual(new Set([one.runId]));
+    expect(new Set(readJsonl(join(out, "train.jsonl")).map((row) => row.metadata.runId))).toEqual(new Set([one.runId]));
     const byName = spawnSync(process.execPath, [BIN, "export", "--runs", runsDir, "--format", "sft", "--out", out, "--split", "1", "--graph-name", one.graph, "--json"], { encoding: "utf8" });
     expect(JSON.parse(byName.stdout).runs).toBe(runs.filter((x) => x.graph === one.graph).length);
     const unknown = spawnSync(process.execPath, [BIN, "export", "--runs", runsDir, "--format", "sft", "--out", out, "--run", "20990101T000000Z-nosuch"], { encoding: "utf8" });
@@ -231,7 +225,7 @@ describe("exports from template runs (scripted LLM on loopback)", () => {
     const r = spawnSync(process.execPath, [BIN, "export", "--runs", runsDir, "--format", "kto", "--out", out, "--no-metadata", "--split", "1"], { encoding: "utf8" });
     expect(r.status, r.stderr).toBe(0);
     expect(r.stdout).toContain("train.jsonl: 6 rows");
-    expect(read(out, "train.jsonl").every((row) => !("metadata" in row))).toBe(true);
+    expect(readJsonl(join(out, "train.jsonl")).every((row) => !("metadata" in row))).toBe(true);
     const bad = spawnSync(process.execPath, [BIN, "export", "--runs", runsDir, "--format", "parquet", "--out", out], { encoding: "utf8" });
     expect(bad.status).toBe(2);
     expect(bad.stderr).toContain("--format parquet: use one of sft, sft-completion, openscholar, dpo, dpo-openai, kto, nli");
@@ -298,7 +292,7 @@ describe("corrections", () => {
       { file: corrections, line: lines, message: expect.stringContaining("not valid JSON") },
     ]);
     // The valid verdict correction still wins; the Verif.ai runs still export.
-    const rows = read(out, "train.jsonl");
+    const rows = readJsonl(join(out, "train.jsonl"));
     expect(rows.length).toBeGreaterThan(0);
     expect(rows.some((x) => x.metadata.corrections)).toBe(true);
     const card = readFileSync(join(out, "README.md"), "utf8");

@@ -6,6 +6,7 @@ import { fileURLToPath } from "node:url";
 import { beforeAll, describe, expect, it } from "vitest";
 import { completion, json, type Loopback } from "../models/loopback.js";
 import { templateSuite } from "../scifact.js";
+import { readJsonl } from "../helpers.js";
 
 const BIN = fileURLToPath(new URL("../../packages/cli/dist/bin.js", import.meta.url));
 const DRAFT = "The first study found a clear effect on the outcome measured in this cohort [0].";
@@ -23,12 +24,6 @@ function cli(args: string[], env: Record<string, string | undefined>): Promise<{
   child.stderr.on("data", (b: Buffer) => (stderr += b.toString()));
   return new Promise((resolve) => child.on("close", (code) => resolve({ code, stdout, stderr })));
 }
-
-const read = (path: string) =>
-  readFileSync(path, "utf8")
-    .split("\n")
-    .filter(Boolean)
-    .map((l) => JSON.parse(l) as Record<string, any>);
 
 describe("citeflow synth (scripted LLM on loopback)", () => {
   let server: Loopback;
@@ -82,25 +77,25 @@ describe("citeflow synth (scripted LLM on loopback)", () => {
     expect(tokens.slice(1).map(Number)).toEqual([24 * 120, 24 * 30, 24]);
     expect(asked.length).toBe(4);
 
-    const questions = read(join(out, "questions.jsonl"));
+    const questions = readJsonl(join(out, "questions.jsonl"));
     const low = questions.filter((q) => q.question.replace(/^What is known about (.*)\?$/, "$1").length % 2 === 0).length;
     expect(low > 0 && low < 4, `seed 3 should give both kinds; ${low} low`).toBe(true);
-    const sft = [...read(join(out, "sft", "train.jsonl")), ...read(join(out, "sft", "validation.jsonl"))];
+    const sft = [...readJsonl(join(out, "sft", "train.jsonl")), ...readJsonl(join(out, "sft", "validation.jsonl"))];
     expect(sft.length).toBe(4 - low);
     expect(sft.every((row) => row.messages[2].content.startsWith(FINAL.slice(0, 60)))).toBe(true);
-    const dpo = [...read(join(out, "dpo", "train.jsonl")), ...read(join(out, "dpo", "validation.jsonl"))];
+    const dpo = [...readJsonl(join(out, "dpo", "train.jsonl")), ...readJsonl(join(out, "dpo", "validation.jsonl"))];
     expect(dpo.every((row) => row.rejected[0].content === DRAFT)).toBe(true);
     const card = readFileSync(join(out, "sft", "README.md"), "utf8");
     expect(card).toContain(`organisation ≥ 4.5 and factuality / citation accuracy ≥ 4.5: ${4 - low} answers kept, ${low} dropped`);
     expect(card).toContain("citeflow synth --store");
-    const os = [...read(join(out, "openscholar", "train.jsonl")), ...read(join(out, "openscholar", "validation.jsonl"))];
+    const os = [...readJsonl(join(out, "openscholar", "train.jsonl")), ...readJsonl(join(out, "openscholar", "validation.jsonl"))];
     expect(os.filter((row) => row.type === "feedback_generation").length).toBe(4 - low);
 
     const again = await cli(["synth", "--store", suite.store, "--n", "4", "--out", out, "--seed", "3", "--min-factuality", "3"], env);
     expect(again.code, again.stderr).toBe(0);
     expect(again.stdout).toContain("4 finished runs (4 from an earlier invocation)");
     expect(asked.length).toBe(4);
-    const all = [...read(join(out, "sft", "train.jsonl")), ...read(join(out, "sft", "validation.jsonl"))];
+    const all = [...readJsonl(join(out, "sft", "train.jsonl")), ...readJsonl(join(out, "sft", "validation.jsonl"))];
     expect(all.length).toBe(4);
     for (const f of ["sft/train.jsonl", "dpo/README.md", "questions.jsonl"]) expect(readFileSync(join(out, f), "utf8")).not.toContain("sk-synth-test-key");
 
@@ -111,9 +106,9 @@ describe("citeflow synth (scripted LLM on loopback)", () => {
     expect(p.code, p.stderr + p.stdout).toBe(0);
     expect(most).toBeGreaterThan(1);
     expect(readFileSync(join(parallel, "questions.jsonl"), "utf8")).toBe(readFileSync(join(out, "questions.jsonl"), "utf8"));
-    const done = (dir: string) => read(join(dir, "done.jsonl")).map((d) => [d.questionId, d.status]);
+    const done = (dir: string) => readJsonl(join(dir, "done.jsonl")).map((d) => [d.questionId, d.status]);
     expect(done(parallel)).toEqual(done(out).slice(0, 4));
-    const rows = (dir: string) => [...read(join(dir, "sft", "train.jsonl")), ...read(join(dir, "sft", "validation.jsonl"))].map((row) => row.messages);
+    const rows = (dir: string) => [...readJsonl(join(dir, "sft", "train.jsonl")), ...readJsonl(join(dir, "sft", "validation.jsonl"))].map((row) => row.messages);
     expect(rows(parallel)).toEqual(rows(out));
   }, 300_000);
 
