@@ -307,8 +307,8 @@ try {
   // a moment later: wait until the file and the kernel's session are ready before taking a cell.
   await page.evaluate(async () => {
     const panel = window.jupyterapp.shell.currentWidget;
-    await panel.context.ready;
-    await panel.sessionContext.ready;
+    const late = new Promise((_, reject) => setTimeout(() => reject(new Error("the new notebook was not ready after 60 s")), 60_000));
+    await Promise.race([Promise.all([panel.context.ready, panel.sessionContext.ready]), late]);
   });
   // Polled with timers, not animation frames, and bounded: a render that never shows (or a page
   // whose frames stop) fails this benchmark with what the page held instead of hanging it.
