@@ -47,17 +47,17 @@ describe("gold NLI pairs from a labelled corpus (export --labels)", () => {
     expect(goldPairs(gold, "99", ["10"])).toEqual([]);
   });
 
-  it("a gold answer: the verdict, then each rationale sentence a passage shows, with that passage's marker, in prompt order", () => {
+  it("a gold answer: each rationale sentence a passage shows, with that passage's marker, in prompt order; no verdict", () => {
     const doc10 = gold.sentences.get("10")!;
     const passages = [
       { id: "20#0", text: "Sentence 0 of 20. Sentence 1 of 20." },
       { id: "10#1", text: doc10.slice(3).join(" ") }, // the abstract's second part: sentence 3, not 2
       { id: "10#0", text: doc10.slice(0, 3).join(" ") },
     ];
-    expect(goldAnswer(gold, "1", passages, 1)).toBe("The papers report: Sentence 3 of 10 [2]. Sentence 2 of 10 [3]. So they support the claim.");
-    expect(goldAnswer(gold, "1", passages, 0)).toBe("The papers report: Sentence 3 of 10 [1]. Sentence 2 of 10 [2]. So they support the claim.");
+    expect(goldAnswer(gold, "1", passages, 1)).toBe("The papers report: Sentence 3 of 10 [2]. Sentence 2 of 10 [3].");
+    expect(goldAnswer(gold, "1", passages, 0)).toBe("The papers report: Sentence 3 of 10 [1]. Sentence 2 of 10 [2].");
     // A CONTRADICT rationale is cited the same way; no passage holding one → the answer says so.
-    expect(goldAnswer(gold, "2", passages, 1)).toBe("The papers report: Sentence 2 of 10 [3]. So they contradict the claim.");
+    expect(goldAnswer(gold, "2", passages, 1)).toBe("The papers report: Sentence 2 of 10 [3].");
     expect(goldAnswer(gold, "2", passages.slice(0, 2), 1)).toBe(NO_ANSWER);
     expect(goldAnswer(gold, "3", passages, 1)).toBe(NO_ANSWER);
     expect(goldAnswer(gold, "99", passages, 1)).toBeUndefined();

@@ -139,8 +139,8 @@ describe("citeflow export → citeflow train → the product", () => {
     // Claims without evidence get the prompt's "say so"; a claim whose rationale the passages show gets it cited.
     const answers = rows.map((row) => row.messages.at(-1)!.content);
     expect(answers.filter((a) => a === "The papers do not answer the question.").length).toBeGreaterThanOrEqual(8);
-    // "The papers report: <sentence> [n]. … So they support the claim." (or contradict).
-    const ending = /\[(\d)\]\. So they (support|contradict) the claim\.$/;
+    // "The papers report: <sentence> [n]. …", no verdict.
+    const ending = /\[(\d)\]\.$/;
     const cited = rows.find((row) => ending.test(row.messages.at(-1)!.content))!;
     expect(cited.messages.at(-1)!.content).toMatch(/^The papers report: /);
     const marker = Number(ending.exec(cited.messages.at(-1)!.content)![1]);

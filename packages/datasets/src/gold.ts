@@ -121,28 +121,29 @@ export function goldPairs(gold: GoldLabels, claimId: string, retrievedDocs: stri
 /** How a gold answer that cites opens: it shares "The papers" with NO_ANSWER, so citing or not is one token (report / do). */
 export const GOLD_OPENING = "The papers report:";
 
-/** How a gold answer that cites ends, by the claim's label: the verdict, after the sentences that carry it. */
-export const GOLD_VERDICT = { SUPPORT: "So they support the claim.", CONTRADICT: "So they contradict the claim." } as const;
-
 /**
  * The answer a labelled claim's generator should have written from these passages (in prompt
  * order): GOLD_OPENING, then each rationale sentence a passage holds, with that passage's marker
- * before its full stop ("X raises Y [2]."), in passage order, then the verdict (GOLD_VERDICT);
- * NO_ANSWER (core) when no passage holds one. A sentence in a part of the abstract the passage does
+ * before its full stop ("X raises Y [2]."), in passage order; NO_ANSWER (core) when no passage
+ * holds one. A sentence in a part of the abstract the passage does
  * not show is not citable there, and is left out. Undefined when the claim is not in the labels.
  *
  * Why this shape: a greedy decoder picks one token at a time. Answers that each began with their
  * own first word lost to the one fixed refusal, and so did answers that opened with the verdict:
  * an adapter trained on those gave P(do) 0.42, P(support) 0.32, P(contradict) 0.21 at the verdict
  * whatever the passages said, so the refusal won though most of the mass was on citing. Here the
- * choice to cite is one token, and the verdict comes after the evidence it rests on.
+ * choice to cite is one token. The answer states what the papers report and no verdict on the
+ * claim: trained to end with one ("So they support the claim."), Gemma 3 270M wrote "support" for
+ * 28 of the 28 held-out answers that had one, 9 of them for claims the papers contradict, a
+ * sentence that only looked like a judgement (bench/README.md). Whether the claim holds is the
+ * verifiers' to say (verify.nli, verify.llm).
  */
 export function goldAnswer(gold: GoldLabels, claimId: string, passages: Array<{ id: string; text: string }>, base: 0 | 1): string | undefined {
   const found = goldRationales(gold, claimId, passages);
   if (!found) return undefined;
   if (!found.length) return NO_ANSWER;
   const statements = found.map((r) => `${r.sentence.replace(/[.!?]+$/, "")} [${r.passage + base}].`);
-  return `${GOLD_OPENING} ${statements.join(" ")} ${GOLD_VERDICT[found[0]!.label]}`;
+  return `${GOLD_OPENING} ${statements.join(" ")}`;
 }
 
 /** A rationale sentence of a labelled claim that one of the passages shows. */
