@@ -125,8 +125,8 @@ export const GOLD_OPENING = "The papers report:";
  * The answer a labelled claim's generator should have written from these passages (in prompt
  * order): GOLD_OPENING, then each rationale sentence a passage holds, with that passage's marker
  * before its full stop ("X raises Y [2]."), in passage order; NO_ANSWER (core) when no passage
- * holds one. A sentence in a part of the abstract the passage does
- * not show is not citable there, and is left out. Undefined when the claim is not in the labels.
+ * holds one. A sentence in a part of the abstract the passage does not show is not citable there,
+ * and is left out. Undefined when the claim is not in the labels.
  *
  * Why this shape: a greedy decoder picks one token at a time. Answers that each began with their
  * own first word lost to the one fixed refusal, and so did answers that opened with the verdict:
@@ -151,7 +151,6 @@ export interface GoldRationale {
   /** The passage's place in the list (0-based). */
   passage: number;
   sentence: string;
-  label: "SUPPORT" | "CONTRADICT";
 }
 
 /**
@@ -171,7 +170,7 @@ export function goldRationales(gold: GoldLabels, claimId: string, passages: Arra
     const picked = [...new Set(sets.flatMap((s) => s.sentences))].sort((a, b) => a - b);
     for (const k of picked) {
       const s = all[k]?.trim();
-      if (s && p.text.includes(s)) out.push({ passage: i, sentence: s, label: sets.find((set) => set.sentences.includes(k))!.label });
+      if (s && p.text.includes(s)) out.push({ passage: i, sentence: s });
     }
   });
   return out;
