@@ -52,11 +52,12 @@ const SUFFICIENCY_CLAIMS = Number(process.env.CITEFLOW_BENCH_SUFFICIENCY_CLAIMS 
 const TEMPLATE_CLAIMS = Number(process.env.CITEFLOW_BENCH_TEMPLATE_CLAIMS || 2);
 const ONLY = process.env.CITEFLOW_BENCH_ONLY || undefined;
 const ALL = ONLY === undefined;
-// The parts each CITEFLOW_BENCH_ONLY value measures besides the models' speed (unset: every part).
+// The parts each CITEFLOW_BENCH_ONLY value measures besides the models' speed (unset: every part);
+// "peers": beside the adapter's rows, those of the base model, the baselines and the NLI judge.
 const PARTS = {
-  quality: ["answers", "judges", "sufficiency", "claims"],
+  quality: ["answers", "judges", "peers", "sufficiency", "claims"],
   adapter: ["answers", "judges"],
-  answers: ["answers"],
+  answers: ["answers", "peers"],
   sufficiency: ["sufficiency", "claims"],
   claims: ["claims"],
   templates: ["templates"],
@@ -236,7 +237,7 @@ const ways = !measures("answers")
         ? [[`Gemma 3 270M + ${adapterName}, a citation required`, verifai({ generator: "llm", model: `${GGUF}+${adapterPath}`, constrainCitations: true, requireCitation: true }), undefined, true]]
         : []),
       ...(NAMED ? [[`${NAMED}, a citation required (held to it in-process)`, verifai({ generator: "llm", model: NAMED, constrainCitations: true, requireCitation: true })]] : []),
-      ...(ONLY === "adapter"
+      ...(!measures("peers")
         ? []
         : [
             ["Gemma 3 270M alone, citation grammar, a citation required", verifai({ generator: "llm", model: GGUF, constrainCitations: true, requireCitation: true })],
@@ -295,7 +296,7 @@ const judges = !measures("judges")
           ]
         : []),
       ...(NAMED ? [[`${NAMED} reads the passages`, "llm", NAMED]] : []),
-      ...(ONLY === "adapter"
+      ...(!measures("peers")
         ? []
         : [
             ["Gemma 3 270M reads the passages (OpenScholar)", "llm", GGUF, 0],

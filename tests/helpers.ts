@@ -9,7 +9,7 @@ import { configFromEnv, createServices, type CiteflowServices } from "@citeflow/
 import * as fx from "./fixtures/test-nodes.mjs";
 
 export const { doc, testRegistry, makeProbe } = fx as {
-  doc: (nodes: Record<string, [string, Record<string, unknown>?]>, edges?: string[], inputs?: Record<string, { type: string }>) => any;
+  doc: (nodes: Record<string, [string, Record<string, unknown>?, number?]>, edges?: string[], inputs?: Record<string, { type: string }>) => any;
   testRegistry: (o?: { addVersion?: number }) => import("@citeflow/core").NodeRegistry;
   makeProbe: () => { calls: Record<string, number>; active: number; maxActive: number };
 };

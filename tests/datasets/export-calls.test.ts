@@ -8,26 +8,22 @@ import { RunStore } from "@citeflow/runstore";
 import { exportDataset } from "@citeflow/datasets";
 import { completion, json } from "../models/loopback.js";
 import { templateSuite } from "../scifact.js";
-import { envServices, readJsonl } from "../helpers.js";
+import { doc, envServices, readJsonl } from "../helpers.js";
 
 // Training rows from the calls of single nodes: the reranker's pairs from rate.relevance, the judge's
 // rows from verify.llm, and the structured nodes' rows; each with a scripted LLM on loopback.
 const suite = templateSuite(60);
 const registry = createRegistry();
 const DATA_DIR = join(process.env.CITEFLOW_DATA!, "scifact");
+/** A graph of these nodes taking a Question (edges "a.out -> b.in"). */
+const graph = (nodes: Parameters<typeof doc>[0], edges: string[]) => doc(nodes, edges, { question: { type: "Question" } });
 
 describe("reranker pairs", () => {
-  const graphDoc = {
-    citeflow: 1,
-    name: "rate",
-    inputs: { question: { type: "Question" } },
-    nodes: [
-      { id: "question", type: "input.question", version: 1, params: {} },
-      { id: "retrieve", type: "retrieve.lexical", version: 1, params: { k: 6 } },
-      { id: "rate", type: "rate.relevance", version: 1, params: {} },
-    ],
-    edges: ["question.question -> retrieve.question", "question.question -> rate.question", "retrieve.passages -> rate.passages"].map((e) => ({ from: e.split(" -> ")[0]!, to: e.split(" -> ")[1]! })),
-  };
+  const graphDoc = graph({ question: ["input.question"], retrieve: ["retrieve.lexical", { k: 6 }], rate: ["rate.relevance"] }, [
+    "question.question -> retrieve.question",
+    "question.question -> rate.question",
+    "retrieve.passages -> rate.passages",
+  ]);
   const rerankRuns = mkdtempSync(join(tmpdir(), "citeflow-rerank-runs-"));
   let runId = "";
 
@@ -91,24 +87,13 @@ describe("reranker pairs", () => {
 });
 
 describe("verification rows (verify.llm: OpenScholar's true/false judge)", () => {
-  const graphDoc = {
-    citeflow: 1,
-    name: "judge",
-    inputs: { question: { type: "Question" } },
-    nodes: [
-      { id: "question", type: "input.question", version: 1, params: {} },
-      { id: "retrieve", type: "retrieve.lexical", version: 1, params: { k: 3 } },
-      { id: "claim", type: "claims.from-question", version: 1, params: {} },
-      { id: "verify", type: "verify.llm", version: 1, params: {} },
-    ],
-    edges: [
-      "question.question -> retrieve.question",
-      "question.question -> claim.question",
-      "retrieve.passages -> claim.passages",
-      "claim.claims -> verify.claims",
-      "retrieve.passages -> verify.passages",
-    ].map((e) => ({ from: e.split(" -> ")[0]!, to: e.split(" -> ")[1]! })),
-  };
+  const graphDoc = graph({ question: ["input.question"], retrieve: ["retrieve.lexical", { k: 3 }], claim: ["claims.from-question"], verify: ["verify.llm"] }, [
+    "question.question -> retrieve.question",
+    "question.question -> claim.question",
+    "retrieve.passages -> claim.passages",
+    "claim.claims -> verify.claims",
+    "retrieve.passages -> verify.passages",
+  ]);
 
   it("sft rows of the judge's own prompt; the labels' truth (true only when supported) and a user's verdict correction are the targets", async () => {
     const server = await suite.serve((_req, res) => json(res, 200, completion("true")));
@@ -170,19 +155,16 @@ describe("verification rows (verify.llm: OpenScholar's true/false judge)", () =>
 });
 
 describe("structured nodes' calls (query.enrich, rate.relevance, claims.extract, check.sufficiency)", () => {
-  const graphDoc = {
-    citeflow: 1,
-    name: "structured",
-    inputs: { question: { type: "Question" } },
-    nodes: [
-      { id: "question", type: "input.question", version: 1, params: {} },
-      { id: "enrich", type: "query.enrich", version: 1, params: {} },
-      { id: "retrieve", type: "retrieve.lexical", version: 1, params: { k: 3 } },
-      { id: "rate", type: "rate.relevance", version: 2, params: {} },
-      { id: "claims", type: "claims.extract", version: 2, params: {} },
-      { id: "check", type: "check.sufficiency", version: 3, params: { k: 2 } },
-    ],
-    edges: [
+  const graphDoc = graph(
+    {
+      question: ["input.question"],
+      enrich: ["query.enrich"],
+      retrieve: ["retrieve.lexical", { k: 3 }],
+      rate: ["rate.relevance", {}, 2],
+      claims: ["claims.extract", {}, 2],
+      check: ["check.sufficiency", { k: 2 }, 3],
+    },
+    [
       "question.question -> enrich.question",
       "enrich.query -> retrieve.query",
       "question.question -> rate.question",
@@ -192,8 +174,8 @@ describe("structured nodes' calls (query.enrich, rate.relevance, claims.extract,
       "question.question -> check.question",
       "claims.claims -> check.claims",
       "rate.passages -> check.passages",
-    ].map((e) => ({ from: e.split(" -> ")[0]!, to: e.split(" -> ")[1]! })),
-  };
+    ],
+  );
 
   it("sft rows of each call's own prompt; the labels give the targets (rationales, enough or not, relevant or not), a relevance correction wins, and without labels the row teaches the response", async () => {
     const doc = suite.docs[10]!;
