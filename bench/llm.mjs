@@ -31,8 +31,8 @@ import { basename, dirname, join } from "node:path";
 import { generatedTokens, loadGraph, MemoryCache, parsePassageId, startRun, toAnswer } from "@citeflow/core";
 import { citationScores, docsInOrder, nliEntails, readQrels, scoreClassification, scoreRetrieval } from "@citeflow/eval";
 import { goldAnswer, readGoldLabels } from "@citeflow/datasets";
-import { CLAIMS_ADAPTER, DEFAULT_ADAPTER, DEFAULT_MODELS, findAdapter, loadEmbedder, loadLocalChat, modelsHome } from "@citeflow/models";
-import { configFromEnv, createRegistry, createServices, JUDGE_THRESHOLD, templatePath } from "@citeflow/nodes";
+import { CLAIMS_ADAPTER, DEFAULT_ADAPTER, DEFAULT_MODELS, findAdapter, JUDGE_ADAPTER, loadEmbedder, loadLocalChat, modelsHome } from "@citeflow/models";
+import { configFromEnv, createRegistry, createServices, JUDGE_ADAPTER_THRESHOLD, JUDGE_THRESHOLD, templatePath } from "@citeflow/nodes";
 import { aggregateVerdicts, sciFactVerificationGraph } from "@citeflow/cli";
 import { LanceStore, hybridSearch, openScholarChunker, readBeirCorpus } from "@citeflow/retrieval";
 import { copyBandwidth } from "./bandwidth.mjs";
@@ -281,14 +281,17 @@ for (const [label, doc, replace, refusals] of ways) {
   ]);
 }
 const verification = [];
-// The judges: Gemma alone and with the adapter reading the passages (OpenScholar's protocol), and the NLI model.
-// In-process, verify.llm scores "true" against "false"; each model's threshold on log P(true) − log P(false)
-// was chosen on the dev split's 100 claims (`citeflow eval scifact --judge llm --binary`, which prints it), never here;
-// the base's is verify.llm's default. Threshold 0 is OpenScholar's protocol: the likelier answer.
-const DEV_THRESHOLD = { base: JUDGE_THRESHOLD, adapter: 3.65 };
+// The judges: Gemma with the judge's adapter (verify.llm's default), alone and with the answers' adapter reading the
+// passages (OpenScholar's protocol), and the NLI model. In-process, verify.llm scores "true" against "false"; each
+// model's threshold on log P(true) − log P(false) was chosen on the dev split's 100 claims (`citeflow eval scifact
+// --judge llm --binary`, which prints it), never here; the judge adapter's and the base's are verify.llm's defaults.
+// Threshold 0 is OpenScholar's protocol: the likelier answer.
+const DEV_THRESHOLD = { base: JUDGE_THRESHOLD, adapter: 3.65, judge: JUDGE_ADAPTER_THRESHOLD };
+const judgePath = findAdapter(JUDGE_ADAPTER, [MODELS, home]);
 const judges = !measures("judges")
   ? []
   : [
+      ...(judgePath ? [[`Gemma 3 270M + ${JUDGE_ADAPTER}, threshold ${DEV_THRESHOLD.judge} (dev split; verify.llm's default)`, "llm", `${GGUF}+${judgePath}`, DEV_THRESHOLD.judge]] : []),
       ...(adapterPath
         ? [
             [`Gemma 3 270M + ${adapterName} reads the passages`, "llm", `${GGUF}+${adapterPath}`, 0],

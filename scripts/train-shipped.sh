@@ -1,9 +1,11 @@
 #!/usr/bin/env bash
 # Reproduces the models Citeflow ships (models/citeflow/nli-minilm-scifact, models/citeflow/rerank-minilm-scifact,
-# models/citeflow/lm-gemma3-270m-scifact, models/citeflow/lm-gemma3-270m-scifact-claims) from SciFact with `citeflow export` and `citeflow train`: retrieval runs
+# models/citeflow/lm-gemma3-270m-scifact, models/citeflow/lm-gemma3-270m-scifact-claims,
+# models/citeflow/lm-gemma3-270m-scifact-judge) from SciFact with `citeflow export` and `citeflow train`: retrieval runs
 # for the training claims → NLI and reranker exports → training; Verif.ai's answer prompts for the same claims →
-# an sft export with gold answers → the language model's LoRA adapter; arXivBot's claims prompts → the claims adapter.
-# About three hours on two cores.
+# an sft export with gold answers → the language model's LoRA adapter; arXivBot's claims prompts → the claims adapter;
+# OpenScholar's true/false prompts, for the claims and their polarity-flipped twins → the judge's adapter.
+# About four hours on two cores.
 #
 # Usage: scripts/train-shipped.sh [work folder]   (SciFact from $CITEFLOW_DATA, else data/)
 set -euo pipefail
@@ -50,3 +52,23 @@ node -e '
 cf run "$root/packages/nodes/graphs/arxivbot-claims.citeflow.json" --questions "$work/claims-200.jsonl" --runs "$work/runs-claims" --store "$work/store" --json >/dev/null
 cf export --runs "$work/runs-claims" --format sft --labels "$data/claims_train.jsonl" --corpus "$data/corpus.jsonl" --out "$work/export-claims" --split 1
 cf train lm --data "$work/export-claims" --out "$root/models/citeflow/lm-gemma3-270m-scifact-claims" --heldout "$root/bench/scifact-heldout.json" --claims "$data/claims_train.jsonl" --max-length 2048 --epochs 2 --max-steps 28 --batch-size 8 --lr 5e-4 --refusal-share 0.2 --seed 13 --threads 2 --data-licence "$licence"
+# OpenScholar's judge adapter: verify.llm's calls on the training claims with evidence outside the held-out and dev
+# splits (`eval scifact --judge llm --binary` traces them; the base judges, so no adapter shapes the prompts), and on
+# the same claims with their polarity flipped by `citeflow train nli`'s rules, where one applies (the evidence's labels
+# swapped: nli_augment.py flip-claims); both exported with their labels (true when the evidence supports the claim),
+# then LoRA on those rows alone: one epoch, 8 a step, the answer's deciding token weighted 8 times.
+node -e '
+  const fs = require("fs");
+  const split = (f, k) => new Set(JSON.parse(fs.readFileSync(f, "utf8"))[k]);
+  const held = split(process.argv[2], "heldout_ids"), dev = split(process.argv[3], "dev_ids");
+  const rows = fs.readFileSync(process.argv[1], "utf8").split("\n").filter(Boolean);
+  console.log(rows.filter((l) => { const c = JSON.parse(l); return !held.has(c.id) && !dev.has(c.id) && Object.keys(c.evidence).length > 0; }).join("\n"));
+' "$data/claims_train.jsonl" "$root/bench/scifact-heldout.json" "$root/bench/scifact-dev.json" > "$work/claims-judge.jsonl"
+python3 "$root/packages/datasets/python/nli_augment.py" flip-claims "$work/claims-judge.jsonl" "$work/claims-judge-flipped.jsonl"
+for part in judge judge-flipped; do
+  cf eval scifact --claims "$work/claims-$part.jsonl" --store "$work/store" --judge llm --binary --judge-model gemma-3-270m-q4_k_m --runs "$work/runs-$part" >/dev/null
+  cf export --runs "$work/runs-$part" --format sft --labels "$work/claims-$part.jsonl" --corpus "$data/corpus.jsonl" --out "$work/export-$part" --split 1
+done
+mkdir -p "$work/export-judge-all"
+cat "$work/export-judge/train.jsonl" "$work/export-judge-flipped/train.jsonl" > "$work/export-judge-all/train.jsonl"
+cf train lm --data "$work/export-judge-all" --out "$root/models/citeflow/lm-gemma3-270m-scifact-judge" --heldout "$root/bench/scifact-heldout.json" --claims "$data/claims_train.jsonl" --max-length 2048 --epochs 1 --batch-size 8 --lr 5e-4 --seed 13 --threads 2 --data-licence "$licence"

@@ -155,6 +155,41 @@ describe("citeflow export → citeflow train → the product", () => {
     expect(passage).toContain(sentence);
   }, 300_000);
 
+  it("flips the polarity of labelled claims for the judge's adapter: the evidence's labels swapped, ids that name no SciFact claim", () => {
+    const out = join(work, "claims-flipped.jsonl");
+    const said = execFileSync(py, [join(PYTHON_DIR, "nli_augment.py"), "flip-claims", claimsFile, out], { encoding: "utf8" });
+    const input = new Map(
+      readFileSync(claimsFile, "utf8")
+        .split("\n")
+        .filter(Boolean)
+        .map((l) => JSON.parse(l) as { id: number; claim: string; evidence: Record<string, Array<{ label: string }>> })
+        .map((c) => [c.claim, c]),
+    );
+    const flipped = readFileSync(out, "utf8")
+      .split("\n")
+      .filter(Boolean)
+      .map((l) => JSON.parse(l) as { id: number; claim: string; orig: string; evidence: Record<string, Array<{ label: string }>> });
+    expect(said).toContain(`${flipped.length} of 16 claims with evidence flipped`);
+    expect(flipped.length).toBeGreaterThan(8);
+    for (const f of flipped) {
+      const c = input.get(f.orig)!;
+      expect(Object.keys(c.evidence).length).toBeGreaterThan(0);
+      expect(f.id).toBe(100000 + c.id);
+      expect(f.claim).not.toBe(c.claim);
+      const swap: Record<string, string> = { SUPPORT: "CONTRADICT", CONTRADICT: "SUPPORT" };
+      expect(
+        Object.values(f.evidence)
+          .flat()
+          .map((r) => r.label),
+      ).toEqual(
+        Object.values(c.evidence)
+          .flat()
+          .map((r) => swap[r.label]),
+      );
+    }
+    expect(() => execFileSync(py, [join(PYTHON_DIR, "nli_augment.py"), "flip"], { stdio: "pipe" })).toThrow(/usage: nli_augment\.py flip-claims/);
+  });
+
   it("trains an NLI model that transformers.js loads, with a card and sha256 sums, and its scores move off the base's", async () => {
     const models = join(work, "models");
     const out = join(models, "tiny-nli");

@@ -94,6 +94,16 @@ describe("chooseChat", () => {
     expect(choose(none, "generate.answer")).toEqual(withShipped);
     rmSync(claims, { recursive: true });
     expect(choose(none, "claims.extract")).toEqual({ kind: "local", path: base });
+    // The shipped judge's adapter goes on verify.llm once the answers' adapter was trained on answers alone.
+    const judge = join(dir, "citeflow", "lm-gemma3-270m-scifact-judge");
+    mkdirSync(judge, { recursive: true });
+    writeFileSync(join(judge, "adapter.gguf"), "x");
+    writeFileSync(join(judge, "training.json"), JSON.stringify({ base: "gemma-3-270m-q4_k_m.gguf", counts: { rows_by_node: { "verify.llm": 518 } } }));
+    expect(choose(none, "verify.llm")).toEqual(withShipped);
+    writeFileSync(join(shipped, "training.json"), JSON.stringify({ base: "gemma-3-270m-q4_k_m.gguf" }));
+    expect(choose(none, "verify.llm")).toEqual({ kind: "local", path: base, adapter: { name: "citeflow/lm-gemma3-270m-scifact-judge", path: join(judge, "adapter.gguf") } });
+    expect(choose(none, "generate.answer")).toEqual(withShipped);
+    rmSync(judge, { recursive: true });
     // Named, an adapter goes on every node.
     expect(choose({ model: "gemma-3-270m-q4_k_m+citeflow/lm-gemma3-270m-scifact", baseUrl: "" }, "query.enrich")).toEqual(withShipped);
     writeFileSync(join(shipped, "training.json"), JSON.stringify({ base: "another.gguf" }));

@@ -178,7 +178,7 @@ export function buildProgram(registry: NodeRegistry, setCode: (code: number) => 
     .option("--judge-model <name>", "the judge's model: an NLI model, or with --judge llm a chat model (a GGUF, <gguf>+<adapter>, or a server's model)")
     .option(
       "--threshold <nats>",
-      "--judge llm, in-process: true when log P(true) − log P(false) is above this (default: verify.llm's threshold param, chosen on dev claims for Gemma 3 270M; 0: the likelier answer); --binary prints the best one for the claims given",
+      "--judge llm, in-process: true when log P(true) − log P(false) is above this (default: verify.llm's, chosen on dev claims for the judge's model; 0: the likelier answer); --binary prints the best one for the claims given",
       numberArg("--threshold"),
     )
     .option("--limit <n>", "only the first N claims", intArg("--limit"))

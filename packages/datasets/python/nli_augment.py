@@ -113,3 +113,36 @@ def corpus_pairs(abstracts: list[list[str]], sentences: int, seed: int) -> tuple
         out.append((abstracts[i][other], s, "NO_EVIDENCE"))
         counts["corpus_no_evidence"] += 1
     return out, counts
+
+
+# A flipped claim's id: the claim's own plus this, so that it never names a SciFact claim.
+FLIPPED_ID = 100000
+
+
+def flip_claims(claims: list[dict]) -> list[dict]:
+    """SciFact claims with evidence, each with its polarity flipped where a rule applies: the same evidence with
+    SUPPORT and CONTRADICT swapped, id + FLIPPED_ID, and the original text as "orig". The judge's adapter trains on
+    verify.llm's calls for both (scripts/train-shipped.sh): the same passages, the opposite answer."""
+    swap = {"SUPPORT": "CONTRADICT", "CONTRADICT": "SUPPORT"}
+    out = []
+    for c in claims:
+        f = flip(c["claim"]) if c.get("evidence") else None
+        if not f or f == c["claim"]:
+            continue
+        evidence = {d: [{"sentences": r["sentences"], "label": swap[r["label"]]} for r in rs] for d, rs in c["evidence"].items()}
+        out.append({"id": FLIPPED_ID + c["id"], "claim": f, "evidence": evidence, "cited_doc_ids": c["cited_doc_ids"], "orig": c["claim"]})
+    return out
+
+
+if __name__ == "__main__":
+    import json
+    import sys
+
+    if len(sys.argv) != 4 or sys.argv[1] != "flip-claims":
+        sys.exit("usage: nli_augment.py flip-claims <claims.jsonl> <out.jsonl>: SciFact claims with their polarity flipped (flip_claims)")
+    with open(sys.argv[2], encoding="utf-8") as f:
+        rows = [json.loads(line) for line in f if line.strip()]
+    flipped = flip_claims(rows)
+    with open(sys.argv[3], "w", encoding="utf-8") as f:
+        f.writelines(json.dumps(c) + "\n" for c in flipped)
+    print(f"{len(flipped)} of {sum(bool(c.get('evidence')) for c in rows)} claims with evidence flipped → {sys.argv[3]}")

@@ -16,11 +16,14 @@ export const DEFAULT_ADAPTER = "citeflow/lm-gemma3-270m-scifact";
 /** Citeflow's shipped adapter for arXivBot's claims (claims.extract). */
 export const CLAIMS_ADAPTER = "citeflow/lm-gemma3-270m-scifact-claims";
 
+/** Citeflow's shipped adapter for OpenScholar's true/false judge (verify.llm). */
+export const JUDGE_ADAPTER = "citeflow/lm-gemma3-270m-scifact-judge";
+
 /**
  * Citeflow's shipped adapters, each applied by default to the base it was trained on, for the node
- * types it was trained on (its training.json), when installed: answers, and arXivBot's claims.
+ * types it was trained on (its training.json), when installed: answers, arXivBot's claims, the judge.
  */
-export const DEFAULT_ADAPTERS = [DEFAULT_ADAPTER, CLAIMS_ADAPTER] as const;
+export const DEFAULT_ADAPTERS = [DEFAULT_ADAPTER, CLAIMS_ADAPTER, JUDGE_ADAPTER] as const;
 
 /** `base+adapter` → its two names; a name without "+" has no adapter. */
 export function splitAdapter(name: string): { base: string; adapter?: string } {

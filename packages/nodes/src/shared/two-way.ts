@@ -10,6 +10,9 @@ export function twoWay([yes, no]: number[], threshold: number): { yes: boolean; 
   return { yes: margin > threshold, pYes: 1 / (1 + Math.exp(-margin)) };
 }
 
-/** The threshold param of a node that decides by twoWay: `yes` names its yes answer, `dflt` its default. */
-export const thresholdParam = (yes: string, no: string, dflt: number) =>
-  z.number().default(dflt).describe(`In-process models: ${yes} when log P(${yes}) − log P(${no}) is above this (natural log; 0: the likelier answer). Choose it on examples you do not report on`);
+/** What the threshold param of a node that decides by twoWay means: `yes` names its yes answer. */
+export const thresholdText = (yes: string, no: string) =>
+  `In-process models: ${yes} when log P(${yes}) − log P(${no}) is above this (natural log; 0: the likelier answer). Choose it on examples you do not report on`;
+
+/** The threshold param of a node that decides by twoWay, with its default. */
+export const thresholdParam = (yes: string, no: string, dflt: number) => z.number().default(dflt).describe(thresholdText(yes, no));

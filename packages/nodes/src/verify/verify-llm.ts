@@ -1,9 +1,10 @@
 import { compileTemplate, defineNode, type Verdict } from "@citeflow/core";
+import { JUDGE_ADAPTER } from "@citeflow/models";
 import { z } from "zod";
 import { callChat, chatAndPrompt, llmParams, noChatReason } from "../shared/llm.js";
 import { promptParam } from "../shared/prompts.js";
 import { readTrueFalse, trueFalseSchema } from "../shared/structured.js";
-import { thresholdParam, twoWay } from "../shared/two-way.js";
+import { thresholdText, twoWay } from "../shared/two-way.js";
 
 /** The first "true" or "false" in a reply. */
 export function parseTrueFalse(text: string): boolean {
@@ -13,7 +14,7 @@ export function parseTrueFalse(text: string): boolean {
 }
 
 /** The two answers an in-process judge scores: the schema's two answers, as its grammar writes them. */
-const TRUE_FALSE = ['{"answer":"true"}', '{"answer":"false"}'];
+export const TRUE_FALSE = ['{"answer":"true"}', '{"answer":"false"}'];
 
 /** A verdict from the log-probabilities of "true" and "false": true above the threshold, with P(true) of the two. */
 function scored(claimId: string, logprobs: number[], threshold: number): Verdict {
@@ -25,11 +26,23 @@ function scored(claimId: string, logprobs: number[], threshold: number): Verdict
 const answered = (claimId: string, isTrue: boolean): Verdict => ({ claimId, label: isTrue ? "SUPPORT" : "CONTRADICT", probabilities: isTrue ? { SUPPORT: 1 } : { CONTRADICT: 1 } });
 
 /**
- * The least log P(true) − log P(false) at which an in-process judge says true. Chosen on the dev
- * split's 100 claims for Gemma 3 270M, verify.llm's default model (bench/README.md, "The judge,
- * scored"): at 0 it said true for all 100; here it scores 0.710 there (always true: 0.660).
+ * The least log P(true) − log P(false) at which an in-process judge says true, unless the node's
+ * `threshold` says otherwise: for Gemma 3 270M alone, and any model without a threshold of its own.
+ * Chosen on the dev split's 100 claims (bench/README.md, "The judge, scored"): at 0 Gemma said
+ * true for all 100; here it scores 0.710 there (always true: 0.660).
  */
 export const JUDGE_THRESHOLD = 0.74;
+
+/**
+ * The same for Citeflow's judge adapter (JUDGE_ADAPTER, verify.llm's default model when installed),
+ * chosen the same way: 0.760 on the dev split's 100 claims.
+ */
+export const JUDGE_ADAPTER_THRESHOLD = -0.41;
+
+/** The default threshold for the model a judge runs (its id: `<base>+<adapter>` with an adapter). */
+export function judgeThreshold(modelId: string): number {
+  return modelId.endsWith(`+${JUDGE_ADAPTER}`) ? JUDGE_ADAPTER_THRESHOLD : JUDGE_THRESHOLD;
+}
 
 /** Its type, also the task it asks its language model (the default adapter goes on the tasks it was trained on). */
 const TYPE = "verify.llm";
@@ -39,14 +52,17 @@ export const verifyLlm = defineNode({
   title: "Verify claims (LLM, true/false)",
   family: "verify",
   description:
-    "OpenScholar's SciFact protocol: a language model reads the passages each claim cites (all of them when it cites none) and answers whether the claim is true or false → SUPPORT or CONTRADICT, one verdict per claim. An in-process model scores both answers: the verdict is true when log P(true) − log P(false) exceeds `threshold`, and carries those probabilities.",
+    "OpenScholar's SciFact protocol: a language model reads the passages each claim cites (all of them when it cites none) and answers whether the claim is true or false → SUPPORT or CONTRADICT, one verdict per claim. An in-process model scores both answers: the verdict is true when log P(true) − log P(false) exceeds `threshold` (unset: the one chosen for the model), and carries those probabilities.",
   inputs: { claims: { type: "Claim[]" }, passages: { type: "Passage[]" } },
   outputs: { verdicts: { type: "Verdict[]", description: "One per claim" } },
   params: z.object({
     ...llmParams,
     maxTokens: z.number().int().positive().default(8),
     prompt: promptParam("openscholar.scifact.v1", "Prompt over claim and passages"),
-    threshold: thresholdParam("true", "false", JUDGE_THRESHOLD),
+    threshold: z
+      .number()
+      .optional()
+      .describe(`${thresholdText("true", "false")}. Unset: the one chosen for the model (${JUDGE_ADAPTER_THRESHOLD} for Citeflow's judge adapter, else ${JUDGE_THRESHOLD})`),
   }),
   fingerprint: chatAndPrompt(TYPE),
   async run(inputs, p, ctx) {
@@ -60,7 +76,11 @@ export const verifyLlm = defineNode({
       const cited = all.filter((x) => claim.passageIds.includes(x.id));
       const messages = [{ role: "user" as const, content: template.render({ claim, passages: cited.length ? cited : all }) }];
       const r = await callChat(ctx, chat, messages, p, "judge", { jsonSchema: trueFalseSchema, ...(chat.constrains ? { choices: TRUE_FALSE } : {}) });
-      verdicts.push(r.choiceLogprobs ? scored(claim.id, r.choiceLogprobs, p.threshold) : answered(claim.id, r.structured !== undefined ? readTrueFalse(r.structured) : parseTrueFalse(r.text)));
+      verdicts.push(
+        r.choiceLogprobs
+          ? scored(claim.id, r.choiceLogprobs, p.threshold ?? judgeThreshold(chat.id))
+          : answered(claim.id, r.structured !== undefined ? readTrueFalse(r.structured) : parseTrueFalse(r.text)),
+      );
       ctx.progress(i + 1, claims.length);
     }
     return { verdicts };
