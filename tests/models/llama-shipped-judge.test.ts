@@ -40,9 +40,12 @@ describe("the shipped judge adapter", { timeout: 300_000 }, () => {
     expect(choice("verify.llm")).toBe(ID);
     expect(choice("generate.answer")).toBe("citeflow/lm-gemma3-270m-scifact");
     expect(choice("query.enrich")).toBeUndefined();
-    // Its threshold goes with it; the base alone, and a path to the same file, keep the base's.
+    // Its threshold goes with it, named by id or by its file; the base alone and other adapters keep the base's.
     expect(judgeThreshold(`gemma-3-270m-q4_k_m+${ID}`)).toBe(JUDGE_ADAPTER_THRESHOLD);
+    expect(judgeThreshold(`gemma-3-270m-q4_k_m+${join(SHIPPED, "adapter.gguf")}`)).toBe(JUDGE_ADAPTER_THRESHOLD);
     expect(judgeThreshold("gemma-3-270m-q4_k_m")).toBe(JUDGE_THRESHOLD);
+    expect(judgeThreshold("gemma-3-270m-q4_k_m+citeflow/lm-gemma3-270m-scifact")).toBe(JUDGE_THRESHOLD);
+    expect(judgeThreshold("gemma-3-270m-q4_k_m+/tmp/my-judge/adapter.gguf")).toBe(JUDGE_THRESHOLD);
   });
 
   it("calls held-out claims the papers contradict false and one they support true, each where the base model says the opposite", async () => {

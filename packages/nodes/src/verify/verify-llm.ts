@@ -39,9 +39,11 @@ export const JUDGE_THRESHOLD = 0.74;
  */
 export const JUDGE_ADAPTER_THRESHOLD = -0.41;
 
-/** The default threshold for the model a judge runs (its id: `<base>+<adapter>` with an adapter). */
+/** The default threshold for the model a judge runs (its id: `<base>+<adapter>` with an adapter, named by id or by its file's path). */
 export function judgeThreshold(modelId: string): number {
-  return modelId.endsWith(`+${JUDGE_ADAPTER}`) ? JUDGE_ADAPTER_THRESHOLD : JUDGE_THRESHOLD;
+  const at = modelId.lastIndexOf("+");
+  const adapter = at < 0 ? "" : modelId.slice(at + 1).replace(/\/adapter\.gguf$/i, "");
+  return adapter === JUDGE_ADAPTER || adapter.endsWith(`/${JUDGE_ADAPTER}`) ? JUDGE_ADAPTER_THRESHOLD : JUDGE_THRESHOLD;
 }
 
 /** Its type, also the task it asks its language model (the default adapter goes on the tasks it was trained on). */
