@@ -1,7 +1,11 @@
 import { readFileSync } from "node:fs";
+import { expect } from "vitest";
 import { join } from "node:path";
 import { fileURLToPath } from "node:url";
 import type { Passage } from "@citeflow/core";
+import { configFromEnv, createServices } from "@citeflow/nodes";
+import { expectSha256Sums } from "../helpers.js";
+import { INSTALLED } from "./local.js";
 
 /**
  * The passages the shipped adapters' suites prompt with, for a SciFact training claim (data/): the
@@ -27,4 +31,18 @@ export function claimPassages(claimId: number, withEvidence = true): { passages:
   const passages = [...(withEvidence ? [gold[0]!] : []), ...others].map(passage);
   const rationale = withEvidence ? c.evidence[gold[0]!]!.flatMap((s) => s.sentences.map((i) => corpus.get(gold[0]!)!.abstract[i]!.trim())) : [];
   return { passages, rationale };
+}
+
+/** The adapter the one rule puts on a node of this type when no model is named, with the installed models (undefined: the base alone). */
+export function defaultAdapter(task: string): string | undefined {
+  const c = createServices({ ...configFromEnv({}), modelsDirs: [INSTALLED] }).chatChoice({ model: "", baseUrl: "" }, task);
+  return c.kind === "local" ? c.adapter?.name : c.kind;
+}
+
+/** A shipped adapter's folder is whole (its SHA256SUMS), the claims its suite tests on are held out, and its training.json says what it was trained on. */
+export function expectShippedAdapter(folder: string, testedOn: number[], training: object): void {
+  expectSha256Sums(folder);
+  const held = new Set(JSON.parse(readFileSync(join(root, "bench", "scifact-heldout.json"), "utf8")).heldout_ids);
+  for (const id of testedOn) expect(held.has(id), `claim ${id} is held out`).toBe(true);
+  expect(JSON.parse(readFileSync(join(folder, "training.json"), "utf8"))).toMatchObject(training);
 }

@@ -1,12 +1,10 @@
-import { readFileSync } from "node:fs";
 import { join } from "node:path";
 import { describe, expect, it } from "vitest";
 import { compileTemplate } from "@citeflow/core";
 import { CLAIMS_ADAPTER as ID, loadLocalChat } from "@citeflow/models";
 import { claimsSchema, configFromEnv, createServices } from "@citeflow/nodes";
-import { expectSha256Sums } from "../helpers.js";
-import { claimPassages, claims, root } from "./heldout-claims.js";
-import { GEMMA, INSTALLED } from "./local.js";
+import { claimPassages, claims, defaultAdapter, expectShippedAdapter, root } from "./heldout-claims.js";
+import { GEMMA } from "./local.js";
 
 // The claims adapter Citeflow ships (models/citeflow/lm-gemma3-270m-scifact-claims), on the real base,
 // extracting arXivBot's claims for claims of the fixed held-out split that no model trained on.
@@ -23,23 +21,15 @@ function prompt(claimId: number) {
 
 describe("the shipped claims adapter", { timeout: 300_000 }, () => {
   it("is whole (its SHA256SUMS), trained on claims.extract's rows without the held-out claims, and claims.extract's default", () => {
-    expectSha256Sums(SHIPPED);
-    const held = new Set(JSON.parse(readFileSync(join(root, "bench", "scifact-heldout.json"), "utf8")).heldout_ids);
-    for (const id of [39, 40]) expect(held.has(id)).toBe(true);
-    expect(JSON.parse(readFileSync(join(SHIPPED, "training.json"), "utf8"))).toMatchObject({
+    expectShippedAdapter(SHIPPED, [39, 40], {
       base: "gemma-3-270m-q4_k_m.gguf",
       refused_heldout: 40,
       counts: { rows_by_node: { "claims.extract": 197 } },
     });
     // Nothing named: claims.extract gets this adapter, generate.answer the answers' one, query.enrich the base.
-    const services = createServices({ ...configFromEnv({}), modelsDirs: [INSTALLED] });
-    const choice = (task: string) => {
-      const c = services.chatChoice({ model: "", baseUrl: "" }, task);
-      return c.kind === "local" ? c.adapter?.name : c.kind;
-    };
-    expect(choice("claims.extract")).toBe(ID);
-    expect(choice("generate.answer")).toBe("citeflow/lm-gemma3-270m-scifact");
-    expect(choice("query.enrich")).toBeUndefined();
+    expect(defaultAdapter("claims.extract")).toBe(ID);
+    expect(defaultAdapter("generate.answer")).toBe("citeflow/lm-gemma3-270m-scifact");
+    expect(defaultAdapter("query.enrich")).toBeUndefined();
   });
 
   it("quotes a rationale sentence of the passage that holds the evidence, where the base model gives no claim", async () => {

@@ -1,12 +1,10 @@
-import { readFileSync } from "node:fs";
 import { join } from "node:path";
 import { describe, expect, it } from "vitest";
 import { compileTemplate } from "@citeflow/core";
 import { JUDGE_ADAPTER as ID, loadLocalChat } from "@citeflow/models";
 import { configFromEnv, createServices, JUDGE_ADAPTER_THRESHOLD, JUDGE_THRESHOLD, judgeThreshold, TRUE_FALSE, trueFalseSchema } from "@citeflow/nodes";
-import { expectSha256Sums } from "../helpers.js";
-import { claimPassages, claims, root } from "./heldout-claims.js";
-import { GEMMA, INSTALLED } from "./local.js";
+import { claimPassages, claims, defaultAdapter, expectShippedAdapter, root } from "./heldout-claims.js";
+import { GEMMA } from "./local.js";
 
 // The judge adapter Citeflow ships (models/citeflow/lm-gemma3-270m-scifact-judge), on the real base,
 // scoring OpenScholar's true/false prompt for claims of the fixed held-out split that no model trained on.
@@ -23,23 +21,15 @@ function prompt(claimId: number) {
 
 describe("the shipped judge adapter", { timeout: 300_000 }, () => {
   it("is whole (its SHA256SUMS), trained on verify.llm's rows without the held-out claims, and verify.llm's default with its own threshold", () => {
-    expectSha256Sums(SHIPPED);
-    const held = new Set(JSON.parse(readFileSync(join(root, "bench", "scifact-heldout.json"), "utf8")).heldout_ids);
-    for (const id of [104, 734, 798]) expect(held.has(id)).toBe(true);
-    expect(JSON.parse(readFileSync(join(SHIPPED, "training.json"), "utf8"))).toMatchObject({
+    expectShippedAdapter(SHIPPED, [104, 734, 798], {
       base: "gemma-3-270m-q4_k_m.gguf",
       refused_heldout: 30,
       counts: { rows_by_node: { "verify.llm": 518 } },
     });
     // Nothing named: verify.llm gets this adapter, generate.answer the answers' one, query.enrich the base.
-    const services = createServices({ ...configFromEnv({}), modelsDirs: [INSTALLED] });
-    const choice = (task: string) => {
-      const c = services.chatChoice({ model: "", baseUrl: "" }, task);
-      return c.kind === "local" ? c.adapter?.name : c.kind;
-    };
-    expect(choice("verify.llm")).toBe(ID);
-    expect(choice("generate.answer")).toBe("citeflow/lm-gemma3-270m-scifact");
-    expect(choice("query.enrich")).toBeUndefined();
+    expect(defaultAdapter("verify.llm")).toBe(ID);
+    expect(defaultAdapter("generate.answer")).toBe("citeflow/lm-gemma3-270m-scifact");
+    expect(defaultAdapter("query.enrich")).toBeUndefined();
     // Its threshold goes with it, named by id or by its file; the base alone and other adapters keep the base's.
     expect(judgeThreshold(`gemma-3-270m-q4_k_m+${ID}`)).toBe(JUDGE_ADAPTER_THRESHOLD);
     expect(judgeThreshold(`gemma-3-270m-q4_k_m+${join(SHIPPED, "adapter.gguf")}`)).toBe(JUDGE_ADAPTER_THRESHOLD);

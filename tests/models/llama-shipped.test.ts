@@ -1,11 +1,9 @@
-import { readFileSync } from "node:fs";
 import { join } from "node:path";
 import { describe, expect, it } from "vitest";
 import { NO_ANSWER } from "@citeflow/core";
 import { loadLocalChat } from "@citeflow/models";
 import { answerMessages, configFromEnv, createServices, generateAnswer } from "@citeflow/nodes";
-import { expectSha256Sums } from "../helpers.js";
-import { claimPassages, claims, root } from "./heldout-claims.js";
+import { claimPassages, claims, expectShippedAdapter, root } from "./heldout-claims.js";
 import { GEMMA } from "./local.js";
 
 // The language-model adapter Citeflow ships (models/citeflow/lm-gemma3-270m-scifact), on the real
@@ -21,10 +19,7 @@ function prompt(claimId: number, withEvidence = true) {
 
 describe("the shipped language-model adapter", { timeout: 300_000 }, () => {
   it("is whole (its SHA256SUMS) and was trained without the held-out claims it is tested on", () => {
-    expectSha256Sums(SHIPPED);
-    const held = new Set(JSON.parse(readFileSync(join(root, "bench", "scifact-heldout.json"), "utf8")).heldout_ids);
-    for (const id of [12, 39]) expect(held.has(id)).toBe(true);
-    expect(JSON.parse(readFileSync(join(SHIPPED, "training.json"), "utf8"))).toMatchObject({ base: "gemma-3-270m-q4_k_m.gguf", refused_heldout: 162 });
+    expectShippedAdapter(SHIPPED, [12, 39], { base: "gemma-3-270m-q4_k_m.gguf", refused_heldout: 162 });
   });
 
   it("answers held-out claims by quoting the passage that holds the evidence and citing it, where the base model cites nothing", async () => {
