@@ -1,5 +1,5 @@
 import { compileTemplate, defineNode, type Verdict } from "@citeflow/core";
-import { JUDGE_ADAPTER } from "@citeflow/models";
+import { JUDGE_ADAPTER, splitAdapter } from "@citeflow/models";
 import { z } from "zod";
 import { callChat, chatAndPrompt, llmParams, noChatReason } from "../shared/llm.js";
 import { promptParam } from "../shared/prompts.js";
@@ -41,8 +41,7 @@ export const JUDGE_ADAPTER_THRESHOLD = -0.41;
 
 /** The default threshold for the model a judge runs (its id: `<base>+<adapter>` with an adapter, named by id or by its file's path). */
 export function judgeThreshold(modelId: string): number {
-  const at = modelId.lastIndexOf("+");
-  const adapter = at < 0 ? "" : modelId.slice(at + 1).replace(/\/adapter\.gguf$/i, "");
+  const adapter = (splitAdapter(modelId).adapter ?? "").replace(/\/adapter\.gguf$/i, "");
   return adapter === JUDGE_ADAPTER || adapter.endsWith(`/${JUDGE_ADAPTER}`) ? JUDGE_ADAPTER_THRESHOLD : JUDGE_THRESHOLD;
 }
 
