@@ -8,7 +8,7 @@ import { loadEmbedder, loadNli, loadReranker } from "@citeflow/models";
 import { LanceStore, openScholarChunker, readBeirCorpus, type CorpusDocument } from "@citeflow/retrieval";
 import { ensureTrainEnvironment, PYTHON_DIR, trainEnvironment } from "@citeflow/datasets";
 import { DATA, MODELS } from "../scifact.js";
-import { expectSha256Sums } from "../helpers.js";
+import { expectSha256Sums, readJsonl } from "../helpers.js";
 
 // The loop on tiny models: runs → export (gold NLI rows from labelled claims, reranker triplets
 // from qrels) → citeflow train → the product loads the model and its scores change. The base is
@@ -188,6 +188,24 @@ describe("citeflow export → citeflow train → the product", () => {
       );
     }
     expect(() => execFileSync(py, [join(PYTHON_DIR, "nli_augment.py"), "flip"], { stdio: "pipe" })).toThrow(/usage: nli_augment\.py flip-claims/);
+  });
+
+  it("turns PubMedQA's yes/no questions into SciFact claims on their own abstracts, split by held-out PubMed ids; maybe is left out", () => {
+    const record = (question: string, decision: string) => ({ QUESTION: question, CONTEXTS: ["Methods.", "Results."], LONG_ANSWER: "Conclusion.", final_decision: decision });
+    const pqa = join(work, "pqal.json");
+    writeFileSync(pqa, JSON.stringify({ "30": record("Does A cause B?", "no"), "10": record("Is C safe?", "yes"), "20": record("D or E?", "maybe") }));
+    const split = join(work, "pqa-split.json");
+    writeFileSync(split, JSON.stringify({ heldout_ids: [30] }));
+    const out = join(work, "pqa");
+    const script = join(PYTHON_DIR, "pubmedqa_claims.py");
+    expect(execFileSync(py, [script, pqa, split, out], { encoding: "utf8" })).toContain("3 abstracts; 1 training and 1 held-out yes/no questions");
+    const rows = (f: string) => readJsonl(join(out, f));
+    expect(rows("corpus.jsonl").map((d) => d.doc_id)).toEqual([10, 20, 30]);
+    expect(rows("corpus.jsonl")[0]).toEqual({ doc_id: 10, title: "", abstract: ["Methods.", "Results.", "Conclusion."] });
+    expect(rows("claims-train.jsonl")).toEqual([{ id: 10, claim: "Is C safe?", evidence: { "10": [{ sentences: [2], label: "SUPPORT" }] }, cited_doc_ids: [10] }]);
+    expect(rows("claims-heldout.jsonl")).toEqual([{ id: 30, claim: "Does A cause B?", evidence: { "30": [{ sentences: [2], label: "CONTRADICT" }] }, cited_doc_ids: [30] }]);
+    writeFileSync(pqa, JSON.stringify({ "40": { QUESTION: "F?", CONTEXTS: "not a list", LONG_ANSWER: "", final_decision: "yes" } }));
+    expect(() => execFileSync(py, [script, pqa, split, out], { stdio: "pipe" })).toThrow(/pqal\.json: record 40: CONTEXTS must be a list of strings/);
   });
 
   it("trains an NLI model that transformers.js loads, with a card and sha256 sums, and its scores move off the base's", async () => {
