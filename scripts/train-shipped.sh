@@ -11,7 +11,6 @@
 set -euo pipefail
 root="$(cd "$(dirname "$0")/.." && pwd)"
 data="${CITEFLOW_DATA:-$root/data}/scifact"
-pubmedqa="${CITEFLOW_DATA:-$root/data}/pubmedqa"
 work="${1:-$root/.citeflow/train-shipped}"
 cf() { node "$root/packages/cli/dist/bin.js" "$@"; }
 mkdir -p "$work"
@@ -57,9 +56,7 @@ cf train lm --data "$work/export-claims" --out "$root/models/citeflow/lm-gemma3-
 # splits (`eval scifact --judge llm --binary` traces them; the base judges, so no adapter shapes the prompts), and on
 # the same claims with their polarity flipped by `citeflow train nli`'s rules, where one applies (the evidence's labels
 # swapped: nli_augment.py flip-claims); both exported with their labels (true when the evidence supports the claim),
-# and on PubMedQA's yes/no questions outside bench/pubmedqa-heldout.json (the question as the claim, its own abstract
-# as the evidence: pubmedqa_claims.py; MultiVerS also trains on PubMedQA, as in-domain weak labels); then LoRA on those rows
-# alone: one epoch, 8 a step, the answer's deciding token weighted 8 times.
+# then LoRA on those rows alone: one epoch, 8 a step, the answer's deciding token weighted 8 times.
 node -e '
   const fs = require("fs");
   const split = (f, k) => new Set(JSON.parse(fs.readFileSync(f, "utf8"))[k]);
@@ -68,15 +65,10 @@ node -e '
   console.log(rows.filter((l) => { const c = JSON.parse(l); return !held.has(c.id) && !dev.has(c.id) && Object.keys(c.evidence).length > 0; }).join("\n"));
 ' "$data/claims_train.jsonl" "$root/bench/scifact-heldout.json" "$root/bench/scifact-dev.json" > "$work/claims-judge.jsonl"
 python3 "$root/packages/datasets/python/nli_augment.py" flip-claims "$work/claims-judge.jsonl" "$work/claims-judge-flipped.jsonl"
-python3 "$root/packages/datasets/python/pubmedqa_claims.py" "$pubmedqa/pqal_dev.json" "$root/bench/pubmedqa-heldout.json" "$work/pubmedqa"
-cf ingest "$work/pubmedqa/corpus.jsonl" --store "$work/store-pubmedqa" --batch 64
-judge_rows() { # name claims store corpus
-  cf eval scifact --claims "$2" --store "$3" --judge llm --binary --judge-model gemma-3-270m-q4_k_m --runs "$work/runs-$1" >/dev/null
-  cf export --runs "$work/runs-$1" --format sft --labels "$2" --corpus "$4" --out "$work/export-$1" --split 1
-}
-judge_rows judge "$work/claims-judge.jsonl" "$work/store" "$data/corpus.jsonl"
-judge_rows judge-flipped "$work/claims-judge-flipped.jsonl" "$work/store" "$data/corpus.jsonl"
-judge_rows judge-pubmedqa "$work/pubmedqa/claims-train.jsonl" "$work/store-pubmedqa" "$work/pubmedqa/corpus.jsonl"
+for part in judge judge-flipped; do
+  cf eval scifact --claims "$work/claims-$part.jsonl" --store "$work/store" --judge llm --binary --judge-model gemma-3-270m-q4_k_m --runs "$work/runs-$part" >/dev/null
+  cf export --runs "$work/runs-$part" --format sft --labels "$work/claims-$part.jsonl" --corpus "$data/corpus.jsonl" --out "$work/export-$part" --split 1
+done
 mkdir -p "$work/export-judge-all"
-cat "$work/export-judge/train.jsonl" "$work/export-judge-flipped/train.jsonl" "$work/export-judge-pubmedqa/train.jsonl" > "$work/export-judge-all/train.jsonl"
-cf train lm --data "$work/export-judge-all" --out "$root/models/citeflow/lm-gemma3-270m-scifact-judge" --heldout "$root/bench/scifact-heldout.json" --claims "$data/claims_train.jsonl" --max-length 2048 --epochs 1 --batch-size 8 --lr 5e-4 --seed 13 --threads 2 --data-licence "$licence; PubMedQA (Jin et al., 2019): MIT (data/pubmedqa/LICENSE)"
+cat "$work/export-judge/train.jsonl" "$work/export-judge-flipped/train.jsonl" > "$work/export-judge-all/train.jsonl"
+cf train lm --data "$work/export-judge-all" --out "$root/models/citeflow/lm-gemma3-270m-scifact-judge" --heldout "$root/bench/scifact-heldout.json" --claims "$data/claims_train.jsonl" --max-length 2048 --epochs 1 --batch-size 8 --lr 5e-4 --seed 13 --threads 2 --data-licence "$licence"
