@@ -206,6 +206,15 @@ describe("citeflow export → citeflow train → the product", () => {
     expect(rows("claims-heldout.jsonl")).toEqual([{ id: 30, claim: "Does A cause B?", evidence: { "30": [{ sentences: [2], label: "CONTRADICT" }] }, cited_doc_ids: [30] }]);
     writeFileSync(pqa, JSON.stringify({ "40": { QUESTION: "F?", CONTEXTS: "not a list", LONG_ANSWER: "", final_decision: "yes" } }));
     expect(() => execFileSync(py, [script, pqa, split, out], { stdio: "pipe" })).toThrow(/pqal\.json: record 40: CONTEXTS must be a list of strings/);
+    // The shipped split is the draw its description names, over the yes/no questions of the data it names.
+    const shipped = JSON.parse(readFileSync(fileURLToPath(new URL("../../bench/pubmedqa-heldout.json", import.meta.url)), "utf8")) as { questions: number; heldout_ids: number[] };
+    const draw = `import json, random, sys
+d = json.load(open(sys.argv[1]))
+yn = sorted((k for k, v in d.items() if v["final_decision"] in ("yes", "no")), key=int)
+print(json.dumps([len(yn), sorted(int(x) for x in random.Random(13).sample(yn, 100))]))`;
+    const [questions, ids] = JSON.parse(execFileSync(py, ["-c", draw, join(DATA, "pubmedqa", "pqal_dev.json")], { encoding: "utf8" })) as [number, number[]];
+    expect(shipped.questions).toBe(questions);
+    expect(shipped.heldout_ids).toEqual(ids);
   });
 
   it("trains an NLI model that transformers.js loads, with a card and sha256 sums, and its scores move off the base's", async () => {
