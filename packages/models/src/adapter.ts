@@ -32,6 +32,12 @@ export function splitAdapter(name: string): { base: string; adapter?: string } {
   return { base: name.slice(0, at).trim(), adapter: name.slice(at + 1).trim() };
 }
 
+/** Whether a chat model name (`<base>+<adapter>`) puts the adapter `id` on, named by its id or by the path of its folder's adapter.gguf. */
+export function usesAdapter(modelName: string, id: string): boolean {
+  const adapter = (splitAdapter(modelName).adapter ?? "").replace(/\/adapter\.gguf$/i, "");
+  return adapter === id || adapter.endsWith(`/${id}`);
+}
+
 /** The adapter file an id or path names, or undefined; `required` makes that an error naming every place looked. */
 export function findAdapter(id: string, dirs: string[], required = false): string | undefined {
   const looked: string[] = [];

@@ -6,7 +6,7 @@ export { openAIChat, type ChatModel, type ChatMessage, type ChatResult, type Cha
 export { extractiveAnswer, EXTRACTIVE_ID, type ExtractiveOptions } from "./extractive.js";
 export { checkGgufHeader, GGUF_LIMITS } from "./gguf.js";
 export { installedModels, modelKind, type ModelKind } from "./installed.js";
-export { CLAIMS_ADAPTER, DEFAULT_ADAPTER, DEFAULT_ADAPTERS, JUDGE_ADAPTER, adapterCard, adapterHash, adapterTraining, checkAdapter, findAdapter, splitAdapter } from "./adapter.js";
+export { CLAIMS_ADAPTER, DEFAULT_ADAPTER, DEFAULT_ADAPTERS, JUDGE_ADAPTER, adapterCard, adapterHash, adapterTraining, checkAdapter, findAdapter, splitAdapter, usesAdapter } from "./adapter.js";
 export {
   loadLocalChat,
   findGguf,

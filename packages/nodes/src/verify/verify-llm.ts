@@ -1,5 +1,5 @@
 import { compileTemplate, defineNode, type Verdict } from "@citeflow/core";
-import { JUDGE_ADAPTER, splitAdapter } from "@citeflow/models";
+import { JUDGE_ADAPTER, usesAdapter } from "@citeflow/models";
 import { z } from "zod";
 import { callChat, chatAndPrompt, llmParams, noChatReason } from "../shared/llm.js";
 import { promptParam } from "../shared/prompts.js";
@@ -41,8 +41,7 @@ export const JUDGE_ADAPTER_THRESHOLD = -0.41;
 
 /** The default threshold for the model a judge runs (its id: `<base>+<adapter>` with an adapter, named by id or by its file's path). */
 export function judgeThreshold(modelId: string): number {
-  const adapter = (splitAdapter(modelId).adapter ?? "").replace(/\/adapter\.gguf$/i, "");
-  return adapter === JUDGE_ADAPTER || adapter.endsWith(`/${JUDGE_ADAPTER}`) ? JUDGE_ADAPTER_THRESHOLD : JUDGE_THRESHOLD;
+  return usesAdapter(modelId, JUDGE_ADAPTER) ? JUDGE_ADAPTER_THRESHOLD : JUDGE_THRESHOLD;
 }
 
 /** Its type, also the task it asks its language model (the default adapter goes on the tasks it was trained on). */
