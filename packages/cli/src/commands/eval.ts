@@ -256,7 +256,7 @@ export async function evalScifactCommand(o: EvalScifactOptions, registry: NodeRe
   if (o.json) process.stdout.write(JSON.stringify({ ...scores, ...(best ? { best_threshold: best } : {}) }) + "\n");
   else {
     process.stdout.write(
-      `SciFact ${o.binary ? "binary (claims with evidence)" : "3-way"}, judge ${o.judge ?? "nli"}, on ${scores.claims} claims: accuracy ${scores.accuracy.toFixed(3)} · macro-F1 ${scores.macro_f1.toFixed(3)}\n`,
+      `${o.binary ? "Binary (claims with evidence)" : "3-way"} verification of ${o.claims}, judge ${o.judge ?? "nli"}, on ${scores.claims} claims: accuracy ${scores.accuracy.toFixed(3)} · macro-F1 ${scores.macro_f1.toFixed(3)}\n`,
     );
     const labels = Object.keys(scores.confusion);
     process.stdout.write(
