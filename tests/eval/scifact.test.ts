@@ -118,6 +118,9 @@ describe("citeflow eval scifact", () => {
     const s = JSON.parse((await exec(["eval", "scifact", "--claims", claims, "--store", store, "--binary", "--json"])).stdout);
     expect(s.claims).toBe(2);
     expect(Object.keys(s.confusion)).toEqual(["true", "false"]);
+    // Without --json: the same scores, for the claims file it read (any SciFact-format claims, not only SciFact's).
+    const text = (await exec(["eval", "scifact", "--claims", claims, "--store", store, "--binary"])).stdout;
+    expect(text).toContain(`Binary (claims with evidence) verification of ${claims}, judge nli, on 2 claims: accuracy ${s.accuracy.toFixed(3)}`);
     const all = JSON.parse((await exec(["eval", "scifact", "--claims", claims, "--store", store, "--json"])).stdout);
     const runs = tempDir();
     const parallel = await exec(["eval", "scifact", "--claims", claims, "--store", store, "--json", "--parallel", "3", "--runs", runs]);
