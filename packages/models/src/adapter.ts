@@ -1,6 +1,6 @@
 import { createHash } from "node:crypto";
 import { existsSync, readFileSync, statSync } from "node:fs";
-import { isAbsolute, join, resolve } from "node:path";
+import { dirname, isAbsolute, join, resolve } from "node:path";
 import { checkGgufHeader } from "./gguf.js";
 
 /**
@@ -32,16 +32,20 @@ export function splitAdapter(name: string): { base: string; adapter?: string } {
   return { base: name.slice(0, at).trim(), adapter: name.slice(at + 1).trim() };
 }
 
+/** The file an adapter's folder holds its weights in (beside README.md, its card). */
+const ADAPTER_FILE = "adapter.gguf";
+
 /** Whether a chat model name (`<base>+<adapter>`) puts the adapter `id` on, named by its id or by the path of its folder's adapter.gguf. */
 export function usesAdapter(modelName: string, id: string): boolean {
-  const adapter = (splitAdapter(modelName).adapter ?? "").replace(/\/adapter\.gguf$/i, "");
-  return adapter === id || adapter.endsWith(`/${id}`);
+  const adapter = splitAdapter(modelName).adapter ?? "";
+  const folder = adapter.toLowerCase().endsWith(`/${ADAPTER_FILE}`) ? dirname(adapter) : adapter;
+  return folder === id || folder.endsWith(`/${id}`);
 }
 
 /** The adapter file an id or path names, or undefined; `required` makes that an error naming every place looked. */
 export function findAdapter(id: string, dirs: string[], required = false): string | undefined {
   const looked: string[] = [];
-  const candidates = isAbsolute(id) || id.startsWith(".") || id.toLowerCase().endsWith(".gguf") ? [resolve(id)] : dirs.map((d) => join(resolve(d), id, "adapter.gguf"));
+  const candidates = isAbsolute(id) || id.startsWith(".") || id.toLowerCase().endsWith(".gguf") ? [resolve(id)] : dirs.map((d) => join(resolve(d), id, ADAPTER_FILE));
   for (const p of candidates) {
     if (existsSync(p) && statSync(p).isFile()) return p;
     looked.push(p);
