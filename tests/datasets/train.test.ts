@@ -190,6 +190,41 @@ describe("citeflow export → citeflow train → the product", () => {
     expect(() => execFileSync(py, [join(PYTHON_DIR, "nli_augment.py"), "flip"], { stdio: "pipe" })).toThrow(/usage: nli_augment\.py flip-claims/);
   });
 
+  it("flips the evidence of labelled claims in a copy of the corpus: only their rationale sentences change, the claims keep their words, the labels swap", () => {
+    const outClaims = join(work, "claims-evidence-flipped.jsonl");
+    const outCorpus = join(work, "corpus-evidence-flipped.jsonl");
+    const corpusFile = join(DATA, "scifact", "corpus.jsonl");
+    const said = execFileSync(py, [join(PYTHON_DIR, "nli_augment.py"), "flip-evidence", claimsFile, corpusFile, outClaims, outCorpus], { encoding: "utf8" });
+    type Claim = { id: number; claim: string; evidence: Record<string, Array<{ sentences: number[]; label: string }>> };
+    type Doc = { doc_id: number; abstract: string[] };
+    const input = new Map((readJsonl(claimsFile) as Claim[]).map((c) => [c.id, c]));
+    const flipped = readJsonl(outClaims) as Claim[];
+    const before = readJsonl(corpusFile) as Doc[];
+    const after = readJsonl(outCorpus) as Doc[];
+    expect(said).toContain(`${flipped.length} of 16 claims' evidence flipped`);
+    expect(flipped.length).toBeGreaterThan(0);
+    // The whole corpus, in its order; the papers that changed are the flipped claims' evidence, each one claim's.
+    expect(after.map((d) => d.doc_id)).toEqual(before.map((d) => d.doc_id));
+    const changed = new Set(after.filter((d, i) => JSON.stringify(d) !== JSON.stringify(before[i])).map((d) => String(d.doc_id)));
+    const evidencePapers = flipped.flatMap((f) => Object.keys(f.evidence));
+    expect(new Set(evidencePapers)).toEqual(changed);
+    expect(evidencePapers).toHaveLength(changed.size);
+    const byId = new Map(before.map((d, i) => [String(d.doc_id), [d, after[i]!] as const]));
+    const swap: Record<string, string> = { SUPPORT: "CONTRADICT", CONTRADICT: "SUPPORT" };
+    for (const f of flipped) {
+      const c = input.get(f.id - 200000)!;
+      expect(f.claim).toBe(c.claim);
+      for (const [doc, rs] of Object.entries(c.evidence)) {
+        expect(f.evidence[doc]!.map((r) => r.label)).toEqual(rs.map((r) => swap[r.label]));
+        const rationale = new Set(rs.flatMap((r) => r.sentences));
+        const [was, now] = byId.get(doc)!;
+        expect(now.abstract).toHaveLength(was.abstract.length);
+        now.abstract.forEach((s, i) => (rationale.has(i) ? expect(s).not.toBe(was.abstract[i]) : expect(s).toBe(was.abstract[i])));
+      }
+    }
+    expect(() => execFileSync(py, [join(PYTHON_DIR, "nli_augment.py"), "flip-evidence", claimsFile], { stdio: "pipe" })).toThrow(/nli_augment\.py flip-evidence <claims\.jsonl> <corpus\.jsonl>/);
+  });
+
   it("turns PubMedQA's yes/no questions into SciFact claims on their own abstracts, split by held-out PubMed ids; maybe is left out", () => {
     const record = (question: string, decision: string) => ({ QUESTION: question, CONTEXTS: ["Methods.", "Results."], LONG_ANSWER: "Conclusion.", final_decision: decision });
     const pqa = join(work, "pqal.json");

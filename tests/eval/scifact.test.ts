@@ -3,7 +3,7 @@ import { writeFileSync } from "node:fs";
 import { delimiter, join } from "node:path";
 import { fileURLToPath } from "node:url";
 import { beforeAll, describe, expect, it } from "vitest";
-import { bestThreshold, scoreClassification } from "@citeflow/eval";
+import { bestThreshold, rocAuc, scoreClassification } from "@citeflow/eval";
 import type { CorpusDocument } from "@citeflow/retrieval";
 import { RunStore } from "@citeflow/runstore";
 import { tempDir } from "../helpers.js";
@@ -41,6 +41,16 @@ describe("classification scores", () => {
     // Tied scores are never split.
     expect(bestThreshold([at(1, true), at(1, false), at(1, true)]).accuracy).toBeCloseTo(2 / 3, 12);
     expect(() => bestThreshold([])).toThrow(/no scored items/);
+  });
+
+  it("AUC: the share of (positive, negative) pairs ranked right, a tie counting half; none without both kinds", () => {
+    const at = (score: number, positive: boolean) => ({ score, positive });
+    // Positives 2, 5, 6 against negatives −1, 0, 3: 8 of 9 pairs right (2 < 3 is the wrong one).
+    expect(rocAuc([at(5, true), at(-1, false), at(2, true), at(3, false), at(6, true), at(0, false)])).toBeCloseTo(8 / 9, 12);
+    expect(rocAuc([at(1, true), at(1, false)])).toBe(0.5);
+    expect(rocAuc([at(0, true), at(1, false)])).toBe(0);
+    expect(rocAuc([at(1, true), at(2, true)])).toBeUndefined();
+    expect(rocAuc([])).toBeUndefined();
   });
 });
 
@@ -146,6 +156,9 @@ describe("citeflow eval scifact", () => {
     const at = JSON.parse((await run(["--threshold", String(s.best_threshold.threshold)])).stdout);
     expect(at.accuracy).toBe(s.best_threshold.accuracy);
     expect(at.best_threshold).toEqual(s.best_threshold); // the scores do not depend on the threshold
+    expect(at.auc).toBe(s.auc);
+    if (s.confusion.true.true + s.confusion.true.false > 0 && s.confusion.false.true + s.confusion.false.false > 0) expect(s.auc).toBeTypeOf("number");
+    else expect(s.auc).toBeUndefined();
     const bad = await run(["--threshold", "high"]);
     expect(bad.code).not.toBe(0);
     expect(bad.stderr).toContain('--threshold must be a number, got "high"');

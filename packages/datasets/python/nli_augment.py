@@ -24,7 +24,17 @@ _PAIRS = [
     ("above", "below"), ("before", "after"), ("long", "short"), ("larger", "smaller"), ("high", "low"),
 ]
 _SWAP = {a: b for a, b in _PAIRS} | {b: a for a, b in _PAIRS}
-_DIRECTION = re.compile(r"\b(" + "|".join(sorted(map(re.escape, _SWAP), key=len, reverse=True)) + r")\b", re.IGNORECASE)
+
+
+def _words(words) -> re.Pattern:
+    return re.compile(r"\b(" + "|".join(sorted(map(re.escape, words), key=len, reverse=True)) + r")\b", re.IGNORECASE)
+
+
+_DIRECTION = _words(_SWAP)
+# The direction words that state an effect (verbs and their nouns), without those that also name a size, a time or a
+# place ("high-dose", "before treatment", "more than 80%"): a long sentence's first such word is seldom its finding.
+_NOT_EFFECTS = {"higher", "lower", "greater", "smaller", "more", "less", "larger", "high", "low", "above", "below", "before", "after", "long", "short", "common", "rare", "positive", "negative", "gain", "loss", "stable", "unstable", "efficient", "inefficient", "positively", "negatively"}
+_EFFECT = _words(w for w in _SWAP if w not in _NOT_EFFECTS)
 # An existing negation, undone first: "does not cause" → "does cause", "cannot" → "can", "no" → "".
 _UNNEGATE = [(re.compile(r"\bcannot\b", re.I), "can"), (re.compile(r"\b(is|are|was|were|does|do|did|can|may|will|has|have|had|could|should)\s+not\b", re.I), r"\1"), (re.compile(r"\b(\w+)n't\b", re.I), r"\1"), (re.compile(r"\bno\b", re.I), "a"), (re.compile(r"\black(s|ed|ing)?\b", re.I), lambda m: {"": "have", "s": "has", "ed": "had", "ing": "having"}[(m.group(1) or "").lower()])]
 _AUX = re.compile(r"\b(is|are|was|were|can|may|will|has|have|had|could|should|does|do|did)\b", re.IGNORECASE)
@@ -34,17 +44,19 @@ def _case(src: str, word: str) -> str:
     return word[:1].upper() + word[1:] if src[:1].isupper() else word
 
 
-def flip(text: str) -> str | None:
-    """The sentence with its polarity or direction reversed, or None when no rule applies."""
+def flip(text: str, effects_only: bool = False) -> str | None:
+    """The sentence with its polarity or direction reversed, or None when no rule applies. `effects_only`: for the long
+    sentences of an abstract, where the first size or time word, or a "not" after the first auxiliary, often lands on
+    a clause that does not state the finding, only an existing negation or an effect word is reversed."""
     for pattern, repl in _UNNEGATE:
         out, n = pattern.subn(repl, text, count=1)
         if n:
             return out
-    m = _DIRECTION.search(text)
+    m = (_EFFECT if effects_only else _DIRECTION).search(text)
     if m:
         w = m.group(0)
         return text[: m.start()] + _case(w, _SWAP[w.lower()]) + text[m.end() :]
-    m = _AUX.search(text)
+    m = None if effects_only else _AUX.search(text)
     if m:
         return text[: m.end()] + " not" + text[m.end() :]
     return None
@@ -134,15 +146,79 @@ def flip_claims(claims: list[dict]) -> list[dict]:
     return out
 
 
-if __name__ == "__main__":
+# An evidence-flipped claim's id: the claim's own plus this (flip_evidence).
+EVIDENCE_FLIPPED_ID = 200000
+
+
+def flip_evidence(claims: list[dict], corpus: list[dict]) -> tuple[list[dict], list[dict]]:
+    """The other twin: the claim as written, its evidence's rationale sentences flipped in a copy of the corpus, the
+    labels swapped (id + EVIDENCE_FLIPPED_ID). A claim is taken when every one of its rationale sentences flips by a
+    negation or an effect word (flip(effects_only=True)) and
+    none of its evidence papers is another taken claim's, so each changed paper answers one claim. Returns the claims
+    and the whole corpus with those papers changed: retrieved from it, the passages are the original's but for what
+    decides the claim."""
+    swap = {"SUPPORT": "CONTRADICT", "CONTRADICT": "SUPPORT"}
+    docs = {str(d["doc_id"]): d for d in corpus}
+    changed: dict[str, list[str]] = {}
+    out = []
+    for c in claims:
+        ev = c.get("evidence") or {}
+        if not ev or any(d in changed or d not in docs for d in ev):
+            continue
+        abstracts = {d: list(docs[d]["abstract"]) for d in ev}
+        ok = True
+        for d, rs in ev.items():
+            for i in sorted({i for r in rs for i in r["sentences"]}):
+                f = flip(abstracts[d][i], effects_only=True) if i < len(abstracts[d]) else None
+                if not f or f == abstracts[d][i]:
+                    ok = False
+                    break
+                abstracts[d][i] = f
+            if not ok:
+                break
+        if not ok:
+            continue
+        changed.update(abstracts)
+        evidence = {d: [{"sentences": r["sentences"], "label": swap[r["label"]]} for r in rs] for d, rs in ev.items()}
+        out.append({"id": EVIDENCE_FLIPPED_ID + c["id"], "claim": c["claim"], "evidence": evidence, "cited_doc_ids": c["cited_doc_ids"]})
+    flipped_corpus = [{**d, "abstract": changed[str(d["doc_id"])]} if str(d["doc_id"]) in changed else d for d in corpus]
+    return out, flipped_corpus
+
+
+def _read_jsonl(path: str) -> list[dict]:
     import json
+
+    with open(path, encoding="utf-8") as f:
+        return [json.loads(line) for line in f if line.strip()]
+
+
+def _write_jsonl(path: str, rows: list[dict]) -> None:
+    import json
+
+    with open(path, "w", encoding="utf-8") as f:
+        f.writelines(json.dumps(r) + "\n" for r in rows)
+
+
+USAGE = """usage: nli_augment.py flip-claims <claims.jsonl> <out.jsonl>
+         SciFact claims with their polarity flipped (flip_claims)
+       nli_augment.py flip-evidence <claims.jsonl> <corpus.jsonl> <out-claims.jsonl> <out-corpus.jsonl>
+         the claims as written, against a corpus whose rationale sentences are flipped (flip_evidence)"""
+
+if __name__ == "__main__":
     import sys
 
-    if len(sys.argv) != 4 or sys.argv[1] != "flip-claims":
-        sys.exit("usage: nli_augment.py flip-claims <claims.jsonl> <out.jsonl>: SciFact claims with their polarity flipped (flip_claims)")
-    with open(sys.argv[2], encoding="utf-8") as f:
-        rows = [json.loads(line) for line in f if line.strip()]
-    flipped = flip_claims(rows)
-    with open(sys.argv[3], "w", encoding="utf-8") as f:
-        f.writelines(json.dumps(c) + "\n" for c in flipped)
-    print(f"{len(flipped)} of {sum(bool(c.get('evidence')) for c in rows)} claims with evidence flipped → {sys.argv[3]}")
+    args = sys.argv[1:]
+    if args[:1] == ["flip-claims"] and len(args) == 3:
+        rows = _read_jsonl(args[1])
+        flipped = flip_claims(rows)
+        _write_jsonl(args[2], flipped)
+        print(f"{len(flipped)} of {sum(bool(c.get('evidence')) for c in rows)} claims with evidence flipped → {args[2]}")
+    elif args[:1] == ["flip-evidence"] and len(args) == 5:
+        rows = _read_jsonl(args[1])
+        flipped, corpus = flip_evidence(rows, _read_jsonl(args[2]))
+        _write_jsonl(args[3], flipped)
+        _write_jsonl(args[4], corpus)
+        papers = sum(len(c["evidence"]) for c in flipped)
+        print(f"{len(flipped)} of {sum(bool(c.get('evidence')) for c in rows)} claims' evidence flipped ({papers} papers) → {args[3]}, {args[4]}")
+    else:
+        sys.exit(USAGE)

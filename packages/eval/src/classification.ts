@@ -43,3 +43,17 @@ export function bestThreshold(items: Array<{ score: number; positive: boolean }>
   const at = best.i === 0 ? s[0]!.score - 1 : best.i === s.length ? s[s.length - 1]!.score : (s[best.i - 1]!.score + s[best.i]!.score) / 2;
   return { threshold: at, accuracy: best.correct / s.length };
 }
+
+/**
+ * The area under the ROC curve: the chance that a positive item scores above a negative one (a tie
+ * counts half). It measures the ranking alone, whatever threshold is chosen. Undefined unless both
+ * kinds are there.
+ */
+export function rocAuc(items: Array<{ score: number; positive: boolean }>): number | undefined {
+  const pos = items.filter((x) => x.positive).map((x) => x.score);
+  const neg = items.filter((x) => !x.positive).map((x) => x.score);
+  if (pos.length === 0 || neg.length === 0) return undefined;
+  let wins = 0;
+  for (const p of pos) for (const n of neg) wins += p > n ? 1 : p === n ? 0.5 : 0;
+  return wins / (pos.length * neg.length);
+}

@@ -1,7 +1,7 @@
 import { readFileSync } from "node:fs";
 import { loadGraph, mapInOrder, type CompiledGraph, type NodeRegistry, type Verdict } from "@citeflow/core";
 import { openGraph, type Session } from "@citeflow/host";
-import { bestThreshold, docsInOrder, ndcgAt, pairedBootstrap, readQrels, scoreClassification, scoreRetrieval, type PairedDifference } from "@citeflow/eval";
+import { bestThreshold, docsInOrder, ndcgAt, pairedBootstrap, readQrels, rocAuc, scoreClassification, scoreRetrieval, type PairedDifference } from "@citeflow/eval";
 import { describeModel, modelsDirsFromEnv } from "@citeflow/models";
 import { UsageError } from "../errors.js";
 import { table } from "../table.js";
@@ -251,9 +251,10 @@ export async function evalScifactCommand(o: EvalScifactOptions, registry: NodeRe
   const pairs = await verifyClaims(graph, claims, o, session);
   const scores = scoreClassification(pairs, o.binary ? ["true", "false"] : ["SUPPORT", "CONTRADICT", "NO_EVIDENCE"]);
   // A scoring judge (verify.llm in-process): the threshold these claims would choose, for a split you do not report on.
-  const best =
-    o.binary && o.judge === "llm" && pairs.length > 0 && pairs.every((p) => p.score !== undefined) ? bestThreshold(pairs.map((p) => ({ score: p.score!, positive: p.gold === "true" }))) : undefined;
-  if (o.json) process.stdout.write(JSON.stringify({ ...scores, ...(best ? { best_threshold: best } : {}) }) + "\n");
+  const scored = o.binary && o.judge === "llm" && pairs.length > 0 && pairs.every((p) => p.score !== undefined) ? pairs.map((p) => ({ score: p.score!, positive: p.gold === "true" })) : undefined;
+  const best = scored && bestThreshold(scored);
+  const auc = scored && rocAuc(scored);
+  if (o.json) process.stdout.write(JSON.stringify({ ...scores, ...(best ? { best_threshold: best } : {}), ...(auc !== undefined ? { auc } : {}) }) + "\n");
   else {
     process.stdout.write(
       `${o.binary ? "Binary (claims with evidence)" : "3-way"} verification of ${o.claims}, judge ${o.judge ?? "nli"}, on ${scores.claims} claims: accuracy ${scores.accuracy.toFixed(3)} · macro-F1 ${scores.macro_f1.toFixed(3)}\n`,
@@ -265,6 +266,7 @@ export async function evalScifactCommand(o: EvalScifactOptions, registry: NodeRe
         labels.map((g) => [g, ...labels.map((p) => String(scores.confusion[g]![p]))]),
       ),
     );
+    if (auc !== undefined) process.stdout.write(`AUC ${auc.toFixed(3)}: the chance that a true claim scores above a false one, whatever the threshold.\n`);
     if (best)
       process.stdout.write(
         `The threshold on log P(true) − log P(false) that classifies these claims best: ${best.threshold.toFixed(2)} (accuracy ${best.accuracy.toFixed(3)}). Choose it on claims you do not report on, and pass it with --threshold.\n`,
