@@ -7,6 +7,7 @@
 
 Pairs are (hypothesis, premise, label): the claim first, as Citeflow's SciFact-style models read them.
 """
+import json
 import random
 import re
 
@@ -150,13 +151,23 @@ def flip_claims(claims: list[dict]) -> list[dict]:
 EVIDENCE_FLIPPED_ID = 200000
 
 
+def _flip_sentences(abstract: list[str], indices: set[int]) -> list[str] | None:
+    """The abstract with those sentences flipped (flip(effects_only=True)), or None when one of them does not flip."""
+    out = list(abstract)
+    for i in indices:
+        f = flip(out[i], effects_only=True) if i < len(out) else None
+        if not f or f == out[i]:
+            return None
+        out[i] = f
+    return out
+
+
 def flip_evidence(claims: list[dict], corpus: list[dict]) -> tuple[list[dict], list[dict]]:
     """The other twin: the claim as written, its evidence's rationale sentences flipped in a copy of the corpus, the
     labels swapped (id + EVIDENCE_FLIPPED_ID). A claim is taken when every one of its rationale sentences flips by a
-    negation or an effect word (flip(effects_only=True)) and
-    none of its evidence papers is another taken claim's, so each changed paper answers one claim. Returns the claims
-    and the whole corpus with those papers changed: retrieved from it, the passages are the original's but for what
-    decides the claim."""
+    negation or an effect word and none of its evidence papers is another taken claim's, so each changed paper answers
+    one claim. Returns the claims and the whole corpus with those papers changed: retrieved from it, the passages are
+    the original's but for what decides the claim."""
     swap = {"SUPPORT": "CONTRADICT", "CONTRADICT": "SUPPORT"}
     docs = {str(d["doc_id"]): d for d in corpus}
     changed: dict[str, list[str]] = {}
@@ -165,36 +176,21 @@ def flip_evidence(claims: list[dict], corpus: list[dict]) -> tuple[list[dict], l
         ev = c.get("evidence") or {}
         if not ev or any(d in changed or d not in docs for d in ev):
             continue
-        abstracts = {d: list(docs[d]["abstract"]) for d in ev}
-        ok = True
-        for d, rs in ev.items():
-            for i in sorted({i for r in rs for i in r["sentences"]}):
-                f = flip(abstracts[d][i], effects_only=True) if i < len(abstracts[d]) else None
-                if not f or f == abstracts[d][i]:
-                    ok = False
-                    break
-                abstracts[d][i] = f
-            if not ok:
-                break
-        if not ok:
+        flipped = {d: _flip_sentences(docs[d]["abstract"], {i for r in rs for i in r["sentences"]}) for d, rs in ev.items()}
+        if any(a is None for a in flipped.values()):
             continue
-        changed.update(abstracts)
+        changed.update(flipped)
         evidence = {d: [{"sentences": r["sentences"], "label": swap[r["label"]]} for r in rs] for d, rs in ev.items()}
         out.append({"id": EVIDENCE_FLIPPED_ID + c["id"], "claim": c["claim"], "evidence": evidence, "cited_doc_ids": c["cited_doc_ids"]})
-    flipped_corpus = [{**d, "abstract": changed[str(d["doc_id"])]} if str(d["doc_id"]) in changed else d for d in corpus]
-    return out, flipped_corpus
+    return out, [{**d, "abstract": changed[str(d["doc_id"])]} if str(d["doc_id"]) in changed else d for d in corpus]
 
 
 def _read_jsonl(path: str) -> list[dict]:
-    import json
-
     with open(path, encoding="utf-8") as f:
         return [json.loads(line) for line in f if line.strip()]
 
 
 def _write_jsonl(path: str, rows: list[dict]) -> None:
-    import json
-
     with open(path, "w", encoding="utf-8") as f:
         f.writelines(json.dumps(r) + "\n" for r in rows)
 
