@@ -4,6 +4,8 @@
 - A claim whose polarity or direction is flipped (is / is not, increases / decreases, higher /
   lower, …) turns SUPPORT into CONTRADICT and CONTRADICT back into SUPPORT: SciFact's own CONTRADICT
   claims were written from SUPPORT claims this way. A sentence against its flipped self is CONTRADICT.
+- The claim as written against its evidence with the rationale sentences flipped swaps the label the
+  same way (flip_evidence, for whole prompts: the judge's rows read the passages, not pairs).
 
 Pairs are (hypothesis, premise, label): the claim first, as Citeflow's SciFact-style models read them.
 """
