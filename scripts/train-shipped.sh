@@ -56,7 +56,8 @@ cf train lm --data "$work/export-claims" --out "$root/models/citeflow/lm-gemma3-
 # splits (`eval scifact --judge llm --binary` traces them; the base judges, so no adapter shapes the prompts), and on
 # the same claims with their polarity flipped by `citeflow train nli`'s rules, where one applies (the evidence's labels
 # swapped: nli_augment.py flip-claims); both exported with their labels (true when the evidence supports the claim),
-# then LoRA on those rows alone: one epoch, 8 a step, the answer's deciding token weighted 8 times.
+# with the first 30 held-out claims' rows, which train lm refuses and scores (the card's held-out table); then LoRA on
+# those rows alone: one epoch, 8 a step, the answer's deciding token weighted 8 times.
 node -e '
   const fs = require("fs");
   const split = (f, k) => new Set(JSON.parse(fs.readFileSync(f, "utf8"))[k]);
@@ -65,10 +66,17 @@ node -e '
   console.log(rows.filter((l) => { const c = JSON.parse(l); return !held.has(c.id) && !dev.has(c.id) && Object.keys(c.evidence).length > 0; }).join("\n"));
 ' "$data/claims_train.jsonl" "$root/bench/scifact-heldout.json" "$root/bench/scifact-dev.json" > "$work/claims-judge.jsonl"
 python3 "$root/packages/datasets/python/nli_augment.py" flip-claims "$work/claims-judge.jsonl" "$work/claims-judge-flipped.jsonl"
-for part in judge judge-flipped; do
-  cf eval scifact --claims "$work/claims-$part.jsonl" --store "$work/store" --judge llm --binary --judge-model gemma-3-270m-q4_k_m --runs "$work/runs-$part" >/dev/null
-  cf export --runs "$work/runs-$part" --format sft --labels "$work/claims-$part.jsonl" --corpus "$data/corpus.jsonl" --out "$work/export-$part" --split 1
-done
+node -e '
+  const fs = require("fs");
+  const held = new Set(JSON.parse(fs.readFileSync(process.argv[2], "utf8")).heldout_ids);
+  console.log(fs.readFileSync(process.argv[1], "utf8").split("\n").filter((l) => l && held.has(JSON.parse(l).id)).join("\n"));
+' "$data/claims_train.jsonl" "$root/bench/scifact-heldout.json" > "$work/claims-judge-heldout.jsonl"
 mkdir -p "$work/export-judge-all"
-cat "$work/export-judge/train.jsonl" "$work/export-judge-flipped/train.jsonl" > "$work/export-judge-all/train.jsonl"
+: > "$work/export-judge-all/train.jsonl"
+for part in judge judge-flipped judge-heldout; do
+  limit=(); [ "$part" = judge-heldout ] && limit=(--limit 30)
+  cf eval scifact --claims "$work/claims-$part.jsonl" "${limit[@]}" --store "$work/store" --judge llm --binary --judge-model gemma-3-270m-q4_k_m --runs "$work/runs-$part" >/dev/null
+  cf export --runs "$work/runs-$part" --format sft --labels "$work/claims-$part.jsonl" --corpus "$data/corpus.jsonl" --out "$work/export-$part" --split 1
+  cat "$work/export-$part/train.jsonl" >> "$work/export-judge-all/train.jsonl"
+done
 cf train lm --data "$work/export-judge-all" --out "$root/models/citeflow/lm-gemma3-270m-scifact-judge" --heldout "$root/bench/scifact-heldout.json" --claims "$data/claims_train.jsonl" --max-length 2048 --epochs 1 --batch-size 8 --lr 5e-4 --seed 13 --threads 2 --data-licence "$licence"
