@@ -58,19 +58,17 @@ cf train lm --data "$work/export-claims" --out "$root/models/citeflow/lm-gemma3-
 # swapped: nli_augment.py flip-claims); both exported with their labels (true when the evidence supports the claim),
 # with the first 30 held-out claims' rows, which train lm refuses and scores (the card's held-out table); then LoRA on
 # those rows alone: one epoch, 8 a step, the answer's deciding token weighted 8 times.
+# The judge's training claims (with evidence, outside both splits) and the held-out claims, one file each.
 node -e '
   const fs = require("fs");
   const split = (f, k) => new Set(JSON.parse(fs.readFileSync(f, "utf8"))[k]);
   const held = split(process.argv[2], "heldout_ids"), dev = split(process.argv[3], "dev_ids");
-  const rows = fs.readFileSync(process.argv[1], "utf8").split("\n").filter(Boolean);
-  console.log(rows.filter((l) => { const c = JSON.parse(l); return !held.has(c.id) && !dev.has(c.id) && Object.keys(c.evidence).length > 0; }).join("\n"));
-' "$data/claims_train.jsonl" "$root/bench/scifact-heldout.json" "$root/bench/scifact-dev.json" > "$work/claims-judge.jsonl"
+  const rows = fs.readFileSync(process.argv[1], "utf8").split("\n").filter(Boolean).map((l) => [l, JSON.parse(l)]);
+  const write = (f, keep) => fs.writeFileSync(f, rows.filter(([, c]) => keep(c)).map(([l]) => l).join("\n") + "\n");
+  write(process.argv[4], (c) => !held.has(c.id) && !dev.has(c.id) && Object.keys(c.evidence).length > 0);
+  write(process.argv[5], (c) => held.has(c.id));
+' "$data/claims_train.jsonl" "$root/bench/scifact-heldout.json" "$root/bench/scifact-dev.json" "$work/claims-judge.jsonl" "$work/claims-judge-heldout.jsonl"
 python3 "$root/packages/datasets/python/nli_augment.py" flip-claims "$work/claims-judge.jsonl" "$work/claims-judge-flipped.jsonl"
-node -e '
-  const fs = require("fs");
-  const held = new Set(JSON.parse(fs.readFileSync(process.argv[2], "utf8")).heldout_ids);
-  console.log(fs.readFileSync(process.argv[1], "utf8").split("\n").filter((l) => l && held.has(JSON.parse(l).id)).join("\n"));
-' "$data/claims_train.jsonl" "$root/bench/scifact-heldout.json" > "$work/claims-judge-heldout.jsonl"
 mkdir -p "$work/export-judge-all"
 : > "$work/export-judge-all/train.jsonl"
 for part in judge judge-flipped judge-heldout; do
