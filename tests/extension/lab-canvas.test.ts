@@ -34,6 +34,16 @@ import {
 describe("The pipeline editor's canvas in JupyterLab (Chromium)", () => {
   useLab();
 
+  /**
+   * Drops a list.select node from the palette onto the empty canvas below the template, its ports
+   * clear of the edge zone where a connection drawn to them would pan the view for as long as the
+   * pointer stays there (and move them away from it on a slow machine).
+   */
+  const dropSelect = async () => {
+    const canvas = (await page.locator(".cf-editor .react-flow__pane").boundingBox())!;
+    await page.dragAndDrop('.cf-palette-item[data-type="list.select"]', ".cf-editor .react-flow__pane", { targetPosition: { x: canvas.width / 2, y: canvas.height - 150 } });
+  };
+
   it("opens the Verif.ai template from the launcher", async () => {
     // Each template's card has Citeflow's icon, and its tooltip is the template's description.
     const card = page.locator(".jp-LauncherCard", { hasText: "Template: Verif.ai" });
@@ -87,8 +97,7 @@ describe("The pipeline editor's canvas in JupyterLab (Chromium)", () => {
   }, 120_000);
 
   it("drags a node from the palette, connects ports, and refuses an incompatible connection", async () => {
-    const canvas = await page.locator(".cf-editor .react-flow__pane").boundingBox();
-    await page.dragAndDrop('.cf-palette-item[data-type="list.select"]', ".cf-editor .react-flow__pane", { targetPosition: { x: canvas!.width / 2, y: canvas!.height - 60 } });
+    await dropSelect();
     await node("select").waitFor();
     // A required input that no edge feeds is marked before anyone runs.
     const unfed = node("select").locator(".cf-port-label.cf-unfed");
@@ -155,8 +164,7 @@ describe("The pipeline editor's canvas in JupyterLab (Chromium)", () => {
     for (const action of ["run-to", "run-from", "run-only"]) expect(await page.locator(`[data-action="${action}"]`).getAttribute("title")).toBe("Type a question first");
     // A graph with an unfed input is refused: the banner says why, and no status or badge of an
     // earlier run stays to read as this one's.
-    const canvas = await page.locator(".cf-editor .react-flow__pane").boundingBox();
-    await page.dragAndDrop('.cf-palette-item[data-type="list.select"]', ".cf-editor .react-flow__pane", { targetPosition: { x: canvas!.width / 2, y: canvas!.height - 60 } });
+    await dropSelect();
     await node("select").waitFor();
     await question.fill("Vitamin D prevents fractures");
     await run.click();
@@ -176,7 +184,7 @@ describe("The pipeline editor's canvas in JupyterLab (Chromium)", () => {
     expect(await nodes.count()).toBe(8);
     // Ctrl+Z after typing in the question box and clicking the empty canvas undoes the graph's last
     // edit, not the typing.
-    await page.dragAndDrop('.cf-palette-item[data-type="list.select"]', ".cf-editor .react-flow__pane", { targetPosition: { x: canvas!.width / 2, y: canvas!.height - 60 } });
+    await dropSelect();
     await expect.poll(() => nodes.count()).toBe(9);
     await question.click();
     await page.keyboard.type(" daily");
