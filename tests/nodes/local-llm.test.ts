@@ -20,7 +20,9 @@ function short(name: string, maxTokens = 48) {
   const doc = template(name);
   for (const n of doc.nodes) {
     const def = registry.get(n.type);
-    if (def && "maxTokens" in (def.params.shape as object)) n.params = { ...n.params, maxTokens };
+    // claims.extract's JSON quotes whole passage sentences (up to 300 characters each): cut at 48
+    // tokens, a long sentence leaves it unclosed, which is an error.
+    if (def && "maxTokens" in (def.params.shape as object)) n.params = { ...n.params, maxTokens: n.type === "claims.extract" ? Math.max(maxTokens, 256) : maxTokens };
   }
   return doc;
 }
@@ -138,7 +140,8 @@ describe("templates on the in-process LLM (Gemma 3 270M GGUF)", { timeout: 300_0
         { id: "question", type: "input.question", params: {} },
         { id: "retrieve", type: "retrieve.lexical", params: { k: 2 } },
         { id: "claim", type: "claims.from-question", params: {} },
-        { id: "enough", type: "check.sufficiency", params: { maxTokens: 48, ...(threshold === undefined ? {} : { threshold }) } },
+        // Its second hop's claims quote whole sentences: room for them (see short).
+        { id: "enough", type: "check.sufficiency", params: { maxTokens: 256, ...(threshold === undefined ? {} : { threshold }) } },
       ],
       edges: [
         "question.question retrieve.question",
