@@ -2,7 +2,7 @@ import { mkdtempSync, readFileSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { describe, expect, it } from "vitest";
-import { loadGraph, startRun } from "@citeflow/core";
+import { closestSentences, loadGraph, splitSentences, startRun, type Passage } from "@citeflow/core";
 import { createRegistry } from "@citeflow/nodes";
 import { RunStore } from "@citeflow/runstore";
 import { exportDataset } from "@citeflow/datasets";
@@ -151,6 +151,31 @@ describe("verification rows (verify.llm: OpenScholar's true/false judge)", () =>
     const plain = mkdtempSync(join(tmpdir(), "citeflow-judge-sft-"));
     exportDataset({ runs, services: envServices(), format: "sft-completion", out: plain, split: 1, runIds: ids.slice(0, 2) });
     expect(readJsonl(join(plain, "train.jsonl")).map((r) => r.completion)).toEqual([[{ role: "assistant", content: "true" }], [{ role: "assistant", content: "true" }]]);
+  });
+
+  it("with sentences, the judge reads each passage cut to its sentences most like the claim, and the row is that prompt", async () => {
+    const server = await suite.serve((_req, res) => json(res, 200, completion("false")));
+    process.env.CITEFLOW_STORE = suite.store;
+    process.env.CITEFLOW_CHAT_MODEL = "judge-model";
+    process.env.OPENAI_BASE_URL = server.url;
+    const cut = structuredClone(graphDoc);
+    cut.nodes.find((n) => n.id === "verify")!.params = { sentences: 1 };
+    const runs = mkdtempSync(join(tmpdir(), "citeflow-judge-runs-"));
+    const store = new RunStore(runs);
+    const claim = suite.docs[10]!.title;
+    const r = await startRun(loadGraph(cut, registry), { ...store.runOptions(), services: envServices(), inputs: { question: { id: "v1", text: claim } } }).result;
+    expect(r.status, JSON.stringify(r.nodes.find((n) => n.error)?.error)).toBe("ok");
+    const passages = r.nodes.find((n) => n.id === "retrieve")!.outputs!.passages as Passage[];
+    const prompt: string = server.requests.at(-1)!.body.messages[0].content;
+    for (const p of passages) {
+      const kept = closestSentences(p.text, claim, 1);
+      expect(splitSentences(p.text).length).toBeGreaterThan(1);
+      expect(prompt).toContain(`${p.title}\n${kept}\n`);
+      for (const other of splitSentences(p.text).filter((x) => !kept.includes(x))) expect(prompt).not.toContain(other);
+    }
+    const out = mkdtempSync(join(tmpdir(), "citeflow-judge-sft-"));
+    exportDataset({ runs, services: envServices(), format: "sft-completion", out, split: 1 });
+    expect(readJsonl(join(out, "train.jsonl"))[0]!.prompt[0].content).toBe(prompt);
   });
 });
 

@@ -181,6 +181,7 @@ export function buildProgram(registry: NodeRegistry, setCode: (code: number) => 
       "--judge llm, in-process: true when log P(true) − log P(false) is above this (default: verify.llm's, chosen on dev claims for the judge's model; 0: the likelier answer); --binary prints the best one for the claims given",
       numberArg("--threshold"),
     )
+    .option("--sentences <n>", "--judge llm: each passage cut to its N sentences most like the claim (default: whole passages)", intArg("--sentences"))
     .option("--limit <n>", "only the first N claims", intArg("--limit"))
     .option("--parallel <n>", "claims verified at once (default 1); more keep a served judge busy", intArg("--parallel"))
     .option("--compare <models...>", "two NLI models A B on the same claims: accuracy of each, B − A and its 95 % bootstrap interval")

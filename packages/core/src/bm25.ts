@@ -1,3 +1,5 @@
+import { sentenceSpans } from "./sentences.js";
+
 /** Lower-cased word tokens without common English stop words. */
 const STOP = new Set(
   "a an and are as at be by for from has have in is it its of on or that the this to was were will with which what does do did not no can than then there these those their such into also been being may might".split(
@@ -31,4 +33,30 @@ export function bm25Scores(query: string, texts: string[]): number[] {
       return acc + (idf * f * 2.2) / (f + 1.2 * (0.25 + (0.75 * d.length) / avg));
     }, 0);
   });
+}
+
+/**
+ * The `n` sentences of `text` most similar to `query` (BM25 among the text's own sentences), in the
+ * text's order: adjacent ones joined as they stand, a gap between two marked " … ". The whole text
+ * when it has `n` sentences or fewer.
+ */
+export function closestSentences(text: string, query: string, n: number): string {
+  const spans = sentenceSpans(text);
+  if (spans.length <= n) return text;
+  const sim = bm25Scores(
+    query,
+    spans.map((s) => text.slice(s.start, s.end)),
+  );
+  const kept = spans
+    .map((_, i) => i)
+    .sort((a, b) => sim[b]! - sim[a]! || a - b)
+    .slice(0, n)
+    .sort((a, b) => a - b);
+  let out = "";
+  kept.forEach((i, j) => {
+    const prev = kept[j - 1];
+    if (prev !== undefined) out += prev === i - 1 ? text.slice(spans[prev]!.end, spans[i]!.start) : " … ";
+    out += text.slice(spans[i]!.start, spans[i]!.end);
+  });
+  return out;
 }

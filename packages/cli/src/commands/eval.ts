@@ -113,6 +113,8 @@ export interface EvalScifactOptions {
   judgeModel?: string;
   /** --judge llm with an in-process model: verify.llm's threshold on log P(true) − log P(false). */
   threshold?: number;
+  /** --judge llm: verify.llm's sentences (each passage cut to the sentences most like the claim). */
+  sentences?: number;
   json?: boolean;
   /** Claims verified at once (default 1): more keep a served judge busy. */
   parallel?: number;
@@ -154,10 +156,11 @@ function supportLogOdds(verdicts: Verdict[]): number | undefined {
  * what was retrieved, then the judge: the NLI model against each passage, or the chat model reading
  * them (true/false, OpenScholar's protocol).
  */
-export function sciFactVerificationGraph(o: { k: number; judge: "nli" | "llm"; modelsDir?: string; model?: string; threshold?: number }) {
+export function sciFactVerificationGraph(o: { k: number; judge: "nli" | "llm"; modelsDir?: string; model?: string; threshold?: number; sentences?: number }) {
   const modelsDir = o.modelsDir ? { modelsDir: o.modelsDir } : {};
   const model = o.model ? { model: o.model } : {};
   const threshold = o.threshold !== undefined ? { threshold: o.threshold } : {};
+  const sentences = o.sentences !== undefined ? { sentences: o.sentences } : {};
   return {
     citeflow: 1,
     name: "SciFact open-retrieval verification",
@@ -166,7 +169,9 @@ export function sciFactVerificationGraph(o: { k: number; judge: "nli" | "llm"; m
       { id: "question", type: "input.question", version: 1, params: {} },
       { id: "retrieve", type: "retrieve.hybrid", version: 1, params: { k: o.k, ...modelsDir } },
       { id: "claim", type: "claims.from-question", version: 1, params: {} },
-      o.judge === "llm" ? { id: "verify", type: "verify.llm", version: 2, params: { ...model, ...threshold } } : { id: "verify", type: "verify.nli", version: 1, params: { ...modelsDir, ...model } },
+      o.judge === "llm"
+        ? { id: "verify", type: "verify.llm", version: 2, params: { ...model, ...threshold, ...sentences } }
+        : { id: "verify", type: "verify.nli", version: 1, params: { ...modelsDir, ...model } },
     ],
     edges: [
       { from: "question.question", to: "retrieve.question" },
@@ -243,6 +248,7 @@ export async function evalScifactCommand(o: EvalScifactOptions, registry: NodeRe
           ...modelsDir,
           ...(o.judgeModel ? { model: o.judgeModel } : {}),
           ...(o.threshold !== undefined ? { threshold: o.threshold } : {}),
+          ...(o.sentences !== undefined ? { sentences: o.sentences } : {}),
         }),
         registry,
         { source: "built-in SciFact graph" },

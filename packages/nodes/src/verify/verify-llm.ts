@@ -1,4 +1,4 @@
-import { compileTemplate, defineNode, type Verdict } from "@citeflow/core";
+import { closestSentences, compileTemplate, defineNode, type Verdict } from "@citeflow/core";
 import { JUDGE_ADAPTER, usesAdapter } from "@citeflow/models";
 import { z } from "zod";
 import { callChat, chatAndPrompt, llmParams, noChatReason } from "../shared/llm.js";
@@ -59,6 +59,7 @@ export const verifyLlm = defineNode({
     ...llmParams,
     maxTokens: z.number().int().positive().default(8),
     prompt: promptParam("openscholar.scifact.v1", "Prompt over claim and passages"),
+    sentences: z.number().int().positive().optional().describe("Each passage cut to its this many sentences most like the claim (BM25), in their order; unset: whole passages"),
     threshold: z
       .number()
       .optional()
@@ -74,7 +75,8 @@ export const verifyLlm = defineNode({
     const verdicts: Verdict[] = [];
     for (const [i, claim] of claims.entries()) {
       const cited = all.filter((x) => claim.passageIds.includes(x.id));
-      const messages = [{ role: "user" as const, content: template.render({ claim, passages: cited.length ? cited : all }) }];
+      const read = (cited.length ? cited : all).map((x) => (p.sentences ? { ...x, text: closestSentences(x.text, claim.text, p.sentences) } : x));
+      const messages = [{ role: "user" as const, content: template.render({ claim, passages: read }) }];
       const r = await callChat(ctx, chat, messages, p, "judge", { jsonSchema: trueFalseSchema, ...(chat.constrains ? { choices: TRUE_FALSE } : {}) });
       verdicts.push(
         r.choiceLogprobs
