@@ -162,5 +162,11 @@ describe("citeflow eval scifact", () => {
     const bad = await run(["--threshold", "high"]);
     expect(bad.code).not.toBe(0);
     expect(bad.stderr).toContain('--threshold must be a number, got "high"');
+    // verify.llm's settings without verify.llm: an error, not a run that ignores them.
+    const nli = await new Promise<{ err: unknown; stderr: string }>((resolve) =>
+      execFile(process.execPath, [bin, "eval", "scifact", "--claims", claims, "--store", store, "--sentences", "2"], { env }, (err, _stdout, stderr) => resolve({ err, stderr })),
+    );
+    expect(nli.err).toBeTruthy();
+    expect(nli.stderr).toContain("--sentences sets the built-in graph's verify.llm: it needs --judge llm and no --graph");
   }, 120_000);
 });

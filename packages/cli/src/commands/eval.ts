@@ -212,6 +212,11 @@ async function verifyClaims(
  * `--binary`: only claims with evidence, SUPPORT = true vs everything else = false (OpenScholar's setting).
  */
 export async function evalScifactCommand(o: EvalScifactOptions, registry: NodeRegistry): Promise<number> {
+  for (const [flag, given] of [
+    ["--threshold", o.threshold],
+    ["--sentences", o.sentences],
+  ] as const)
+    if (given !== undefined && (o.graph || o.judge !== "llm")) throw new UsageError(`${flag} sets the built-in graph's verify.llm: it needs --judge llm and no --graph`);
   const session = cliSession(registry, o.runs, { store: o.store });
   const raw = readFileSync(o.claims, "utf8")
     .split("\n")
