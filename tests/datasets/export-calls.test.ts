@@ -179,6 +179,24 @@ describe("verification rows (verify.llm: OpenScholar's true/false judge)", () =>
   });
 });
 
+describe("bench/judge-claim-alone.citeflow.json (the judge's ablation)", () => {
+  it("sends verify.llm's prompt with no passages in it: the claim alone", async () => {
+    const server = await suite.serve((_req, res) => json(res, 200, completion("true")));
+    process.env.CITEFLOW_STORE = suite.store;
+    process.env.CITEFLOW_CHAT_MODEL = "judge-model";
+    process.env.OPENAI_BASE_URL = server.url;
+    const claim = suite.docs[10]!.title;
+    const g = loadGraph(JSON.parse(readFileSync(join(import.meta.dirname, "..", "..", "bench", "judge-claim-alone.citeflow.json"), "utf8")), registry);
+    const r = await startRun(g, { services: envServices(), inputs: { question: { id: "a1", text: claim } } }).result;
+    expect(r.status, JSON.stringify(r.nodes.find((n) => n.error)?.error)).toBe("ok");
+    expect(r.nodes.find((n) => n.id === "retrieve")!.outputs!.passages).toHaveLength(1);
+    expect(server.requests).toHaveLength(1);
+    const prompt: string = server.requests[0]!.body.messages[0].content;
+    expect(prompt).toContain(`Claim: ${claim}\nAnswer:`);
+    expect(prompt).not.toMatch(/^\[1\]/m);
+  });
+});
+
 describe("structured nodes' calls (query.enrich, rate.relevance, claims.extract, check.sufficiency)", () => {
   const graphDoc = graph(
     {

@@ -168,5 +168,12 @@ describe("citeflow eval scifact", () => {
     );
     expect(nli.err).toBeTruthy();
     expect(nli.stderr).toContain("--sentences sets the built-in graph's verify.llm: it needs --judge llm and no --graph");
+    const graph = await new Promise<{ err: unknown; stderr: string }>((resolve) =>
+      execFile(process.execPath, [bin, "eval", "scifact", "--claims", claims, "--store", store, "--graph", "g.citeflow.json", "--judge-model", "m"], { env }, (err, _stdout, stderr) =>
+        resolve({ err, stderr }),
+      ),
+    );
+    expect(graph.err).toBeTruthy();
+    expect(graph.stderr).toContain("--judge-model sets the built-in graph's judge: with --graph, name the model in the graph");
   }, 120_000);
 });

@@ -217,6 +217,7 @@ export async function evalScifactCommand(o: EvalScifactOptions, registry: NodeRe
     ["--sentences", o.sentences],
   ] as const)
     if (given !== undefined && (o.graph || o.judge !== "llm")) throw new UsageError(`${flag} sets the built-in graph's verify.llm: it needs --judge llm and no --graph`);
+  if (o.graph && o.judgeModel) throw new UsageError("--judge-model sets the built-in graph's judge: with --graph, name the model in the graph (its node's model param) or with CITEFLOW_CHAT_MODEL");
   const session = cliSession(registry, o.runs, { store: o.store });
   const raw = readFileSync(o.claims, "utf8")
     .split("\n")
