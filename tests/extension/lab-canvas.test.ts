@@ -103,10 +103,14 @@ describe("The pipeline editor's canvas in JupyterLab (Chromium)", () => {
     const unfed = node("select").locator(".cf-port-label.cf-unfed");
     expect(await unfed.textContent()).toBe("items");
     // While a connection is drawn, the ports show where it starts and whether it may end where it is.
+    const view = () => page.locator(".cf-editor .react-flow__viewport").evaluate((el) => getComputedStyle(el).transform);
+    const still = await view();
     await dragPort("question.question", "select.items", async () => {
       // Polled: the classes follow the pointer a render later.
       await expect.poll(() => portState("question.question", "source")).toEqual(["connectingfrom"]);
       await expect.poll(() => portState("select.items", "target")).toEqual(["connectingto", "connectionindicator"]);
+      // The port is clear of the pane's edge zone (dropSelect): the view has not panned under the pointer.
+      expect(await view()).toBe(still);
       // Strict mode: another output cannot end the connection.
       expect(await portState("retrieve.passages", "source")).toEqual([]);
       await shot("02-refused");
