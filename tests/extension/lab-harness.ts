@@ -77,8 +77,7 @@ export async function closeAll() {
   await expect.poll(() => page.locator(".jp-Document").count()).toBe(0);
 }
 
-/** Drags from one port handle to another with the mouse, as a user would. */
-/** Drags from an output port to an input port; `over` runs with the pointer over the target, before release. */
+/** Drags from an output port to an input port with the mouse, as a user would; `over` runs with the pointer over the target, before release. */
 export async function dragPort(from: string, to: string, over?: () => Promise<void>) {
   const [fn, fp] = from.split(".");
   const [tn, tp] = to.split(".");
