@@ -156,7 +156,7 @@ function supportLogOdds(verdicts: Verdict[]): number | undefined {
  * what was retrieved, then the judge: the NLI model against each passage, or the chat model reading
  * them (true/false, OpenScholar's protocol).
  */
-export function sciFactVerificationGraph(o: { k: number; judge: "nli" | "llm"; modelsDir?: string; model?: string; threshold?: number; sentences?: number }) {
+export function sciFactVerificationGraph(o: { k: number; judge: "nli" | "llm"; modelsDir?: string; model?: string; threshold?: number | undefined; sentences?: number | undefined }) {
   const modelsDir = o.modelsDir ? { modelsDir: o.modelsDir } : {};
   const model = o.model ? { model: o.model } : {};
   const threshold = o.threshold !== undefined ? { threshold: o.threshold } : {};
@@ -253,8 +253,8 @@ export async function evalScifactCommand(o: EvalScifactOptions, registry: NodeRe
           judge: o.judge ?? "nli",
           ...modelsDir,
           ...(o.judgeModel ? { model: o.judgeModel } : {}),
-          ...(o.threshold !== undefined ? { threshold: o.threshold } : {}),
-          ...(o.sentences !== undefined ? { sentences: o.sentences } : {}),
+          threshold: o.threshold,
+          sentences: o.sentences,
         }),
         registry,
         { source: "built-in SciFact graph" },
