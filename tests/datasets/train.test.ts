@@ -225,6 +225,39 @@ describe("citeflow export → citeflow train → the product", () => {
     expect(() => execFileSync(py, [join(PYTHON_DIR, "nli_augment.py"), "flip-evidence", claimsFile], { stdio: "pipe" })).toThrow(/nli_augment\.py flip-evidence <claims\.jsonl> <corpus\.jsonl>/);
   });
 
+  it("makes claims from abstracts no claim cites: each a sentence of its paper, which flip-claims and flip-evidence reverse alike", () => {
+    const corpusFile = join(DATA, "scifact", "corpus.jsonl");
+    const made = join(work, "corpus-claims.jsonl");
+    const run = (...args: string[]) => execFileSync(py, [join(PYTHON_DIR, "nli_augment.py"), ...args], { encoding: "utf8" });
+    expect(run("corpus-claims", corpusFile, claimsFile, "12", made)).toContain(`12 claims from abstracts no claim cites → ${made}`);
+    type Claim = { id: number; claim: string; evidence: Record<string, Array<{ sentences: number[]; label: string }>> };
+    const claims = readJsonl(made) as Claim[];
+    const docs = new Map((readJsonl(corpusFile) as Array<{ doc_id: number; abstract: string[] }>).map((d) => [String(d.doc_id), d.abstract]));
+    const cited = new Set((readJsonl(claimsFile) as Array<{ cited_doc_ids: number[] }>).flatMap((c) => c.cited_doc_ids.map(String)));
+    expect(claims.map((c) => c.id)).toEqual([...Array(12).keys()].map((i) => 300000 + i));
+    for (const c of claims) {
+      const [[doc, [r]]] = Object.entries(c.evidence) as [[string, [{ sentences: number[]; label: string }]]];
+      expect(cited.has(doc)).toBe(false);
+      expect(r.label).toBe("SUPPORT");
+      expect(docs.get(doc)![r.sentences[0]!]!.trim()).toBe(c.claim);
+    }
+    // The four rows a claim gives: as written and flipped, against its paper as written and flipped.
+    const flipped = join(work, "cc-flipped.jsonl");
+    const evClaims = join(work, "cc-evidence.jsonl");
+    const evCorpus = join(work, "cc-corpus.jsonl");
+    run("flip-claims", made, flipped);
+    run("flip-evidence", made, corpusFile, evClaims, evCorpus);
+    expect(readJsonl(flipped)).toHaveLength(12);
+    expect(readJsonl(evClaims)).toHaveLength(12);
+    const evDocs = new Map((readJsonl(evCorpus) as Array<{ doc_id: number; abstract: string[] }>).map((d) => [String(d.doc_id), d.abstract]));
+    for (const f of readJsonl(flipped) as Claim[]) {
+      const [[doc, [r]]] = Object.entries(f.evidence) as [[string, [{ sentences: number[] }]]];
+      // The claim flipped is its sentence flipped in the paper: the twin is true of the flipped paper.
+      expect(evDocs.get(doc)![r.sentences[0]!]!.trim()).toBe(f.claim);
+    }
+    expect(() => run("corpus-claims", corpusFile, claimsFile, "many", made)).toThrow(/nli_augment\.py corpus-claims <corpus\.jsonl> <claims\.jsonl> <n>/);
+  });
+
   it("turns PubMedQA's yes/no questions into SciFact claims on their own abstracts, split by held-out PubMed ids; maybe is left out", () => {
     const record = (question: string, decision: string) => ({ QUESTION: question, CONTEXTS: ["Methods.", "Results."], LONG_ANSWER: "Conclusion.", final_decision: decision });
     const pqa = join(work, "pqal.json");

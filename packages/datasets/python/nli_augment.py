@@ -187,6 +187,36 @@ def flip_evidence(claims: list[dict], corpus: list[dict]) -> tuple[list[dict], l
     return out, [{**d, "abstract": changed[str(d["doc_id"])]} if str(d["doc_id"]) in changed else d for d in corpus]
 
 
+# A corpus claim's id: this plus its index (corpus_claims), clear of SciFact's ids and their twins' offsets.
+CORPUS_CLAIM_ID = 300000
+
+
+def corpus_claims(corpus: list[dict], claims: list[dict], n: int, seed: int = 13) -> list[dict]:
+    """Claims made from unlabelled abstracts, for rows that only reading the passages can decide: of each abstract
+    (shuffled by `seed`) that no claim in `claims` cites, the last of its final three sentences of 8 to 35 words whose
+    flip is the same by every rule (flip and flip(effects_only=True)), so that flip-claims on it and flip-evidence on
+    its paper reverse the same word; that sentence as written is the claim, SUPPORTed by itself. With flip-claims,
+    flip-evidence and flip-claims again, each gives four rows, two true and two false, the claim's wording the same
+    in a true and a false one."""
+    cited = {str(d) for c in claims for d in [*c.get("cited_doc_ids", []), *(c.get("evidence") or {})]}
+    docs = list(corpus)
+    random.Random(seed).shuffle(docs)
+    out: list[dict] = []
+    for d in docs:
+        if len(out) >= n:
+            break
+        if str(d["doc_id"]) in cited:
+            continue
+        ab = d["abstract"]
+        for j in range(len(ab) - 1, max(-1, len(ab) - 4), -1):
+            s = ab[j].strip()
+            f = flip(s) if 8 <= len(s.split()) <= 35 else None
+            if f and f != s and f == flip(s, effects_only=True):
+                out.append({"id": CORPUS_CLAIM_ID + len(out), "claim": s, "evidence": {str(d["doc_id"]): [{"sentences": [j], "label": "SUPPORT"}]}, "cited_doc_ids": [d["doc_id"]]})
+                break
+    return out
+
+
 def _read_jsonl(path: str) -> list[dict]:
     with open(path, encoding="utf-8") as f:
         return [json.loads(line) for line in f if line.strip()]
@@ -200,7 +230,9 @@ def _write_jsonl(path: str, rows: list[dict]) -> None:
 USAGE = """usage: nli_augment.py flip-claims <claims.jsonl> <out.jsonl>
          SciFact claims with their polarity flipped (flip_claims)
        nli_augment.py flip-evidence <claims.jsonl> <corpus.jsonl> <out-claims.jsonl> <out-corpus.jsonl>
-         the claims as written, against a corpus whose rationale sentences are flipped (flip_evidence)"""
+         the claims as written, against a corpus whose rationale sentences are flipped (flip_evidence)
+       nli_augment.py corpus-claims <corpus.jsonl> <claims.jsonl> <n> <out.jsonl>
+         n claims from abstracts none of claims.jsonl cites, each a sentence of its paper (corpus_claims)"""
 
 if __name__ == "__main__":
     import sys
@@ -218,5 +250,9 @@ if __name__ == "__main__":
         _write_jsonl(args[4], corpus)
         papers = sum(len(c["evidence"]) for c in flipped)
         print(f"{len(flipped)} of {sum(bool(c.get('evidence')) for c in rows)} claims' evidence flipped ({papers} papers) → {args[3]}, {args[4]}")
+    elif args[:1] == ["corpus-claims"] and len(args) == 5 and args[3].isdigit():
+        made = corpus_claims(_read_jsonl(args[1]), _read_jsonl(args[2]), int(args[3]))
+        _write_jsonl(args[4], made)
+        print(f"{len(made)} claims from abstracts no claim cites → {args[4]}")
     else:
         sys.exit(USAGE)
