@@ -6,6 +6,8 @@
   claims were written from SUPPORT claims this way. A sentence against its flipped self is CONTRADICT.
 - The claim as written against its evidence with the rationale sentences flipped swaps the label the
   same way (flip_evidence, for whole prompts: the judge's rows read the passages, not pairs).
+- A sentence of an abstract no claim cites is a claim its paper supports (corpus_claims): with both flips, its
+  wording is true in one row and false in another.
 
 Pairs are (hypothesis, premise, label): the claim first, as Citeflow's SciFact-style models read them.
 """
