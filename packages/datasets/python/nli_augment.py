@@ -210,7 +210,7 @@ def corpus_claims(corpus: list[dict], claims: list[dict], n: int, seed: int = 13
         if str(d["doc_id"]) in cited:
             continue
         ab = d["abstract"]
-        for j in range(len(ab) - 1, max(-1, len(ab) - 4), -1):
+        for j in reversed(range(max(0, len(ab) - 3), len(ab))):
             s = ab[j].strip()
             f = flip(s) if 8 <= len(s.split()) <= 35 else None
             if f and f != s and f == flip(s, effects_only=True):
