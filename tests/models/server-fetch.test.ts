@@ -130,6 +130,10 @@ describe("a server's shared limits", () => {
     expect(configFromEnv({}).serverLimits).toEqual({ concurrent: undefined, tokensPerMinute: undefined });
     expect(() => configFromEnv({ CITEFLOW_SERVER_CONCURRENCY: "0" })).toThrow('$CITEFLOW_SERVER_CONCURRENCY: give a whole number above 0, not "0"');
     expect(() => configFromEnv({ CITEFLOW_SERVER_TOKENS_PER_MINUTE: "lots" })).toThrow("$CITEFLOW_SERVER_TOKENS_PER_MINUTE");
+    // The in-process model's settings follow the same rule: a typo is an error, not the default.
+    expect(configFromEnv({ CITEFLOW_LLM_SEQUENCES: "4", CITEFLOW_LLM_CONTEXT: "4096" }).chat).toMatchObject({ sequences: 4, contextSize: 4096 });
+    expect(() => configFromEnv({ CITEFLOW_LLM_SEQUENCES: "four" })).toThrow('$CITEFLOW_LLM_SEQUENCES: give a whole number above 0, not "four"');
+    expect(() => configFromEnv({ CITEFLOW_LLM_CONTEXT: "8k" })).toThrow('$CITEFLOW_LLM_CONTEXT: give a whole number above 0, not "8k"');
     expect(() => setServerLimits({ concurrent: 1.5 })).toThrow("server limit concurrent: give a whole number above 0, not 1.5");
   });
 });

@@ -60,7 +60,6 @@ export function patchConfig(c: ServicesConfig, p: ServicesPatch): ServicesConfig
 
 type Env = Record<string, string | undefined>;
 
-const count = (v: string | undefined) => (v && /^\d+$/.test(v) ? Number(v) : undefined);
 /** A whole number above 0 from the environment variable `name`, or undefined when it is unset; anything else is refused by name. */
 function positive(env: Env, name: string): number | undefined {
   const v = env[name]?.trim();
@@ -89,8 +88,8 @@ export function configFromEnv(env: Env, graphDir: string = process.cwd()): Servi
   if (env.S2_API_KEY) keys["semantic-scholar"] = env.S2_API_KEY;
   if (env.CORE_API_KEY) keys.core = env.CORE_API_KEY;
   if (env.NCBI_API_KEY) keys.pubmed = env.NCBI_API_KEY;
-  const sequences = count(env.CITEFLOW_LLM_SEQUENCES);
-  const contextSize = count(env.CITEFLOW_LLM_CONTEXT);
+  const sequences = positive(env, "CITEFLOW_LLM_SEQUENCES");
+  const contextSize = positive(env, "CITEFLOW_LLM_CONTEXT");
   const headers = customHeaders(env.OPENAI_CUSTOM_HEADERS);
   return {
     store: env.CITEFLOW_STORE ?? "",
