@@ -2,7 +2,7 @@ import { writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { describe, expect, it } from "vitest";
 import { NO_ANSWER } from "@citeflow/core";
-import { goldAnswer, goldPairs, goldTrue, readGoldLabels } from "@citeflow/datasets";
+import { goldAnswer, goldPairs, goldTrue, readGoldLabels, sciFactLabel } from "@citeflow/datasets";
 import { tempDir } from "../helpers.js";
 
 function files(claims: unknown[], corpus: unknown[]): { claims: string; corpus: string } {
@@ -65,6 +65,13 @@ describe("gold NLI pairs from a labelled corpus (export --labels)", () => {
 
   it("a claim's truth for the true/false judge: supported → true; contradicted or without evidence → false; unlabelled → undefined", () => {
     expect(["1", "2", "3", "99"].map((id) => goldTrue(gold, id))).toEqual([true, false, false, undefined]);
+  });
+
+  it("SciFact's label, the one rule eval scifact and the export share: the first rationale set's label, NO_EVIDENCE when there is none", () => {
+    expect(sciFactLabel([[], [{ label: "CONTRADICT" }, { label: "SUPPORT" }]])).toBe("CONTRADICT");
+    expect(sciFactLabel([[{ label: "maybe" }], [{ label: "SUPPORT" }]])).toBe("SUPPORT");
+    expect(sciFactLabel([])).toBe("NO_EVIDENCE");
+    expect(sciFactLabel(gold.claims.get("2")!.evidence.values())).toBe("CONTRADICT");
   });
 
   it("bad labelled files are refused with the file and line", () => {

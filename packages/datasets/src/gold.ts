@@ -183,7 +183,11 @@ export function goldRationales(gold: GoldLabels, claimId: string, passages: Arra
  */
 export function goldTrue(gold: GoldLabels, claimId: string): boolean | undefined {
   const claim = gold.claims.get(claimId);
-  if (!claim) return undefined;
-  for (const sets of claim.evidence.values()) for (const s of sets) return s.label === "SUPPORT";
-  return false;
+  return claim ? sciFactLabel(claim.evidence.values()) === "SUPPORT" : undefined;
+}
+
+/** SciFact's label for a claim, from its evidence (one list of rationale sets per document): the first set's label, or NO_EVIDENCE when it has none. */
+export function sciFactLabel(evidence: Iterable<Iterable<{ label?: unknown }>>): "SUPPORT" | "CONTRADICT" | "NO_EVIDENCE" {
+  for (const sets of evidence) for (const s of sets) if (s.label === "SUPPORT" || s.label === "CONTRADICT") return s.label;
+  return "NO_EVIDENCE";
 }

@@ -1,5 +1,6 @@
 import { readFileSync } from "node:fs";
 import { loadGraph, mapInOrder, type CompiledGraph, type NodeRegistry, type Verdict } from "@citeflow/core";
+import { sciFactLabel } from "@citeflow/datasets";
 import { openGraph, type Session } from "@citeflow/host";
 import { bestThreshold, docsInOrder, ndcgAt, pairedBootstrap, readQrels, rocAuc, scoreClassification, scoreRetrieval, type PairedDifference } from "@citeflow/eval";
 import { describeModel, modelsDirsFromEnv } from "@citeflow/models";
@@ -124,11 +125,10 @@ export interface EvalScifactOptions {
 
 type Label = "SUPPORT" | "CONTRADICT" | "NO_EVIDENCE";
 
-/** SciFact's gold label: the first evidence label, or NO_EVIDENCE when the claim has none. */
+/** SciFact's gold label of a claim as read from its file (`sciFactLabel`); evidence that is not a list of rationale sets counts as none. */
 function goldLabel(claim: Record<string, unknown>): Label {
-  const evidence = (claim.evidence ?? {}) as Record<string, Array<{ label?: string }>>;
-  for (const entries of Object.values(evidence)) for (const e of entries) if (e.label === "SUPPORT" || e.label === "CONTRADICT") return e.label;
-  return "NO_EVIDENCE";
+  const evidence = claim.evidence && typeof claim.evidence === "object" ? Object.values(claim.evidence).filter(Array.isArray) : [];
+  return sciFactLabel(evidence as Array<Array<{ label?: unknown }>>);
 }
 
 /** A claim's verdicts → one label: the most confident SUPPORT or CONTRADICT, else NO_EVIDENCE. */
