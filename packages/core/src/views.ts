@@ -4,7 +4,7 @@
  * that reads it share one definition; kernel/README.md documents the schema.
  */
 import type { GraphDoc } from "./graph.js";
-import type { NodeStatus } from "./progress.js";
+import type { NodeProgress, NodeStatus } from "./progress.js";
 import type { Answer, Claim, Passage, Verdict } from "./values.js";
 
 /** The MIME type of every Citeflow display; `kind` says which view it holds. */
@@ -15,21 +15,10 @@ export const VIEW_VERSION = 1;
 /** A node's status in a run view: the one vocabulary (`progress.ts`). */
 export type NodeState = NodeStatus;
 
-export interface RunNodeView {
+/** A node in a run view: its id and type, and where it is in the run (`NodeProgress`). */
+export interface RunNodeView extends NodeProgress {
   id: string;
   type: string;
-  status: NodeState;
-  cache?: "hit" | "miss";
-  ms?: number;
-  error?: string;
-  /** While it runs: what it has produced so far (a chat model's text as it streams). */
-  progress?: string;
-  /** Once done: its outputs in one line (`summary.ts`). */
-  summary?: string;
-  /** Once done: the models that made its outputs. */
-  models?: string[];
-  /** Once done: what looks wrong in its result. */
-  warnings?: string[];
 }
 
 export interface RunView {
