@@ -75,6 +75,25 @@ describe("one passage per paper (filter.join-paper)", () => {
     expect(gapped.metadata.chunks).toEqual([0, 2]);
   });
 
+  it("windows that share letters but repeat no word join with a space: 'This' + 'study' stays 'This study'", () => {
+    // OpenScholar's windows do not overlap. The first window ends on "This" and the next starts with "study";
+    // read as a one-letter repeat ("s"), they joined as "Thistudy" (SciFact 13734012, in the demo).
+    for (const [end, start] of [
+      ["This", "study"],
+      ["the", "effect"],
+      ["w1", "w1"],
+    ]) {
+      const text = `${words(255)} ${end} ${start} corroborates it.`;
+      const ps = openScholarChunker()(doc(text));
+      expect(ps.map((p) => p.text.split(" ").at(-1))).toEqual([end, "it."]);
+      expect(joinPapers(ranked(ps, [0, 1]))[0]!.text).toBe(text);
+    }
+    // Without offsets (a store written by another tool), only a whole-word repeat is taken for one.
+    const bare = (p: Passage): Passage => ({ ...p, metadata: { source: "t" } });
+    const ps = openScholarChunker()(doc(`${words(255)} This study corroborates it.`));
+    expect(joinPapers(ranked(ps, [0, 1]).map(bare))[0]!.text).toBe(`${words(255)} This study corroborates it.`);
+  });
+
   it("a PDF's pages stay where they were in the joined text", () => {
     const text = words(600);
     const pages = [

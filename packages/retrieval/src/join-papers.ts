@@ -3,9 +3,15 @@ import { parsePassageId, passageId, type Passage } from "@citeflow/core";
 /** Marks where passages of a paper that were not given lie between two that were. */
 export const GAP = " … ";
 
-/** How many leading characters of `b` are the end of `a` (the sentences a chunker repeats at a window's start). */
+/**
+ * How many leading characters of `b` are the end of `a`: the sentences a chunker repeats at a
+ * window's start. Only whole words count, so that "This" and "study" at two windows' edges stay
+ * "This study", not "Thistudy" (the "s" they share is not a repeat). For windows whose offsets
+ * show they do not overlap it is not asked at all.
+ */
 function overlap(a: string, b: string): number {
-  for (let k = Math.min(a.length, b.length); k > 0; k--) if (a.endsWith(b.slice(0, k))) return k;
+  const edge = (s: string, i: number) => i < 0 || i >= s.length || /\s/.test(s[i]!);
+  for (let k = Math.min(a.length, b.length); k > 0; k--) if (a.endsWith(b.slice(0, k)) && edge(a, a.length - k - 1) && edge(b, k)) return k;
   return 0;
 }
 
@@ -45,7 +51,9 @@ function joinOne(doc: string, given: Passage[]): Passage {
   for (const part of parts) {
     const m = part.p.metadata;
     const adjacent = prev !== undefined && part.chunk === prev.chunk + 1;
-    const skip = adjacent ? overlap(text, part.p.text) : 0;
+    // Where both windows say where they lie in the paper, one that starts after the other ends repeats nothing.
+    const apart = prev?.p.metadata.end !== undefined && m.start !== undefined && m.start >= prev.p.metadata.end;
+    const skip = adjacent && !apart ? overlap(text, part.p.text) : 0;
     const sep = prev === undefined ? "" : adjacent ? (skip > 0 ? "" : " ") : GAP;
     const at = text.length + sep.length;
     text += sep + part.p.text.slice(skip);
