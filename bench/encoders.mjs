@@ -4,8 +4,8 @@
 //     held-out gold rationales; open-retrieval true/false (`citeflow eval scifact --binary`, hybrid
 //     top 3 on the all-MiniLM-L6-v2 store, OpenScholar's setting); pairs/s; as eval.citations' judge:
 //     a gold rationale sentence (copied word for word, as an answer quoting it would) entailed by its
-//     abstract read whole, whole or in 3-sentence windows (premiseWindows, what eval.citations reads),
-//     and, as the control, by the windows of another held-out claim's abstract.
+//     abstract read whole, whole or one of its sentences (premiseSentences, what eval.citations reads),
+//     and, as the control, by another held-out claim's abstract read the same way.
 //   - Reranker: nDCG@10 of hybrid top-100 reranked (hybrid alone is the floor); pairs/s.
 // Peers: the static-vector pair models from $CITEFLOW_MODELS (the previous offline defaults), when
 // that folder has them. Speeds are medians of 5 timed batches of 64 pairs, run alone.
@@ -17,7 +17,7 @@ import { existsSync, mkdtempSync, readFileSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { dirname, join } from "node:path";
 import { fileURLToPath } from "node:url";
-import { nliEntails, premiseWindows } from "@citeflow/eval";
+import { nliEntails, premiseSentences } from "@citeflow/eval";
 import { DEFAULT_MODELS, loadNli, loadReranker, modelsDirsFromEnv } from "@citeflow/models";
 import { DATA } from "./paths.mjs";
 
@@ -107,26 +107,26 @@ const quoted = claims.flatMap((c, k) =>
 );
 if (only !== "rerank" && quoted.length) {
   console.log(`\nas eval.citations' judge: ${quoted.length} gold rationale sentences of these claims, quoted, against their abstract (entailed: SUPPORT is the likeliest label)`);
-  console.log("NLI model                      abstract whole  whole or a window  control: another claim's abstract");
+  console.log("NLI model                      abstract whole  whole or a sentence  control: another claim's abstract");
   for (const id of nliModels) {
     const nli = await loadNli(id, { modelsDirs: dirs });
     const entailed = nliEntails((pairs) => nli.classify(pairs));
     let whole = 0,
-      windowed = 0,
+      bySentence = 0,
       control = 0,
       controls = 0;
     for (const q of quoted) {
       const all = `${q.own.title}\n${q.own.text}`;
       const w = (await entailed([all], q.sentence)) ? 1 : 0;
       whole += w;
-      windowed += w || (await entailed(premiseWindows(q.own), q.sentence)) ? 1 : 0;
+      bySentence += w || (await entailed(premiseSentences(q.own), q.sentence)) ? 1 : 0;
       if (q.other) {
         controls++;
-        control += (await entailed([`${q.other.title}\n${q.other.text}`, ...premiseWindows(q.other)], q.sentence)) ? 1 : 0;
+        control += (await entailed([`${q.other.title}\n${q.other.text}`, ...premiseSentences(q.other)], q.sentence)) ? 1 : 0;
       }
     }
     const rate = (n, d) => `${n}/${d} (${(n / d).toFixed(3)})`;
-    console.log(`${id.padEnd(30)} ${rate(whole, quoted.length).padStart(14)}  ${rate(windowed, quoted.length).padStart(17)}  ${rate(control, controls).padStart(34)}`);
+    console.log(`${id.padEnd(30)} ${rate(whole, quoted.length).padStart(14)}  ${rate(bySentence, quoted.length).padStart(19)}  ${rate(control, controls).padStart(34)}`);
   }
 }
 

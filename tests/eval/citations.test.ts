@@ -1,6 +1,6 @@
 import { describe, expect, it } from "vitest";
 import { toAnswer, type Passage } from "@citeflow/core";
-import { citationScores, premiseWindows, WINDOW } from "@citeflow/eval";
+import { citationScores, premiseSentences } from "@citeflow/eval";
 import { doc, run } from "../helpers.js";
 
 const P = (id: string, text: string): Passage => ({ id, title: "", text, metadata: {}, scores: {} });
@@ -28,19 +28,23 @@ describe("citation precision / recall (ALCE rules)", () => {
     expect(await citationScores(a, passages, entails)).toMatchObject({ precision: 1 / 3, recall: 0.5 });
   });
 
-  it("the judge reads the cited passage whole and in windows of 3 sentences under its title", async () => {
+  it("the judge reads the cited passage whole and each of its sentences alone, as verify.nli does", async () => {
     const text = "ALPHA rose. Then two. Then three. Then four. BETA fell.";
-    const windows = premiseWindows({ title: "DELTA trial", text });
-    expect(windows).toEqual(["DELTA trial\nALPHA rose. Then two. Then three.", "DELTA trial\nThen two. Then three. Then four.", "DELTA trial\nThen three. Then four. BETA fell."]);
-    expect(WINDOW).toBe(3);
-    expect(premiseWindows({ title: "", text: "Short. Text." })).toEqual(["Short. Text."]);
+    const sentences = premiseSentences({ text });
+    expect(sentences).toEqual(["ALPHA rose.", "Then two.", "Then three.", "Then four.", "BETA fell."]);
+    expect(premiseSentences({ text: "" })).toEqual([]);
     const ps = [{ ...P("d#0", text), title: "DELTA trial" }];
-    expect(await citationScores(toAnswer(`${long("In the DELTA trial ALPHA rose")} [1].`, ps), ps, entails)).toMatchObject({ recall: 1 });
+    expect(await citationScores(toAnswer(`${long("ALPHA rose")} [1].`, ps), ps, entails)).toMatchObject({ recall: 1 });
     // The judge also reads the whole passage (ALCE's premise), so this scripted one finds both there.
     expect(await citationScores(toAnswer(`${long("ALPHA rose and BETA fell")} [1].`, ps), ps, entails)).toMatchObject({ recall: 1 });
     const seen: string[][] = [];
     await citationScores(toAnswer(`${long("ALPHA rose")} [1].`, ps), ps, async (premises, h) => (seen.push(premises), entails(premises, h)));
-    expect(seen).toEqual([[`DELTA trial\n${text}`, ...windows]]);
+    expect(seen).toEqual([[`DELTA trial\n${text}`, ...sentences]]);
+    // Two cited passages: joined once, then every sentence of each.
+    const two = [ps[0]!, P("e#0", "GAMMA one. GAMMA two.")];
+    const both: string[][] = [];
+    await citationScores(toAnswer(`${long("ALPHA rose")} [1][2].`, two), two, async (premises, h) => (both.push(premises), entails(premises, h)));
+    expect(both[0]).toEqual([`DELTA trial\n${text}\n\nGAMMA one. GAMMA two.`, ...sentences, "GAMMA one.", "GAMMA two."]);
   });
 
   it("a sentence is judged by what it states: markers and a reporting frame left out", async () => {

@@ -2,6 +2,8 @@ import { readdirSync, readFileSync } from "node:fs";
 import { join } from "node:path";
 import { fileURLToPath } from "node:url";
 import { describe, expect, it } from "vitest";
+import { toAnswer, type Passage } from "@citeflow/core";
+import { citationScores, nliEntails } from "@citeflow/eval";
 import { DEFAULT_ADAPTER, DEFAULT_MODELS, loadNli, loadReranker, modelCard, parseCard } from "@citeflow/models";
 import { expectSha256Sums } from "../helpers.js";
 
@@ -94,6 +96,32 @@ describe("the shipped models", () => {
     const nli = await loadNli(DEFAULT_MODELS.nli, opts);
     const [p] = await nli.classify([CONTRADICTION]);
     expect(p!.CONTRADICT).toBeGreaterThan(p!.SUPPORT);
+  });
+
+  it("NLI as eval.citations' judge: a sentence quoted from late in a long abstract is supported by its abstract, not by another", async () => {
+    // The demo's second claim: the answer quotes the next-to-last of 9 sentences (about 330 words)
+    // and cites its paper. Read whole or in 3-sentence windows (the rule before), the judge's 128
+    // tokens never held the sentence and the citation scored 0.
+    const docs = new Map(
+      readFileSync(join(process.env.CITEFLOW_DATA!, "scifact", "corpus.jsonl"), "utf8")
+        .trim()
+        .split("\n")
+        .map((l) => JSON.parse(l) as { doc_id: number; title: string; abstract: string[] })
+        .filter((d) => ["13734012", "18617259"].includes(String(d.doc_id)))
+        .map((d) => [String(d.doc_id), d]),
+    );
+    const passage = (id: string): Passage => ({ id: `${id}#0`, title: docs.get(id)!.title, text: docs.get(id)!.abstract.join(" "), metadata: {}, scores: {} });
+    const own = docs.get("13734012")!.abstract;
+    const quoted = own[own.length - 2]!;
+    expect(quoted).toMatch(/^CONCLUSIONS This study corroborates/);
+    const nli = await loadNli(DEFAULT_MODELS.nli, opts);
+    const judge = nliEntails((pairs) => nli.classify(pairs));
+    const cites = (first: string, second: string) => {
+      const ps = [passage(first), passage(second)];
+      return citationScores(toAnswer(`The papers report: ${quoted.replace(/\.$/, "")} [1].`, ps), ps, judge);
+    };
+    expect(await cites("13734012", "18617259")).toMatchObject({ precision: 1, recall: 1, sentences: 1, citations: 1 });
+    expect(await cites("18617259", "13734012")).toMatchObject({ precision: 0, recall: 0, sentences: 1, citations: 1 });
   });
 
   it("reranker: a fixed SciFact training claim ranks its gold abstract first among hybrid's top five", async () => {

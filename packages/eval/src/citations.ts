@@ -19,22 +19,17 @@ export function nliEntails(classify: (pairs: Array<{ premise: string; hypothesis
   return async (premises, hypothesis) => (await classify(premises.map((premise) => ({ premise, hypothesis })))).some((p) => p.SUPPORT >= p.NO_EVIDENCE && p.SUPPORT >= p.CONTRADICT);
 }
 
-/** Sentences a premise window holds (WINDOW: each run of this many consecutive sentences of a passage). */
-export const WINDOW = 3;
-
 /**
- * What the judge reads of a passage: its title over each run of WINDOW consecutive sentences of its
- * text (the whole text when it is shorter). SummaC's zero-shot rule: a cross-encoder NLI model sees
- * a few hundred tokens, so a long passage is judged window by window, and entails a sentence when
- * one of its windows does. Measured with Citeflow's NLI model on the 218 gold rationale sentences
- * of the held-out claims, each quoted against its abstract (bench/encoders.mjs): the abstract read
- * whole entailed 0.110 of them, whole or in windows 0.683; another claim's abstract, 0.
+ * What the judge reads of a passage besides the whole of it: each of its sentences alone (SummaC's
+ * zero-shot rule at sentence granularity; verify.nli reads a passage's sentences the same way). A
+ * cross-encoder reads a few hundred tokens at most, and Citeflow's NLI model 128, so a sentence quoted
+ * from an abstract is entailed by that sentence, not by the abstract cut short. Chosen on the dev
+ * split's 206 gold rationale sentences, each quoted against its abstract with Citeflow's NLI model:
+ * entailed by one of its sentences 0.956, by one of its 3-sentence windows under the title (the rule
+ * before) 0.709; and by another claim's abstract read the same way, 4 and 5 of 206 (bench/README.md).
  */
-export function premiseWindows(p: Pick<Passage, "title" | "text">): string[] {
-  const sentences = splitSentences(p.text);
-  const head = p.title ? `${p.title}\n` : "";
-  if (sentences.length <= WINDOW) return [`${head}${p.text}`];
-  return sentences.slice(0, sentences.length - WINDOW + 1).map((_, i) => `${head}${sentences.slice(i, i + WINDOW).join(" ")}`);
+export function premiseSentences(p: Pick<Passage, "text">): string[] {
+  return splitSentences(p.text).filter((x) => x.trim());
 }
 
 /**
@@ -43,18 +38,18 @@ export function premiseWindows(p: Pick<Passage, "title" | "text">): string[] {
  * the previous sentence's; at most `maxCitations` (3) per sentence count.
  * A sentence is judged by what it states (statedContent: "The papers report: X" by X).
  * Recall: a sentence counts when its citations entail it: the cited passages joined (ALCE's
- * premise) or a window of one of them (premiseWindows) does.
+ * premise) or a sentence of one of them (premiseSentences) does.
  * Precision: citations of a supported sentence count, unless one is irrelevant — it alone does
  * not entail the sentence and the other citations entail it without it (the over-citation rule);
  * citations of an unsupported sentence do not count.
  */
 export async function citationScores(answer: Answer, passages: Passage[], entails: Entails, o: { base?: 0 | 1; minLength?: number; maxCitations?: number } = {}): Promise<CitationScores> {
   const byId = new Map(passages.map((p) => [p.id, p]));
-  // The cited passages joined (ALCE's premise), then each window of each (a cross-encoder cuts the joined text to its few hundred tokens).
-  const windowsOf = (ids: string[]) => {
+  // The cited passages joined (ALCE's premise), then each sentence of each (a cross-encoder cuts the joined text short).
+  const premisesOf = (ids: string[]) => {
     const ps = ids.flatMap((id) => (byId.has(id) ? [byId.get(id)!] : []));
     if (ps.length === 0) return [];
-    return [ps.map((p) => `${p.title}\n${p.text}`).join("\n"), ...ps.flatMap((p) => premiseWindows(p))];
+    return [ps.map((p) => `${p.title}\n${p.text}`).join("\n"), ...ps.flatMap((p) => premiseSentences(p))];
   };
   // Markers number the passages the generator was given, in its order.
   const numbered = answer.allowed.map((id) => ({ id }));
@@ -72,18 +67,18 @@ export async function citationScores(answer: Answer, passages: Passage[], entail
     sentences++;
     // What the sentence states: markers out, and a reporting frame ("The papers report: X" states X).
     const claim = statedContent(sentence.replace(/\s*\[[^\]]*\]/g, "").trim());
-    const all = cited.length > 0 && (await entails(windowsOf(cited), claim));
+    const all = cited.length > 0 && (await entails(premisesOf(cited), claim));
     if (all) supported++;
     citations += cited.length;
     // As in ALCE: citations of a sentence their union does not support are all imprecise.
     if (!all) continue;
     for (const id of cited) {
-      if (cited.length === 1 || (await entails(windowsOf([id]), claim))) {
+      if (cited.length === 1 || (await entails(premisesOf([id]), claim))) {
         relevant++;
         continue;
       }
       const others = cited.filter((x) => x !== id);
-      if (!(await entails(windowsOf(others), claim))) relevant++; // needed by the others: not over-citation
+      if (!(await entails(premisesOf(others), claim))) relevant++; // needed by the others: not over-citation
     }
   }
   const precision = citations ? relevant / citations : 0;

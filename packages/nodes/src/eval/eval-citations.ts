@@ -6,11 +6,11 @@ import { modelParam, modelParams } from "../shared/params.js";
 
 export const evalCitations = defineNode({
   type: "eval.citations",
-  version: 2,
+  version: 3,
   title: "Citation precision / recall / F1",
   family: "eval",
   description:
-    "ALCE-style citation quality with an NLI model as the judge: sentences under 50 characters skipped, uncited sentences inherit the previous citations, at most 3 per sentence, over-citation rule for precision; a sentence is judged by what it states (no markers, no reporting frame), against the cited passages joined and each one's 3-sentence windows under its title. Also counts hallucinated citations.",
+    "ALCE-style citation quality with an NLI model as the judge: sentences under 50 characters skipped, uncited sentences inherit the previous citations, at most 3 per sentence, over-citation rule for precision; a sentence is judged by what it states (no markers, no reporting frame), against the cited passages joined and each sentence of each (as verify.nli reads a passage). Also counts hallucinated citations.",
   inputs: { answer: { type: "Answer" }, passages: { type: "Passage[]", description: "The passages the answer could cite (their text is the evidence)" } },
   outputs: { metrics: { type: "Any", description: "{ precision, recall, f1, sentences, citations, hallucinated }" } },
   params: z.object({
