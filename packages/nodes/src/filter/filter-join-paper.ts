@@ -4,7 +4,7 @@ import { z } from "zod";
 
 export const filterJoinPaper = defineNode({
   type: "filter.join-paper",
-  version: 1,
+  version: 2,
   title: "One passage per paper",
   family: "filter",
   description:
