@@ -99,7 +99,7 @@ describe("the shipped models", () => {
   });
 
   it("NLI as eval.citations' judge: a sentence quoted from late in a long abstract is supported by its abstract, not by another", async () => {
-    // The demo's second claim: the answer quotes the next-to-last of 9 sentences (about 330 words)
+    // The demo's second claim: the answer quotes the next-to-last of 9 sentences (305 words)
     // and cites its paper. Read whole or in 3-sentence windows (the rule before), the judge's 128
     // tokens never held the sentence and the citation scored 0.
     const docs = new Map(

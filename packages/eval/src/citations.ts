@@ -26,10 +26,10 @@ export function nliEntails(classify: (pairs: Array<{ premise: string; hypothesis
  * from an abstract is entailed by that sentence, not by the abstract cut short. Chosen on the dev
  * split's 206 gold rationale sentences, each quoted against its abstract with Citeflow's NLI model:
  * entailed by one of its sentences 0.956, by one of its 3-sentence windows under the title (the rule
- * before) 0.709; and by another claim's abstract read the same way, 4 and 5 of 206 (bench/README.md).
+ * before) 0.709; by another claim's abstract read the same way, 4 of 206 (windows: 5) (bench/README.md).
  */
 export function premiseSentences(p: Pick<Passage, "text">): string[] {
-  return splitSentences(p.text).filter((x) => x.trim());
+  return splitSentences(p.text);
 }
 
 /**
