@@ -17,7 +17,7 @@ import { existsSync, mkdtempSync, readFileSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { dirname, join } from "node:path";
 import { fileURLToPath } from "node:url";
-import { nliEntails, premiseSentences } from "@citeflow/eval";
+import { judgePremises, nliEntails, premiseSentences } from "@citeflow/eval";
 import { DEFAULT_MODELS, loadNli, loadReranker, modelsDirsFromEnv } from "@citeflow/models";
 import { DATA } from "./paths.mjs";
 
@@ -122,7 +122,7 @@ if (only !== "rerank" && quoted.length) {
       bySentence += w || (await entailed(premiseSentences(q.own), q.sentence)) ? 1 : 0;
       if (q.other) {
         controls++;
-        control += (await entailed([`${q.other.title}\n${q.other.text}`, ...premiseSentences(q.other)], q.sentence)) ? 1 : 0;
+        control += (await entailed(judgePremises([q.other]), q.sentence)) ? 1 : 0;
       }
     }
     const rate = (n, d) => `${n}/${d} (${(n / d).toFixed(3)})`;

@@ -32,6 +32,12 @@ export function premiseSentences(p: Pick<Passage, "text">): string[] {
   return splitSentences(p.text);
 }
 
+/** Everything the judge reads of cited passages: them joined (ALCE's premise), then each sentence of each (a cross-encoder cuts the joined text short); none for none. */
+export function judgePremises(ps: Array<Pick<Passage, "title" | "text">>): string[] {
+  if (ps.length === 0) return [];
+  return [ps.map((p) => `${p.title}\n${p.text}`).join("\n"), ...ps.flatMap((p) => premiseSentences(p))];
+}
+
 /**
  * Citation precision and recall as ALCE / ScholarQABench compute them:
  * sentences under `minLength` (50) characters are skipped; a sentence without citations inherits
@@ -45,12 +51,7 @@ export function premiseSentences(p: Pick<Passage, "text">): string[] {
  */
 export async function citationScores(answer: Answer, passages: Passage[], entails: Entails, o: { base?: 0 | 1; minLength?: number; maxCitations?: number } = {}): Promise<CitationScores> {
   const byId = new Map(passages.map((p) => [p.id, p]));
-  // The cited passages joined (ALCE's premise), then each sentence of each (a cross-encoder cuts the joined text short).
-  const premisesOf = (ids: string[]) => {
-    const ps = ids.flatMap((id) => (byId.has(id) ? [byId.get(id)!] : []));
-    if (ps.length === 0) return [];
-    return [ps.map((p) => `${p.title}\n${p.text}`).join("\n"), ...ps.flatMap((p) => premiseSentences(p))];
-  };
+  const premisesOf = (ids: string[]) => judgePremises(ids.flatMap((id) => (byId.has(id) ? [byId.get(id)!] : [])));
   // Markers number the passages the generator was given, in its order.
   const numbered = answer.allowed.map((id) => ({ id }));
   let previous: string[] = [];
