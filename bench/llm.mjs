@@ -28,9 +28,9 @@ import { execFileSync } from "node:child_process";
 import { existsSync, mkdtempSync, readFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { basename, dirname, join } from "node:path";
-import { generatedTokens, loadGraph, MemoryCache, parsePassageId, startRun, toAnswer } from "@citeflow/core";
+import { generatedTokens, loadGraph, MemoryCache, parsePassageId, splitSentences, startRun, statedContent, toAnswer } from "@citeflow/core";
 import { citationScores, docsInOrder, nliEntails, readQrels, scoreClassification, scoreRetrieval } from "@citeflow/eval";
-import { goldAnswer, readGoldLabels } from "@citeflow/datasets";
+import { goldAnswer, goldRationales, readGoldLabels } from "@citeflow/datasets";
 import { CLAIMS_ADAPTER, DEFAULT_ADAPTER, DEFAULT_MODELS, findAdapter, JUDGE_ADAPTER, loadEmbedder, loadLocalChat, modelsHome } from "@citeflow/models";
 import { configFromEnv, createRegistry, createServices, JUDGE_ADAPTER_THRESHOLD, JUDGE_THRESHOLD, templatePath } from "@citeflow/nodes";
 import { aggregateVerdicts, sciFactVerificationGraph } from "@citeflow/cli";
@@ -232,15 +232,19 @@ function verifai(answerParams) {
 const ways = !measures("answers")
   ? []
   : [
-      ...(adapterPath ? [[`Gemma 3 270M + ${adapterName}, citation grammar`, verifai({ generator: "llm", model: `${GGUF}+${adapterPath}`, constrainCitations: true, requireCitation: false })]] : []),
       ...(adapterPath
-        ? [[`Gemma 3 270M + ${adapterName}, a citation required`, verifai({ generator: "llm", model: `${GGUF}+${adapterPath}`, constrainCitations: true, requireCitation: true }), undefined, true]]
+        ? [
+            [`Gemma 3 270M + ${adapterName}, quoting (the default)`, verifai({ generator: "llm", model: `${GGUF}+${adapterPath}`, quote: true }), undefined, true],
+            [`Gemma 3 270M + ${adapterName}, its own words, a citation required`, verifai({ generator: "llm", model: `${GGUF}+${adapterPath}`, quote: false, requireCitation: true })],
+            [`Gemma 3 270M + ${adapterName}, its own words, citation grammar`, verifai({ generator: "llm", model: `${GGUF}+${adapterPath}`, quote: false, requireCitation: false })],
+          ]
         : []),
-      ...(NAMED ? [[`${NAMED}, a citation required (held to it in-process)`, verifai({ generator: "llm", model: NAMED, constrainCitations: true, requireCitation: true })]] : []),
+      ...(NAMED ? [[`${NAMED}, quoting (held to it in-process)`, verifai({ generator: "llm", model: NAMED, quote: true })]] : []),
       ...(!measures("peers")
         ? []
         : [
-            ["Gemma 3 270M alone, citation grammar, a citation required", verifai({ generator: "llm", model: GGUF, constrainCitations: true, requireCitation: true })],
+            ["Gemma 3 270M alone, quoting", verifai({ generator: "llm", model: GGUF, quote: true })],
+            ["Gemma 3 270M alone, its own words, a citation required", verifai({ generator: "llm", model: GGUF, quote: false, requireCitation: true })],
             ["Gemma 3 270M, free", verifai({ generator: "llm", model: GGUF, constrainCitations: false })],
             ["extractive baseline", verifai({ generator: "extractive" })],
             // The adapter's training target: the answer SciFact's labels give for the passages the generator was given.
@@ -251,9 +255,23 @@ const ways = !measures("answers")
 const NEI_CLAIMS = Number(process.env.CITEFLOW_BENCH_NEI_CLAIMS || Math.min(20, N_CLAIMS));
 const noEvidence = claims.filter((c) => heldIds.has(c.id) && gold(c) === "NO_EVIDENCE").slice(0, NEI_CLAIMS);
 const quality = [];
+/** A sentence's words, lower-cased, for matching a statement to a rationale sentence. */
+const wordsOf = (t) => (t.toLowerCase().match(/[\p{L}\p{N}]+/gu) ?? []).join(" ");
+/**
+ * Whether an answer's statement is one of these SciFact rationale sentences: its words (reporting frame
+ * and markers left out) are the sentence's, or one holds the other (at least 6 words: the two
+ * sentence splitters part differently at a few stops).
+ */
+function isRationale(statement, rationales) {
+  const w = wordsOf(statedContent(statement).replace(/\[\d+\]/g, " "));
+  return rationales.some((r) => {
+    const g = wordsOf(r);
+    return w === g || (Math.min(w.split(" ").length, g.split(" ").length) >= 6 && (g.includes(w) || w.includes(g)));
+  });
+}
 for (const [label, doc, replace, refusals] of ways) {
   step(`quality: ${label}`);
-  const m = { precision: [], recall: [], f1: [], hallucinated: 0, cited: 0, citations: 0, onGold: 0 };
+  const m = { precision: [], recall: [], f1: [], hallucinated: 0, cited: 0, citations: 0, onGold: 0, statements: 0, rationaleStatements: 0, rationales: 0, quoted: 0 };
   for (const c of heldOut) {
     const r = await runTemplate(doc, c.claim);
     const answer = replace ? replace(c, r) : r.byId.answer.outputs.answer;
@@ -265,6 +283,19 @@ for (const [label, doc, replace, refusals] of ways) {
     const cited = Object.values(answer.citations).map((id) => id.slice(0, id.lastIndexOf("#")));
     m.citations += cited.length;
     m.onGold += cited.filter((d) => d in (c.evidence ?? {})).length;
+    // Which sentences it quotes: its cited statements that are SciFact's rationale sentences for this claim (of
+    // those the passages it was given show), and the shown rationale sentences some statement quotes.
+    const items = r.byId.top.outputs.items;
+    const shown = goldRationales(
+      goldLabels,
+      String(c.id),
+      answer.allowed.map((id) => items.find((p) => p.id === id)),
+    ).map((x) => x.sentence);
+    const statements = splitSentences(answer.text).filter((x) => /\[\d+\]/.test(x));
+    m.statements += statements.length;
+    m.rationaleStatements += statements.filter((x) => isRationale(x, shown)).length;
+    m.rationales += shown.length;
+    m.quoted += shown.filter((g) => statements.some((x) => isRationale(x, [g]))).length;
   }
   let refused = 0;
   for (const c of refusals ? noEvidence : []) refused += Object.keys((await runTemplate(doc, c.claim)).byId.answer.outputs.answer.citations).length === 0 ? 1 : 0;
@@ -277,6 +308,8 @@ for (const [label, doc, replace, refusals] of ways) {
     fmt(m.hallucinated / heldOut.length, 2),
     `${m.cited}/${heldOut.length}`,
     m.citations ? fmt(m.onGold / m.citations, 2) : "–",
+    m.statements ? `${fmt(m.rationaleStatements / m.statements, 2)} (${m.rationaleStatements}/${m.statements})` : "–",
+    m.rationales ? `${fmt(m.quoted / m.rationales, 2)} (${m.quoted}/${m.rationales})` : "–",
     refusals ? `${refused}/${noEvidence.length}` : "–",
   ]);
 }
@@ -418,7 +451,18 @@ if (measures("templates")) {
 if (quality.length) {
   console.log(`\nVerif.ai answers on ${heldOut.length} ${SPLIT} claims with evidence (ALCE citation scores, NLI judge ${CITATION_JUDGE}):`);
   rows(
-    ["answers from", "precision", "recall", "F1", "hallucinated / answer", "answers citing", "citations on gold papers", `says the papers do not answer, ${noEvidence.length} claims without evidence`],
+    [
+      "answers from",
+      "precision",
+      "recall",
+      "F1",
+      "hallucinated / answer",
+      "answers citing",
+      "citations on gold papers",
+      "cited statements that are rationale sentences",
+      "shown rationale sentences quoted",
+      `says the papers do not answer, ${noEvidence.length} claims without evidence`,
+    ],
     quality,
   );
 }

@@ -153,8 +153,8 @@ writeFileSync(
     nodes: [
       node("question", "input.question"),
       node("retrieve", "retrieve.lexical", { k: 5 }),
-      { ...node("draft", "generate.answer"), version: 2 },
-      { ...node("other", "generate.answer", { prompt: "file:openscholar.answer.v2", citationBase: 0 }), version: 2 },
+      { ...node("draft", "generate.answer"), version: 3 },
+      { ...node("other", "generate.answer", { prompt: "file:openscholar.answer.v2", citationBase: 0 }), version: 3 },
       { ...node("pairwise", "judge.pairwise"), version: 2 },
       { ...node("rubric", "judge.rubric"), version: 2 },
     ],

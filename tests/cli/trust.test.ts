@@ -46,7 +46,7 @@ function graph(dir: string, store: string, answer: Record<string, unknown>): str
     nodes: [
       { id: "q", type: "input.question", version: 1, params: {} },
       { id: "r", type: "retrieve.lexical", version: 1, params: { store, k: 3 } },
-      { id: "g", type: "generate.answer", version: 2, params: { generator: "llm", model: "m", maxTokens: 20, retries: 0, ...answer } },
+      { id: "g", type: "generate.answer", version: 3, params: { generator: "llm", model: "m", maxTokens: 20, retries: 0, ...answer } },
     ],
     edges: [
       { from: "q.question", to: "r.question" },

@@ -162,7 +162,7 @@ describe("Notebooks, settings and files in JupyterLab (Chromium)", () => {
       nodes: [
         { id: "question", type: "input.question", version: 1, params: {}, ui: { x: 0, y: 0 } },
         { id: "retrieve", type: "retrieve.lexical", version: 1, params: { k: 1 }, ui: { x: 300, y: 0 } },
-        { id: "answer", type: "generate.answer", version: 2, params: { generator: "llm", model: "loopback-model", baseUrl: llm.url, retries: 0, prompt: "file:mine.txt" }, ui: { x: 600, y: 0 } },
+        { id: "answer", type: "generate.answer", version: 3, params: { generator: "llm", model: "loopback-model", baseUrl: llm.url, retries: 0, prompt: "file:mine.txt" }, ui: { x: 600, y: 0 } },
       ],
       edges: [
         { from: "question.question", to: "retrieve.question" },

@@ -9,7 +9,7 @@ import { EditorState } from "../../extension/lib/state.js";
 describe("streamed text on the canvas", () => {
   it("node-progress with text sets the running badge's progress; node-end replaces it with done", () => {
     const events = new Signal<object, { runId: string; event: Record<string, unknown> }>({});
-    const doc = { citeflow: 1, name: "g", inputs: {}, nodes: [{ id: "answer", type: "generate.answer", version: 2, params: {} }], edges: [] } as unknown as GraphDoc;
+    const doc = { citeflow: 1, name: "g", inputs: {}, nodes: [{ id: "answer", type: "generate.answer", version: 3, params: {} }], edges: [] } as unknown as GraphDoc;
     const s = new EditorState(doc, { events, sets: new Signal({}) } as unknown as CiteflowClient);
     const send = (event: Record<string, unknown>) => events.emit({ runId: "r1", event });
     send({ type: "run-start", selected: ["answer"] });
@@ -72,7 +72,7 @@ describe("a question set in the editor", () => {
     inputs: { question: { type: "Question" } },
     nodes: [
       { id: "q", type: "input.question", version: 1, params: {} },
-      { id: "a", type: "generate.answer", version: 2, params: {} },
+      { id: "a", type: "generate.answer", version: 3, params: {} },
     ],
     edges: [],
   } as unknown as GraphDoc;

@@ -44,7 +44,7 @@ describe("file: prompts from every front end", () => {
       nodes: [
         { id: "q", type: "input.question", version: 1, params: {} },
         { id: "r", type: "retrieve.lexical", version: 1, params: { store, k: 1 } },
-        { id: "g", type: "generate.answer", version: 2, params: { generator: "llm", model: "m", maxTokens: 10, retries: 0, prompt: "file:mine.txt" } },
+        { id: "g", type: "generate.answer", version: 3, params: { generator: "llm", model: "m", maxTokens: 10, retries: 0, prompt: "file:mine.txt" } },
       ],
       edges: [
         { from: "q.question", to: "g.question" },

@@ -1,7 +1,7 @@
 import { join } from "node:path";
 import { describe, expect, it } from "vitest";
-import { NO_ANSWER } from "@citeflow/core";
-import { loadLocalChat } from "@citeflow/models";
+import { NO_ANSWER, QUOTE_OPENING, splitSentences } from "@citeflow/core";
+import { loadLocalChat, quotable, QUOTES_MAX } from "@citeflow/models";
 import { answerMessages, configFromEnv, createServices, generateAnswer } from "@citeflow/nodes";
 import { claimPassages, claims, expectShippedAdapter, root } from "./heldout-claims.js";
 import { GEMMA } from "./local.js";
@@ -52,6 +52,28 @@ describe("the shipped language-model adapter", { timeout: 300_000 }, () => {
       const quoted = words(m![1]!);
       expect(quoted.filter((w) => own.has(w)).length / quoted.length, `claim ${id}: ${after}`).toBeGreaterThan(0.8);
       expect(quoted.length).toBeGreaterThan(8);
+    }
+  });
+
+  it("quoting (generate.answer's default), answers held-out claims with the evidence passage's own sentences word for word, each cited by its marker", async () => {
+    const tuned = await loadLocalChat(GEMMA, { sequences: 1, contextSize: 4096, adapter: { path: join(SHIPPED, "adapter.gguf"), name: "citeflow/lm-gemma3-270m-scifact" } });
+    const p = generateAnswer.params.parse({});
+    for (const id of [12, 39]) {
+      const { passages, messages } = prompt(id);
+      const sentences = passages.map((x) => splitSentences(x.text));
+      const quote = { sentences, opening: p.quoteOpening };
+      const answer = (await tuned.chat(messages, { maxTokens: p.maxTokens, citations: { count: 3, base: 1, required: true, quote, uncited: p.noAnswer, uncitedAt: p.noAnswerAt! } })).text.trim();
+      expect(answer.startsWith(`${QUOTE_OPENING} `), answer).toBe(true);
+      // Every statement is one of its passage's sentences, word for word, with that passage's marker.
+      const statements = [...answer.slice(QUOTE_OPENING.length).matchAll(/ ?(.+?) \[(\d)\]\./g)];
+      expect(statements.map((m) => m[0]).join(""), answer).toBe(answer.slice(QUOTE_OPENING.length));
+      for (const [, words, marker] of statements) expect(quotable(sentences[Number(marker) - 1]!), answer).toContain(words);
+      expect(statements.length).toBeLessThanOrEqual(QUOTES_MAX);
+      // The adapter quotes the passage that holds the evidence. (Whether its quotes are SciFact's rationale sentences is bench/llm.mjs's to measure.)
+      expect(
+        statements.some(([, , marker]) => marker === "1"),
+        `claim ${id}: ${answer}`,
+      ).toBe(true);
     }
   });
 

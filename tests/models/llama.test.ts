@@ -1,7 +1,20 @@
 import { describe, expect, it } from "vitest";
-import { NO_ANSWER, splitSentences, toAnswer, type Passage } from "@citeflow/core";
+import { NO_ANSWER, QUOTE_OPENING, splitSentences, toAnswer, type Passage } from "@citeflow/core";
 import { claimsSchema } from "@citeflow/nodes";
-import { citationGrammar, CITE_WITHIN, findGguf, GgufNotFoundError, jsonTokenBound, loadLocalChat, plainPrompt, REUSE_BLOCK, type ChatMessage } from "@citeflow/models";
+import {
+  citationGrammar,
+  CITE_WITHIN,
+  findGguf,
+  GgufNotFoundError,
+  jsonTokenBound,
+  loadLocalChat,
+  plainPrompt,
+  quotable,
+  quoteGrammar,
+  QUOTES_MAX,
+  REUSE_BLOCK,
+  type ChatMessage,
+} from "@citeflow/models";
 import { firstSciFactDocs } from "../scifact.js";
 import { GEMMA, INSTALLED } from "./local.js";
 
@@ -128,6 +141,32 @@ describe("in-process chat model (llama.cpp, Gemma 3 270M GGUF)", { timeout: 120_
         'tail ::= ([^\\[] | "[" ("1" | "2") "]")*',
       ].join("\n"),
     );
+  });
+
+  it("quoting answers (generate.answer's quote): the base model's every statement is a sentence of a passage word for word, with that passage's marker", async () => {
+    const m = await loadLocalChat(GEMMA);
+    const ps = await passages(6);
+    for (let i = 0; i < 2; i++) {
+      const given = ps.slice(i * 3, i * 3 + 3);
+      const sentences = given.map((p) => splitSentences(p.text));
+      const r = await m.chat(ask(given, `What does ${given[1]!.title.toLowerCase()} report?`), { maxTokens: 60, citations: { count: 3, base: 1, quote: { sentences, opening: QUOTE_OPENING } } });
+      const body = r.text.trim().slice(QUOTE_OPENING.length);
+      expect(r.text.trim().startsWith(QUOTE_OPENING), r.text).toBe(true);
+      const statements = [...body.matchAll(/ (.+?) \[(\d)\]\./g)];
+      expect(statements.map((x) => x[0]).join(""), r.text).toBe(body);
+      expect(statements.length).toBeGreaterThan(0);
+      expect(statements.length).toBeLessThanOrEqual(QUOTES_MAX);
+      // A passage's text is cut mid-sentence here (600 characters): its last, cut sentence is quotable too, as the passage shows it.
+      for (const [, words, marker] of statements) expect(quotable(sentences[Number(marker) - 1]!)).toContain(words);
+    }
+    // What a passage offers: each sentence once, without its stop, none that holds a marker of its own; a line break is a space.
+    expect(quotable(["A rose.", "A rose.", "B fell [2].", "C\nwent up!", " "])).toEqual(["A rose", "C went up"]);
+    expect(quoteGrammar([["A rose."], [], ['He said "no".']], 1, "So:", NO_ANSWER)).toBe(
+      [`root ::= " "? ("${NO_ANSWER}" "\\n"* | "So:" " " stmt (" " stmt){0,${QUOTES_MAX - 1}} "\\n"*)`, "stmt ::= q0 | q2", 'q0 ::= ("A rose") " [1]."', 'q2 ::= ("He said \\"no\\"") " [3]."'].join(
+        "\n",
+      ),
+    );
+    expect(() => quoteGrammar([[], ["[1]."]], 1, "")).toThrow(/none of the passages has one/);
   });
 
   it("aborts mid-generation through the signal, and the next call on the freed sequence works", async () => {

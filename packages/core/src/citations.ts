@@ -93,6 +93,25 @@ export function citationGroups(text: string): CitationGroup[] {
  */
 export const NO_ANSWER = "The papers do not answer the question.";
 
+/**
+ * How an answer that quotes the papers opens (gold answers, and generate.answer's quoted answers):
+ * it shares "The papers" with NO_ANSWER, so the choice to cite or not is one token.
+ */
+export const QUOTE_OPENING = "The papers report:";
+
+/** A sentence's words as an answer quotes them: trimmed, line breaks as spaces, without its final stop. */
+export function quotedWords(sentence: string): string {
+  return sentence
+    .trim()
+    .replace(/\s*\n\s*/g, " ")
+    .replace(/[.!?]+$/, "");
+}
+
+/** A passage sentence quoted as a cited statement: its words, then its passage's marker before the full stop ("X raises Y [2]."). */
+export function quoteStatement(sentence: string, marker: number): string {
+  return `${quotedWords(sentence)} [${marker}].`;
+}
+
 /** Build an Answer: its citation map, the passages it was allowed to cite, and the invalid ones. */
 export function toAnswer(text: string, passages: Pick<Passage, "id">[], options: CitationOptions = {}): Answer {
   const citations: Record<string, string> = {};

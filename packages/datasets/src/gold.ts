@@ -1,6 +1,6 @@
 import { createHash } from "node:crypto";
 import { readFileSync } from "node:fs";
-import { docIdOf, NO_ANSWER } from "@citeflow/core";
+import { docIdOf, NO_ANSWER, QUOTE_OPENING, quoteStatement } from "@citeflow/core";
 import type { NliLabel } from "@citeflow/models";
 
 /**
@@ -118,13 +118,10 @@ export function goldPairs(gold: GoldLabels, claimId: string, retrievedDocs: stri
   return out;
 }
 
-/** How a gold answer that cites opens: it shares "The papers" with NO_ANSWER, so citing or not is one token (report / do). */
-export const GOLD_OPENING = "The papers report:";
-
 /**
  * The answer a labelled claim's generator should have written from these passages (in prompt
- * order): GOLD_OPENING, then each rationale sentence a passage holds, with that passage's marker
- * before its full stop ("X raises Y [2]."), in passage order; NO_ANSWER (core) when no passage
+ * order): QUOTE_OPENING, then each rationale sentence a passage holds, quoted with that passage's
+ * marker before its full stop (quoteStatement: "X raises Y [2]."), in passage order; NO_ANSWER (core) when no passage
  * holds one. A sentence in a part of the abstract the passage does not show is not citable there,
  * and is left out. Undefined when the claim is not in the labels.
  *
@@ -142,8 +139,7 @@ export function goldAnswer(gold: GoldLabels, claimId: string, passages: Array<{ 
   const found = goldRationales(gold, claimId, passages);
   if (!found) return undefined;
   if (!found.length) return NO_ANSWER;
-  const statements = found.map((r) => `${r.sentence.replace(/[.!?]+$/, "")} [${r.passage + base}].`);
-  return `${GOLD_OPENING} ${statements.join(" ")}`;
+  return `${QUOTE_OPENING} ${found.map((r) => quoteStatement(r.sentence, r.passage + base)).join(" ")}`;
 }
 
 /** A rationale sentence of a labelled claim that one of the passages shows. */

@@ -6,4 +6,4 @@ export { datasetCard, SOURCE_LICENCES } from "./card.js";
 export { synthesize, type SynthOptions, type SynthResult } from "./synth.js";
 export { toParquet } from "./parquet.js";
 export { trainModel, trainEnvironment, ensureTrainEnvironment, TrainError, PYTHON_DIR, type TrainOptions, type TrainResult, type TrainTask } from "./train.js";
-export { readGoldLabels, goldAnswer, goldPairs, goldTrue, sciFactLabel, GOLD_OPENING, type GoldLabels, type GoldPair } from "./gold.js";
+export { readGoldLabels, goldAnswer, goldPairs, goldRationales, goldTrue, sciFactLabel, type GoldLabels, type GoldPair, type GoldRationale } from "./gold.js";

@@ -54,11 +54,18 @@ export interface ChatOptions {
     required?: boolean;
     uncited?: string;
     /**
-     * With `required` and `uncited`: the answer is `uncited` when the model's probability of writing
+     * With `required` (or `quote`) and `uncited`: the answer is `uncited` when the model's probability of writing
      * it, word for word, after the prompt is at least this; below it the answer must cite. Without
      * it the model chooses as it writes (greedily). In-process models (`uncitedProbability`); servers ignore it.
      */
     uncitedAt?: number;
+    /**
+     * The answer quotes: `opening`, then at most QUOTES_MAX of these sentences (one list a passage,
+     * in marker order) word for word (quotedWords), each followed by its passage's marker before its
+     * full stop ("X raises Y [2]."), unless it is `uncited`. Every statement cites, whatever
+     * `required` says. In-process models are held to it by a grammar; servers ignore it.
+     */
+    quote?: { sentences: string[][]; opening: string };
   };
   /** The answer is one of these texts (with `jsonSchema`: JSON answers of it). In-process models score each by its probability after the prompt and answer the likeliest (`choiceLogprobs`), in place of generating; servers ignore it. */
   choices?: string[];

@@ -1,5 +1,5 @@
-import { compileTemplate, defineNode, NO_ANSWER, toAnswer, type Passage, type Question, type Services } from "@citeflow/core";
-import { EXTRACTIVE_ID, extractiveAnswer, type ChatMessage } from "@citeflow/models";
+import { compileTemplate, defineNode, NO_ANSWER, QUOTE_OPENING, splitSentences, toAnswer, type Passage, type Question, type Services } from "@citeflow/core";
+import { EXTRACTIVE_ID, extractiveAnswer, quotable, QUOTES_MAX, type ChatMessage } from "@citeflow/models";
 import { z } from "zod";
 import { promptParam } from "../shared/prompts.js";
 import { callChat, llmParams, noChatReason, systemParam } from "../shared/llm.js";
@@ -16,7 +16,7 @@ export const NO_ANSWER_AT = 0.82;
 const TYPE = "generate.answer";
 export const generateAnswer = defineNode({
   type: TYPE,
-  version: 2,
+  version: 3,
   title: "Answer with citations",
   family: "generate",
   description:
@@ -46,10 +46,17 @@ export const generateAnswer = defineNode({
       .boolean()
       .default(true)
       .describe("In-process model, with constrainCitations: the grammar also makes the answer cite at least one passage within its first line's first 300 characters, unless it is noAnswer"),
+    quote: z
+      .boolean()
+      .default(true)
+      .describe(
+        `In-process model, with constrainCitations: the answer is quoteOpening, then 1 to ${QUOTES_MAX} sentences of the passages word for word, each with its passage's marker before its full stop ("X raises Y [2]."), unless it is noAnswer; so every statement is a passage's own words and cites it. false: the model words the answer (held to cite by requireCitation)`,
+      ),
+    quoteOpening: z.string().default(QUOTE_OPENING).describe("With quote: the words before the quotes (Citeflow's adapter was trained on answers that open so); empty: none"),
     noAnswer: z
       .string()
       .default(NO_ANSWER)
-      .describe("With requireCitation: the one answer that cites nothing, word for word (what the prompt asks for when the papers do not answer the question); empty: every answer cites"),
+      .describe("With requireCitation or quote: the one answer that cites nothing, word for word (what the prompt asks for when the papers do not answer the question); empty: every answer cites"),
     noAnswerAt: z
       .number()
       .gt(0)
@@ -57,7 +64,7 @@ export const generateAnswer = defineNode({
       .nullable()
       .default(NO_ANSWER_AT)
       .describe(
-        "In-process model, with requireCitation and noAnswer: the answer is noAnswer when the model's probability of writing it, word for word, is at least this, else it cites; null: the model chooses as it writes (greedily). The probability is traced on the call (uncitedProbability). Default chosen on dev claims for Citeflow's adapter",
+        "In-process model, with requireCitation (or quote) and noAnswer: the answer is noAnswer when the model's probability of writing it, word for word, is at least this, else it cites; null: the model chooses as it writes (greedily). The probability is traced on the call (uncitedProbability). Default chosen on dev claims for Citeflow's adapter",
       ),
   }),
   // Which generator "auto" picks depends on the environment, and the prompt on its file: both are part of the cache key.
@@ -74,6 +81,9 @@ export const generateAnswer = defineNode({
       });
       return { answer: toAnswer(text, passages, { base: p.citationBase }) };
     }
+    const sentences = passages.map((x) => splitSentences(x.text));
+    const quote = p.quote && sentences.some((ss) => quotable(ss).length > 0);
+    if (p.quote && p.constrainCitations && passages.length > 0 && !quote) ctx.log("warn", "quote: no passage has a sentence to quote, so the model words the answer");
     const constraint =
       p.constrainCitations && passages.length > 0
         ? {
@@ -81,6 +91,7 @@ export const generateAnswer = defineNode({
               count: passages.length,
               base: p.citationBase,
               required: p.requireCitation,
+              ...(quote ? { quote: { sentences, opening: p.quoteOpening } } : {}),
               ...(p.noAnswer ? { uncited: p.noAnswer, ...(p.noAnswerAt !== null ? { uncitedAt: p.noAnswerAt } : {}) } : {}),
             },
           }
