@@ -3,6 +3,7 @@ import { mkdirSync, readdirSync, readFileSync, statSync, writeFileSync } from "n
 import { delimiter, join } from "node:path";
 import { fileURLToPath } from "node:url";
 import { afterEach, beforeAll, describe, expect, it } from "vitest";
+import { NO_ANSWER } from "@citeflow/core";
 import { tempDir } from "../helpers.js";
 import { completion, json, loopback, type Loopback } from "../models/loopback.js";
 import { DATA, MODELS } from "../scifact.js";
@@ -102,6 +103,11 @@ describe("npm run demo (citeflow demo)", () => {
     expect(r.stdout.match(/→ invalid:7: NO_REFERENCE/g)).toHaveLength(3);
     expect(r.stdout.match(/^stored: run \S+ in /gm)).toHaveLength(3);
     expect(r.stdout).toContain("cached nodes per run: 8/8, 8/8, 8/8");
+    // SciFact's own answer for the passages each run read, beside the model's: claims 0 and 4 have no
+    // evidence in the corpus, so theirs is the refusal; claim 2's quotes its evidence paper, cited.
+    const shown = r.stdout.split("━━ Question: ").slice(1);
+    expect(shown).toHaveLength(3);
+    for (const [i, run] of shown.entries()) expect(run).toMatch(i === 1 ? /SciFact's answer for these passages \(.*\):\n {2}The papers report: .+ \[\d\]\.\n/ : `trained to write):\n  ${NO_ANSWER}\n`);
     // Three answers (the repeat comes from the cache) plus the one 429.
     expect(chats).toBe(4);
     expect(server.requests.filter((q) => q.path === "/v1/chat/completions").every((q) => q.headers.authorization === `Bearer ${KEY}`)).toBe(true);
@@ -114,6 +120,23 @@ describe("npm run demo (citeflow demo)", () => {
     expect(again.stdout).not.toContain("downloading SciFact");
     expect(server.requests.filter((q) => q.path === "/release/data.tar.gz")).toHaveLength(1);
   }, 240_000);
+
+  it("labels it cannot read do not stop it: it answers, and says why SciFact's answer is not shown", async () => {
+    server = await loopback((req, res) => json(res, 200, completion("The first paper bears on the claim [1].")));
+    const { claims } = miniRelease();
+    const data = tempDir();
+    mkdirSync(join(data, "scifact"));
+    const corpus = readFileSync(join(DATA, "scifact", "corpus.jsonl"), "utf8")
+      .trim()
+      .split("\n")
+      .slice(0, 300);
+    writeFileSync(join(data, "scifact", "corpus.jsonl"), corpus.join("\n") + "\n");
+    writeFileSync(join(data, "scifact", "claims_train.jsonl"), JSON.stringify({ ...claims[0], evidence: { "4983": "not a list" } }) + "\n");
+    const r = await demo(["--runs", tempDir(), "--data", data], { OPENAI_BASE_URL: `${server.url}/v1`, OPENAI_API_KEY: KEY, CITEFLOW_CHAT_MODEL: "loopback-llm" });
+    expect(r.code, r.stderr).toBe(0);
+    expect(r.stdout).toContain("The first paper bears on the claim [1].");
+    expect(r.stdout).toContain(`SciFact's answer: not shown (${join(data, "scifact", "claims_train.jsonl")}:1: evidence for 4983 is not a list)`);
+  }, 120_000);
 
   it("without data and with downloads off it says where it looked and how to fix it; a broken download names the URL", async () => {
     const runs = tempDir();

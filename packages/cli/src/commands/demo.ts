@@ -1,5 +1,6 @@
 import { basename, join } from "node:path";
 import type { Answer, Claim, NodeRegistry, Passage, Verdict } from "@citeflow/core";
+import { goldAnswer, readGoldLabels, type GoldLabels } from "@citeflow/datasets";
 import { DEFAULT_MODELS, defaultEmbedder, describeModel, OFFLINE_EMBEDDER } from "@citeflow/models";
 import { describeChat, templatePath } from "@citeflow/nodes";
 import { dataFolder } from "@citeflow/retrieval";
@@ -19,9 +20,9 @@ const CLAIMS = 3;
  * installed it, else the offline static embedder; resumed or skipped when already there), run the
  * Verif.ai template on SciFact claims with the chat model the configuration selects (in-process
  * Gemma 3 270M after `npm run models`) and show each run (which model wrote the answer and how
- * fast, citation scores, verdicts, passages), then run them again from the cache. SciFact comes
- * from --data, $CITEFLOW_DATA or the copy shipped with Citeflow (data/), else from a download when
- * CITEFLOW_ALLOW_DOWNLOADS=1.
+ * fast, SciFact's own answer for the same passages, citation scores, verdicts, passages), then
+ * run them again from the cache. SciFact comes from --data, $CITEFLOW_DATA or the copy shipped
+ * with Citeflow (data/), else from a download when CITEFLOW_ALLOW_DOWNLOADS=1.
  */
 export async function demoCommand(runs: string, registry: NodeRegistry, o: { data?: string } = {}): Promise<number> {
   const say = (s: string) => process.stdout.write(s);
@@ -55,7 +56,14 @@ export async function demoCommand(runs: string, registry: NodeRegistry, o: { dat
   const first = await runWithSummaries(graph, opts, session);
   if (first.code !== 0) return first.code;
   const runStore = new RunStore(runs);
-  for (const s of first.summaries) showRun(runStore, s.runId, nli, generator, say);
+  // SciFact's own answer for the passages each run read, beside the model's: the annotators' evidence sentences, cited.
+  let gold: GoldLabels | string;
+  try {
+    gold = readGoldLabels(claims, corpus);
+  } catch (e) {
+    gold = (e as Error).message;
+  }
+  for (const s of first.summaries) showRun(runStore, s.runId, nli, generator, gold, say);
 
   say(`\n— the same runs again: every node comes from the cache —\n`);
   const again = await runWithSummaries(graph, opts, session);
@@ -71,11 +79,12 @@ export async function demoCommand(runs: string, registry: NodeRegistry, o: { dat
   return 0;
 }
 
-/** One run of the Verif.ai template: the question, the answer with citations, its scores, the verdicts and the passages. */
-function showRun(runStore: RunStore, runId: string, nli: string, generator: string, say: (s: string) => void): void {
+/** One run of the Verif.ai template: the question, the answer with citations, SciFact's answer (or why not), its scores, the verdicts and the passages. */
+function showRun(runStore: RunStore, runId: string, nli: string, generator: string, gold: GoldLabels | string, say: (s: string) => void): void {
   const top = runStore.nodeOutput(runId, "top", "items") as Passage[];
   const answer = runStore.nodeOutput(runId, "answer", "answer") as Answer;
-  say(`\n━━ Question: ${(runStore.runInput(runId, "question") as { text: string }).text}\n`);
+  const question = runStore.runInput(runId, "question") as { id: string; text: string };
+  say(`\n━━ Question: ${question.text}\n`);
   const record = runStore.readRun(runId);
   const call = runModelCalls(runStore, record).find((c) => c.node === "answer");
   // A cached answer was written by the model the configuration chooses now: it is part of the cache key.
@@ -86,13 +95,20 @@ function showRun(runStore: RunStore, runId: string, nli: string, generator: stri
       ? `${generator}; from the cache`
       : "the extractive baseline (not a language model)";
   say(`Answer (${writer}):\n  ${answer.text}\n`);
+  const given = answer.allowed.flatMap((id) => top.filter((p) => p.id === id));
+  const expected = typeof gold === "string" ? undefined : goldAnswer(gold, question.id, given, 1);
+  say(
+    expected !== undefined
+      ? `SciFact's answer for these passages (its annotators' evidence sentences, cited; what Citeflow's adapter is trained to write):\n  ${expected}\n`
+      : `SciFact's answer: not shown (${typeof gold === "string" ? gold : `claim ${question.id} is not among SciFact's labelled claims`})\n`,
+  );
   const metrics = runStore.nodeOutput(runId, "citations", "metrics") as { precision: number; recall: number; f1: number };
   say(`citation precision ${metrics.precision.toFixed(3)} · recall ${metrics.recall.toFixed(3)} · F1 ${metrics.f1.toFixed(3)} (judge: ${nli})\n`);
   say(`hallucinated citations: ${answer.invalidCitations.length}${answer.invalidCitations.length ? ` (${answer.invalidCitations.map((c) => `[${c.marker}]`).join(" ")})` : ""}\n`);
   const answerClaims = runStore.nodeOutput(runId, "claims", "claims") as Claim[];
   const verdicts = runStore.nodeOutput(runId, "verify", "verdicts") as Verdict[];
   const colour = process.stdout.isTTY ? ({ SUPPORT: CONTROL.green, CONTRADICT: CONTROL.red, NO_EVIDENCE: CONTROL.yellow, NO_REFERENCE: CONTROL.grey } as const) : undefined;
-  say(`Claims and verdicts (NLI: ${nli}):\n`);
+  say(`Each statement against the passage it cites (NLI: ${nli}):\n`);
   for (const v of verdicts) {
     const claim = answerClaims.find((c) => c.id === v.claimId)!;
     say(`  ${claim.id} → ${v.passageId ?? "(no citation)"}: `);
