@@ -123,7 +123,7 @@ describe("npm run demo (citeflow demo)", () => {
 
   it("labels it cannot read do not stop it: it answers, and says why SciFact's answer is not shown", async () => {
     server = await loopback((req, res) => json(res, 200, completion("The first paper bears on the claim [1].")));
-    const { claims } = miniRelease();
+    const claim = JSON.parse(readFileSync(join(DATA, "scifact", "claims_train.jsonl"), "utf8").split("\n")[0]!) as object;
     const data = tempDir();
     mkdirSync(join(data, "scifact"));
     const corpus = readFileSync(join(DATA, "scifact", "corpus.jsonl"), "utf8")
@@ -131,7 +131,7 @@ describe("npm run demo (citeflow demo)", () => {
       .split("\n")
       .slice(0, 300);
     writeFileSync(join(data, "scifact", "corpus.jsonl"), corpus.join("\n") + "\n");
-    writeFileSync(join(data, "scifact", "claims_train.jsonl"), JSON.stringify({ ...claims[0], evidence: { "4983": "not a list" } }) + "\n");
+    writeFileSync(join(data, "scifact", "claims_train.jsonl"), JSON.stringify({ ...claim, evidence: { "4983": "not a list" } }) + "\n");
     const r = await demo(["--runs", tempDir(), "--data", data], { OPENAI_BASE_URL: `${server.url}/v1`, OPENAI_API_KEY: KEY, CITEFLOW_CHAT_MODEL: "loopback-llm" });
     expect(r.code, r.stderr).toBe(0);
     expect(r.stdout).toContain("The first paper bears on the claim [1].");
