@@ -15,7 +15,7 @@ const answer = (text: string) => toAnswer(text, passages);
 async function split(text: string, retrieved = passages) {
   const d = doc(
     { a: ["test.any", { value: answer(text) }], p: ["test.any", { value: retrieved }], split: ["claims.split"], verify: ["verify.nli", { model: "pair-nli-scifact", modelsDir: MODELS }] },
-    ["a.out->split.answer", "p.out->split.passages", "split.claims->verify.claims", "p.out->verify.passages"],
+    ["a.out->split.answer", "split.claims->verify.claims", "p.out->verify.passages"],
   );
   const r = await run(d);
   expect(r.byId.verify!.status, JSON.stringify(r.byId.verify!.error ?? r.byId.split!.error)).toBe("done");
@@ -23,19 +23,27 @@ async function split(text: string, retrieved = passages) {
 }
 
 describe("claims.split (Verif.ai)", () => {
-  it("one claim per cited id; uncited sentences join the more similar cited neighbour; markers removed", async () => {
+  it("one claim per cited id; a sentence that cites nothing is its own claim, with no reference; markers removed", async () => {
     const { claims } = await split("Aspirin lowers stroke risk [1][3]. It was tested in older adults. Coffee is fine for the heart [2]. Tea was not studied either.");
     expect(claims.map((c) => [c.id, c.text, c.passageIds])).toEqual([
-      ["c1", "Aspirin lowers stroke risk. It was tested in older adults.", ["1#0"]],
-      ["c2", "Aspirin lowers stroke risk. It was tested in older adults.", ["3#0"]],
-      ["c3", "Coffee is fine for the heart. Tea was not studied either.", ["2#0"]],
+      ["c1", "Aspirin lowers stroke risk.", ["1#0"]],
+      ["c2", "Aspirin lowers stroke risk.", ["3#0"]],
+      ["c3", "It was tested in older adults.", []],
+      ["c4", "Coffee is fine for the heart.", ["2#0"]],
+      ["c5", "Tea was not studied either.", []],
     ]);
-    expect(claims[0]!.span![0]).toBe(0);
+    expect(claims[0]!.span).toEqual([0, "Aspirin lowers stroke risk [1][3].".length]);
   });
 
-  it("an uncited sentence between two cited ones goes to the one whose passage it resembles", async () => {
-    const { claims } = await split("Aspirin lowers stroke risk [1]. Heart disease and coffee intake were not linked. Coffee is fine [2].");
-    expect(claims.find((c) => c.passageIds[0] === "2#0")!.text).toContain("Heart disease and coffee intake");
+  it("uncited sentences before a cited quote are never merged into it: each is NO_REFERENCE, the quote alone is checked", async () => {
+    // The JupyterLab case: three sentences in the model's own words, then one quote with its marker. Merged, the
+    // three rode on the quote's SUPPORT; apart, nothing checks them, and the verdicts say so.
+    const { claims, verdicts } = await split(
+      "Metformin reduces mortality in diabetic patients. It is the first-line drug. Older adults benefit most. Aspirin lowered the rate of stroke in older adults [1].",
+    );
+    expect(claims.map((c) => c.passageIds)).toEqual([[], [], [], ["1#0"]]);
+    expect(claims[3]!.text).toBe("Aspirin lowered the rate of stroke in older adults.");
+    expect(verdicts.map((v) => v.label === "NO_REFERENCE")).toEqual([true, true, true, false]);
   });
 
   it("a claim states what its sentence reports, without the reporting frame", async () => {
@@ -43,7 +51,7 @@ describe("claims.split (Verif.ai)", () => {
     expect(claims.map((c) => c.text)).toEqual(["Aspirin lowers stroke risk.", "coffee is fine.", "Patients: adults over 65."]);
   });
 
-  it("an uncited sentence that shares no word with its neighbours' passages stands alone, with no reference", async () => {
+  it("a verdict sentence that cites nothing stands alone, with no reference", async () => {
     const { claims, verdicts } = await split("The papers report: Aspirin lowered the rate of stroke in older adults [1]. So they support the claim.");
     expect(claims.map((c) => [c.text, c.passageIds])).toEqual([
       ["Aspirin lowered the rate of stroke in older adults.", ["1#0"]],

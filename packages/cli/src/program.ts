@@ -4,10 +4,12 @@ import type { NodeRegistry } from "@citeflow/core";
 import { catalogueCommand } from "./commands/catalogue.js";
 import { correctCommand } from "./commands/correct.js";
 import { exportCommand } from "./commands/export.js";
+import { datasetsImportCommand } from "./commands/datasets.js";
 import { synthCommand } from "./commands/synth.js";
 import { trainCommand } from "./commands/train.js";
 import { demoCommand } from "./commands/demo.js";
 import { evalRetrievalCommand, evalScifactCommand } from "./commands/eval.js";
+import { evalNliCommand } from "./commands/eval-nli.js";
 import { ingestCommand } from "./commands/ingest.js";
 import { searchCommand } from "./commands/search.js";
 import { runCommand } from "./commands/run.js";
@@ -46,7 +48,7 @@ function numberArg(name: string) {
 /** Folder options: a path that is a file is a usage error; these commands read a folder that must exist. */
 const FOLDERS = { store: ["search", "scifact", "retrieval", "run", "synth"], runs: ["export", "list", "show", "output", "diff", "correct"], out: [] as string[] };
 /** File options that must name an existing file. */
-const FILES = ["questions", "claims", "queries", "qrels", "labels", "corpus"];
+const FILES = ["questions", "claims", "queries", "qrels", "labels", "corpus", "pairs"];
 
 /** Paths the user gave, checked before a command runs, with the fix in the user's terms. */
 function checkPaths(cmd: Command): void {
@@ -190,6 +192,16 @@ export function buildProgram(registry: NodeRegistry, setCode: (code: number) => 
     .addOption(runsOption())
     .action(async (opts) => setCode(await evalScifactCommand({ ...opts, ...(opts.k ? { k: opts.k } : {}), ...(opts.compare ? { compare: twoModels(opts.compare) } : {}) }, registry)));
   evalCmd
+    .command("nli")
+    .description("an NLI model on labelled pairs (export --format nli or datasets import rows): 3-way accuracy, macro-F1, SUPPORT vs CONTRADICT, the confusion matrix, each source's figures")
+    .requiredOption("--pairs <file>", 'JSONL of {"premise", "hypothesis", "label"} (Citeflow, SciFact or MNLI label names)')
+    .option("--model <name>", "the NLI model (default $CITEFLOW_NLI_MODEL, else Citeflow's)")
+    .option("--compare <models...>", "two NLI models A B on the same pairs: each one's figures, B − A and 95 % paired bootstrap intervals")
+    .option("--models-dir <dir>", "local models folder (default $CITEFLOW_MODELS)")
+    .option("--limit <n>", "only the first N pairs", intArg("--limit"))
+    .option("--json", 'print { "accuracy", "macro_f1", "support_vs_contradict", "confusion", "by_source", … }', false)
+    .action(async (opts) => setCode(await evalNliCommand({ ...opts, ...(opts.compare ? { compare: twoModels(opts.compare) } : {}) })));
+  evalCmd
     .command("retrieval")
     .description("nDCG@10, recall@100 and MRR@10 (BEIR definitions) of a store's retrieval against qrels")
     .requiredOption("--store <dir>", "store folder, or qdrant:<collection>")
@@ -274,6 +286,19 @@ export function buildProgram(registry: NodeRegistry, setCode: (code: number) => 
     .option("--no-metadata", "strip the metadata back-links (for providers that reject extra keys)")
     .option("--json", "print the counts as JSON", false)
     .action(async (opts) => setCode(await exportCommand(opts)));
+
+  const datasets = program.command("datasets").description("labelled claim-verification sets as Citeflow training and test rows");
+  datasets
+    .command("import")
+    .description(
+      "a claim-verification set → Citeflow NLI rows (export --format nli's shape), one file per split of the set (its own test split kept apart), with a card: source, origin, licence, counts per label, rows left out and why",
+    )
+    .argument("<kind>", "check-covid | healthver | covidfact | nli4ct | climate-fever | fever-rte | pairs (your own JSONL of premise, hypothesis, label)")
+    .argument("<path>", "the set's folder (or its file)")
+    .requiredOption("--out <dir>", "output folder (<split>.jsonl, README.md, import.json)")
+    .option("--licence <text>", "pairs: your set's licence, for the card")
+    .option("--json", "print the counts as JSON", false)
+    .action(async (kind: string, path: string, opts) => setCode(await datasetsImportCommand(kind, path, opts)));
 
   program
     .command("train")
