@@ -15,6 +15,9 @@ import { envServices, readJsonl } from "../helpers.js";
 const SECRET = "sk-planted-export-key-0123456789abcdef";
 const DRAFT = "The first study found a clear effect on the outcome measured in this cohort [0].";
 const FINAL = DRAFT + " A second study confirmed it in a larger and older population, with similar methods [1].";
+// Verif.ai's answer in the model's own words (1-based markers): its claims against their passages' sentences make NLI rows
+// (a quote against its own sentence would teach nothing, and the export drops it).
+const VERIFAI = "The first paper reports a clear effect in this group [1]. The second paper describes the methods used to measure it [2].";
 
 const suite = templateSuite(60, "CITEFLOW_RERANK_MODEL", "OPENAI_API_KEY");
 const registry = createRegistry();
@@ -42,6 +45,7 @@ describe("exports from template runs (scripted LLM on loopback)", () => {
     const server = await suite.serve((req, res) => {
       const user = req.body.messages.at(-1).content as string;
       if (user.includes("Write a concise")) return json(res, 200, completion(DRAFT));
+      if (user.includes("[1]") && !user.includes("[0]")) return json(res, 200, completion(VERIFAI));
       if (user.includes("You review")) return json(res, 200, completion("Feedback: Add the second study.\nQuestion: none"));
       if (user.includes("Revise the answer")) return json(res, 200, completion(FINAL));
       return json(res, 200, completion(DRAFT));
@@ -53,9 +57,10 @@ describe("exports from template runs (scripted LLM on loopback)", () => {
     process.env.OPENAI_BASE_URL = server.url;
     process.env.OPENAI_API_KEY = SECRET;
     for (const d of suite.docs.slice(0, 3)) await runTemplate("openscholar", d.title);
-    // Verif.ai offline (extractive answer) for NLI rows; the planted key also sits in a question.
-    delete process.env.CITEFLOW_CHAT_MODEL;
+    // Verif.ai for NLI rows, its answers in the model's own words; the planted key also sits in a question.
     for (const d of suite.docs.slice(3, 6)) await runTemplate("verifai", d.title);
+    // One Verif.ai run offline: its extractive answer quotes the passages word for word.
+    delete process.env.CITEFLOW_CHAT_MODEL;
     await runTemplate("verifai", `${suite.docs[6]!.title} ${SECRET}`);
     process.env.OPENAI_API_KEY = SECRET;
   }, 300_000);
@@ -119,9 +124,20 @@ describe("exports from template runs (scripted LLM on loopback)", () => {
     expect(readFileSync(join(out, "README.md"), "utf8")).toContain("| train | 13 | 7 | 3 | 3 |");
   });
 
-  it("nli: premise/hypothesis/label/label_id with the card's label map", () => {
-    const { rows, out } = exportTo("nli");
+  it("nli: premise/hypothesis/label/label_id with the card's label map; a quote against its own sentence is dropped and counted", () => {
+    const { rows, out, result } = exportTo("nli");
     expect(rows.length).toBeGreaterThan(0);
+    // A Verif.ai run whose extractive answer quotes its passages: its claims against the sentences they quote teach nothing.
+    const words = (t: string) =>
+      t
+        .toLowerCase()
+        .replace(/[^\p{L}\p{N}]+/gu, " ")
+        .trim();
+    expect(result.removed.trivial).toBeGreaterThan(0);
+    expect(rows.filter((r) => words(r.premise) === words(r.hypothesis))).toEqual([]);
+    expect(readFileSync(join(out, "README.md"), "utf8")).toContain(
+      `- pairs whose premise is the hypothesis removed (a quote checked against its own sentence teaches nothing): ${result.removed.trivial}`,
+    );
     const ids = { SUPPORT: 0, NO_EVIDENCE: 1, CONTRADICT: 2 } as Record<string, number>;
     for (const r of rows) {
       expect(Object.keys(r).sort()).toEqual(["hypothesis", "label", "label_id", "metadata", "premise"]);
@@ -236,7 +252,7 @@ describe("corrections", () => {
   it("a corrected verdict and a corrected answer win in the exports; the run is never changed", async () => {
     const store = new RunStore(runsDir);
     const runs = store.listRuns();
-    const vf = runs.find((r) => r.graph === "Verif.ai")!.runId;
+    const vf = runs.filter((r) => r.graph === "Verif.ai").at(-1)!.runId; // the first: its answer is in the model's own words
     const os = runs.find((r) => r.graph === "OpenScholar")!.runId;
     const before = [readFileSync(store.runPath(vf)), readFileSync(store.runPath(os))];
     const verdict = (store.nodeOutput(vf, "verify", "verdicts") as Array<{ claimId: string; passageId?: string; label: string }>).find((v) => v.label !== "NO_REFERENCE")!;
@@ -274,7 +290,7 @@ describe("corrections", () => {
     const store = new RunStore(dir);
     const runs = store.listRuns();
     const [os1, os2] = runs.filter((r) => r.graph === "OpenScholar").map((r) => r.runId);
-    const vf = runs.find((r) => r.graph === "Verif.ai")!.runId;
+    const vf = runs.filter((r) => r.graph === "Verif.ai").at(-1)!.runId; // the first: its answer is in the model's own words
     const blobOf = (runId: string) => store.blobs.path(Object.values(store.readRun(runId).nodes.find((n) => n.type === "generate.answer")!.outputHashes!)[0]!);
     const changed = blobOf(os1!);
     writeFileSync(changed, readFileSync(changed, "utf8").replace(/"text":"/, '"text":"Tampered. '));

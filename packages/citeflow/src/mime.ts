@@ -21,9 +21,9 @@ import { clip, esc, fmtScore, htmlTable } from "./html.js";
 // The view types live in core (types only), shared with the notebook renderer in the browser.
 export { CITEFLOW_MIME, VIEW_VERSION, type AnswerView, type CiteflowView, type NodeState, type PassagesView, type RunNodeView, type RunView, type VerdictsView };
 
-export const VERDICT_COLOURS = { SUPPORT: "#2e7d32", CONTRADICT: "#c62828", NO_EVIDENCE: "#ef6c00", NO_REFERENCE: "#757575" } as const;
+export const VERDICT_COLOURS = { SUPPORT: "#2e7d32", CONTRADICT: "#c62828", NO_EVIDENCE: "#ef6c00", NO_REFERENCE: "#757575", CANNOT_TELL: "#546e7a" } as const;
 /** The text on each verdict colour: white reads at under 4.5:1 on the orange, so it is dark there. */
-const VERDICT_INK = { SUPPORT: "#fff", CONTRADICT: "#fff", NO_EVIDENCE: "#212121", NO_REFERENCE: "#fff" } as const;
+const VERDICT_INK = { SUPPORT: "#fff", CONTRADICT: "#fff", NO_EVIDENCE: "#212121", NO_REFERENCE: "#fff", CANNOT_TELL: "#fff" } as const;
 
 export function isPassageList(v: unknown): v is Passage[] {
   return Array.isArray(v) && v.length > 0 && v.every((p) => Passage.safeParse(p).success);

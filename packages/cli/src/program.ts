@@ -188,7 +188,8 @@ export function buildProgram(registry: NodeRegistry, setCode: (code: number) => 
     .option("--parallel <n>", "claims verified at once (default 1); more keep a served judge busy", intArg("--parallel"))
     .option("--compare <models...>", "two NLI models A B on the same claims: accuracy of each, B − A and its 95 % bootstrap interval")
     .option("--models-dir <dir>", "local models folder (default $CITEFLOW_MODELS)")
-    .option("--json", 'print { "accuracy", "macro_f1", "confusion", "claims" }', false)
+    .option("--out <file>", "each claim's record as JSON Lines: gold label, forced choice, the verifier's verdicts, the claim verdict and its calibration")
+    .option("--json", 'print { "accuracy", "macro_f1", "confusion", "claims", "selective"? }', false)
     .addOption(runsOption())
     .action(async (opts) => setCode(await evalScifactCommand({ ...opts, ...(opts.k ? { k: opts.k } : {}), ...(opts.compare ? { compare: twoModels(opts.compare) } : {}) }, registry)));
   evalCmd

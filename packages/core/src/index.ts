@@ -25,6 +25,7 @@ export * from "./inputs.js";
 export * from "./progress.js";
 export * from "./protocol.js";
 export * from "./evidence.js";
+export * from "./claim-verdict.js";
 export * from "./url.js";
 export * from "./terminal.js";
 export * from "./pool.js";

@@ -94,7 +94,7 @@ export const Claim = z.object({
 });
 export type Claim = z.infer<typeof Claim>;
 
-export const VERDICT_LABELS = ["SUPPORT", "CONTRADICT", "NO_EVIDENCE", "NO_REFERENCE"] as const;
+export const VERDICT_LABELS = ["SUPPORT", "CONTRADICT", "NO_EVIDENCE", "NO_REFERENCE", "CANNOT_TELL"] as const;
 export const VerdictLabel = z.enum(VERDICT_LABELS);
 export type VerdictLabel = z.infer<typeof VerdictLabel>;
 
@@ -114,6 +114,16 @@ export const Verdict = z.object({
     })
     .optional()
     .describe("The closest evidence sentence"),
+  calibration: z
+    .object({
+      pSupport: z.number().min(0).max(1).describe("Calibrated P(the claim is supported), from the rule below"),
+      confidence: z.number().min(0).max(1).describe("Calibrated P(the label given is right): pSupport for SUPPORT, 1 − pSupport for CONTRADICT, the larger of the two for CANNOT_TELL"),
+      band: z.tuple([z.number().min(0).max(1), z.number().min(0).max(1)]).describe("pSupport above the first and below the second: CANNOT_TELL"),
+      forced: z.enum(["SUPPORT", "CONTRADICT"]).describe("The verdict if one had to be given (pSupport ≥ 0.5)"),
+      rule: z.string().describe("Which calibration: the model and the claims it was chosen on"),
+    })
+    .optional()
+    .describe("A claim-level verdict's calibration: SUPPORT / CONTRADICT only outside the cannot-tell band"),
 });
 export type Verdict = z.infer<typeof Verdict>;
 

@@ -21,7 +21,7 @@ export interface CardInput {
   skippedRuns: string[];
   /** Corrections lines that are not corrections, left out. */
   correctionProblems?: Array<{ file: string; line: number; message: string }>;
-  removed: { exact: number; near: number };
+  removed: { exact: number; near: number; trivial: number };
   split: number;
   seed: number;
   metadata: boolean;
@@ -146,6 +146,7 @@ export function datasetCard(c: CardInput): string {
     `- corrections applied (they win over the model's output): ${c.rows.corrections.size}`,
     `- exact duplicates removed: ${c.removed.exact}`,
     `- near duplicates removed (same text after lower-casing and dropping punctuation and spacing): ${c.removed.near}`,
+    ...(c.format === "nli" ? [`- pairs whose premise is the hypothesis removed (a quote checked against its own sentence teaches nothing): ${c.removed.trivial}`] : []),
     `- split: ${c.split} train by a hash of (seed ${c.seed}, question); rows of one question stay on one side`,
     `- secrets: environment values named *KEY, *TOKEN, *SECRET, *PASSWORD and anything shaped like an API key are replaced by [redacted]`,
     `- metadata back-links (run id, node id, graph hash, passage and doc ids, models): ${c.metadata ? "included" : "stripped (--no-metadata)"}`,

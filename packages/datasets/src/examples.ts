@@ -297,7 +297,7 @@ function collectRun(store: RunStore, services: Pick<Services, "prompt">, record:
           .filter((c) => c.kind === "verdict" && c.nodeId === nodeId && c.claimId === original.claimId && (c.passageId === undefined || c.passageId === original.passageId))
           .at(-1);
         const v = fix?.kind === "verdict" ? { ...original, label: fix.label } : original;
-        if (v.label === "NO_REFERENCE") continue; // nothing to pair the claim with
+        if (v.label === "NO_REFERENCE" || v.label === "CANNOT_TELL") continue; // nothing to pair the claim with, or no label to teach
         const claim = claims.find((c) => c.id === v.claimId);
         const passage = passages.find((p) => p.id === v.passageId);
         const premise = v.evidence?.sentence ?? passage?.text;

@@ -7,7 +7,7 @@ import { datasetCard, RowTally } from "./card.js";
 import { toParquet } from "./parquet.js";
 import { forEachRunExamples, type AnswerExample } from "./examples.js";
 import { readGoldLabels } from "./gold.js";
-import { FORMATS, rowsFor, type Format, type Row } from "./formats.js";
+import { FORMATS, isTrivialPair, rowsFor, type Format, type Row } from "./formats.js";
 import { checkRatio, Deduper, splitOf } from "./process.js";
 
 export interface ExportOptions {
@@ -42,7 +42,8 @@ export interface ExportResult {
   skippedRuns: string[];
   /** Lines of corrections files that are not corrections, left out (file, line, why). */
   correctionProblems: CorrectionProblem[];
-  removed: { exact: number; near: number };
+  /** exact and near duplicates; trivial: NLI rows whose premise is the hypothesis (a quote checked against itself teaches nothing). */
+  removed: { exact: number; near: number; trivial: number };
   /** Answers the rubric thresholds dropped. */
   rubricDropped?: number;
 }
@@ -77,6 +78,7 @@ export function exportDataset(o: ExportOptions): ExportResult {
   const deduper = new Deduper();
   let kept = 0;
   let rubricDropped = 0;
+  let trivial = 0;
   const out = new Map<string, AtomicFile>();
   let ex: ReturnType<typeof forEachRunExamples>;
   try {
@@ -91,6 +93,10 @@ export function exportDataset(o: ExportOptions): ExportResult {
         // Loop traces of a run whose answer the rubric dropped go too.
         const loop = answers.length < run.answers.length ? [] : run.loop;
         for (const r of rowsFor(o.format, answers, run.nli, loop, run.relevance, run.calls)) {
+          if (isTrivialPair(r)) {
+            trivial++;
+            continue;
+          }
           if (!deduper.keep(r)) continue;
           const name = splitOf(r, ratio, seed); // always "train" at ratio 1
           out.get(name)!.write(line(r, metadata, redactor) + "\n");
@@ -119,7 +125,7 @@ export function exportDataset(o: ExportOptions): ExportResult {
       files[`${name}.parquet`] = rows;
     }
   }
-  const removed = { exact: deduper.exact, near: deduper.near };
+  const removed = { exact: deduper.exact, near: deduper.near, trivial };
   const command =
     o.command ??
     `citeflow export --runs ${o.runs} --format ${o.format} --out ${o.out} --split ${ratio} --seed ${seed}${o.qrels ? ` --qrels ${o.qrels}` : ""}${o.labels ? ` --labels ${o.labels.claims} --corpus ${o.labels.corpus}` : ""}${o.rubric ? ` --min-organisation ${o.rubric.organisation} --min-factuality ${o.rubric.factuality}` : ""}${metadata ? "" : " --no-metadata"}${o.parquet ? " --parquet" : ""}`;

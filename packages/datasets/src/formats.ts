@@ -1,4 +1,5 @@
 import type { ChatMessage } from "@citeflow/models";
+import { normalise } from "./process.js";
 import type { CallExample } from "./calls.js";
 import type { AnswerExample, LoopCallExample, NliExample, Provenance, RelevanceExample } from "./examples.js";
 
@@ -13,6 +14,15 @@ export interface Row {
   label?: string;
   data: Record<string, unknown>;
   provenance: Provenance;
+}
+
+/**
+ * An NLI row whose premise is its hypothesis (the same words, case and punctuation aside): what a
+ * quoting answer's claim against its own passage sentence gives. It teaches nothing, so exports drop it.
+ */
+export function isTrivialPair(r: Row): boolean {
+  const { premise, hypothesis } = r.data;
+  return typeof premise === "string" && typeof hypothesis === "string" && normalise(premise) === normalise(hypothesis);
 }
 
 /** SciFact's labels as the NLI label ids, and how they map onto MNLI's. */

@@ -7,4 +7,15 @@ export { synthesize, type SynthOptions, type SynthResult } from "./synth.js";
 export { toParquet } from "./parquet.js";
 export { trainModel, trainEnvironment, ensureTrainEnvironment, TrainError, PYTHON_DIR, type TrainOptions, type TrainResult, type TrainTask } from "./train.js";
 export { readGoldLabels, goldAnswer, goldPairs, goldRationales, goldTrue, sciFactLabel, type GoldLabels, type GoldPair, type GoldRationale } from "./gold.js";
-export { importClaimSet, CLAIM_SETS, hashSplit, type ClaimSet, type ImportedPair, type ImportManifest, type ImportOptions, type ImportProblem, type ImportResult, type PairLabel } from "./claim-sets/index.js";
+export {
+  importClaimSet,
+  CLAIM_SETS,
+  hashSplit,
+  type ClaimSet,
+  type ImportedPair,
+  type ImportManifest,
+  type ImportOptions,
+  type ImportProblem,
+  type ImportResult,
+  type PairLabel,
+} from "./claim-sets/index.js";

@@ -4,3 +4,4 @@ export * from "./classification.js";
 export * from "./reading-order.js";
 export * from "./bootstrap.js";
 export * from "./nli-pairs.js";
+export * from "./calibration.js";

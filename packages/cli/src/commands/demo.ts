@@ -107,7 +107,7 @@ function showRun(runStore: RunStore, runId: string, nli: string, generator: stri
   say(`hallucinated citations: ${answer.invalidCitations.length}${answer.invalidCitations.length ? ` (${answer.invalidCitations.map((c) => `[${c.marker}]`).join(" ")})` : ""}\n`);
   const answerClaims = runStore.nodeOutput(runId, "claims", "claims") as Claim[];
   const verdicts = runStore.nodeOutput(runId, "verify", "verdicts") as Verdict[];
-  const colour = process.stdout.isTTY ? ({ SUPPORT: CONTROL.green, CONTRADICT: CONTROL.red, NO_EVIDENCE: CONTROL.yellow, NO_REFERENCE: CONTROL.grey } as const) : undefined;
+  const colour = process.stdout.isTTY ? ({ SUPPORT: CONTROL.green, CONTRADICT: CONTROL.red, NO_EVIDENCE: CONTROL.yellow, NO_REFERENCE: CONTROL.grey, CANNOT_TELL: CONTROL.grey } as const) : undefined;
   say(`Each statement against the passage it cites (NLI: ${nli}):\n`);
   for (const v of verdicts) {
     const claim = answerClaims.find((c) => c.id === v.claimId)!;

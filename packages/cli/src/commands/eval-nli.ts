@@ -24,7 +24,16 @@ async function readPairs(file: string, limit?: number) {
     throw new FailureError((e as Error).message);
   }
   if (r.pairs.length === 0)
-    throw new FailureError(`${file}: no labelled pair in it${r.problems.length ? ` (${r.problems.slice(0, 3).map((p) => `${p.where}: ${p.problem}`).join("; ")})` : ""}`);
+    throw new FailureError(
+      `${file}: no labelled pair in it${
+        r.problems.length
+          ? ` (${r.problems
+              .slice(0, 3)
+              .map((p) => `${p.where}: ${p.problem}`)
+              .join("; ")})`
+          : ""
+      }`,
+    );
   for (const p of r.problems.slice(0, 10)) process.stderr.write(`refused: ${p.where}: ${p.problem}\n`);
   if (r.problems.length > 10) process.stderr.write(`… and ${r.problems.length - 10} more refused rows\n`);
   return limit !== undefined ? r.pairs.slice(0, limit) : r.pairs;

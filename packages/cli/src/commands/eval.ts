@@ -2,7 +2,8 @@ import { readFileSync } from "node:fs";
 import { loadGraph, mapInOrder, type CompiledGraph, type NodeRegistry, type Verdict } from "@citeflow/core";
 import { sciFactLabel } from "@citeflow/datasets";
 import { openGraph, type Session } from "@citeflow/host";
-import { bestThreshold, docsInOrder, ndcgAt, pairedBootstrap, readQrels, rocAuc, scoreClassification, scoreRetrieval, type PairedDifference } from "@citeflow/eval";
+import { accuracyAtCoverage, bestThreshold, docsInOrder, ndcgAt, pairedBootstrap, readQrels, riskCoverage, rocAuc, scoreClassification, scoreRetrieval, type PairedDifference } from "@citeflow/eval";
+import { writeFileAtomic } from "@citeflow/runstore";
 import { describeModel, modelsDirsFromEnv } from "@citeflow/models";
 import { UsageError } from "../errors.js";
 import { table } from "../table.js";
@@ -119,8 +120,22 @@ export interface EvalScifactOptions {
   json?: boolean;
   /** Claims verified at once (default 1): more keep a served judge busy. */
   parallel?: number;
+  /** Each claim's record (gold label, verdicts, claim verdict and its calibration) as JSON Lines, for choosing a calibration on a dev split. */
+  out?: string;
   /** Run store each claim's run is recorded in. */
   runs: string;
+}
+
+/** One claim through the verification graph. */
+interface ClaimResult {
+  id: string;
+  gold: string;
+  predicted: string;
+  score?: number;
+  /** The claim-level verdict (verify.nli's claimVerdicts, or verify.llm's verdict), with its calibration when it has one. */
+  verdict?: Verdict;
+  /** The verifier's verdicts (for verify.nli: one per passage). */
+  verdicts: Verdict[];
 }
 
 type Label = "SUPPORT" | "CONTRADICT" | "NO_EVIDENCE";
@@ -171,7 +186,7 @@ export function sciFactVerificationGraph(o: { k: number; judge: "nli" | "llm"; m
       { id: "claim", type: "claims.from-question", version: 1, params: {} },
       o.judge === "llm"
         ? { id: "verify", type: "verify.llm", version: 2, params: { ...model, ...threshold, ...sentences } }
-        : { id: "verify", type: "verify.nli", version: 1, params: { ...modelsDir, ...model } },
+        : { id: "verify", type: "verify.nli", version: 2, params: { ...modelsDir, ...model } },
     ],
     edges: [
       { from: "question.question", to: "retrieve.question" },
@@ -190,20 +205,49 @@ async function verifyClaims(
   o: Pick<EvalScifactOptions, "binary" | "json" | "graph" | "parallel">,
   session: Session,
   label = "",
-): Promise<Array<{ gold: string; predicted: string; score?: number }>> {
+): Promise<ClaimResult[]> {
   const verifier = [...graph.order].reverse().find((id) => Object.values(graph.nodes.get(id)!.outputTypes).includes("Verdict[]"));
   if (!verifier) throw new FailureError(`graph ${o.graph}: no node outputs Verdict[]`);
-  const port = Object.entries(graph.nodes.get(verifier)!.outputTypes).find(([, t]) => t === "Verdict[]")![0];
+  const ports = graph.nodes.get(verifier)!.outputTypes;
+  const port = Object.entries(ports).find(([, t]) => t === "Verdict[]")![0];
+  const claimPort = "claimVerdicts" in ports ? "claimVerdicts" : undefined;
   return counted(claims, o, `eval scifact${label ? ` ${label}` : ""}`, "claims", async (c) => {
     const result = await session.start(graph, { question: { id: c.id, text: c.text } }, { reuse: false }).result;
     const failed = result.nodes.find((n) => n.status === "error");
     if (failed) throw new FailureError(`claim ${c.id}: ${failed.id}: ${failed.error!.message}`);
-    const verdicts = result.nodes.find((n) => n.id === verifier)!.outputs![port] as Verdict[];
-    const predicted = aggregateVerdicts(verdicts);
+    const outputs = result.nodes.find((n) => n.id === verifier)!.outputs!;
+    const verdicts = outputs[port] as Verdict[];
+    // The claim's own verdict: verify.nli's claim-level one, else the verifier's single verdict for it (verify.llm).
+    const verdict = claimPort ? (outputs[claimPort] as Verdict[])[0] : verdicts.length === 1 && !verdicts[0]!.passageId ? verdicts[0] : undefined;
+    // The forced choice: the calibrated one where there is a calibration, else the most confident of the verdicts.
+    const predicted = verdict?.calibration ? verdict.calibration.forced : aggregateVerdicts(verdicts);
     const score = supportLogOdds(verdicts);
     const pair = o.binary ? { gold: c.gold === "SUPPORT" ? "true" : "false", predicted: predicted === "SUPPORT" ? "true" : "false" } : { gold: c.gold, predicted };
-    return score !== undefined ? { ...pair, score } : pair;
+    return { id: c.id, ...pair, ...(score !== undefined ? { score } : {}), ...(verdict ? { verdict } : {}), verdicts };
   });
+}
+
+/**
+ * The verdicts a calibrated judge gives outside its cannot-tell band, scored against gold (SUPPORT is
+ * right for a supported claim; CONTRADICT for a contradicted one — on a claim without evidence both
+ * are wrong), and the risk–coverage curve of its calibrated confidence. Undefined without calibrated verdicts.
+ */
+function selective(results: ClaimResult[], binary: boolean) {
+  const gold = (r: ClaimResult) => (binary ? (r.gold === "true" ? "SUPPORT" : "CONTRADICT") : r.gold);
+  const scored = results.filter((r) => r.verdict?.calibration);
+  if (scored.length === 0 || scored.length < results.length) return undefined;
+  const given = scored.filter((r) => r.verdict!.label === "SUPPORT" || r.verdict!.label === "CONTRADICT");
+  const right = given.filter((r) => r.verdict!.label === gold(r)).length;
+  const curve = riskCoverage(scored.map((r) => ({ confidence: r.verdict!.calibration!.confidence, correct: r.verdict!.calibration!.forced === gold(r) })));
+  return {
+    given: given.length,
+    claims: results.length,
+    coverage: given.length / results.length,
+    accuracy_given: given.length ? right / given.length : undefined,
+    band: scored[0]!.verdict!.calibration!.band,
+    rule: scored[0]!.verdict!.calibration!.rule,
+    at_coverage: Object.fromEntries([0.1, 0.2, 0.3, 0.4, 0.5, 0.6, 0.7, 0.8, 0.9, 1].map((c) => [c.toFixed(1), accuracyAtCoverage(curve, c) ?? null])),
+  };
 }
 
 /**
@@ -237,7 +281,7 @@ export async function evalScifactCommand(o: EvalScifactOptions, registry: NodeRe
     if (o.graph || (o.judge ?? "nli") !== "nli") throw new UsageError("--compare takes two NLI models for the built-in graph: leave out --graph and --judge llm");
     const per = async (model: string) => {
       const doc = sciFactVerificationGraph({ k: o.k ?? 3, judge: "nli", ...modelsDir, model });
-      const pairs = await verifyClaims(loadGraph(doc, registry, { source: "built-in SciFact graph" }), claims, o, session, model);
+      const pairs = await verifyClaims(loadGraph(doc, registry, { source: "built-in SciFact graph" }), claims, { ...o, binary: !!o.binary }, session, model);
       return pairs.map((p) => (p.gold === p.predicted ? 1 : 0));
     };
     const [a, b] = o.compare;
@@ -261,12 +305,14 @@ export async function evalScifactCommand(o: EvalScifactOptions, registry: NodeRe
       );
   if (!o.json) for (const line of modelLines(graph, session)) process.stderr.write(line + "\n");
   const pairs = await verifyClaims(graph, claims, o, session);
+  if (o.out) writeFileAtomic(o.out, pairs.map((p) => JSON.stringify(p)).join("\n") + "\n");
   const scores = scoreClassification(pairs, o.binary ? ["true", "false"] : ["SUPPORT", "CONTRADICT", "NO_EVIDENCE"]);
+  const given = selective(pairs, !!o.binary);
   // A scoring judge (verify.llm in-process): the threshold these claims would choose, for a split you do not report on.
   const scored = o.binary && o.judge === "llm" && pairs.length > 0 && pairs.every((p) => p.score !== undefined) ? pairs.map((p) => ({ score: p.score!, positive: p.gold === "true" })) : undefined;
   const best = scored && bestThreshold(scored);
   const auc = scored && rocAuc(scored);
-  if (o.json) process.stdout.write(JSON.stringify({ ...scores, ...(best ? { best_threshold: best } : {}), ...(auc !== undefined ? { auc } : {}) }) + "\n");
+  if (o.json) process.stdout.write(JSON.stringify({ ...scores, ...(best ? { best_threshold: best } : {}), ...(auc !== undefined ? { auc } : {}), ...(given ? { selective: given } : {}) }) + "\n");
   else {
     process.stdout.write(
       `${o.binary ? "Binary (claims with evidence)" : "3-way"} verification of ${o.claims}, judge ${o.judge ?? "nli"}, on ${scores.claims} claims: accuracy ${scores.accuracy.toFixed(3)} · macro-F1 ${scores.macro_f1.toFixed(3)}\n`,
@@ -278,6 +324,14 @@ export async function evalScifactCommand(o: EvalScifactOptions, registry: NodeRe
         labels.map((g) => [g, ...labels.map((p) => String(scores.confusion[g]![p]))]),
       ),
     );
+    if (given) {
+      const f = (x: number | null | undefined) => (x === null || x === undefined ? "–" : x.toFixed(3));
+      process.stdout.write(
+        `Calibrated verdicts (${given.rule}): given for ${given.given} of ${given.claims} claims (coverage ${f(given.coverage)}), right on ${f(given.accuracy_given)} of them; CANNOT_TELL while P(supported) is between ${f(given.band[0])} and ${f(given.band[1])}.\n` +
+          `Risk–coverage, the most confident claims first (accuracy of the forced choice on them):\n` +
+          table(["coverage", ...Object.keys(given.at_coverage)], [["accuracy", ...Object.values(given.at_coverage).map(f)]]),
+      );
+    }
     if (auc !== undefined) process.stdout.write(`AUC ${auc.toFixed(3)}: the chance that a true claim scores above a false one, whatever the threshold.\n`);
     if (best)
       process.stdout.write(

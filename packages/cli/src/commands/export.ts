@@ -51,7 +51,7 @@ export async function exportCommand(opts: ExportCommandOptions): Promise<number>
   else {
     for (const [f, n] of Object.entries(r.files)) process.stdout.write(`${f}: ${n} rows\n`);
     process.stdout.write(
-      `from ${r.runs} runs; removed ${r.removed.exact} exact and ${r.removed.near} near duplicates` +
+      `from ${r.runs} runs; removed ${r.removed.exact} exact and ${r.removed.near} near duplicates${r.removed.trivial ? ` and ${r.removed.trivial} pairs whose premise is the hypothesis` : ""}` +
         (r.skippedRuns.length || r.correctionProblems.length ? `; left out ${r.skippedRuns.length} runs and ${r.correctionProblems.length} corrections lines (listed on stderr)` : "") +
         `\ncard: ${opts.out}/README.md\n`,
     );

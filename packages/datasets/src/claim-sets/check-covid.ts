@@ -40,7 +40,10 @@ export const checkCovid: ClaimSet = {
         }
         const abstract = abstracts.get(c.cord_id);
         const idx = [...new Set((c.evidence_set as Array<{ sent_index?: unknown }>).map((e) => e?.sent_index).filter((i): i is number => Number.isInteger(i)))].sort((a, b) => a - b);
-        const premise = idx.map((i) => abstract?.[i]?.trim() ?? "").filter(Boolean).join(" ");
+        const premise = idx
+          .map((i) => abstract?.[i]?.trim() ?? "")
+          .filter(Boolean)
+          .join(" ");
         if (!abstract || !premise) {
           leaveOut(r, "evidence sentence not in corpus.json");
           continue;

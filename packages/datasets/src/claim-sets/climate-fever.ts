@@ -8,7 +8,10 @@ export const climateFever: ClaimSet = {
   origin: "Diggelmann et al., 2020, CLIMATE-FEVER: A Dataset for Verification of Real-World Climate Claims (NeurIPS 2020 Tackling Climate Change with ML workshop)",
   licence: "none stated by the source",
   labels: { SUPPORTS: "SUPPORT", REFUTES: "CONTRADICT", NOT_ENOUGH_INFO: "NO_EVIDENCE" },
-  notes: ["one pair per evidence sentence, with that sentence's own label (`evidence_label`)", "splits: none in the source; a fixed tenth of the claims (by the SHA-256 of `claim_id`, so a claim's pairs stay together) → test, the rest → train"],
+  notes: [
+    "one pair per evidence sentence, with that sentence's own label (`evidence_label`)",
+    "splits: none in the source; a fixed tenth of the claims (by the SHA-256 of `claim_id`, so a claim's pairs stay together) → test, the rest → train",
+  ],
   async read(path) {
     const r = emptyResult();
     for (const { file } of setFiles(path, { "climate-fever.jsonl": "" }, "Climate-FEVER"))

@@ -29,7 +29,10 @@ export const healthVer: ClaimSet = {
       const col = (name: string) => header!.fields.findIndex((f) => f.trim() === name);
       const [id, evidence, claim, label] = ["id", "evidence", "claim", "label"].map(col);
       if ([evidence, claim, label].some((i) => i! < 0)) {
-        r.problems.push({ where: `${file}:1`, problem: `not a HealthVer CSV: its header has no ${["evidence", "claim", "label"].filter((n) => col(n) < 0).join(", ")} column (it reads ${header!.fields.slice(0, 6).join(", ")})` });
+        r.problems.push({
+          where: `${file}:1`,
+          problem: `not a HealthVer CSV: its header has no ${["evidence", "claim", "label"].filter((n) => col(n) < 0).join(", ")} column (it reads ${header!.fields.slice(0, 6).join(", ")})`,
+        });
         continue;
       }
       for (const rec of rows) {

@@ -64,7 +64,14 @@ export async function importClaimSet(o: ImportOptions): Promise<ImportResult> {
   const { pairs, problems, leftOut } = await set.read(o.path);
   if (pairs.length === 0)
     throw new Error(
-      `${o.path}: no ${set.title} pair could be read${problems.length ? `: ${problems.length} row(s) refused, e.g. ${problems.slice(0, 3).map((p) => `${p.where}: ${p.problem}`).join("; ")}` : ""}${o.kind === "pairs" ? "" : ` (is it a ${set.title} file?)`}`,
+      `${o.path}: no ${set.title} pair could be read${
+        problems.length
+          ? `: ${problems.length} row(s) refused, e.g. ${problems
+              .slice(0, 3)
+              .map((p) => `${p.where}: ${p.problem}`)
+              .join("; ")}`
+          : ""
+      }${o.kind === "pairs" ? "" : ` (is it a ${set.title} file?)`}`,
     );
   const bySplit = new Map<string, ImportedPair[]>();
   for (const p of pairs) bySplit.set(p.split, [...(bySplit.get(p.split) ?? []), p]);

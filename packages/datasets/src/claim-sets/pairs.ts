@@ -19,7 +19,9 @@ export const userPairs: ClaimSet = {
   origin: "the user's own file",
   licence: "as the user states it (--licence)",
   labels: LABELS,
-  notes: ['rows {"premise", "hypothesis", "label", "split"?, "id"?} (rows written by `citeflow export --format nli` or `datasets import` read as they are); labels in Citeflow\'s, SciFact\'s or MNLI\'s names; a row without `split` is train'],
+  notes: [
+    'rows {"premise", "hypothesis", "label", "split"?, "id"?} (rows written by `citeflow export --format nli` or `datasets import` read as they are); labels in Citeflow\'s, SciFact\'s or MNLI\'s names; a row without `split` is train',
+  ],
   async read(path) {
     const r = emptyResult();
     for (const l of jsonLines(readSetFile(path), path)) {

@@ -1,27 +1,41 @@
-import { bm25Scores, defineNode, pageAt, sentenceSpans, type Verdict } from "@citeflow/core";
+import { bm25Scores, claimVerdicts, defineNode, pageAt, sentenceSpans, type Verdict } from "@citeflow/core";
 import { DEFAULT_MODELS, type NliProbabilities } from "@citeflow/models";
 import { z } from "zod";
+import { calibrationFor } from "../shared/calibration.js";
 import { modelParam, modelParams } from "../shared/params.js";
 
 export const verifyNli = defineNode({
   type: "verify.nli",
-  version: 1,
+  version: 2,
   title: "Verify claims (NLI)",
   family: "verify",
   description:
-    "Verif.ai's check: each claim against the most similar sentences of each passage it cites → SUPPORT / CONTRADICT / NO_EVIDENCE, or NO_REFERENCE when the cited passage was never retrieved; the closest sentence attached with where it sits in the passage (and its page, for PDFs).",
+    "Verif.ai's check: each claim against the most similar sentences of each passage it cites → SUPPORT / CONTRADICT / NO_EVIDENCE, or NO_REFERENCE when the cited passage was never retrieved; the closest sentence attached with where it sits in the passage (and its page, for PDFs). Then one verdict per claim, calibrated: SUPPORT or CONTRADICT only when the model is sure enough, else CANNOT_TELL.",
   inputs: { claims: { type: "Claim[]" }, passages: { type: "Passage[]", description: "Everything that was retrieved" } },
-  outputs: { verdicts: { type: "Verdict[]", description: "One per claim and cited passage" } },
+  outputs: {
+    verdicts: { type: "Verdict[]", description: "One per claim and cited passage" },
+    claimVerdicts: {
+      type: "Verdict[]",
+      description:
+        "One per claim: SUPPORT / CONTRADICT from its passages' sentence scores through the model's calibration, CANNOT_TELL inside its band, with the calibrated confidence; NO_REFERENCE when nothing it cites was read",
+    },
+  },
   params: z.object({
     model: modelParam("nli", `NLI model id (SciFact or MNLI labels); empty: $CITEFLOW_NLI_MODEL, else ${DEFAULT_MODELS.nli}`),
     ...modelParams,
     sentences: z.number().int().positive().default(10).describe("Sentences of each cited passage compared with the claim"),
+    band: z
+      .tuple([z.number().min(0).max(1), z.number().min(0).max(1)])
+      .refine(([lo, hi]) => lo <= hi, "the band's low end must not be above its high end")
+      .optional()
+      .describe("Claim verdicts: CANNOT_TELL while the calibrated P(supported) is between these; unset: the band chosen on dev for the model"),
   }),
   fingerprint: (p, s) => s.modelId("nli", p.model),
   async run(inputs, p, ctx) {
     const claims = inputs.claims;
     const byId = new Map(inputs.passages.map((x) => [x.id, x]));
-    const model = await ctx.services.nli({ id: ctx.services.modelId("nli", p.model), modelsDir: p.modelsDir, dtype: p.dtype });
+    const id = ctx.services.modelId("nli", p.model);
+    const model = await ctx.services.nli({ id, modelsDir: p.modelsDir, dtype: p.dtype });
     const verdicts: Verdict[] = [];
     for (const claim of claims) {
       if (claim.passageIds.length === 0) verdicts.push({ claimId: claim.id, label: "NO_REFERENCE", probabilities: {} });
@@ -83,6 +97,6 @@ export const verifyNli = defineNode({
         });
       }
     }
-    return { verdicts };
+    return { verdicts, claimVerdicts: claimVerdicts(claims, verdicts, calibrationFor(id, p.band)) };
   },
 });

@@ -1,0 +1,105 @@
+/** Calibration of a verifier's scores: Platt scaling, the cannot-tell band, and the risk–coverage curve. */
+
+const sigmoid = (x: number) => 1 / (1 + Math.exp(-x));
+
+/**
+ * Platt scaling: slope and intercept of P(positive) = sigmoid(slope · score + intercept), fitted by
+ * Newton's method on the log-loss with Platt's smoothed targets (so separable data stays finite).
+ */
+export function fitPlatt(items: Array<{ score: number; positive: boolean }>): { slope: number; intercept: number } {
+  if (items.length === 0) throw new Error("no scored items to calibrate on");
+  const pos = items.filter((x) => x.positive).length;
+  const neg = items.length - pos;
+  const hi = (pos + 1) / (pos + 2);
+  const lo = 1 / (neg + 2);
+  let a = 0;
+  let b = Math.log((pos + 1) / (neg + 1));
+  for (let iter = 0; iter < 100; iter++) {
+    let ga = 0;
+    let gb = 0;
+    let haa = 1e-9;
+    let hab = 0;
+    let hbb = 1e-9;
+    for (const x of items) {
+      const p = sigmoid(a * x.score + b);
+      const d = p - (x.positive ? hi : lo);
+      const w = p * (1 - p);
+      ga += d * x.score;
+      gb += d;
+      haa += w * x.score * x.score;
+      hab += w * x.score;
+      hbb += w;
+    }
+    const det = haa * hbb - hab * hab;
+    if (Math.abs(det) < 1e-15) break;
+    const da = (hbb * ga - hab * gb) / det;
+    const db = (haa * gb - hab * ga) / det;
+    a -= da;
+    b -= db;
+    if (Math.abs(da) + Math.abs(db) < 1e-10) break;
+  }
+  return { slope: a, intercept: b };
+}
+
+/** One point of a risk–coverage curve: the verdicts given at a confidence cut, and how many were right. */
+export interface CoveragePoint {
+  /** Confidence at or above which a verdict is given. */
+  confidence: number;
+  given: number;
+  coverage: number;
+  /** Accuracy of the verdicts given (undefined when none is). */
+  accuracy: number | undefined;
+}
+
+/**
+ * The risk–coverage curve: items by confidence, most confident first; at each distinct confidence,
+ * the share given a verdict and the accuracy of those verdicts (selective classification).
+ */
+export function riskCoverage(items: Array<{ confidence: number; correct: boolean }>): CoveragePoint[] {
+  const s = [...items].sort((a, b) => b.confidence - a.confidence);
+  const out: CoveragePoint[] = [];
+  let right = 0;
+  s.forEach((x, i) => {
+    right += x.correct ? 1 : 0;
+    if (i + 1 < s.length && s[i + 1]!.confidence === x.confidence) return;
+    out.push({ confidence: x.confidence, given: i + 1, coverage: (i + 1) / s.length, accuracy: right / (i + 1) });
+  });
+  return out;
+}
+
+/** The accuracy at a coverage (the first curve point that reaches it), for a table of fixed coverages. */
+export function accuracyAtCoverage(curve: CoveragePoint[], coverage: number): number | undefined {
+  return curve.find((p) => p.coverage >= coverage - 1e-12)?.accuracy;
+}
+
+/**
+ * The cannot-tell band on calibrated P(supported) that gives verdicts for the most items while those
+ * verdicts are right at least `target` of the time: SUPPORT at pSupport ≥ high, CONTRADICT at ≤ low.
+ * Searched over the items' own probabilities (cuts between neighbours); ties broken toward the
+ * narrower band. Choose it on items you do not report on. Undefined when no band reaches the target
+ * with at least `minGiven` verdicts.
+ */
+export function chooseBand(items: Array<{ pSupport: number; positive: boolean }>, target: number, minGiven = 1): { band: [number, number]; coverage: number; accuracy: number } | undefined {
+  const ps = [...new Set(items.map((x) => x.pSupport))].sort((a, b) => a - b);
+  const cuts = [0, ...ps.slice(0, -1).map((p, i) => (p + ps[i + 1]!) / 2), 1];
+  let best: { band: [number, number]; coverage: number; accuracy: number } | undefined;
+  for (const low of cuts)
+    for (const high of cuts) {
+      if (high < low) continue;
+      let given = 0;
+      let right = 0;
+      for (const x of items) {
+        if (x.pSupport >= high && x.pSupport > low) {
+          given++;
+          right += x.positive ? 1 : 0;
+        } else if (x.pSupport <= low && x.pSupport < high) {
+          given++;
+          right += x.positive ? 0 : 1;
+        }
+      }
+      if (given < minGiven || right / given < target) continue;
+      const coverage = given / items.length;
+      if (!best || coverage > best.coverage || (coverage === best.coverage && high - low < best.band[1] - best.band[0])) best = { band: [low, high], coverage, accuracy: right / given };
+    }
+  return best;
+}
