@@ -74,7 +74,8 @@ export function NodeInspector({ state, nodeId }: { state: EditorState; nodeId: s
     ...(run && !run.readOnly ? { onApply: (v: unknown) => void state.start({ overrides: { [nodeId]: { [port]: v } } }) } : {}),
     ...(run
       ? {
-          onCorrectVerdict: (v, label) => void correct({ kind: "verdict", nodeId, claimId: v.claimId, ...(v.passageId ? { passageId: v.passageId } : {}), label: label as Verdict["label"] }),
+          onCorrectVerdict: (v, label) =>
+            void correct({ kind: "verdict", nodeId, claimId: v.claimId, ...(v.passageId ? { passageId: v.passageId } : {}), label: label as Extract<CorrectionInput, { kind: "verdict" }>["label"] }),
           onRelevance: (passageId, relevant) => void correct({ kind: "relevance", nodeId, passageId, relevant }),
           onEditAnswer: (text) => void correct({ kind: "answer", nodeId, text }),
         }

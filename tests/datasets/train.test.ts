@@ -365,6 +365,42 @@ print(json.dumps([len(yn), sorted(int(x) for x in random.Random(13).sample(yn, 1
     expect(card).toContain("Held-out scores");
     expect(card).toContain(`"corpus_abstracts_left_out": ${counts.corpus_abstracts_left_out}`);
   }, 600_000);
+
+  it("trains on other labelled sets beside the export (--add, weighted) and leaves a dev split out; the card names each set, its origin and licence", async () => {
+    const ids = readFileSync(claimsFile, "utf8")
+      .split("\n")
+      .filter(Boolean)
+      .map((l) => (JSON.parse(l) as { id: number }).id);
+    const heldout = join(work, "heldout-2.json");
+    const dev = join(work, "dev.json");
+    writeFileSync(heldout, JSON.stringify({ heldout_ids: ids.slice(0, 4) }));
+    writeFileSync(dev, JSON.stringify({ dev_ids: ids.slice(4, 8) }));
+    // A set imported the way citeflow datasets import writes one: rows and import.json beside them.
+    const { importClaimSet } = await import("@citeflow/datasets");
+    const mine = join(work, "mine.jsonl");
+    const rows = Array.from({ length: 10 }, (_, i) => ({
+      premise: `The drug lowered blood pressure in trial ${i}.`,
+      hypothesis: `The drug ${i % 2 ? "raises" : "lowers"} blood pressure.`,
+      label: i % 2 ? "CONTRADICT" : "SUPPORT",
+    }));
+    writeFileSync(mine, rows.map((r) => JSON.stringify(r)).join("\n") + "\n");
+    const set = join(work, "imported");
+    await importClaimSet({ kind: "pairs", path: mine, out: set, licence: "CC0 (test rows)" });
+    const out = join(work, "models", "tiny-nli-added");
+    const r = await cli([...trainArgs("nli", nliData, out, "--max-steps", "2", "--no-augment", "--heldout", heldout, "--claims", claimsFile, "--leave-out", dev, "--add", `${set}=0.5`), "--json"]);
+    expect(r.code, r.stderr).toBe(0);
+    const counts = JSON.parse(/\((\{.*\})\); \d+ held-out rows refused/.exec(r.stderr)![1]!) as Record<string, number>;
+    expect(counts["added_labelled pairs"]).toBe(5);
+    expect(counts.left_out_dev_rows).toBeGreaterThan(0);
+    const card = readFileSync(join(out, "README.md"), "utf8");
+    expect(card).toContain("| labelled pairs | the user's own file | CC0 (test rows) | 10 | 0.5 | 5 (");
+    expect(card).toContain(`${counts.left_out_dev_rows} rows about the claims of \`dev.json\``);
+    // A set's test split is for measurement: refused by name.
+    writeFileSync(join(work, "test.jsonl"), JSON.stringify(rows[0]) + "\n");
+    const refused = await cli(trainArgs("nli", nliData, join(work, "models", "never"), "--max-steps", "1", "--add", join(work, "test.jsonl")));
+    expect(refused.code).toBe(1);
+    expect(refused.stderr).toContain("test.jsonl is the set's test split, kept for measurement");
+  }, 600_000);
 });
 
 describe("bad input to citeflow train gets a clear error and loses nothing", () => {

@@ -1,6 +1,6 @@
 import { describe, expect, it } from "vitest";
 import { calibratedVerdict, claimVerdicts, nliSupportScore, type Verdict } from "@citeflow/core";
-import { accuracyAtCoverage, chooseBand, fitPlatt, riskCoverage, scoreNliBySource, scoreNliPairs } from "@citeflow/eval";
+import { accuracyAtCoverage, chooseBand, fitPlatt, riskCoverage, scoreNliBySource, scoreNliPairs, selectiveScores } from "@citeflow/eval";
 
 const probs = (SUPPORT: number, NO_EVIDENCE: number, CONTRADICT: number) => ({ SUPPORT, NO_EVIDENCE, CONTRADICT });
 
@@ -116,5 +116,23 @@ describe("calibrated claim verdicts", () => {
       ["SUPPORT", undefined],
       ["CONTRADICT", undefined],
     ]);
+  });
+});
+
+describe("eval scifact's selective figures", () => {
+  it("counts the verdicts given outside the band and how many are right; CANNOT_TELL is no verdict; a claim without evidence makes any verdict wrong", () => {
+    const cal = (label: string, confidence: number, forced: string) => ({ label, calibration: { confidence, band: [0.3, 0.7] as [number, number], forced, rule: "r" } });
+    const s = selectiveScores([
+      { gold: "SUPPORT", verdict: cal("SUPPORT", 0.9, "SUPPORT") },
+      { gold: "CONTRADICT", verdict: cal("CONTRADICT", 0.8, "CONTRADICT") },
+      { gold: "SUPPORT", verdict: cal("CONTRADICT", 0.75, "CONTRADICT") },
+      { gold: "CONTRADICT", verdict: cal("CANNOT_TELL", 0.55, "SUPPORT") },
+      { gold: "NO_EVIDENCE", verdict: cal("SUPPORT", 0.72, "SUPPORT") },
+    ])!;
+    expect(s).toMatchObject({ given: 4, claims: 5, coverage: 0.8, band: [0.3, 0.7], rule: "r" });
+    expect(s.accuracy_given).toBeCloseTo(2 / 4);
+    expect(s.at_coverage["0.4"]).toBe(1);
+    expect(s.at_coverage["1.0"]).toBeCloseTo(2 / 5);
+    expect(selectiveScores([{ gold: "SUPPORT", verdict: { label: "SUPPORT" } }])).toBeUndefined();
   });
 });

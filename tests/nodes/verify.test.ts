@@ -1,6 +1,7 @@
 import { describe, expect, it } from "vitest";
 import { toAnswer, type Claim, type Verdict } from "@citeflow/core";
-import { doc, run } from "../helpers.js";
+import { fileURLToPath } from "node:url";
+import { doc, eventsOf, run } from "../helpers.js";
 
 const MODELS = process.env.CITEFLOW_MODELS;
 if (!MODELS) throw new Error("CITEFLOW_MODELS must be set (vitest.config.ts defaults it)");
@@ -85,5 +86,54 @@ describe("verify.nli with the offline NLI model", () => {
       expect(v.evidence!.passageId).toBe(v.passageId);
     }
     expect(verdicts[0]!.evidence!.sentence).toBe("Aspirin lowered the rate of stroke in older adults.");
+  });
+});
+
+describe("verify.nli judges the question, not only the quote (Citeflow's NLI model)", () => {
+  const SHIPPED = fileURLToPath(new URL("../../models", import.meta.url));
+  const mouse = { id: "m#0", title: "Metformin in mice", text: "In mice fed a high-fat diet, blood glucose fell by 20 % after four weeks of metformin.", metadata: {}, scores: {} };
+  const aspirin = passages[0]!;
+  async function check(question: string, text: string, given: typeof passages) {
+    const d = doc(
+      {
+        q: ["test.any", { value: { id: "q1", text: question } }],
+        a: ["test.any", { value: toAnswer(text, given) }],
+        p: ["test.any", { value: given }],
+        split: ["claims.split"],
+        verify: ["verify.nli", { model: "citeflow/nli-minilm-scifact", modelsDir: SHIPPED }],
+      },
+      ["a.out->split.answer", "split.claims->verify.claims", "p.out->verify.passages", "q.out->verify.question"],
+    );
+    const r = await run(d);
+    expect(r.byId.verify!.status, JSON.stringify(r.byId.verify!.error)).toBe("done");
+    const out = r.byId.verify!.outputs!;
+    const warnings = eventsOf(r.events, "node-end").find((e) => e.nodeId === "verify")!.warnings ?? [];
+    return { claimVerdicts: out.claimVerdicts as Verdict[], question: (out.questionVerdicts as Verdict[])[0]!, warnings };
+  }
+
+  it("an off-topic quote is true of its passage, and the question verdict says it may not answer the question", async () => {
+    const r = await check(
+      "Metformin reduces mortality in people with type 2 diabetes.",
+      "The papers report: In mice fed a high-fat diet, blood glucose fell by 20 % after four weeks of metformin [1].",
+      [mouse],
+    );
+    expect(r.claimVerdicts.map((v) => v.label)).toEqual([expect.stringMatching(/^(SUPPORT|CANNOT_TELL)$/)]);
+    expect(r.question).toMatchObject({ claimId: "q1", about: "question" });
+    expect(["CANNOT_TELL", "NO_EVIDENCE"]).toContain(r.question.label);
+    expect(r.question.evidence!.sentence).toBe("In mice fed a high-fat diet, blood glucose fell by 20 % after four weeks of metformin.");
+    expect(r.warnings).toContain("the quoted sentences may not answer the question");
+  });
+
+  it("a quote that states the claim supports it: no caveat", async () => {
+    const r = await check("Aspirin lowers the rate of stroke in older adults.", "The papers report: Aspirin lowered the rate of stroke in older adults [1].", [aspirin]);
+    expect(r.question.label).toBe("SUPPORT");
+    expect(r.warnings).not.toContain("the quoted sentences may not answer the question");
+  });
+
+  it("an answer that cites nothing gives the question NO_REFERENCE; without a question the list is empty", async () => {
+    const r = await check("Aspirin lowers the rate of stroke.", "Aspirin is good.", [aspirin]);
+    expect(r.question.label).toBe("NO_REFERENCE");
+    const { verdicts } = await split("Aspirin lowers stroke risk [1].");
+    expect(verdicts).toHaveLength(1);
   });
 });

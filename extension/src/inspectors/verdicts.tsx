@@ -47,9 +47,18 @@ export function VerdictsView({ verdicts, claims, onCorrect, corrections = [], pa
             ) : (
               <span className="cf-label">{v.label}</span>
             )}{" "}
+            {v.about === "question" && <span className="cf-muted">{trans.__("The question, against what the answer states:")} </span>}
             <span className="cf-claim">{text.get(v.claimId) ?? v.claimId}</span>
             {v.passageId && <span className="cf-mono"> → {v.passageId}</span>}
             {v.evidence && <EvidenceSpan evidence={v.evidence} passage={byId.get(v.evidence.passageId)} onShowPage={onShowPage} />}
+            {v.calibration && (
+              <div className="cf-calibration" title={v.calibration.rule}>
+                {trans.__("calibrated confidence %1", v.calibration.confidence.toFixed(2))} ·{" "}
+                {trans.__("cannot tell while P(supported) is between %1 and %2", v.calibration.band[0].toFixed(2), v.calibration.band[1].toFixed(2))}
+                {v.label === "CANNOT_TELL" && ` · ${trans.__("forced: %1", v.calibration.forced)}`}
+                {v.about === "question" && (v.label === "CANNOT_TELL" || v.label === "NO_EVIDENCE") && <strong> · {trans.__("the quoted sentences may not answer the question")}</strong>}
+              </div>
+            )}
             <div className="cf-probs">
               {Object.entries(v.probabilities ?? {}).map(([k, p]) => (
                 <span key={k}>

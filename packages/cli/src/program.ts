@@ -325,6 +325,11 @@ export function buildProgram(registry: NodeRegistry, setCode: (code: number) => 
       "nli: also pairs made from this corpus's unlabelled abstracts (sentence or clause → SUPPORT, flipped → CONTRADICT, another sentence → NO_EVIDENCE); abstracts the held-out claims cite are left out",
     )
     .option("--corpus-sentences <n>", "nli: corpus sentences to make pairs from (default 4000)", intArg("--corpus-sentences"))
+    .option("--leave-out <split...>", "split files (dev_ids or heldout_ids) whose claims are neither trained on nor scored: the dev split a recipe or calibration is chosen on")
+    .option(
+      "--add <set...>",
+      "nli: other labelled sets trained on beside the export: citeflow datasets import folders (their train.jsonl) or .jsonl files, each =weight (0.5: half its rows, 2: twice); never a test split",
+    )
     .option("--lora-rank <n>", "lm: the LoRA rank (default 16)", intArg("--lora-rank"))
     .option("--lora-alpha <a>", "lm: the LoRA alpha (default 32)")
     .option("--refusal-share <s>", 'lm: the largest share of training answers that cite nothing ("The papers do not answer the question."), default 0.2')

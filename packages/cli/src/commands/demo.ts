@@ -1,5 +1,5 @@
 import { basename, join } from "node:path";
-import type { Answer, Claim, NodeRegistry, Passage, Verdict } from "@citeflow/core";
+import { QUESTION_CAVEAT, type Answer, type Claim, type NodeRegistry, type Passage, type Verdict } from "@citeflow/core";
 import { goldAnswer, readGoldLabels, type GoldLabels } from "@citeflow/datasets";
 import { DEFAULT_MODELS, defaultEmbedder, describeModel, OFFLINE_EMBEDDER } from "@citeflow/models";
 import { describeChat, templatePath } from "@citeflow/nodes";
@@ -116,6 +116,24 @@ function showRun(runStore: RunStore, runId: string, nli: string, generator: stri
     say(v.label);
     if (colour) control(process.stdout, CONTROL.reset);
     say(`  ${claim.text}\n${v.evidence ? `      closest: "${v.evidence.sentence}"\n` : ""}`);
+  }
+  // A quote is true of its own passage by construction: the verdict that matters is the claim against what the answer states.
+  const [onQuestion] = (runStore.nodeOutput(runId, "verify", "questionVerdicts") as Verdict[] | undefined) ?? [];
+  if (onQuestion) {
+    say(`The claim itself against what the answer states: `);
+    if (colour) control(process.stdout, colour[onQuestion.label]);
+    say(onQuestion.label);
+    if (colour) control(process.stdout, CONTROL.reset);
+    const c = onQuestion.calibration;
+    say(
+      (c
+        ? ` (calibrated P(supported) ${c.pSupport.toFixed(2)}; CANNOT_TELL between ${c.band[0].toFixed(2)} and ${c.band[1].toFixed(2)})`
+        : onQuestion.label === "NO_REFERENCE"
+          ? " (the answer cites nothing)"
+          : " (no calibration for this NLI model)") +
+        (onQuestion.label === "CANNOT_TELL" || onQuestion.label === "NO_EVIDENCE" ? `: ${QUESTION_CAVEAT}` : "") +
+        "\n",
+    );
   }
   say(`The passages it could cite, with every score they received:\n`);
   top.forEach((p, i) =>

@@ -2,7 +2,7 @@ import { readFileSync } from "node:fs";
 import { loadGraph, mapInOrder, type CompiledGraph, type NodeRegistry, type Verdict } from "@citeflow/core";
 import { sciFactLabel } from "@citeflow/datasets";
 import { openGraph, type Session } from "@citeflow/host";
-import { accuracyAtCoverage, bestThreshold, docsInOrder, ndcgAt, pairedBootstrap, readQrels, riskCoverage, rocAuc, scoreClassification, scoreRetrieval, type PairedDifference } from "@citeflow/eval";
+import { bestThreshold, docsInOrder, ndcgAt, pairedBootstrap, readQrels, rocAuc, scoreClassification, scoreRetrieval, selectiveScores, type PairedDifference } from "@citeflow/eval";
 import { writeFileAtomic } from "@citeflow/runstore";
 import { describeModel, modelsDirsFromEnv } from "@citeflow/models";
 import { UsageError } from "../errors.js";
@@ -185,7 +185,7 @@ export function sciFactVerificationGraph(o: { k: number; judge: "nli" | "llm"; m
       { id: "retrieve", type: "retrieve.hybrid", version: 1, params: { k: o.k, ...modelsDir } },
       { id: "claim", type: "claims.from-question", version: 1, params: {} },
       o.judge === "llm"
-        ? { id: "verify", type: "verify.llm", version: 2, params: { ...model, ...threshold, ...sentences } }
+        ? { id: "verify", type: "verify.llm", version: 3, params: { ...model, ...threshold, ...sentences } }
         : { id: "verify", type: "verify.nli", version: 2, params: { ...modelsDir, ...model } },
     ],
     edges: [
@@ -225,29 +225,6 @@ async function verifyClaims(
     const pair = o.binary ? { gold: c.gold === "SUPPORT" ? "true" : "false", predicted: predicted === "SUPPORT" ? "true" : "false" } : { gold: c.gold, predicted };
     return { id: c.id, ...pair, ...(score !== undefined ? { score } : {}), ...(verdict ? { verdict } : {}), verdicts };
   });
-}
-
-/**
- * The verdicts a calibrated judge gives outside its cannot-tell band, scored against gold (SUPPORT is
- * right for a supported claim; CONTRADICT for a contradicted one — on a claim without evidence both
- * are wrong), and the risk–coverage curve of its calibrated confidence. Undefined without calibrated verdicts.
- */
-function selective(results: ClaimResult[], binary: boolean) {
-  const gold = (r: ClaimResult) => (binary ? (r.gold === "true" ? "SUPPORT" : "CONTRADICT") : r.gold);
-  const scored = results.filter((r) => r.verdict?.calibration);
-  if (scored.length === 0 || scored.length < results.length) return undefined;
-  const given = scored.filter((r) => r.verdict!.label === "SUPPORT" || r.verdict!.label === "CONTRADICT");
-  const right = given.filter((r) => r.verdict!.label === gold(r)).length;
-  const curve = riskCoverage(scored.map((r) => ({ confidence: r.verdict!.calibration!.confidence, correct: r.verdict!.calibration!.forced === gold(r) })));
-  return {
-    given: given.length,
-    claims: results.length,
-    coverage: given.length / results.length,
-    accuracy_given: given.length ? right / given.length : undefined,
-    band: scored[0]!.verdict!.calibration!.band,
-    rule: scored[0]!.verdict!.calibration!.rule,
-    at_coverage: Object.fromEntries([0.1, 0.2, 0.3, 0.4, 0.5, 0.6, 0.7, 0.8, 0.9, 1].map((c) => [c.toFixed(1), accuracyAtCoverage(curve, c) ?? null])),
-  };
 }
 
 /**
@@ -307,7 +284,7 @@ export async function evalScifactCommand(o: EvalScifactOptions, registry: NodeRe
   const pairs = await verifyClaims(graph, claims, o, session);
   if (o.out) writeFileAtomic(o.out, pairs.map((p) => JSON.stringify(p)).join("\n") + "\n");
   const scores = scoreClassification(pairs, o.binary ? ["true", "false"] : ["SUPPORT", "CONTRADICT", "NO_EVIDENCE"]);
-  const given = selective(pairs, !!o.binary);
+  const given = selectiveScores(pairs.map((p) => ({ gold: o.binary ? (p.gold === "true" ? "SUPPORT" : "CONTRADICT") : p.gold, ...(p.verdict ? { verdict: p.verdict } : {}) })));
   // A scoring judge (verify.llm in-process): the threshold these claims would choose, for a split you do not report on.
   const scored = o.binary && o.judge === "llm" && pairs.length > 0 && pairs.every((p) => p.score !== undefined) ? pairs.map((p) => ({ score: p.score!, positive: p.gold === "true" })) : undefined;
   const best = scored && bestThreshold(scored);

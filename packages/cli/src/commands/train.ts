@@ -1,3 +1,4 @@
+import { existsSync } from "node:fs";
 import { FailureError, UsageError } from "../errors.js";
 
 export interface TrainCommandOptions {
@@ -21,6 +22,8 @@ export interface TrainCommandOptions {
   augment: boolean;
   corpus?: string;
   corpusSentences?: number;
+  leaveOut?: string[];
+  add?: string[];
   dataLicence?: string;
   bf16: boolean;
   json: boolean;
@@ -39,6 +42,9 @@ export async function trainCommand(task: string, opts: TrainCommandOptions): Pro
   if (!opts.data || !opts.out) throw new UsageError(`train ${task} needs --data <export folder> and --out <model folder>`);
   if (opts.corpus !== undefined && task !== "nli") throw new UsageError("--corpus is for train nli: pairs made from unlabelled abstracts");
   if (!opts.heldout !== !opts.claims) throw new UsageError("--heldout and --claims go together: the held-out split and the claims file its ids point into");
+  if (opts.leaveOut?.length && !opts.claims) throw new UsageError("--leave-out needs --heldout and --claims: the claims file its ids point into");
+  if (opts.add?.length && task !== "nli") throw new UsageError("--add is for train nli: other labelled sets of NLI pairs");
+  for (const f of [...(opts.leaveOut ?? []), ...(opts.add ?? []).map((a) => a.replace(/=[^=/]*$/, ""))]) if (!existsSync(f)) throw new FailureError(`${f}: no such file or folder`);
   const lr = opts.lr === undefined ? undefined : Number(opts.lr);
   if (lr !== undefined && !(lr > 0 && lr < 1)) throw new UsageError(`--lr ${opts.lr}: give a learning rate such as 4e-5`);
   const lexicalWeight = opts.lexicalWeight === undefined ? undefined : Number(opts.lexicalWeight);
@@ -71,6 +77,8 @@ export async function trainCommand(task: string, opts: TrainCommandOptions): Pro
       ...(opts.base ? { base: opts.base } : {}),
       ...(opts.corpus !== undefined ? { corpus: opts.corpus } : {}),
       ...(opts.corpusSentences !== undefined ? { corpusSentences: opts.corpusSentences } : {}),
+      ...(opts.leaveOut?.length ? { leaveOut: opts.leaveOut } : {}),
+      ...(opts.add?.length ? { add: opts.add } : {}),
       ...(opts.dataLicence ? { dataLicence: opts.dataLicence } : {}),
       ...(opts.heldout && opts.claims ? { heldout: { split: opts.heldout, claims: opts.claims } } : {}),
       ...(opts.epochs !== undefined ? { epochs: opts.epochs } : {}),

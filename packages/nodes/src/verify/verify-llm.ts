@@ -1,10 +1,11 @@
-import { closestSentences, compileTemplate, defineNode, type Verdict } from "@citeflow/core";
+import { calibratedVerdict, closestSentences, compileTemplate, defineNode, type Verdict, type VerdictCalibration } from "@citeflow/core";
 import { JUDGE_ADAPTER, usesAdapter } from "@citeflow/models";
 import { z } from "zod";
 import { callChat, chatAndPrompt, llmParams, noChatReason } from "../shared/llm.js";
 import { promptParam } from "../shared/prompts.js";
 import { readTrueFalse, trueFalseSchema } from "../shared/structured.js";
 import { thresholdText, twoWay } from "../shared/two-way.js";
+import { bandParam, JUDGE_CALIBRATION, withBand } from "../shared/calibration.js";
 
 /** The first "true" or "false" in a reply. */
 export function parseTrueFalse(text: string): boolean {
@@ -16,10 +17,18 @@ export function parseTrueFalse(text: string): boolean {
 /** The two answers an in-process judge scores: the schema's two answers, as its grammar writes them. */
 export const TRUE_FALSE = ['{"answer":"true"}', '{"answer":"false"}'];
 
-/** A verdict from the log-probabilities of "true" and "false": true above the threshold, with P(true) of the two. */
-function scored(claimId: string, logprobs: number[], threshold: number): Verdict {
+/**
+ * A verdict from the log-probabilities of "true" and "false": true above the threshold, with P(true) of the two.
+ * With a calibration for the model, the verdict is the calibrated one (CANNOT_TELL inside its band), and the
+ * threshold's answer is its forced choice.
+ */
+function scored(claimId: string, logprobs: number[], threshold: number, calibration: VerdictCalibration | undefined): Verdict {
   const { yes, pYes } = twoWay(logprobs, threshold);
-  return { claimId, label: yes ? "SUPPORT" : "CONTRADICT", probabilities: { SUPPORT: pYes, CONTRADICT: 1 - pYes } };
+  const forced = yes ? "SUPPORT" : "CONTRADICT";
+  const v: Verdict = { claimId, label: forced, probabilities: { SUPPORT: pYes, CONTRADICT: 1 - pYes } };
+  if (!calibration) return v;
+  const c = calibratedVerdict(claimId, logprobs[0]! - logprobs[1]!, calibration);
+  return { ...v, label: c.label, calibration: { ...c.calibration!, forced } };
 }
 
 /** A verdict from a generated answer: all its weight on what it said. */
@@ -48,11 +57,11 @@ export function judgeThreshold(modelId: string): number {
 const TYPE = "verify.llm";
 export const verifyLlm = defineNode({
   type: TYPE,
-  version: 2,
+  version: 3,
   title: "Verify claims (LLM, true/false)",
   family: "verify",
   description:
-    "OpenScholar's SciFact protocol: a language model reads the passages each claim cites (all of them when it cites none) and answers whether the claim is true or false → SUPPORT or CONTRADICT, one verdict per claim. An in-process model scores both answers: the verdict is true when log P(true) − log P(false) exceeds `threshold` (unset: the one chosen for the model), and carries those probabilities.",
+    "OpenScholar's SciFact protocol: a language model reads the passages each claim cites (all of them when it cites none) and answers whether the claim is true or false → SUPPORT or CONTRADICT, one verdict per claim. An in-process model scores both answers: the verdict is true when log P(true) − log P(false) exceeds `threshold` (unset: the one chosen for the model), and carries those probabilities; with a calibration chosen for the model, it says CANNOT_TELL inside the band and carries its calibrated confidence.",
   inputs: { claims: { type: "Claim[]" }, passages: { type: "Passage[]" } },
   outputs: { verdicts: { type: "Verdict[]", description: "One per claim" } },
   params: z.object({
@@ -60,12 +69,13 @@ export const verifyLlm = defineNode({
     maxTokens: z.number().int().positive().default(8),
     prompt: promptParam("openscholar.scifact.v1", "Prompt over claim and passages"),
     sentences: z.number().int().positive().optional().describe("Each passage cut to its this many sentences most like the claim (BM25), in their order; unset: whole passages"),
+    band: bandParam,
     threshold: z
       .number()
       .optional()
       .describe(`${thresholdText("true", "false")}. Unset: the one chosen for the model (${JUDGE_ADAPTER_THRESHOLD} for Citeflow's judge adapter, else ${JUDGE_THRESHOLD})`),
   }),
-  fingerprint: chatAndPrompt(TYPE),
+  fingerprint: (p, s) => ({ ...chatAndPrompt(TYPE)(p, s), calibration: JUDGE_CALIBRATION, band: p.band ?? null }),
   async run(inputs, p, ctx) {
     const claims = inputs.claims;
     const all = inputs.passages;
@@ -80,7 +90,7 @@ export const verifyLlm = defineNode({
       const r = await callChat(ctx, chat, messages, p, "judge", { jsonSchema: trueFalseSchema, ...(chat.constrains ? { choices: TRUE_FALSE } : {}) });
       verdicts.push(
         r.choiceLogprobs
-          ? scored(claim.id, r.choiceLogprobs, p.threshold ?? judgeThreshold(chat.id))
+          ? scored(claim.id, r.choiceLogprobs, p.threshold ?? judgeThreshold(chat.id), withBand(usesAdapter(chat.id, JUDGE_ADAPTER) ? JUDGE_CALIBRATION : undefined, p.band))
           : answered(claim.id, r.structured !== undefined ? readTrueFalse(r.structured) : parseTrueFalse(r.text)),
       );
       ctx.progress(i + 1, claims.length);

@@ -1,8 +1,31 @@
-import { bm25Scores, claimVerdicts, defineNode, pageAt, sentenceSpans, type Verdict } from "@citeflow/core";
-import { DEFAULT_MODELS, type NliProbabilities } from "@citeflow/models";
+import { bm25Scores, claimVerdicts, defineNode, pageAt, sentenceSpans, type Claim, type Question, type Verdict, type VerdictCalibration } from "@citeflow/core";
+import { DEFAULT_MODELS, type NliModel, type NliProbabilities } from "@citeflow/models";
 import { z } from "zod";
-import { calibrationFor } from "../shared/calibration.js";
+import { bandParam, calibrationFor } from "../shared/calibration.js";
 import { modelParam, modelParams } from "../shared/params.js";
+
+/** One sentence's label: SUPPORT or CONTRADICT (the likelier of the two) when either is likelier than NO_EVIDENCE, else NO_EVIDENCE. */
+const sentenceLabel = (pr: NliProbabilities): "SUPPORT" | "CONTRADICT" | "NO_EVIDENCE" =>
+  pr.SUPPORT <= pr.NO_EVIDENCE && pr.CONTRADICT <= pr.NO_EVIDENCE ? "NO_EVIDENCE" : pr.SUPPORT >= pr.CONTRADICT ? "SUPPORT" : "CONTRADICT";
+
+/**
+ * The question, read as a claim, against what the answer's cited claims state (each claim's text is a premise): whether
+ * the answer supports or contradicts it, through the same calibration as a claim; NO_REFERENCE when nothing is cited.
+ * A quote is true of its own passage by construction; this is the verdict that says whether it answers the question.
+ */
+async function questionVerdict(question: Question, claims: Claim[], model: NliModel, calibration: VerdictCalibration | undefined, signal: AbortSignal): Promise<Verdict> {
+  const stated = [...new Set(claims.filter((c) => c.passageIds.length > 0).map((c) => c.text))];
+  if (stated.length === 0) return { claimId: question.id, about: "question", label: "NO_REFERENCE", probabilities: {} };
+  const probs = await model.classify(
+    stated.map((premise) => ({ premise, hypothesis: question.text })),
+    { signal },
+  );
+  const each: Verdict[] = probs.map((pr) => ({ claimId: question.id, label: sentenceLabel(pr), probabilities: { ...pr } }));
+  const [v] = claimVerdicts([{ id: question.id, text: question.text, passageIds: [] }], each, calibration);
+  // The statement that weighs most either way is its evidence.
+  const strongest = probs.reduce((b, pr, i) => (Math.max(pr.SUPPORT, pr.CONTRADICT) > Math.max(probs[b]!.SUPPORT, probs[b]!.CONTRADICT) ? i : b), 0);
+  return { ...v!, about: "question", evidence: { sentence: stated[strongest]!, passageId: "answer", score: Math.max(probs[strongest]!.SUPPORT, probs[strongest]!.CONTRADICT) } };
+}
 
 export const verifyNli = defineNode({
   type: "verify.nli",
@@ -11,7 +34,15 @@ export const verifyNli = defineNode({
   family: "verify",
   description:
     "Verif.ai's check: each claim against the most similar sentences of each passage it cites → SUPPORT / CONTRADICT / NO_EVIDENCE, or NO_REFERENCE when the cited passage was never retrieved; the closest sentence attached with where it sits in the passage (and its page, for PDFs). Then one verdict per claim, calibrated: SUPPORT or CONTRADICT only when the model is sure enough, else CANNOT_TELL.",
-  inputs: { claims: { type: "Claim[]" }, passages: { type: "Passage[]", description: "Everything that was retrieved" } },
+  inputs: {
+    claims: { type: "Claim[]" },
+    passages: { type: "Passage[]", description: "Everything that was retrieved" },
+    question: {
+      type: "Question",
+      optional: true,
+      description: "With it, one more verdict: the question (read as a claim) against what the answer's cited claims state — does the answer judge the question, or only quote its passages?",
+    },
+  },
   outputs: {
     verdicts: { type: "Verdict[]", description: "One per claim and cited passage" },
     claimVerdicts: {
@@ -19,18 +50,19 @@ export const verifyNli = defineNode({
       description:
         "One per claim: SUPPORT / CONTRADICT from its passages' sentence scores through the model's calibration, CANNOT_TELL inside its band, with the calibrated confidence; NO_REFERENCE when nothing it cites was read",
     },
+    questionVerdicts: {
+      type: "Verdict[]",
+      description: "With a question: one verdict, the question against the answer's cited claims, calibrated the same way (CANNOT_TELL: the quoted sentences may not answer it); empty without one",
+    },
   },
   params: z.object({
     model: modelParam("nli", `NLI model id (SciFact or MNLI labels); empty: $CITEFLOW_NLI_MODEL, else ${DEFAULT_MODELS.nli}`),
     ...modelParams,
     sentences: z.number().int().positive().default(10).describe("Sentences of each cited passage compared with the claim"),
-    band: z
-      .tuple([z.number().min(0).max(1), z.number().min(0).max(1)])
-      .refine(([lo, hi]) => lo <= hi, "the band's low end must not be above its high end")
-      .optional()
-      .describe("Claim verdicts: CANNOT_TELL while the calibrated P(supported) is between these; unset: the band chosen on dev for the model"),
+    band: bandParam,
   }),
-  fingerprint: (p, s) => s.modelId("nli", p.model),
+  // The calibration is part of what the node computes: a new one recomputes cached verdicts.
+  fingerprint: (p, s) => ({ model: s.modelId("nli", p.model), calibration: calibrationFor(s.modelId("nli", p.model), p.band) ?? null }),
   async run(inputs, p, ctx) {
     const claims = inputs.claims;
     const byId = new Map(inputs.passages.map((x) => [x.id, x]));
@@ -76,7 +108,7 @@ export const verifyNli = defineNode({
         const pr = probs[chosen];
         const near = top[chosen];
         const page = near ? pageAt(passage, near.span.start) : undefined;
-        const label = !pr ? "NO_EVIDENCE" : !decided ? "NO_EVIDENCE" : pr.SUPPORT >= pr.CONTRADICT ? "SUPPORT" : "CONTRADICT";
+        const label = !pr || !decided ? "NO_EVIDENCE" : sentenceLabel(pr);
         verdicts.push({
           claimId: claim.id,
           passageId: pid,
@@ -97,6 +129,8 @@ export const verifyNli = defineNode({
         });
       }
     }
-    return { verdicts, claimVerdicts: claimVerdicts(claims, verdicts, calibrationFor(id, p.band)) };
+    const calibration = calibrationFor(id, p.band);
+    const question = inputs.question ? await questionVerdict(inputs.question, claims, model, calibration, ctx.signal) : undefined;
+    return { verdicts, claimVerdicts: claimVerdicts(claims, verdicts, calibration), questionVerdicts: question ? [question] : [] };
   },
 });
