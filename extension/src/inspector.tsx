@@ -1,5 +1,5 @@
 /** The selected node: its params, its badge, and every output port through the matching inspector. */
-import { modelCalls, type Claim, type CorrectionInput, type ModelCall, type ModelCardView, type Passage, type Verdict } from "@citeflow/core/browser";
+import { modelCalls, type Claim, type CorrectionInput, type ModelCall, type ModelCardView, type Passage } from "@citeflow/core/browser";
 import { useEffect, useState } from "react";
 import { trans } from "./i18n";
 import { feedbackIterations, type FeedbackIteration } from "./feedback";
