@@ -154,17 +154,18 @@ describe("Runs in the pipeline editor (JupyterLab, Chromium)", () => {
     expect(await sides.locator('.cf-side[data-side="b"] .cf-answer').count()).toBe(0);
     expect(await sides.locator(".cf-diff-mark").textContent()).toBe("only in A");
     await shot("08b-diff-missing-side");
-    // Export this graph's runs as NLI pairs, half of them held for validation: files and card
+    // Export this graph's runs as SFT rows, half of them held for validation: files and card
     // written where the form says, and every run so far asked one question, so all its rows stay
-    // on one side of the split.
+    // on one side of the split. (Not NLI: these answers are the extractive baseline's quotes, and a
+    // quote checked against its own sentence makes no NLI row.)
     await page.locator(".cf-export summary").click();
-    await page.locator('.cf-export select[name="format"]').selectOption("nli");
+    await page.locator('.cf-export select[name="format"]').selectOption("sft");
     await page.locator('.cf-export input[name="split"]').fill("0.5");
     await page.locator(".cf-export button[type=submit]").click();
     const done = page.locator(".cf-export .cf-notice[data-export]");
     await done.waitFor({ timeout: 30_000 });
     const out = (await done.getAttribute("data-export"))!;
-    expect(out).toBe(join(work, "root", "datasets", "verif-ai-nli"));
+    expect(out).toBe(join(work, "root", "datasets", "verif-ai-sft"));
     const rowsOf = (file: string) =>
       existsSync(join(out, file))
         ? readFileSync(join(out, file), "utf8")
@@ -177,8 +178,8 @@ describe("Runs in the pipeline editor (JupyterLab, Chromium)", () => {
     expect(exported.length).toBeGreaterThan(0);
     expect(new Set(exported.map((r) => r.metadata.runId)).size).toBeGreaterThan(1);
     expect(split.filter((side) => side.length > 0)).toHaveLength(1);
-    expect(Object.keys(exported[0]!).sort()).toEqual(["hypothesis", "label", "label_id", "metadata", "premise"]);
-    expect(readFileSync(join(out, "README.md"), "utf8")).toContain("nli");
+    expect(Object.keys(exported[0]!).sort()).toEqual(["messages", "metadata"]);
+    expect(readFileSync(join(out, "README.md"), "utf8")).toContain("# Citeflow export: sft");
     await shot("09-export");
   }, 60_000);
 

@@ -1,7 +1,8 @@
 import { readFileSync } from "node:fs";
 import { describe, expect, it } from "vitest";
-import { MemoryCache, loadGraph, splitSentences, startRun, type Answer, type Claim, type Passage, type RunEvent } from "@citeflow/core";
-import { createRegistry, JUDGE_THRESHOLD, templatePath } from "@citeflow/nodes";
+import { MemoryCache, loadGraph, splitSentences, startRun, type Answer, type Claim, type Passage, type RunEvent, type Verdict } from "@citeflow/core";
+import { createRegistry, JUDGE_ADAPTER_THRESHOLD, JUDGE_CALIBRATION, JUDGE_THRESHOLD, templatePath } from "@citeflow/nodes";
+import { JUDGE_ADAPTER } from "@citeflow/models";
 import { GEMMA } from "../models/local.js";
 import { templateSuite } from "../scifact.js";
 import { envServices } from "../helpers.js";
@@ -130,6 +131,36 @@ describe("templates on the in-process LLM (Gemma 3 270M GGUF)", { timeout: 300_0
       expect(w!.label).toBe(label);
       expect(w!.probabilities).toEqual(v!.probabilities);
     }
+  });
+
+  it("verify.llm with Citeflow's judge adapter gives a calibrated verdict: CANNOT_TELL inside the band chosen on dev, the threshold's answer as its forced choice", async () => {
+    setup();
+    const doc = {
+      citeflow: 1,
+      name: "judge",
+      inputs: { question: { type: "Question" } },
+      nodes: [
+        { id: "question", type: "input.question", params: {} },
+        { id: "retrieve", type: "retrieve.lexical", params: { k: 2 } },
+        { id: "claim", type: "claims.from-question", params: {} },
+        { id: "verify", type: "verify.llm", params: { model: `${GEMMA}+${JUDGE_ADAPTER}` } },
+      ],
+      edges: ["question.question retrieve.question", "question.question claim.question", "retrieve.passages claim.passages", "claim.claims verify.claims", "retrieve.passages verify.passages"].map(
+        (e) => ({ from: e.split(" ")[0]!, to: e.split(" ")[1]! }),
+      ),
+    };
+    const r = await runIt(doc, suite.docs[3]!.title);
+    expect(r.result.status).toBe("ok");
+    const [v] = r.byId.verify!.outputs!.verdicts as Verdict[];
+    const [t, f] = (modelSpans(r.events).at(-1) as unknown as { data: { choiceLogprobs: number[] } }).data.choiceLogprobs;
+    const c = v!.calibration!;
+    expect(c.rule).toBe(JUDGE_CALIBRATION!.rule);
+    expect(c.pSupport).toBeCloseTo(1 / (1 + Math.exp(-(JUDGE_CALIBRATION!.slope * (t! - f!) + JUDGE_CALIBRATION!.intercept))), 9);
+    expect(v!.label).toBe(c.pSupport >= c.band[1] ? "SUPPORT" : c.pSupport <= c.band[0] ? "CONTRADICT" : "CANNOT_TELL");
+    expect(c.forced).toBe(t! - f! > JUDGE_ADAPTER_THRESHOLD ? "SUPPORT" : "CONTRADICT");
+    // A band set on the node overrides the chosen one: the widest gives no verdict.
+    const wide = await runIt({ ...doc, nodes: doc.nodes.map((n) => (n.id === "verify" ? { ...n, params: { ...n.params, band: [0, 1] } } : n)) }, suite.docs[3]!.title);
+    expect((wide.byId.verify!.outputs!.verdicts as Verdict[])[0]!.label).toBe("CANNOT_TELL");
   });
 
   it("check.sufficiency scores enough against not: the threshold moves the cut, and not enough searches the question itself", async () => {

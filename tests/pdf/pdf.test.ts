@@ -4,7 +4,7 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { fileURLToPath } from "node:url";
 import { beforeAll, describe, expect, it } from "vitest";
-import { pageAt, splitSentences, type Passage, type Verdict } from "@citeflow/core";
+import { pageAt, splitSentences, type Claim, type Passage, type Verdict } from "@citeflow/core";
 import { templateNames, templatePath } from "@citeflow/nodes";
 import { configure, pdfStore, run as runInNotebook, services, CITEFLOW_MIME } from "citeflow";
 import { exportDataset } from "@citeflow/datasets";
@@ -259,7 +259,11 @@ describe("PDFs from a notebook (the citeflow package)", () => {
     expect(Buffer.from(String(shown["image/png"]), "base64").subarray(1, 4).toString()).toBe("PNG");
     expect(shown["text/plain"]).toContain(`page ${pinned.evidence!.page}: "${pinned.evidence!.sentence}"`);
 
-    // The NLI export says where each premise sits: in its passage, in its document, on its page.
+    // The NLI export says where each premise sits: in its passage, in its document, on its page. The extractive
+    // answer's claims quote their sentences, and a quote against itself teaches nothing (the export drops it), so the
+    // same run again with the claims in other words gives the rows.
+    const worded = (r.output("claims", "claims") as Claim[]).map((c) => ({ ...c, text: `The paper states that ${c.text.charAt(0).toLowerCase()}${c.text.slice(1)}` }));
+    await runInNotebook("verifai", splitSentences(paper.sections[4]!.text)[1]!, { runs, display: false, overrides: { claims: { claims: worded } } });
     const out = tempDir();
     exportDataset({ runs, services: envServices(), format: "nli", out, split: 1 });
     const rows = readFileSync(join(out, "train.jsonl"), "utf8")

@@ -258,7 +258,7 @@ export async function evalScifactCommand(o: EvalScifactOptions, registry: NodeRe
     if (o.graph || (o.judge ?? "nli") !== "nli") throw new UsageError("--compare takes two NLI models for the built-in graph: leave out --graph and --judge llm");
     const per = async (model: string) => {
       const doc = sciFactVerificationGraph({ k: o.k ?? 3, judge: "nli", ...modelsDir, model });
-      const pairs = await verifyClaims(loadGraph(doc, registry, { source: "built-in SciFact graph" }), claims, { ...o, binary: !!o.binary }, session, model);
+      const pairs = await verifyClaims(loadGraph(doc, registry, { source: "built-in SciFact graph" }), claims, o, session, model);
       return pairs.map((p) => (p.gold === p.predicted ? 1 : 0));
     };
     const [a, b] = o.compare;
