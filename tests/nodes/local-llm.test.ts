@@ -40,6 +40,22 @@ async function runIt(doc: unknown, question: string, o: { cache?: MemoryCache; a
   return { result, events, byId: Object.fromEntries(result.nodes.map((n) => [n.id, n])) };
 }
 
+/** A claim (the question) judged by verify.llm with these params, over two lexically retrieved passages. */
+const judgeGraph = (params: Record<string, unknown>) => ({
+  citeflow: 1,
+  name: "judge",
+  inputs: { question: { type: "Question" } },
+  nodes: [
+    { id: "question", type: "input.question", params: {} },
+    { id: "retrieve", type: "retrieve.lexical", params: { k: 2 } },
+    { id: "claim", type: "claims.from-question", params: {} },
+    { id: "verify", type: "verify.llm", params },
+  ],
+  edges: ["question.question retrieve.question", "question.question claim.question", "retrieve.passages claim.passages", "claim.claims verify.claims", "retrieve.passages verify.passages"].map(
+    (e) => ({ from: e.split(" ")[0]!, to: e.split(" ")[1]! }),
+  ),
+});
+
 const modelSpans = (events: RunEvent[]) => events.filter((e) => e.type === "span-end" && (e as { data?: { baseURL?: string } }).data?.baseURL === "in-process");
 
 describe("templates on the in-process LLM (Gemma 3 270M GGUF)", { timeout: 300_000 }, () => {
@@ -96,20 +112,7 @@ describe("templates on the in-process LLM (Gemma 3 270M GGUF)", { timeout: 300_0
 
   it("verify.llm scores true and false: the verdict carries P(true), the threshold moves the cut, and the trace keeps both scores", async () => {
     setup();
-    const judge = (threshold?: number) => ({
-      citeflow: 1,
-      name: "judge",
-      inputs: { question: { type: "Question" } },
-      nodes: [
-        { id: "question", type: "input.question", params: {} },
-        { id: "retrieve", type: "retrieve.lexical", params: { k: 2 } },
-        { id: "claim", type: "claims.from-question", params: {} },
-        { id: "verify", type: "verify.llm", params: threshold === undefined ? {} : { threshold } },
-      ],
-      edges: ["question.question retrieve.question", "question.question claim.question", "retrieve.passages claim.passages", "claim.claims verify.claims", "retrieve.passages verify.passages"].map(
-        (e) => ({ from: e.split(" ")[0]!, to: e.split(" ")[1]! }),
-      ),
-    });
+    const judge = (threshold?: number) => judgeGraph(threshold === undefined ? {} : { threshold });
     const base = await runIt(judge(), suite.docs[3]!.title);
     expect(base.result.status).toBe("ok");
     const [v] = base.byId.verify!.outputs!.verdicts as Array<{ label: string; probabilities: Record<string, number> }>;
@@ -136,22 +139,9 @@ describe("templates on the in-process LLM (Gemma 3 270M GGUF)", { timeout: 300_0
 
   it("verify.llm with Citeflow's judge adapter gives a calibrated verdict: CANNOT_TELL inside the band chosen on dev, the threshold's answer as its forced choice", async () => {
     setup();
-    const doc = {
-      citeflow: 1,
-      name: "judge",
-      inputs: { question: { type: "Question" } },
-      nodes: [
-        { id: "question", type: "input.question", params: {} },
-        { id: "retrieve", type: "retrieve.lexical", params: { k: 2 } },
-        { id: "claim", type: "claims.from-question", params: {} },
-        // The shipped adapter by its file (the suites' models home is empty): verify.llm knows it as Citeflow's judge either way.
-        { id: "verify", type: "verify.llm", params: { model: `${GEMMA}+${fileURLToPath(new URL(`../../models/${JUDGE_ADAPTER}/adapter.gguf`, import.meta.url))}` } },
-      ],
-      edges: ["question.question retrieve.question", "question.question claim.question", "retrieve.passages claim.passages", "claim.claims verify.claims", "retrieve.passages verify.passages"].map(
-        (e) => ({ from: e.split(" ")[0]!, to: e.split(" ")[1]! }),
-      ),
-    };
-    const r = await runIt(doc, suite.docs[3]!.title);
+    // The shipped adapter by its file (the suites' models home is empty): verify.llm knows it as Citeflow's judge either way.
+    const model = `${GEMMA}+${fileURLToPath(new URL(`../../models/${JUDGE_ADAPTER}/adapter.gguf`, import.meta.url))}`;
+    const r = await runIt(judgeGraph({ model }), suite.docs[3]!.title);
     expect(r.result.status, JSON.stringify(r.result.nodes.find((n) => n.error)?.error)).toBe("ok");
     const [v] = r.byId.verify!.outputs!.verdicts as Verdict[];
     const [t, f] = (modelSpans(r.events).at(-1) as unknown as { data: { choiceLogprobs: number[] } }).data.choiceLogprobs;
@@ -161,7 +151,7 @@ describe("templates on the in-process LLM (Gemma 3 270M GGUF)", { timeout: 300_0
     expect(v!.label).toBe(c.pSupport >= c.band[1] ? "SUPPORT" : c.pSupport <= c.band[0] ? "CONTRADICT" : "CANNOT_TELL");
     expect(c.forced).toBe(t! - f! > JUDGE_ADAPTER_THRESHOLD ? "SUPPORT" : "CONTRADICT");
     // A band set on the node overrides the chosen one: the widest gives no verdict.
-    const wide = await runIt({ ...doc, nodes: doc.nodes.map((n) => (n.id === "verify" ? { ...n, params: { ...n.params, band: [0, 1] } } : n)) }, suite.docs[3]!.title);
+    const wide = await runIt(judgeGraph({ model, band: [0, 1] }), suite.docs[3]!.title);
     expect((wide.byId.verify!.outputs!.verdicts as Verdict[])[0]!.label).toBe("CANNOT_TELL");
   });
 
