@@ -23,7 +23,8 @@ describe("Runs in the pipeline editor (JupyterLab, Chromium)", () => {
     expect(await summary("retrieve")).toMatch(/^\d+ passages · top fused [\d.]+$/);
     expect(await summary("top")).toMatch(/^\d+ passages · top /);
     expect(await summary("answer")).toMatch(/^answer · \d+ citations? · 0 hallucinated$/);
-    expect(await summary("verify")).toMatch(/^(\d+ (SUPPORT|CONTRADICT|NO_EVIDENCE|NO_REFERENCE)( · )?)+$/);
+    // Its three lists: a verdict per claim and passage, a calibrated one per claim, and the question's.
+    expect(await summary("verify")).toMatch(/^verdicts: \d+ (SUPPORT|CONTRADICT|NO_EVIDENCE|NO_REFERENCE)\b.* · claimVerdicts: \d+ (SUPPORT|CONTRADICT|NO_EVIDENCE|NO_REFERENCE|CANNOT_TELL)\b/);
     // Each node that ran a model names it on its card (and in its inspector, below); the others name none.
     const models = (id: string) => node(id).locator(".cf-node-models").textContent();
     for (const id of ["verify", "citations"]) expect(await models(id)).toBe("citeflow/nli-minilm-scifact");
