@@ -146,8 +146,8 @@ describe("templates on the in-process LLM (Gemma 3 270M GGUF)", { timeout: 300_0
     const [v] = r.byId.verify!.outputs!.verdicts as Verdict[];
     const [t, f] = (modelSpans(r.events).at(-1) as unknown as { data: { choiceLogprobs: number[] } }).data.choiceLogprobs;
     const c = v!.calibration!;
-    expect(c.rule).toBe(JUDGE_CALIBRATION!.rule);
-    expect(c.pSupport).toBeCloseTo(1 / (1 + Math.exp(-(JUDGE_CALIBRATION!.slope * (t! - f!) + JUDGE_CALIBRATION!.intercept))), 9);
+    expect(c.rule).toBe(JUDGE_CALIBRATION.rule);
+    expect(c.pSupport).toBeCloseTo(1 / (1 + Math.exp(-(JUDGE_CALIBRATION.slope * (t! - f!) + JUDGE_CALIBRATION.intercept))), 9);
     expect(v!.label).toBe(c.pSupport >= c.band[1] ? "SUPPORT" : c.pSupport <= c.band[0] ? "CONTRADICT" : "CANNOT_TELL");
     expect(c.forced).toBe(t! - f! > JUDGE_ADAPTER_THRESHOLD ? "SUPPORT" : "CONTRADICT");
     // A band set on the node overrides the chosen one: the widest gives no verdict.

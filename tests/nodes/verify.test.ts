@@ -137,3 +137,20 @@ describe("verify.nli judges the question, not only the quote (Citeflow's NLI mod
     expect(verdicts).toHaveLength(1);
   });
 });
+
+describe("verify.nli's band", () => {
+  it("is refused for a model no calibration was chosen for, naming the param", async () => {
+    const d = doc(
+      {
+        a: ["test.any", { value: answer("Aspirin lowers stroke risk [1].") }],
+        p: ["test.any", { value: passages }],
+        split: ["claims.split"],
+        verify: ["verify.nli", { model: "pair-nli-scifact", modelsDir: MODELS, band: [0.3, 0.7] }],
+      },
+      ["a.out->split.answer", "split.claims->verify.claims", "p.out->verify.passages"],
+    );
+    const r = await run(d);
+    expect(r.byId.verify!.status).toBe("error");
+    expect(r.byId.verify!.error!.message).toContain('params.band: no calibration was chosen for model "pair-nli-scifact"');
+  });
+});

@@ -13,19 +13,26 @@ const CALIBRATIONS: Record<string, VerdictCalibration> = {};
  * never trained on the dev claims. Chosen there at a target of 0.82 (a margin on both of the product's aims: verdicts
  * right 4 times in 5, given for half the claims): verdicts for 56 of the 100 dev claims, 0.821 of them right.
  */
-export const JUDGE_CALIBRATION: VerdictCalibration | undefined = {
+export const JUDGE_CALIBRATION: VerdictCalibration = {
   slope: 0.9214,
   intercept: 0.1776,
   band: [0.4847, 0.7753],
   rule: "Citeflow's judge adapter, calibrated on the SciFact dev split (100 claims with evidence, hybrid top 3; bench/calibrate.mjs, target 0.82)",
 };
 
-/** A calibration with the node's band over the chosen one. */
-export const withBand = (c: VerdictCalibration | undefined, band?: [number, number]): VerdictCalibration | undefined => (c && band ? { ...c, band, rule: `${c.rule}; band set on the node` } : c);
+/**
+ * A model's calibration with the node's band over the chosen one. A band for a model no calibration was chosen
+ * for is refused: it would cut a probability the model does not give.
+ */
+export function withBand(c: VerdictCalibration | undefined, modelId: string, band?: [number, number]): VerdictCalibration | undefined {
+  if (!band) return c;
+  if (!c) throw new Error(`params.band: no calibration was chosen for model "${modelId}", so there is no calibrated P(supported) to cut; leave band unset (bench/calibrate.mjs chooses one on a dev split)`);
+  return { ...c, band, rule: `${c.rule}; band set on the node` };
+}
 
 /** The calibration for an NLI model, with the node's band over the chosen one; undefined for a model none was chosen for. */
 export function calibrationFor(modelId: string, band?: [number, number]): VerdictCalibration | undefined {
-  return withBand(CALIBRATIONS[modelId], band);
+  return withBand(CALIBRATIONS[modelId], modelId, band);
 }
 
 /** The cannot-tell band param of a verifying node. */

@@ -90,7 +90,7 @@ export const verifyLlm = defineNode({
       const r = await callChat(ctx, chat, messages, p, "judge", { jsonSchema: trueFalseSchema, ...(chat.constrains ? { choices: TRUE_FALSE } : {}) });
       verdicts.push(
         r.choiceLogprobs
-          ? scored(claim.id, r.choiceLogprobs, p.threshold ?? judgeThreshold(chat.id), withBand(usesAdapter(chat.id, JUDGE_ADAPTER) ? JUDGE_CALIBRATION : undefined, p.band))
+          ? scored(claim.id, r.choiceLogprobs, p.threshold ?? judgeThreshold(chat.id), withBand(usesAdapter(chat.id, JUDGE_ADAPTER) ? JUDGE_CALIBRATION : undefined, chat.id, p.band))
           : answered(claim.id, r.structured !== undefined ? readTrueFalse(r.structured) : parseTrueFalse(r.text)),
       );
       ctx.progress(i + 1, claims.length);
