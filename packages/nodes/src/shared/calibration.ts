@@ -26,7 +26,8 @@ export const JUDGE_CALIBRATION: VerdictCalibration = {
  */
 export function withBand(c: VerdictCalibration | undefined, modelId: string, band?: [number, number]): VerdictCalibration | undefined {
   if (!band) return c;
-  if (!c) throw new Error(`params.band: no calibration was chosen for model "${modelId}", so there is no calibrated P(supported) to cut; leave band unset (bench/calibrate.mjs chooses one on a dev split)`);
+  if (!c)
+    throw new Error(`params.band: no calibration was chosen for model "${modelId}", so there is no calibrated P(supported) to cut; leave band unset (bench/calibrate.mjs chooses one on a dev split)`);
   return { ...c, band, rule: `${c.rule}; band set on the node` };
 }
 
