@@ -5,7 +5,8 @@
 //   node bench/nli-sets.mjs <claims data folder>          (the six sets' folder: check-covid/, healthver/, nli4ct/, …)
 //   CITEFLOW_BENCH_NLI_B=<model id> node bench/nli-sets.mjs <folder>   also a second model, with B − A per set
 //
-// The sets are read by path and never copied into the repository; NLI4CT's zip is unzipped into a temporary folder.
+// The sets are read by path and never copied into the repository; NLI4CT's zip is unzipped into a temporary folder
+// with the unzip command (Debian: apt-get install unzip).
 import { execFileSync } from "node:child_process";
 import { existsSync, mkdtempSync, readFileSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";

@@ -1,6 +1,7 @@
 import { pairedBootstrap, pairOutcomes, scoreNliBySource, scoreNliPairs, type NliPairScores, type ScoredPair } from "@citeflow/eval";
 import { describeModel } from "@citeflow/models";
 import { FailureError } from "../errors.js";
+import type { CiteflowServices } from "@citeflow/nodes";
 import { cliServices } from "../services.js";
 import { table } from "../table.js";
 
@@ -40,8 +41,12 @@ async function readPairs(file: string, limit?: number) {
 }
 
 /** Every pair through one NLI model, as the product loads it (transformers.js, the same file and dtype). */
-async function scorePairs(pairs: Awaited<ReturnType<typeof readPairs>>, model: string, modelsDir?: string): Promise<{ rows: ScoredPair[]; pairsPerSecond: number; id: string }> {
-  const services = cliServices();
+async function scorePairs(
+  services: CiteflowServices,
+  pairs: Awaited<ReturnType<typeof readPairs>>,
+  model: string,
+  modelsDir?: string,
+): Promise<{ rows: ScoredPair[]; pairsPerSecond: number; id: string }> {
   const id = services.modelId("nli", model);
   let nli;
   try {
@@ -81,9 +86,12 @@ function scoreLines(name: string, s: NliPairScores, bySource: Record<string, Nli
  */
 export async function evalNliCommand(o: EvalNliOptions): Promise<number> {
   const pairs = await readPairs(o.pairs, o.limit);
-  const dirs = cliServices().config.modelsDirs;
+  const services = cliServices();
+  const dirs = services.config.modelsDirs;
   if (o.compare) {
-    const [a, b] = await Promise.all(o.compare.map(async (m) => scorePairs(pairs, m, o.modelsDir)));
+    // One after the other: each model's pairs/s is measured with the cores to itself.
+    const a = await scorePairs(services, pairs, o.compare[0]!, o.modelsDir);
+    const b = await scorePairs(services, pairs, o.compare[1]!, o.modelsDir);
     const [oa, ob] = [pairOutcomes(a!.rows), pairOutcomes(b!.rows)];
     const acc = pairedBootstrap(
       oa.map((x) => x.correct),
@@ -119,7 +127,7 @@ export async function evalNliCommand(o: EvalNliOptions): Promise<number> {
     }
     return 0;
   }
-  const r = await scorePairs(pairs, o.model ?? "", o.modelsDir);
+  const r = await scorePairs(services, pairs, o.model ?? "", o.modelsDir);
   const scores = scoreNliPairs(r.rows);
   const bySource = scoreNliBySource(r.rows);
   if (o.json) process.stdout.write(JSON.stringify({ model: r.id, ...scores, by_source: bySource, pairs_per_second: r.pairsPerSecond }) + "\n");

@@ -1,4 +1,4 @@
-import { type ClaimSet, emptyResult, jsonLines, mapLabel, badLabel, text, leaveOut } from "./types.js";
+import { type ClaimSet, emptyResult, jsonLines, mapLabel, badLabel, text, leaveOut, objectRows } from "./types.js";
 import { readSetFile, setFile, setFiles } from "./files.js";
 
 /** Check-COVID: news claims against CORD-19 abstracts; the premise is the claim's evidence sentences of its abstract, in order. */
@@ -16,26 +16,22 @@ export const checkCovid: ClaimSet = {
     const corpusFile = setFile(path, "corpus.json");
     if (!corpusFile) throw new Error(`${path}: Check-COVID needs its folder, with corpus.json beside the claim files`);
     const abstracts = new Map<string, string[]>();
-    for (const l of jsonLines(readSetFile(corpusFile), corpusFile))
-      if (l.row && typeof l.row.cord_id === "string" && Array.isArray(l.row.abstract)) abstracts.set(l.row.cord_id, l.row.abstract.map(String));
+    for (const { row } of jsonLines(readSetFile(corpusFile), corpusFile))
+      if (row && typeof row.cord_id === "string" && Array.isArray(row.abstract)) abstracts.set(row.cord_id, row.abstract.map(String));
     if (abstracts.size === 0) throw new Error(`${corpusFile}: no abstract in it (rows of {"cord_id", "title", "abstract": [sentence, …]})`);
     const r = emptyResult();
     const files = setFiles(path, { "train.json": "train", "dev.json": "dev", "test_composed.json": "test", "test_extracted.json": "test" }, "Check-COVID claim");
     for (const { file, split } of files)
-      for (const l of jsonLines(readSetFile(file), file)) {
-        if (!l.row) {
-          r.problems.push({ where: l.where, problem: l.problem! });
-          continue;
-        }
-        const c = l.row;
+      for (const { where, row } of objectRows(r, readSetFile(file), file)) {
+        const c = row;
         const claim = text(c.claim);
         if (!claim || typeof c.cord_id !== "string" || !Array.isArray(c.evidence_set)) {
-          r.problems.push({ where: l.where, problem: 'not a Check-COVID claim row ({"id", "claim", "cord_id", "label", "evidence_set"})' });
+          r.problems.push({ where: where, problem: 'not a Check-COVID claim row ({"id", "claim", "cord_id", "label", "evidence_set"})' });
           continue;
         }
         const label = mapLabel(checkCovid, c.label);
         if (label === undefined) {
-          r.problems.push(badLabel(checkCovid, c.label, l.where));
+          r.problems.push(badLabel(checkCovid, c.label, where));
           continue;
         }
         const abstract = abstracts.get(c.cord_id);
@@ -48,7 +44,7 @@ export const checkCovid: ClaimSet = {
           leaveOut(r, "evidence sentence not in corpus.json");
           continue;
         }
-        r.pairs.push({ premise, hypothesis: claim, label: label!, split, id: String(c.id ?? l.where), originalLabel: String(c.label) });
+        r.pairs.push({ premise, hypothesis: claim, label: label!, split, id: String(c.id ?? where), originalLabel: String(c.label) });
       }
     return r;
   },

@@ -1,4 +1,4 @@
-import { type ClaimSet, emptyResult, jsonLines, mapLabel, badLabel, text, hashSplit } from "./types.js";
+import { type ClaimSet, emptyResult, mapLabel, badLabel, text, hashSplit, objectRows } from "./types.js";
 import { readSetFile, setFiles } from "./files.js";
 
 /** Climate-FEVER: climate claims, five Wikipedia evidence sentences each with its own label; one pair per sentence. */
@@ -15,23 +15,19 @@ export const climateFever: ClaimSet = {
   async read(path) {
     const r = emptyResult();
     for (const { file } of setFiles(path, { "climate-fever.jsonl": "" }, "Climate-FEVER"))
-      for (const l of jsonLines(readSetFile(file), file)) {
-        if (!l.row) {
-          r.problems.push({ where: l.where, problem: l.problem! });
+      for (const { where, row } of objectRows(r, readSetFile(file), file)) {
+        const claim = text(row.claim);
+        if (!claim || !Array.isArray(row.evidences)) {
+          r.problems.push({ where: where, problem: 'not a Climate-FEVER row ({"claim_id", "claim", "evidences": [{"evidence", "evidence_label"}, …]})' });
           continue;
         }
-        const claim = text(l.row.claim);
-        if (!claim || !Array.isArray(l.row.evidences)) {
-          r.problems.push({ where: l.where, problem: 'not a Climate-FEVER row ({"claim_id", "claim", "evidences": [{"evidence", "evidence_label"}, …]})' });
-          continue;
-        }
-        const split = hashSplit(String(l.row.claim_id ?? claim));
-        (l.row.evidences as Array<Record<string, unknown> | null>).forEach((e, i) => {
+        const split = hashSplit(String(row.claim_id ?? claim));
+        (row.evidences as Array<Record<string, unknown> | null>).forEach((e, i) => {
           const premise = text(e?.evidence);
           const label = mapLabel(climateFever, e?.evidence_label);
-          if (!premise) r.problems.push({ where: `${l.where} evidence ${i + 1}`, problem: "no evidence text" });
-          else if (!label) r.problems.push(badLabel(climateFever, e?.evidence_label, `${l.where} evidence ${i + 1}`));
-          else r.pairs.push({ premise, hypothesis: claim, label, split, id: `${String(l.row!.claim_id ?? l.where)}:${i}`, originalLabel: String(e!.evidence_label) });
+          if (!premise) r.problems.push({ where: `${where} evidence ${i + 1}`, problem: "no evidence text" });
+          else if (!label) r.problems.push(badLabel(climateFever, e?.evidence_label, `${where} evidence ${i + 1}`));
+          else r.pairs.push({ premise, hypothesis: claim, label, split, id: `${String(row.claim_id ?? where)}:${i}`, originalLabel: String(e!.evidence_label) });
         });
       }
     return r;

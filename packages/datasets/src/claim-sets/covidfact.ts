@@ -1,4 +1,4 @@
-import { type ClaimSet, emptyResult, jsonLines, mapLabel, badLabel, text, hashSplit } from "./types.js";
+import { type ClaimSet, emptyResult, mapLabel, badLabel, text, hashSplit, objectRows } from "./types.js";
 import { readSetFile, setFiles } from "./files.js";
 
 /** COVID-Fact: claims with their evidence sentences; REFUTED claims were made by swapping salient words. */
@@ -12,27 +12,23 @@ export const covidFact: ClaimSet = {
   async read(path) {
     const r = emptyResult();
     for (const { file } of setFiles(path, { "COVIDFACT_dataset.jsonl": "" }, "COVID-Fact"))
-      for (const l of jsonLines(readSetFile(file), file)) {
-        if (!l.row) {
-          r.problems.push({ where: l.where, problem: l.problem! });
+      for (const { where, row } of objectRows(r, readSetFile(file), file)) {
+        const claim = text(row.claim);
+        const evidence = Array.isArray(row.evidence) ? row.evidence.map(text).filter((s): s is string => !!s) : [];
+        if (!claim || !Array.isArray(row.evidence)) {
+          r.problems.push({ where: where, problem: 'not a COVID-Fact row ({"claim", "label", "evidence": [sentence, …]})' });
           continue;
         }
-        const claim = text(l.row.claim);
-        const evidence = Array.isArray(l.row.evidence) ? l.row.evidence.map(text).filter((s): s is string => !!s) : [];
-        if (!claim || !Array.isArray(l.row.evidence)) {
-          r.problems.push({ where: l.where, problem: 'not a COVID-Fact row ({"claim", "label", "evidence": [sentence, …]})' });
-          continue;
-        }
-        const label = mapLabel(covidFact, l.row.label);
+        const label = mapLabel(covidFact, row.label);
         if (!label) {
-          r.problems.push(badLabel(covidFact, l.row.label, l.where));
+          r.problems.push(badLabel(covidFact, row.label, where));
           continue;
         }
         if (evidence.length === 0) {
-          r.problems.push({ where: l.where, problem: "no evidence sentence" });
+          r.problems.push({ where: where, problem: "no evidence sentence" });
           continue;
         }
-        r.pairs.push({ premise: evidence.join(" "), hypothesis: claim, label, split: hashSplit(claim), id: l.where, originalLabel: String(l.row.label) });
+        r.pairs.push({ premise: evidence.join(" "), hypothesis: claim, label, split: hashSplit(claim), id: where, originalLabel: String(row.label) });
       }
     return r;
   },

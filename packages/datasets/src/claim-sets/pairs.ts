@@ -1,4 +1,4 @@
-import { type ClaimSet, emptyResult, jsonLines, mapLabel, badLabel, text } from "./types.js";
+import { type ClaimSet, emptyResult, mapLabel, badLabel, text, objectRows } from "./types.js";
 import { readSetFile } from "./files.js";
 
 /** The labels a user's own pairs may use: Citeflow's, SciFact's and MNLI's names. */
@@ -24,30 +24,26 @@ export const userPairs: ClaimSet = {
   ],
   async read(path) {
     const r = emptyResult();
-    for (const l of jsonLines(readSetFile(path), path)) {
-      if (!l.row) {
-        r.problems.push({ where: l.where, problem: l.problem! });
-        continue;
-      }
-      const premise = text(l.row.premise);
-      const hypothesis = text(l.row.hypothesis);
+    for (const { where, row } of objectRows(r, readSetFile(path), path)) {
+      const premise = text(row.premise);
+      const hypothesis = text(row.hypothesis);
       if (!premise || !hypothesis) {
-        r.problems.push({ where: l.where, problem: 'not a pair ({"premise", "hypothesis", "label"}, both texts non-empty)' });
+        r.problems.push({ where: where, problem: 'not a pair ({"premise", "hypothesis", "label"}, both texts non-empty)' });
         continue;
       }
-      const label = mapLabel(userPairs, l.row.label);
+      const label = mapLabel(userPairs, row.label);
       if (!label) {
-        r.problems.push(badLabel(userPairs, l.row.label, l.where));
+        r.problems.push(badLabel(userPairs, row.label, where));
         continue;
       }
-      const split = text(l.row.split) ?? "train";
+      const split = text(row.split) ?? "train";
       if (!/^[a-z][a-z0-9_-]{0,31}$/.test(split)) {
-        r.problems.push({ where: l.where, problem: `split ${JSON.stringify(split)} is not a name of lower-case letters, digits, - and _` });
+        r.problems.push({ where: where, problem: `split ${JSON.stringify(split)} is not a name of lower-case letters, digits, - and _` });
         continue;
       }
-      const meta = l.row.metadata && typeof l.row.metadata === "object" ? (l.row.metadata as Record<string, unknown>) : {};
+      const meta = row.metadata && typeof row.metadata === "object" ? (row.metadata as Record<string, unknown>) : {};
       const source = text(meta.source);
-      r.pairs.push({ premise, hypothesis, label, split, id: text(l.row.id) ?? text(meta.id) ?? l.where, originalLabel: String(l.row.label), ...(source ? { source } : {}) });
+      r.pairs.push({ premise, hypothesis, label, split, id: text(row.id) ?? text(meta.id) ?? where, originalLabel: String(row.label), ...(source ? { source } : {}) });
     }
     return r;
   },

@@ -77,6 +77,15 @@ export function jsonLines(text: string, file: string): Array<{ where: string; ro
   return out;
 }
 
+/** The JSON objects of a JSON Lines text, each with where it is; a line that is not one goes to `r.problems`. */
+export function objectRows(r: ReadResult, text: string, file: string): Array<{ where: string; row: Record<string, unknown> }> {
+  return jsonLines(text, file).flatMap((l) => {
+    if (l.row) return [{ where: l.where, row: l.row }];
+    r.problems.push({ where: l.where, problem: l.problem! });
+    return [];
+  });
+}
+
 /** A non-empty string field, trimmed, or undefined. */
 export function text(v: unknown): string | undefined {
   return typeof v === "string" && v.trim() ? v.trim() : undefined;
