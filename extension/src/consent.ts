@@ -1,6 +1,6 @@
 /**
- * Before a run reaches servers the user has not configured, the editor asks (a graph file is
- * shared like a notebook, so it cannot decide where requests go). A yes is remembered for that
+ * Before a run reaches servers or models folders the user has not configured, the editor asks (a
+ * graph file is shared like a notebook, so it cannot decide where requests go or which model files load). A yes is remembered for that
  * file and those servers, in this browser; a new server in the file asks again.
  */
 import { Dialog, showDialog } from "@jupyterlab/apputils";
@@ -26,16 +26,30 @@ export async function confirmServers(path: string, servers: Reach[]): Promise<bo
   const body = h(
     "div",
     { className: "cf-consent" },
-    h("p", null, trans.__("This pipeline sends requests to servers you have not configured:")),
+    h("p", null, trans.__("This pipeline reaches servers or models folders you have not configured:")),
     h(
       "ul",
       null,
-      servers.map((s) => h("li", { key: `${s.node}.${s.param}` }, h("code", null, s.target), ` — ${trans.__('node "%1", %2', s.node, s.param)}`)),
+      servers.map((s) =>
+        h(
+          "li",
+          { key: `${s.node}.${s.param}` },
+          s.kind === "models" ? trans.__("loads models from ") : trans.__("sends requests to "),
+          h("code", null, s.target),
+          ` — ${trans.__('node "%1", %2', s.node, s.param)}`,
+        ),
+      ),
     ),
-    h("p", null, trans.__("A pipeline file cannot choose where requests go, so Citeflow asks. What the pipeline sends (questions, passages, prompts) goes to them; no API key does.")),
+    h(
+      "p",
+      null,
+      trans.__(
+        "A pipeline file cannot choose where requests go or which model files run, so Citeflow asks. What the pipeline sends (questions, passages, prompts) goes to the servers; no API key does. Models from a folder are checked against its SHA256SUMS when it has one.",
+      ),
+    ),
   );
   const answer = await showDialog({
-    title: trans.__("Allow these servers?"),
+    title: trans.__("Allow these servers and folders?"),
     body,
     buttons: [Dialog.cancelButton({ label: trans.__("Do not run") }), Dialog.warnButton({ label: trans.__("Allow and run") })],
     checkbox: { label: trans.__("Remember for this file"), checked: true },

@@ -1,5 +1,5 @@
 import { COMM_VERSION, errorInfo, questionRuns, type CompiledGraph, type Method, type GraphDoc, type MethodResult, type Reach, type RunEvent, type RunHandle } from "@citeflow/core";
-import { allowEndpoint, defaultRunsDir, services, graphReach, registry, RunStore, session, templateNames } from "citeflow";
+import { allow, defaultRunsDir, services, graphReach, registry, RunStore, session, templateNames } from "citeflow";
 import { activeRun, openGraph } from "@citeflow/host";
 import { FORMATS, type ExportResult, type Format } from "@citeflow/datasets";
 import { modelCard } from "@citeflow/models";
@@ -69,14 +69,14 @@ export function citeflowTarget(comm: Comm, openData: unknown): CommHandler {
   };
   const sets = new QuestionSets((progress) => comm.send({ type: "set", progress }), follow);
   /**
-   * A graph file cannot choose where requests go: servers it names that the user has not
-   * configured start a run only once the user agreed (the editor's dialog sends them back in
-   * allowEndpoints); they are then allowed for this kernel's life. One request in the common case.
+   * A graph file cannot choose where requests go or which model files load: servers and models
+   * folders it names that the user has not configured start a run only once the user agreed (the
+   * editor's dialog sends them back in allowEndpoints); they are then allowed for this kernel's life. One request in the common case.
    */
   const unconsented = (req: Request, g: CompiledGraph): Reach[] => {
     const agreed = Array.isArray(req.allowEndpoints) ? req.allowEndpoints.map(String) : [];
-    for (const url of agreed) allowEndpoint(url);
-    return graphReach(g.doc.nodes, services()).filter((r) => r.kind === "endpoint" && !r.allowed);
+    for (const target of agreed) allow(target);
+    return graphReach(g.doc.nodes, services()).filter((r) => r.kind !== "file" && !r.allowed);
   };
   const pick = (req: Request, keys: string[]) => Object.fromEntries(keys.filter((k) => req[k] !== undefined).map((k) => [k, req[k]]));
   const live = (req: Request): RunHandle => {

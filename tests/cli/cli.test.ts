@@ -55,10 +55,16 @@ describe("citeflow CLI", () => {
     const r = await cli(["run", "verifai", "-q", "Does aspirin prevent stroke?", "--to", "question", "--runs", join(dir, "runs")], dir, env);
     expect(r.code, r.stderr).toBe(0);
     const lines = r.stderr.split("\n");
+    // Neither file has a SHA256SUMS beside it: each is said to be unverified, unless the user opted in.
+    const unverified = " (unverified: no SHA256SUMS beside it lists it)";
     expect(lines).toContain(
-      `language model: base.gguf with the LoRA adapter acme/lora (trained by Citeflow; card: ${join(dir, "acme", "lora", "README.md")}), running in this process (llama.cpp, CPU)`,
+      `language model: base.gguf${unverified} with the LoRA adapter acme/lora (trained by Citeflow; card: ${join(dir, "acme", "lora", "README.md")})${unverified}, running in this process (llama.cpp, CPU)`,
     );
     expect(lines.filter((l) => l.startsWith("NLI: pair-nli-scifact"))).toHaveLength(1);
+    const quiet = await cli(["run", "verifai", "-q", "Does aspirin prevent stroke?", "--to", "question", "--runs", join(dir, "runs")], dir, { ...env, CITEFLOW_UNVERIFIED_MODELS: "1" });
+    expect(quiet.stderr.split("\n")).toContain(
+      `language model: base.gguf with the LoRA adapter acme/lora (trained by Citeflow; card: ${join(dir, "acme", "lora", "README.md")}), running in this process (llama.cpp, CPU)`,
+    );
     const none = await cli(["run", "verifai", "-q", "Does aspirin prevent stroke?", "--to", "question", "--runs", join(dir, "runs")], dir, { ...env, CITEFLOW_CHAT_MODEL: "none" });
     expect(none.stderr).toContain('language model: the extractive baseline, which is not a language model: the chat model is set to "none"');
   });

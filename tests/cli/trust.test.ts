@@ -4,7 +4,7 @@
  * of its choice, and prompts read from /etc/passwd, from ../ and through a symlink.
  */
 import { execFile } from "node:child_process";
-import { mkdirSync, readdirSync, readFileSync, statSync, symlinkSync, writeFileSync } from "node:fs";
+import { closeSync, cpSync, mkdirSync, openSync, readdirSync, readFileSync, statSync, symlinkSync, writeFileSync, writeSync } from "node:fs";
 import { join } from "node:path";
 import { fileURLToPath } from "node:url";
 import { afterEach, describe, expect, it } from "vitest";
@@ -129,6 +129,51 @@ describe("graph files cannot reach what the user did not configure", () => {
     expect(bad.code).toBe(2);
     expect(bad.stderr).toContain("--allow-endpoint file:///etc: not an http(s) URL");
     expect(statSync(join(dir, "runs")).isDirectory()).toBe(true);
+  }, 120_000);
+
+  it("a models folder named by a shared graph: listed by validate, refused by run until allowed; a changed model in it is refused by file", async () => {
+    const dir = tempDir();
+    const store = join(dir, "store");
+    expect((await cli(["ingest", join(DATA, "scifact", "corpus.jsonl"), "--store", store, "--embedder", "static-use-en", "--models-dir", MODELS, "--limit", "5"], dir)).code).toBe(0);
+    const theirs = join(dir, "their-models");
+    const id = "citeflow/rerank-minilm-scifact";
+    cpSync(fileURLToPath(new URL(`../../models/${id}`, import.meta.url)), join(theirs, id), { recursive: true });
+    const path = join(dir, "rerank.citeflow.json");
+    writeFileSync(
+      path,
+      JSON.stringify({
+        citeflow: 1,
+        name: "rerank",
+        inputs: { question: { type: "Question" } },
+        nodes: [
+          { id: "q", type: "input.question", version: 1, params: {} },
+          { id: "r", type: "retrieve.lexical", version: 1, params: { store, k: 3 } },
+          { id: "x", type: "rerank.cross-encoder", version: 1, params: { model: id, modelsDir: theirs } },
+        ],
+        edges: [
+          { from: "q.question", to: "r.question" },
+          { from: "q.question", to: "x.question" },
+          { from: "r.passages", to: "x.passages" },
+        ],
+      }),
+    );
+    const v = await cli(["validate", path], dir);
+    expect(v.stdout).toContain(`node "x" params.modelsDir loads models from ${theirs}: refused when run (a models folder you have not configured or allowed)`);
+    const refused = await cli(["run", path, "-q", "Vitamin D and fractures", "--json"], dir);
+    expect(refused.code).toBe(1);
+    expect(refused.stdout).toContain(
+      `params.modelsDir names the models folder ${theirs}, which you have not configured: a graph file cannot choose which model files run. To allow it, run with --allow-models-dir ${theirs}`,
+    );
+    const allowed = await cli(["run", path, "-q", "Vitamin D and fractures", "--allow-models-dir", theirs], dir);
+    expect(allowed.code, allowed.stderr).toBe(0);
+    // The same folder named by $CITEFLOW_MODELS needs no consent; a changed weights file in it is refused by name.
+    const onnx = join(theirs, id, "onnx", "model_quantized.onnx");
+    const fd = openSync(onnx, "r+");
+    writeSync(fd, Buffer.alloc(64), 0, 64, 4096);
+    closeSync(fd);
+    const changed = await cli(["run", path, "-q", "Vitamin D and fractures", "--force", "--json"], dir, { CITEFLOW_MODELS: `${theirs}:${MODELS}` });
+    expect(changed.code).toBe(1);
+    expect(changed.stdout).toContain(`${onnx} does not match ${join(theirs, id, "SHA256SUMS")} (expected `);
   }, 120_000);
 
   it("a server's 401 that echoes the key is printed redacted; the run store holds no key", async () => {

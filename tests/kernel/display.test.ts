@@ -12,7 +12,8 @@ describe("display payloads carry passages as the inspectors show them", () => {
     const view = passagesBundle(input, "vitamin D")[CITEFLOW_MIME] as PassagesView;
     expect(view.passages).toHaveLength(1000);
     expect(view.preview).toBe(PREVIEW_CHARS); // the renderer says so when it shows a cut text
-    expect(view.passages[1]!.text).toBe(long.slice(0, PREVIEW_CHARS) + "…");
+    // Cut at the last whole word that fits (a word is never cut: a credential stays whole for redaction).
+    expect(view.passages[1]!.text).toBe(long.slice(0, long.lastIndexOf(" ", PREVIEW_CHARS)) + "…");
     expect(view.passages[0]).toBe(input[0]); // short: the same object
     expect(view.passages.map((p) => [p.id, p.title, p.scores])).toEqual(input.map((p) => [p.id, p.title, p.scores]));
     expect(input[1]!.text).toBe(long); // the caller's values are not changed
@@ -42,7 +43,9 @@ describe("display payloads carry passages as the inspectors show them", () => {
   it("cuts the passages of an answer and of every passage list among a run's outputs", () => {
     const answer = { text: "Yes [1].", citations: { "1": "1#0" }, allowed: ["0#0", "1#0"], invalidCitations: [] };
     const a = answerBundle(answer, passages(2))[CITEFLOW_MIME] as AnswerView;
-    expect(a.passages![1]!.text).toHaveLength(PREVIEW_CHARS + 1);
+    expect(a.passages![1]!.text).toBe(previewText(a.passages![1]!.text));
+    expect(a.passages![1]!.text.length).toBeLessThanOrEqual(PREVIEW_CHARS + 1);
+    expect(a.passages![1]!.text).toMatch(/…$/);
     expect(a.answer).toEqual(answer);
     const run: RunView = {
       version: 1,
@@ -57,7 +60,8 @@ describe("display payloads carry passages as the inspectors show them", () => {
     const shown = viewBundle(run)[CITEFLOW_MIME] as RunView;
     expect(shown.preview).toBe(PREVIEW_CHARS);
     const out = shown.outputs!;
-    expect((out.retrieve!.passages as Passage[])[3]!.text).toHaveLength(PREVIEW_CHARS + 1);
+    expect((out.retrieve!.passages as Passage[])[3]!.text.length).toBeLessThanOrEqual(PREVIEW_CHARS + 1);
+    expect((out.retrieve!.passages as Passage[])[3]!.text).toMatch(/…$/);
     expect(out.retrieve!.count).toBe(4);
     expect(out.note!.text).toBe(long); // not a passage list: left whole
   });

@@ -3,8 +3,9 @@
  * that server for its Retry-After; a concurrency limit and a tokens-per-minute limit are shared.
  */
 import { afterEach, describe, expect, it, vi } from "vitest";
-import { requestTokens, retryAfterMs, serverFetch, setServerLimits } from "@citeflow/models";
-import { configFromEnv } from "@citeflow/nodes";
+import { openAIChat, replyByteLimit, requestTokens, retryAfterMs, serverFetch, setServerLimits } from "@citeflow/models";
+import { configFromEnv, createRegistry } from "@citeflow/nodes";
+import { completion, loopback } from "./loopback.js";
 
 afterEach(() => {
   vi.useRealTimers();
@@ -135,5 +136,59 @@ describe("a server's shared limits", () => {
     expect(() => configFromEnv({ CITEFLOW_LLM_SEQUENCES: "four" })).toThrow('$CITEFLOW_LLM_SEQUENCES: give a whole number above 0, not "four"');
     expect(() => configFromEnv({ CITEFLOW_LLM_CONTEXT: "8k" })).toThrow('$CITEFLOW_LLM_CONTEXT: give a whole number above 0, not "8k"');
     expect(() => setServerLimits({ concurrent: 1.5 })).toThrow("server limit concurrent: give a whole number above 0, not 1.5");
+  });
+});
+
+describe("every reply from a served model is bounded", () => {
+  it("in time: a server that sends its headers and then one byte a second is cut off at the client's timeout, the body included", async () => {
+    let timer: NodeJS.Timeout | undefined;
+    const server = await loopback((_req, res) => {
+      res.writeHead(200, { "content-type": "application/json" });
+      res.write("{");
+      timer = setInterval(() => res.write(" "), 1000);
+      res.on("close", () => clearInterval(timer));
+    });
+    try {
+      const chat = openAIChat({ model: "m", baseURL: `${server.url}/v1`, apiKey: "k", timeoutMs: 1500, maxRetries: 0 });
+      await expect(chat.chat([{ role: "user", content: "hi" }], { maxTokens: 8 })).rejects.toThrow(`the server at ${server.url}/v1 sent no complete reply within 1500 ms (its body included)`);
+    } finally {
+      clearInterval(timer);
+      await server.close();
+    }
+  }, 30_000);
+
+  it("in size: a reply past what the request allows (1 MiB + 4 KiB a token) fails, naming the server", async () => {
+    const server = await loopback((_req, res) => {
+      res.writeHead(200, { "content-type": "application/json" });
+      res.end(JSON.stringify(completion("x".repeat(3 * 2 ** 20))));
+    });
+    try {
+      const f = serverFetch(server.url, fetch, 10_000);
+      const body = JSON.stringify({ model: "m", messages: [], max_tokens: 16 });
+      expect(replyByteLimit(body)).toBe(2 ** 20 + 16 * 4096);
+      const res = await f(`${server.url}/v1/chat/completions`, { method: "POST", body });
+      await expect(res.text()).rejects.toThrow(`the server at ${server.url} sent more than ${2 ** 20 + 16 * 4096} bytes in one reply`);
+      // Embeddings: 256 KiB an input; a request that says neither: 64 MiB.
+      expect(replyByteLimit(JSON.stringify({ input: ["a", "b"] }))).toBe(2 ** 20 + 2 * 256 * 1024);
+      expect(replyByteLimit("not json")).toBe(64 * 2 ** 20);
+    } finally {
+      await server.close();
+    }
+  });
+
+  it("graph params that would hang a run are refused by validate: a rate of 1e-6 a second, a timeout of 1e8 ms, 1,000 retries", () => {
+    const registry = createRegistry();
+    for (const [type, params, field] of [
+      ["search.semantic-scholar", { requestsPerSecond: 1e-6 }, "requestsPerSecond"],
+      ["search.semantic-scholar", { timeoutMs: 1e8 }, "timeoutMs"],
+      ["generate.answer", { timeoutMs: 1e8 }, "timeoutMs"],
+      ["generate.answer", { retries: 1000 }, "retries"],
+      ["generate.answer", { maxTokens: 1e7 }, "maxTokens"],
+    ] as const) {
+      const schema = registry.get(type)!.params;
+      const r = schema.safeParse(params);
+      expect(r.success, `${type} ${field}`).toBe(false);
+      expect(r.error!.issues[0]!.path).toEqual([field]);
+    }
   });
 });

@@ -1,5 +1,5 @@
-import { execFile } from "node:child_process";
-import { mkdirSync, mkdtempSync, readdirSync, readFileSync, writeFileSync } from "node:fs";
+import { execFile, execFileSync } from "node:child_process";
+import { mkdirSync, mkdtempSync, readdirSync, readFileSync, symlinkSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { fileURLToPath } from "node:url";
@@ -87,6 +87,31 @@ describe("BibTeX and CSL-JSON with their PDFs", () => {
     const again = await cli([bib, "--format", "bibtex", "--pdfs", lib, "--store", store]);
     expect(again.summary.sources).toMatchObject({ entries: 4, unchanged: 3, pages: 0 });
     expect(again.summary.added).toBe(0);
+  }, 60_000);
+
+  it("BibTeX: a PDF outside the .bib's folder and --pdfs (by path or through a link) or a FIFO is not read, named by line; the entry goes in from its abstract", async () => {
+    const folder = join(dir, "confined");
+    mkdirSync(folder, { recursive: true });
+    const outside = pdfs.smith2020!;
+    symlinkSync(outside, join(folder, "linked.pdf"));
+    execFileSync("mkfifo", [join(folder, "pipe.pdf")]);
+    const bib = join(folder, "refs.bib");
+    const entry = (key: string, file: string, i: number) => `@article{${key}, title = {${docs[i]!.title}}, year = 2020, abstract = {${docs[i]!.text.replaceAll("%", "\\%")}}, file = {${file}}}`;
+    writeFileSync(bib, [entry("abs", outside, 0), entry("link", "linked.pdf", 1), entry("fifo", "pipe.pdf", 2)].join("\n\n") + "\n");
+    const store = tempDir();
+    const r = await cli([bib, "--format", "bibtex", "--store", store]);
+    expect(r.code, r.stderr).toBe(0);
+    expect(r.summary.documents).toBe(3);
+    expect(r.summary.problems).toEqual([
+      { file: bib, line: 1, message: `${outside} is outside ${folder} (the bibliography's folder): not read; give --pdfs a folder that holds it` },
+      { file: bib, line: 3, message: `${join(folder, "linked.pdf")} is outside ${folder} (the bibliography's folder): not read; give --pdfs a folder that holds it` },
+      { file: bib, line: 5, message: `${join(folder, "pipe.pdf")} is not a regular file (a FIFO, a device or a folder): not read` },
+    ]);
+    const s = await LanceStore.open(store);
+    expect((await s.passages([{ id: "abs#0" }])).get("abs#0")!.text).toBe(docs[0]!.text);
+    // The folder that holds the PDF, given as --pdfs, lets it in.
+    const allowed = await cli([bib, "--format", "bibtex", "--pdfs", join(dir, "tex"), "--store", tempDir()]);
+    expect(allowed.summary.problems.map((p: { line: number }) => p.line)).toEqual([5]);
   }, 60_000);
 
   it("CSL-JSON: items by id, PDFs from the folder, bad items named", async () => {

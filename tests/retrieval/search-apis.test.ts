@@ -55,6 +55,23 @@ describe("HTTP client for search APIs", () => {
     await expect(c.get(`${server.url}/x`)).rejects.toThrow(/timed out after 50 ms \(gave up after 2 attempts\)/);
   });
 
+  it("bounds each answer's body: one that trickles past the timeout, or runs past maxBytes (an endless attachment), fails by URL", async () => {
+    const timers: NodeJS.Timeout[] = [];
+    server = await loopback((req, res) => {
+      res.writeHead(200, { "content-type": "application/octet-stream" });
+      const t = setInterval(() => res.write(req.path === "/slow" ? "." : Buffer.alloc(64 * 1024)), req.path === "/slow" ? 200 : 1);
+      timers.push(t);
+      res.on("close", () => clearInterval(t));
+    });
+    try {
+      const c = new HttpClient({ service: "Test", timeoutMs: 300, retries: 0, maxBytes: 2 ** 20, ...fast });
+      await expect(c.get(`${server.url}/slow`)).rejects.toThrow(`Test (${server.url}/slow): timed out after 300 ms while reading the answer`);
+      await expect(c.get(`${server.url}/endless`)).rejects.toThrow(`Test (${server.url}/endless): the answer is more than the ${2 ** 20} bytes allowed: cut off`);
+    } finally {
+      timers.forEach(clearInterval);
+    }
+  });
+
   it("rejects malformed JSON, and keeps requests at most N a second", async () => {
     const times: number[] = [];
     server = await loopback((_req, res) => {

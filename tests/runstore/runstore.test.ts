@@ -3,7 +3,7 @@ import { spawn } from "node:child_process";
 import { join } from "node:path";
 import { fileURLToPath } from "node:url";
 import { describe, expect, it } from "vitest";
-import { loadGraph, startRun } from "@citeflow/core";
+import { loadGraph, shorten, startRun } from "@citeflow/core";
 import { Redactor, RunStore, secretsFromEnv } from "@citeflow/runstore";
 import { doc, run, tempDir, testRegistry } from "../helpers.js";
 
@@ -213,6 +213,32 @@ describe("run store", () => {
     // Neither a git commit nor a content hash is a secret shape.
     const sha = "0d3410f1b2c3d4e5f60718293a4b5c6d7e8f9012";
     expect(r.redact(`commit ${sha}`)).toBe(`commit ${sha}`);
+  });
+
+  it("a key echoed reversed or by its ends goes; an 8,000-character key is searched for in linear time; paths stay", () => {
+    const key = "sk-live-0123456789abcdefghijklmn";
+    const long = "Kq7".repeat(2_667).slice(0, 8_000);
+    const r = new Redactor(secretsFromEnv({ OPENAI_API_KEY: key, CITEFLOW_SECRETS: "LONG", LONG: long }));
+    expect(r.redact(`Incorrect API key provided: ${[...key].reverse().join("")}.`)).toBe("Incorrect API key provided: [redacted].");
+    expect(r.redact(`Incorrect API key provided: ${key.slice(0, 12)}************${key.slice(-6)}.`)).toBe("Incorrect API key provided: [redacted]************[redacted].");
+    // A key of 8,000 characters, as written and spaced out, in a text of 1 MB.
+    const text = `${"lorem ipsum ".repeat(80_000)}${long} and ${[...long.slice(0, 100)].join(" ")}${long.slice(100)}.`;
+    expect(r.redact(text)).toBe(`${"lorem ipsum ".repeat(80_000)}[redacted] and [redacted].`);
+    // Paths of 40 characters are not AWS secret keys.
+    for (const path of ["/home/alice/Projects/Citeflow2/data/x.jsonl", "data/Runs2024/scifact/dev/Heldout9/out"]) expect(r.redact(`see ${path} now`), path).toBe(`see ${path} now`);
+  });
+
+  it("a summary never cuts a secret to a prefix that no longer looks like one", async () => {
+    const store = new RunStore(tempDir());
+    const question = "does the credential AKIAIOSFODNN7EXAMPLE still work against the staging bucket today?";
+    const d = doc({ p: ["test.any", { value: question }] });
+    const done = await run(d, { ...store.runOptions(), inputs: {} });
+    const stored = readFileSync(store.runPath(done.result.runId), "utf8");
+    expect(stored).not.toContain("AKIAIOSFOD");
+    expect(stored).toContain("does the credential");
+    expect(shorten("does the credential AKIAIOSFODNN7EXAMPLE works", 30)).toBe("does the credential…");
+    expect(shorten("AKIAIOSFODNN7EXAMPLEAKIAIOSFODNN7EXAMPLE", 10)).toBe("…");
+    expect(shorten("short", 10)).toBe("short");
   });
 
   it("cache clear forgets results but keeps runs", async () => {

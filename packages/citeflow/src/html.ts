@@ -1,3 +1,4 @@
+import { shorten } from "@citeflow/core";
 const ENTITIES: Record<string, string> = { "&": "&amp;", "<": "&lt;", ">": "&gt;", '"': "&quot;", "'": "&#39;" };
 
 export function esc(s: unknown): string {
@@ -15,5 +16,5 @@ export function fmtScore(v: number): string {
 }
 
 export function clip(s: string, n: number): string {
-  return s.length <= n ? s : s.slice(0, n - 1) + "…";
+  return shorten(s, n);
 }

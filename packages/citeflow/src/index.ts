@@ -30,7 +30,7 @@ export { scoreChart, Chart, VEGA_LITE_MIME } from "./vega.js";
 export { sciFactStore, pdfStore, useOfflineModels, languageModel } from "./setup.js";
 export { setDisplaySink, displaySink, showBundle, display, newDisplay, SHOWN_IN, type Display, type DisplaySink, type MimeBundle } from "./display.js";
 export { templateNames, templatePath, createRegistry, builtinNodes, graphReach, type Reach, type ServicesConfig, type ServicesPatch } from "@citeflow/nodes";
-export { services, configure, allowEndpoint } from "./services.js";
+export { services, configure, allowEndpoint, allowModelsDir, allow } from "./services.js";
 export { Session, abortActiveRuns, type RunRequest } from "@citeflow/host";
 export { RunStore } from "@citeflow/runstore";
 export { dataFolder } from "./setup.js";

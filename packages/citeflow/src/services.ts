@@ -25,3 +25,13 @@ export function configure(patch: ServicesPatch): CiteflowServices {
 export function allowEndpoint(url: string): void {
   services().allowEndpoint(url);
 }
+
+/** Let graphs run in this kernel load models from `dir` (a node's modelsDir param), which is not one of your configured models folders. */
+export function allowModelsDir(dir: string): void {
+  services().allowModelsDir(dir);
+}
+
+/** Consent to what a graph reaches, as the editor sends it: a server (an http(s) URL) or a models folder. */
+export function allow(target: string): void {
+  services().allow(target);
+}

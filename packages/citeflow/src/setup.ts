@@ -26,7 +26,7 @@ export function useOfflineModels(): { nli?: string; reranker?: string } {
   offer("nli", "CITEFLOW_NLI_MODEL", "pair-nli-scifact");
   offer("reranker", "CITEFLOW_RERANK_MODEL", "pair-rerank-scifact");
   configure({ models: set });
-  for (const [kind, id] of Object.entries(set)) process.stderr.write(`${kind}: ${describeModel(id, modelsDirs)}\n`);
+  for (const [kind, id] of Object.entries(set)) process.stderr.write(`${kind}: ${describeModel(id, modelsDirs, services().config.quietUnverifiedModels)}\n`);
   return set;
 }
 
@@ -102,7 +102,8 @@ export async function pdfStore(path: string, options: { store?: string; runs?: s
  * get Citeflow's adapter when it is installed; nodes it was not trained for get the base.
  */
 export function languageModel(): string {
-  const answers = describeChat(services().chatChoice({ model: "", baseUrl: "" }, "generate.answer"));
-  const others = describeChat(services().chatChoice({ model: "", baseUrl: "" }, "query.enrich"));
+  const quiet = services().config.quietUnverifiedModels;
+  const answers = describeChat(services().chatChoice({ model: "", baseUrl: "" }, "generate.answer"), quiet);
+  const others = describeChat(services().chatChoice({ model: "", baseUrl: "" }, "query.enrich"), quiet);
   return answers === others ? answers : `${answers} for answers; ${others} for the other nodes`;
 }

@@ -116,10 +116,16 @@ export function buildProgram(registry: NodeRegistry, setCode: (code: number) => 
       (v: string, acc: string[]) => [...acc, v],
       [] as string[],
     )
+    .option(
+      "--allow-models-dir <folder>",
+      "let the graph load models from this folder (a node's modelsDir), which is not in $CITEFLOW_MODELS; repeatable",
+      (v: string, acc: string[]) => [...acc, v],
+      [] as string[],
+    )
     .option("--json", "print one JSON summary instead of progress", false)
     .action(async (graph: string, opts) => {
       const g = graphOrTemplate(graph);
-      const session = cliSession(registry, opts.runs, { store: opts.store, allowEndpoints: opts.allowEndpoint as string[] });
+      const session = cliSession(registry, opts.runs, { store: opts.store, allowEndpoints: opts.allowEndpoint as string[], allowModelsDirs: opts.allowModelsDir as string[] });
       setCode(await runCommand(g.path, opts, session));
     });
 

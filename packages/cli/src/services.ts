@@ -10,18 +10,19 @@ export interface CliServiceOptions {
   graphDir?: string | undefined;
   /** --allow-endpoint: servers the user lets the graph reach for this command. */
   allowEndpoints?: string[] | undefined;
+  /** --allow-models-dir: models folders the user lets the graph's nodes load from for this command. */
+  allowModelsDirs?: string[] | undefined;
 }
 
 /** The services a command's runs use: the environment read once, then the command's own options over it. */
 export function cliServices(o: CliServiceOptions = {}): CiteflowServices {
   const config = configFromEnv(process.env, o.graphDir);
   const services = createServices(o.store ? { ...config, store: o.store } : config);
-  for (const url of o.allowEndpoints ?? []) {
-    try {
-      services.allowEndpoint(url);
-    } catch (e) {
-      throw new UsageError((e as Error).message);
-    }
+  try {
+    for (const url of o.allowEndpoints ?? []) services.allowEndpoint(url);
+    for (const dir of o.allowModelsDirs ?? []) services.allowModelsDir(dir);
+  } catch (e) {
+    throw new UsageError((e as Error).message);
   }
   return services;
 }

@@ -1,3 +1,4 @@
+import { shorten } from "@citeflow/core";
 /** A plain text table: columns padded to their widest cell. */
 export function table(header: string[], rows: string[][]): string {
   const widths = header.map((h, i) => Math.max(h.length, ...rows.map((r) => (r[i] ?? "").length)));
@@ -12,5 +13,5 @@ export function table(header: string[], rows: string[][]): string {
 export function preview(value: unknown, max = 80): string {
   const text = typeof value === "string" ? value : JSON.stringify(value);
   const flat = text.replace(/\s+/g, " ");
-  return flat.length > max ? flat.slice(0, max - 1) + "…" : flat;
+  return shorten(flat, max);
 }

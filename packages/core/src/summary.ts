@@ -4,13 +4,14 @@
  * "3 SUPPORT · 1 CONTRADICT". Pure and browser-safe; computed once when the node ends.
  */
 import { isObject, looksLike } from "./shapes.js";
+import { shorten } from "./preview.js";
 import type { Passage, Verdict } from "./values.js";
 
 const MAX = 80;
 
 const plural = (n: number, one: string, many = `${one}s`) => `${n} ${n === 1 ? one : many}`;
 const num = (x: number) => (Number.isInteger(x) ? String(x) : Math.abs(x) >= 100 ? x.toFixed(0) : Number(x.toPrecision(3)).toString());
-const cut = (s: string, n: number) => (s.length > n ? `${s.slice(0, n - 1)}…` : s);
+const cut = shorten;
 
 /** The score a ranked list is ordered by, most refined first. */
 const SCORE_ORDER = ["rerank", "fused", "dense", "bm25"];

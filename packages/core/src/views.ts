@@ -66,13 +66,14 @@ export interface VerdictsView {
 
 export type CiteflowView = RunView | PassagesView | AnswerView | VerdictsView;
 
-/** One place a graph reaches outside the process: a server or a file it names in a param (the kernel's "reach"). */
+/** One place a graph reaches outside the process: a server, a models folder or a file it names in a param (the kernel's "reach"). */
 export interface Reach {
   node: string;
   param: string;
-  kind: "endpoint" | "file";
+  /** A server and a models folder need the user's consent; a file must be inside the prompt folders. */
+  kind: "endpoint" | "models" | "file";
   target: string;
-  /** Allowed as things stand: a configured or consented server, a file inside the prompt folders. */
+  /** Allowed as things stand: a configured or consented server or models folder, a file inside the prompt folders. */
   allowed: boolean;
   /** Why not, when not allowed. */
   why?: string;

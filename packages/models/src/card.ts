@@ -3,6 +3,7 @@ import { join, resolve } from "node:path";
 import { adapterCard, findAdapter, splitAdapter } from "./adapter.js";
 import { DEFAULT_MODELS } from "./interfaces.js";
 import { resolveModel } from "./resolve.js";
+import { ModelIntegrityError, ONNX_MODEL_FILES, SUMS_FILE, verifyModelFiles } from "./sums.js";
 
 /** A trained model's card, read for showing: where it is, what it says of itself, and its table rows (base, data, command, commit, held-out scores…). */
 export interface ModelCard {
@@ -71,15 +72,23 @@ export function modelCard(name: string, dirs: string[]): ModelCard | undefined {
   return { path, ...parseCard(text) };
 }
 
+/** What a run's first lines add after a local model's name: nothing when its sums check, a warning when it has none (unless `quiet`). A mismatch throws. */
+export function verificationNote(folder: string, quiet = false): string {
+  return verifyModelFiles(folder, ONNX_MODEL_FILES, true) === "verified" || quiet
+    ? ""
+    : `; unverified: no ${SUMS_FILE} in ${folder} (set CITEFLOW_UNVERIFIED_MODELS=1 to load such models without this warning)`;
+}
+
 /**
  * How a model is named in what the product prints: its id, and for a model with a card
- * (Citeflow's trained models) where the card is. Missing models are said to be missing.
+ * (Citeflow's trained models) where the card is; a local model without sums is said to be
+ * unverified (`quietUnverified`: the user opted in), one whose files do not match its sums refused.
+ * Missing models are said to be missing.
  */
-export function describeModel(id: string, dirs: string[]): string {
+export function describeModel(id: string, dirs: string[], quietUnverified = false): string {
+  let localDir: string | undefined;
   try {
-    resolveModel(id, { modelsDirs: dirs, allowDownloads: false });
-    const card = modelCardPath(id, dirs);
-    return card ? `${id} (trained by Citeflow; card: ${card})` : id;
+    localDir = resolveModel(id, { modelsDirs: dirs, allowDownloads: false }).localDir;
   } catch {
     // `npm run models` installs the default embedder and Citeflow's own models; nothing else.
     const installs = id === DEFAULT_MODELS.embedder || id.startsWith("citeflow/");
@@ -87,4 +96,13 @@ export function describeModel(id: string, dirs: string[]): string {
       ? `${id} (not installed: run \`npm run models\`)`
       : `${id} (not installed, and \`npm run models\` does not install it: put it under a folder in $CITEFLOW_MODELS, or allow downloads with CITEFLOW_ALLOW_DOWNLOADS=1)`;
   }
+  let note: string;
+  try {
+    note = localDir ? verificationNote(join(localDir, id), quietUnverified) : "";
+  } catch (e) {
+    if (e instanceof ModelIntegrityError) return `${id} (refused: ${e.message})`;
+    throw e;
+  }
+  const card = modelCardPath(id, dirs);
+  return card ? `${id} (trained by Citeflow; card: ${card}${note})` : note ? `${id} (${note.slice(2)})` : id;
 }

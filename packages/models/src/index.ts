@@ -26,4 +26,5 @@ export {
 } from "./llama.js";
 export { REUSE_BLOCK } from "./llama-sequences.js";
 export { describeModel, modelCard, modelCardPath, parseCard, type ModelCard } from "./card.js";
-export { retryAfterMs, requestTokens, serverFetch, setServerLimits, type ServerLimits } from "./server-fetch.js";
+export { fileSha256, ModelIntegrityError, ONNX_MODEL_FILES, readSums, SUMS_FILE, verifyModelFile, verifyModelFiles, type Verification } from "./sums.js";
+export { replyByteLimit, retryAfterMs, requestTokens, serverFetch, setServerLimits, type ServerLimits } from "./server-fetch.js";

@@ -6,6 +6,7 @@ import { quotedWords } from "@citeflow/core";
 import type { ChatMessage, ChatModel, ChatOptions, ChatResult } from "./chat.js";
 import { checkAdapter } from "./adapter.js";
 import { checkGgufHeader } from "./gguf.js";
+import { verifyModelFile } from "./sums.js";
 import { REUSE_BLOCK, SequencePool, alignReuse, continuationLogprobs, scoreContinuations } from "./llama-sequences.js";
 
 export class GgufNotFoundError extends Error {
@@ -429,7 +430,11 @@ export function loadLocalChat(path: string, o: LocalChatOptions = {}): Promise<C
     p = (async () => {
       const threads = o.threads ?? availableParallelism();
       checkGgufHeader(abs);
-      if (o.adapter) await checkAdapter(o.adapter.path, abs);
+      verifyModelFile(abs, false);
+      if (o.adapter) {
+        verifyModelFile(o.adapter.path, true);
+        await checkAdapter(o.adapter.path, abs);
+      }
       const llama = await getLlamaOnce(threads);
       // A model with an adapter is loaded on its own: llama.cpp keeps adapters until the model goes.
       const model = await llama.loadModel({ modelPath: abs });

@@ -11,7 +11,7 @@ import { serverFetch } from "./server-fetch.js";
  * others the SDK would add from the environment. A server URL that carries a user name and password is refused
  * by name (requests cannot send them in the URL, and the SDK would only say "Connection error").
  * Every request goes through the server's shared budget (`serverFetch`: 429 holds, concurrency,
- * tokens per minute). `shown`: the server as it may be printed.
+ * tokens per minute), with `timeoutMs` covering the reply's whole body and its size bounded. `shown`: the server as it may be printed.
  */
 const OPENAI_API = "https://api.openai.com/v1";
 
@@ -26,7 +26,7 @@ export function openAIClient(o: { baseURL?: string | undefined; apiKey?: string 
     );
   // What the SDK would otherwise read from the environment and send to whichever server this is: none of it.
   const unread = { adminAPIKey: null, organization: null, project: null, webhookSecret: null };
-  const client = new Client({ apiKey: o.apiKey || "no-key", baseURL, ...unread, timeout: o.timeoutMs, maxRetries: o.maxRetries, fetch: serverFetch(baseURL) }, o.headers);
+  const client = new Client({ apiKey: o.apiKey || "no-key", baseURL, ...unread, timeout: o.timeoutMs, maxRetries: o.maxRetries, fetch: serverFetch(baseURL, fetch, o.timeoutMs) }, o.headers);
   return { client, shown: withoutCredentials(client.baseURL) };
 }
 

@@ -8,6 +8,9 @@
  *   - at most `tokensPerMinute` tokens sent to it in any 60 s, counted from the request: its
  *     characters / 4 plus the completion it allows (`max_tokens`). A request larger than the whole
  *     budget goes alone once the minute is clear.
+ * And every reply is bounded: one deadline covers the request and its whole body (a server that
+ * sends its headers and then trickles is cut off at the client's timeout), and a body may be at
+ * most `replyByteLimit` bytes (from the request: the tokens it allows, the inputs it sends).
  * The limits apply to each server separately; `setServerLimits` (the services' config:
  * $CITEFLOW_SERVER_CONCURRENCY, $CITEFLOW_SERVER_TOKENS_PER_MINUTE) sets them, none by default.
  */
@@ -54,18 +57,33 @@ export function retryAfterMs(headers: Headers, now = Date.now()): number | undef
   return Number.isNaN(at) ? undefined : Math.max(0, at - now);
 }
 
+/** What a request allows back: the completion's tokens (`max_tokens`), the inputs to embed or score; undefined when it says neither. */
+function asked(body: unknown): { tokens?: number; inputs?: number } {
+  if (typeof body !== "string") return {};
+  try {
+    const parsed = JSON.parse(body) as { max_tokens?: unknown; max_completion_tokens?: unknown; input?: unknown };
+    const n = Number(parsed.max_completion_tokens ?? parsed.max_tokens ?? 0);
+    return { ...(Number.isFinite(n) && n > 0 ? { tokens: n } : {}), ...(Array.isArray(parsed.input) ? { inputs: parsed.input.length } : {}) };
+  } catch {
+    return {};
+  }
+}
+
+/**
+ * The most bytes a reply to this request may have: 1 MiB, plus 4 KiB for each token it allows (a
+ * streamed token is a ~300-byte event) or 256 KiB for each input it sends (an embedding of 4,096
+ * numbers is ~80 KB of JSON); 64 MiB for a request that says neither.
+ */
+export function replyByteLimit(body: unknown): number {
+  const { tokens, inputs } = asked(body);
+  if (tokens === undefined && inputs === undefined) return 64 * 2 ** 20;
+  return 2 ** 20 + (tokens ?? 0) * 4096 + (inputs ?? 0) * 256 * 1024;
+}
+
 /** A request's estimated tokens: its body's characters / 4, plus the completion it allows. */
 export function requestTokens(body: unknown): number {
   if (typeof body !== "string") return 0;
-  let allowed = 0;
-  try {
-    const parsed = JSON.parse(body) as { max_tokens?: unknown; max_completion_tokens?: unknown };
-    const n = Number(parsed.max_completion_tokens ?? parsed.max_tokens ?? 0);
-    if (Number.isFinite(n) && n > 0) allowed = n;
-  } catch {
-    // not JSON: its length alone
-  }
-  return Math.ceil(body.length / 4) + allowed;
+  return Math.ceil(body.length / 4) + (asked(body).tokens ?? 0);
 }
 
 function state(server: string): ServerState {
@@ -127,13 +145,14 @@ async function place(s: ServerState, signal: AbortSignal | null | undefined): Pr
   };
 }
 
-/** The body passed through, giving the place back when it is read to the end, fails or is dropped. */
-function releasing(res: Response, release: () => void): Response {
+/** The body passed through, giving the place back when it is read to the end, fails or is dropped; past `maxBytes` it fails, naming the server. */
+function releasing(res: Response, release: () => void, server: string, maxBytes: number, deadline?: { signal: AbortSignal; ms: number }): Response {
   if (!res.body) {
     release();
     return res;
   }
   const reader = res.body.getReader();
+  let bytes = 0;
   const body = new ReadableStream<Uint8Array>({
     async pull(c) {
       try {
@@ -141,10 +160,17 @@ function releasing(res: Response, release: () => void): Response {
         if (done) {
           release();
           c.close();
-        } else c.enqueue(value);
+          return;
+        }
+        bytes += value.byteLength;
+        if (bytes > maxBytes) {
+          void reader.cancel().catch(() => undefined);
+          throw new Error(`the server at ${server} sent more than ${maxBytes} bytes in one reply (more than the request allows): cut off`);
+        }
+        c.enqueue(value);
       } catch (e) {
         release();
-        c.error(e);
+        c.error(deadline?.signal.aborted ? new Error(`the server at ${server} sent no complete reply within ${deadline.ms} ms (its body included): cut off`) : e);
       }
     },
     cancel(reason) {
@@ -155,21 +181,26 @@ function releasing(res: Response, release: () => void): Response {
   return new Response(body, { status: res.status, statusText: res.statusText, headers: res.headers });
 }
 
-/** fetch for every client of one server, under that server's shared budget (above). */
-export function serverFetch(server: string, inner: typeof fetch = fetch): typeof fetch {
+/**
+ * fetch for every client of one server, under that server's shared budget (above). `deadlineMs`:
+ * the whole request, its body read to the end included, is aborted after it (the SDK's own
+ * timeout stops at the headers).
+ */
+export function serverFetch(server: string, inner: typeof fetch = fetch, deadlineMs?: number): typeof fetch {
   return async (input, init) => {
     const s = state(server);
-    const signal = init?.signal;
+    const deadline = deadlineMs === undefined ? undefined : AbortSignal.timeout(deadlineMs);
+    const signal = deadline && init?.signal ? AbortSignal.any([init.signal, deadline]) : (deadline ?? init?.signal);
     const release = await place(s, signal);
     let res: Response;
     try {
       await budget(s, requestTokens(init?.body), signal);
-      res = await inner(input, init);
+      res = await inner(input, { ...init, ...(signal ? { signal } : {}) });
     } catch (e) {
       release();
       throw e;
     }
     if (res.status === 429) s.heldUntil = Math.max(s.heldUntil, Date.now() + Math.min(retryAfterMs(res.headers) ?? 1000, MAX_HOLD_MS));
-    return releasing(res, release);
+    return releasing(res, release, server, replyByteLimit(init?.body), deadline && { signal: deadline, ms: deadlineMs! });
   };
 }

@@ -111,7 +111,7 @@ export function createRegistry(extra: AnyNodeDefinition[] = []): NodeRegistry {
   return new NodeRegistry([...builtinNodes, ...extra]);
 }
 
-export { createServices, CiteflowServices, type ModelRequest } from "./shared/services.js";
+export { createServices, CiteflowServices, ModelsDirNotAllowed, type ModelRequest } from "./shared/services.js";
 export { configFromEnv, type ServicesConfig, type ServicesPatch, type SearchService } from "./shared/config.js";
 export { loadPrompt, promptPath } from "./shared/prompts.js";
 export { EndpointNotAllowed } from "./shared/endpoints.js";

@@ -7,7 +7,10 @@
  *   $OPENAI_CUSTOM_HEADERS — and secrets a host
  *   registers, only when the value is credential-like (`looksSecret`): never a word or a phrase,
  *   so `MY_SORT_KEY=passages` or a marked variable holding "with" rewrites nothing. A known secret
- *   is also found URL-encoded, in base64 (standard or URL-safe) and spaced out character by character;
+ *   is also found URL-encoded, in base64 (standard or URL-safe), spaced out character by character,
+ *   reversed, and, for one of 20+ characters, by the ends a server echoes of it (its first 12
+ *   characters, and its last 6 in a text that holds those). The search is linear in the text and
+ *   in the secret's length (no regular expression is built from a secret);
  * - by shape: anything shaped like a common credential, whatever variable (if any) it came from —
  *   OpenAI/Anthropic `sk-…`, Stripe `sk_live_…`/`rk_test_…`, AWS `AKIA…` and 40-character secret
  *   keys, GitHub `ghp_…`/`github_pat_…`, GitLab `glpat-…`, npm `npm_…`, Slack `xox?-…`, Hugging
@@ -33,8 +36,9 @@ const SHAPES: RegExp[] = [
   /\bnpm_[A-Za-z0-9]{36}\b/g,
   /\bya29\.[A-Za-z0-9_-]{20,}/g,
   /\beyJ[A-Za-z0-9_-]{8,}\.eyJ[A-Za-z0-9_-]{8,}\.[A-Za-z0-9_-]{8,}/g,
-  // AWS secret access keys: 40 base64 characters with upper case, lower case and a digit (a hex SHA-1 has no upper case).
-  /(?<![A-Za-z0-9/+])(?=[A-Za-z0-9/+]{0,39}[A-Z])(?=[A-Za-z0-9/+]{0,39}[a-z])(?=[A-Za-z0-9/+]{0,39}[0-9])[A-Za-z0-9/+]{40}(?![A-Za-z0-9/+=])/g,
+  // AWS secret access keys: 40 base64 characters with upper case, lower case and a digit (a hex SHA-1 has no upper case),
+  // not a path (one starting with "/", or with three or more of them).
+  /(?<![A-Za-z0-9/+])(?!\/)(?!(?:[A-Za-z0-9+]*\/){3})(?=[A-Za-z0-9/+]{0,39}[A-Z])(?=[A-Za-z0-9/+]{0,39}[a-z])(?=[A-Za-z0-9/+]{0,39}[0-9])[A-Za-z0-9/+]{40}(?![A-Za-z0-9/+=])/g,
   /-----BEGIN [A-Z ]*PRIVATE KEY-----[\s\S]*?-----END [A-Z ]*PRIVATE KEY-----/g,
 ];
 
@@ -73,32 +77,80 @@ export function secretsFromEnv(env: NodeJS.ProcessEnv = process.env): string[] {
   return [...named, ...headers];
 }
 
-/** The forms a known secret takes in text: as written, JSON-escaped, URL-encoded, base64. */
+/** The forms a known secret takes in text besides as written (which `spacedOut` finds): JSON-escaped, URL-encoded, base64, reversed. */
 function forms(secret: string): string[] {
   const b64 = Buffer.from(secret).toString("base64");
-  return [...new Set([secret, JSON.stringify(secret).slice(1, -1), encodeURIComponent(secret), b64, b64.replace(/=+$/, ""), Buffer.from(secret).toString("base64url")])];
+  const all = [JSON.stringify(secret).slice(1, -1), encodeURIComponent(secret), b64, b64.replace(/=+$/, ""), Buffer.from(secret).toString("base64url"), [...secret].reverse().join("")];
+  return [...new Set(all)].filter((f) => f !== secret);
 }
 
-/** A known secret spaced out: its characters with whitespace (or zero-width spaces) between them. */
-function spaced(secret: string): RegExp {
-  return new RegExp([...secret].map((c) => c.replace(/[.*+?^${}()|[\]\\]/g, "\\$&")).join("[\\s\\u200b]*"), "g");
+/** The ends of a secret of 20+ characters a server's error echoes ("sk-live-0123…klmn"): its first 12 characters, and its last 6. */
+const ends = (secret: string): [string, string] | undefined => (secret.length >= 20 ? [secret.slice(0, 12), secret.slice(-6)] : undefined);
+
+/** Whitespace (as \s matches it) or a zero-width space. */
+function isSpace(c: number): boolean {
+  return (c >= 9 && c <= 13) || c === 32 || c === 0xa0 || c === 0x1680 || (c >= 0x2000 && c <= 0x200b) || c === 0x2028 || c === 0x2029 || c === 0x202f || c === 0x205f || c === 0x3000 || c === 0xfeff;
+}
+
+/**
+ * Where a known secret is in the text, as written or spaced out (whitespace or zero-width spaces
+ * between its characters): [start, end) spans, added to `spans`. One pass of a Knuth–Morris–Pratt
+ * search that steps over spaces, remembering where the last secret-length characters were.
+ */
+function spacedOut(text: string, secret: string, spans: Array<[number, number]>): void {
+  const m = secret.length;
+  const fail = new Int32Array(m);
+  for (let i = 1, k = 0; i < m; i++) {
+    while (k > 0 && secret[i] !== secret[k]) k = fail[k - 1]!;
+    if (secret[i] === secret[k]) k++;
+    fail[i] = k;
+  }
+  const where = new Int32Array(m);
+  for (let i = 0, k = 0, seen = 0; i < text.length; i++) {
+    if (isSpace(text.charCodeAt(i))) continue;
+    where[seen++ % m] = i;
+    while (k > 0 && text[i] !== secret[k]) k = fail[k - 1]!;
+    if (text[i] === secret[k]) k++;
+    if (k === m) {
+      spans.push([where[(seen - m) % m]!, i + 1]);
+      k = 0;
+    }
+  }
+}
+
+/** The text with each span (merged where they overlap) replaced by [redacted]. */
+function cutOut(text: string, spans: Array<[number, number]>): string {
+  spans.sort((a, b) => a[0] - b[0]);
+  let out = "";
+  let from = 0;
+  for (const [start, end] of spans) {
+    if (end <= from) continue;
+    out += start >= from ? `${text.slice(from, start)}[redacted]` : "";
+    from = end;
+  }
+  return out + text.slice(from);
 }
 
 export class Redactor {
-  readonly #secrets: { forms: string[]; spaced: RegExp }[];
+  readonly #secrets: string[];
+  readonly #forms: string[];
+  readonly #ends: Array<[string, string]>;
   constructor(secrets: Iterable<string>) {
     // Longest first, so a secret containing another is replaced whole. A registered secret too
     // short to tell from ordinary text (under 6 characters) is not searched for.
-    this.#secrets = [...new Set(secrets)]
-      .filter((s) => s.length >= 6 && !/\s/.test(s))
-      .sort((a, b) => b.length - a.length)
-      .map((s) => ({ forms: forms(s), spaced: spaced(s) }));
+    this.#secrets = [...new Set(secrets)].filter((s) => s.length >= 6 && !/\s/.test(s)).sort((a, b) => b.length - a.length);
+    this.#forms = [...new Set(this.#secrets.flatMap(forms))].filter((f) => f.length >= 6).sort((a, b) => b.length - a.length);
+    this.#ends = this.#secrets.map(ends).filter((e) => e !== undefined);
   }
   redact(text: string): string {
     let out = text;
-    for (const s of this.#secrets) {
-      for (const form of s.forms) if (out.includes(form)) out = out.split(form).join("[redacted]");
-      out = out.replace(s.spaced, "[redacted]");
+    if (this.#secrets.length) {
+      const spans: Array<[number, number]> = [];
+      for (const secret of this.#secrets) spacedOut(out, secret, spans);
+      out = cutOut(out, spans);
+      for (const form of this.#forms) if (out.includes(form)) out = out.split(form).join("[redacted]");
+      // An echo of a key's ends: its first 12 characters go wherever they are, and its last 6 with them.
+      for (const [head, tail] of this.#ends) if (out.includes(head)) out = out.split(head).join("[redacted]").split(tail).join("[redacted]");
     }
     for (const re of SHAPES) out = out.replace(re, "[redacted]");
     return out.replace(URL_USERINFO, "$1[redacted]@");

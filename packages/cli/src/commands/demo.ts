@@ -43,11 +43,11 @@ export async function demoCommand(runs: string, registry: NodeRegistry, o: { dat
   const nli = process.env.CITEFLOW_NLI_MODEL || DEFAULT_MODELS.nli;
   const services = cliServices({ store }).with({ models: { nli } });
   const session = new Session(registry, services, runs);
-  const generator = describeChat(services.chatChoice({ model: "", baseUrl: "" }, "generate.answer"));
+  const generator = describeChat(services.chatChoice({ model: "", baseUrl: "" }, "generate.answer"), services.config.quietUnverifiedModels);
   const embedderNote = embedder === OFFLINE_EMBEDDER ? "static-use-en (offline, weak: run `npm run models` for all-MiniLM-L6-v2)" : embedder;
 
   say(
-    `Citeflow demo: the Verif.ai template on SciFact\n  answers: ${generator}\n  embedder: ${embedderNote}\n  NLI: ${describeModel(nli, services.config.modelsDirs)}\n\n— index SciFact (${corpus}) into ${store} —\n`,
+    `Citeflow demo: the Verif.ai template on SciFact\n  answers: ${generator}\n  embedder: ${embedderNote}\n  NLI: ${describeModel(nli, services.config.modelsDirs, services.config.quietUnverifiedModels)}\n\n— index SciFact (${corpus}) into ${store} —\n`,
   );
   await ingestCommand({ corpus, store, format: "scifact", chunker: "openscholar", embedder, batch: embedder === OFFLINE_EMBEDDER ? 512 : 64 });
 

@@ -49,9 +49,12 @@ export function modelLines(graph: CompiledGraph, session: Session): string[] {
   for (const id of graph.order) {
     const n = graph.nodes.get(id)!;
     const kind = MODEL_KINDS[n.def.type];
-    if (kind) seen.add(`${kind === "nli" ? "NLI" : "reranker"}: ${describeModel(services.modelId(kind, String((n.params as { model?: string }).model ?? "")), services.config.modelsDirs)}`);
+    if (kind)
+      seen.add(
+        `${kind === "nli" ? "NLI" : "reranker"}: ${describeModel(services.modelId(kind, String((n.params as { model?: string }).model ?? "")), services.config.modelsDirs, services.config.quietUnverifiedModels)}`,
+      );
   }
-  for (const c of chatChoices(graph, services)) seen.add(`language model: ${describeChat(c)}`);
+  for (const c of chatChoices(graph, services)) seen.add(`language model: ${describeChat(c, services.config.quietUnverifiedModels)}`);
   return [...seen];
 }
 

@@ -18,6 +18,8 @@ export interface ServicesConfig {
   modelsHome: string;
   /** May a missing model be downloaded? */
   allowDownloads: boolean;
+  /** Load local models whose folder has no SHA256SUMS without a warning in the run's first lines ($CITEFLOW_UNVERIFIED_MODELS=1). */
+  quietUnverifiedModels?: boolean;
   /** Model ids nodes use when their `model` param is empty. */
   models: { nli: string; reranker: string };
   /**
@@ -96,6 +98,7 @@ export function configFromEnv(env: Env, graphDir: string = process.cwd()): Servi
     modelsDirs: modelsDirsFromEnv(env),
     modelsHome: modelsHome(env),
     allowDownloads: env.CITEFLOW_ALLOW_DOWNLOADS === "1",
+    quietUnverifiedModels: env.CITEFLOW_UNVERIFIED_MODELS === "1",
     models: { nli: env.CITEFLOW_NLI_MODEL || DEFAULT_MODELS.nli, reranker: env.CITEFLOW_RERANK_MODEL || DEFAULT_MODELS.reranker },
     chat: {
       model: (env.CITEFLOW_CHAT_MODEL ?? "").trim(),

@@ -1,4 +1,4 @@
-import { compileTemplate, toAnswer, type Answer, type Feedback, type NodeContext, type Passage, type Question } from "@citeflow/core";
+import { compileTemplate, shorten, toAnswer, type Answer, type Feedback, type NodeContext, type Passage, type Question } from "@citeflow/core";
 import type { ChatMessage, ChatModel } from "@citeflow/models";
 import { callChat, type LlmParams as LlmSettings } from "./llm.js";
 import { feedbackSchema, readFeedback } from "./structured.js";
@@ -9,7 +9,7 @@ import { feedbackSchema, readFeedback } from "./structured.js";
  */
 export function parseFeedback(text: string, maxItems: number): Feedback[] {
   const blocks = text.split(/^\s*(?:\d+[.)]\s*)?\**feedback\**\s*:/gim).slice(1);
-  if (blocks.length === 0) throw new Error(`feedback did not parse: expected items "Feedback: … Question: …", got ${JSON.stringify(text.slice(0, 160))}`);
+  if (blocks.length === 0) throw new Error(`feedback did not parse: expected items "Feedback: … Question: …", got ${JSON.stringify(shorten(text, 160))}`);
   return blocks.slice(0, maxItems).flatMap((b) => {
     const [fb, q] = b.split(/^\s*\**question\**\s*:/im);
     const feedback = fb!.trim();

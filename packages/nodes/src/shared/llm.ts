@@ -1,6 +1,21 @@
 import { withoutCredentials, type NodeContext, type Services } from "@citeflow/core";
 import { basename } from "node:path";
-import { adapterCard, adapterTraining, DEFAULT_ADAPTERS, findAdapter, findGguf, firstGguf, splitAdapter, type ChatMessage, type ChatModel, type ChatOptions, type ChatResult } from "@citeflow/models";
+import {
+  adapterCard,
+  adapterTraining,
+  DEFAULT_ADAPTERS,
+  findAdapter,
+  findGguf,
+  firstGguf,
+  ModelIntegrityError,
+  splitAdapter,
+  SUMS_FILE,
+  verifyModelFile,
+  type ChatMessage,
+  type ChatModel,
+  type ChatOptions,
+  type ChatResult,
+} from "@citeflow/models";
 import { z } from "zod";
 import type { ServicesConfig } from "./config.js";
 
@@ -17,11 +32,11 @@ export const llmParams = {
     .default("")
     .describe("OpenAI-compatible server; empty: $OPENAI_BASE_URL. Another server runs only when you allowed it ($CITEFLOW_ALLOWED_ENDPOINTS, --allow-endpoint, the editor's dialog), and gets no key"),
   temperature: z.number().min(0).max(2).default(0),
-  maxTokens: z.number().int().positive().default(512),
+  maxTokens: z.number().int().positive().max(32_768).default(512),
   seed: z.number().int().optional().describe("Sampling seed, where the server supports it"),
   repeatPenalty: z.number().min(1).max(2).default(1.1).describe("In-process models: penalty on tokens repeated in the last 64, against greedy loops (1 = off); servers ignore it"),
-  timeoutMs: z.number().int().positive().default(120_000),
-  retries: z.number().int().nonnegative().default(3),
+  timeoutMs: z.number().int().min(100).max(3_600_000).default(120_000),
+  retries: z.number().int().nonnegative().max(10).default(3),
 };
 
 /**
@@ -86,19 +101,29 @@ export function chooseChat(p: Pick<LlmParams, "model" | "baseUrl">, config: Pick
   return { kind: "none", reason: `no chat model is configured ($CITEFLOW_CHAT_MODEL) and no .gguf file is in the models folders (${config.modelsDirs.join(", ")}): run \`npm run models\`` };
 }
 
-const withAdapter = (a: LocalAdapter | undefined) => {
+/** A local model file's check against its folder's sums, in words: "" when verified (or `quiet` and unverified). */
+function checked(path: string, whole: boolean, quiet: boolean): string {
+  try {
+    return verifyModelFile(path, whole) === "verified" || quiet ? "" : ` (unverified: no ${SUMS_FILE} beside it lists it)`;
+  } catch (e) {
+    if (e instanceof ModelIntegrityError) return ` (refused: ${e.message})`;
+    throw e;
+  }
+}
+
+const withAdapter = (a: LocalAdapter | undefined, quiet: boolean) => {
   if (!a) return "";
   const card = adapterCard(a.path);
-  return ` with the LoRA adapter ${a.name}${card ? ` (trained by Citeflow; card: ${card})` : ""}`;
+  return ` with the LoRA adapter ${a.name}${card ? ` (trained by Citeflow; card: ${card})` : ""}${checked(a.path, true, quiet)}`;
 };
 
-/** A choice in words, for the demo and logs. */
-export function describeChat(c: ChatChoice): string {
+/** A choice in words, for the demo and logs; a local file not verified by sums is said to be (`quietUnverified`: the user opted in). */
+export function describeChat(c: ChatChoice, quietUnverified = false): string {
   switch (c.kind) {
     case "local":
-      return `${basename(c.path)}${withAdapter(c.adapter)}, running in this process (llama.cpp, CPU)`;
+      return `${basename(c.path)}${checked(c.path, false, quietUnverified)}${withAdapter(c.adapter, quietUnverified)}, running in this process (llama.cpp, CPU)`;
     case "hub":
-      return `${c.uri} from the Hugging Face hub${withAdapter(c.adapter)}, running in this process (llama.cpp, CPU)`;
+      return `${c.uri} from the Hugging Face hub${withAdapter(c.adapter, quietUnverified)}, running in this process (llama.cpp, CPU)`;
     case "http":
       return `chat model ${c.model} at ${c.baseUrl ? withoutCredentials(c.baseUrl) : "the OpenAI API"}`;
     case "none":

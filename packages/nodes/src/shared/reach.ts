@@ -1,3 +1,4 @@
+import { resolve } from "node:path";
 import type { GraphNode, Reach, Services } from "@citeflow/core";
 import { qdrantSpecUrl } from "@citeflow/retrieval";
 import { isShippedPrompt } from "./prompts.js";
@@ -6,8 +7,8 @@ export type { Reach };
 
 /**
  * What a graph would reach, for `citeflow validate`, the editor's consent dialog and reviewers:
- * every `baseUrl` it sets, every Qdrant server a `store` names, and every `file:` it names (the prompts shipped with Citeflow excepted),
- * judged by the services' configured servers and prompt folders.
+ * every `baseUrl` it sets, every Qdrant server a `store` names, every models folder (`modelsDir`) and every `file:` it names
+ * (the prompts shipped with Citeflow excepted), judged by the services' configured servers, models folders and prompt folders.
  */
 export function graphReach(nodes: Array<{ id: string; params?: GraphNode["params"] | undefined }>, services: Services): Reach[] {
   const out: Reach[] = [];
@@ -15,7 +16,10 @@ export function graphReach(nodes: Array<{ id: string; params?: GraphNode["params
     for (const [param, v] of Object.entries(n.params ?? {})) {
       if (typeof v !== "string" || v.trim() === "") continue;
       const server = param === "baseUrl" ? v : param === "store" ? qdrantSpecUrl(v) : undefined;
-      if (server !== undefined) {
+      if (param === "modelsDir") {
+        const allowed = services.modelsDirAllowed(v);
+        out.push({ node: n.id, param, kind: "models", target: resolve(v), allowed, ...(allowed ? {} : { why: "a models folder you have not configured or allowed" }) });
+      } else if (server !== undefined) {
         const allowed = services.endpointAllowed(server);
         out.push({ node: n.id, param, kind: "endpoint", target: server, allowed, ...(allowed ? {} : { why: "a server you have not configured or allowed" }) });
       } else if (v.startsWith("file:") && !isShippedPrompt(v)) {

@@ -11,9 +11,9 @@ const common = {
     .url()
     .optional()
     .describe("API base URL (default: the public service); another server runs only when you allowed it ($CITEFLOW_ALLOWED_ENDPOINTS, --allow-endpoint, the editor's dialog)"),
-  requestsPerSecond: z.number().positive().optional().describe("Rate limit (default: the service's published limit)"),
-  retries: z.number().int().nonnegative().default(3).describe("Retries on 429 / 5xx / network errors, with exponential backoff"),
-  timeoutMs: z.number().int().positive().default(30_000).describe("Timeout per attempt"),
+  requestsPerSecond: z.number().min(0.01).max(100).optional().describe("Rate limit, 0.01 to 100 (default: the service's published limit)"),
+  retries: z.number().int().nonnegative().max(10).default(3).describe("Retries on 429 / 5xx / network errors, with exponential backoff (at most 10)"),
+  timeoutMs: z.number().int().min(100).max(600_000).default(30_000).describe("Timeout per attempt, the answer's whole body included (100 ms to 10 minutes)"),
 };
 
 type Common = { limit: number; baseUrl?: string | undefined; requestsPerSecond?: number | undefined; retries: number; timeoutMs: number };

@@ -1,4 +1,4 @@
-import { existsSync, statSync } from "node:fs";
+import { existsSync, realpathSync, statSync } from "node:fs";
 import { basename, resolve } from "node:path";
 import {
   adapterHash,
@@ -56,6 +56,8 @@ declare module "@citeflow/core" {
     promptIdentity(ref: string): string | null;
     /** Whether the user configured or allowed this server. */
     endpointAllowed(url: string): boolean;
+    /** Whether a models folder a graph names is one the user configured ($CITEFLOW_MODELS, the models home) or allowed. */
+    modelsDirAllowed(dir: string): boolean;
     /** Throws EndpointNotAllowed unless the user configured or allowed this server (`where`: the node's param that names it). */
     requireEndpoint(url: string, where: string): void;
     /** A search service's key, for a request to `baseUrl` (empty: the service's own API); none for any other server. */
@@ -67,6 +69,31 @@ declare module "@citeflow/core" {
 interface Shared {
   loaded: Map<string, Promise<unknown>>;
   consented: Set<string>;
+  /** Models folders consented to, as real paths. */
+  consentedDirs: Set<string>;
+}
+
+/** A folder as the file system names it (symlinks resolved) when it exists, else as given, made absolute. */
+const realDir = (dir: string): string => {
+  const abs = resolve(dir);
+  try {
+    return realpathSync(abs);
+  } catch {
+    return abs;
+  }
+};
+
+export class ModelsDirNotAllowed extends Error {
+  override name = "ModelsDirNotAllowed";
+  constructor(
+    readonly dir: string,
+    where: string,
+  ) {
+    super(
+      `${where} names the models folder ${dir}, which you have not configured: a graph file cannot choose which model files run. ` +
+        `To allow it, run with --allow-models-dir ${dir}, confirm it in the editor, or add it to $CITEFLOW_MODELS`,
+    );
+  }
 }
 
 /** The built-in nodes' services over one configuration. Models and stores load once and are shared by every run that uses them. */
@@ -75,7 +102,7 @@ export class CiteflowServices implements Services {
 
   constructor(
     readonly config: Readonly<ServicesConfig>,
-    shared: Shared = { loaded: new Map(), consented: new Set() },
+    shared: Shared = { loaded: new Map(), consented: new Set(), consentedDirs: new Set() },
   ) {
     this.#shared = shared;
     // Every served model's server gets these limits, one budget per server for the whole process.
@@ -91,6 +118,23 @@ export class CiteflowServices implements Services {
   allowEndpoint(url: string): void {
     if (!httpUrl(url)) throw new Error(`--allow-endpoint ${url}: not an http(s) URL`);
     this.#shared.consented.add(url.trim());
+  }
+
+  /** Consent, as for a server, to a models folder a graph names (`--allow-models-dir`, the editor's dialog). */
+  allowModelsDir(dir: string): void {
+    if (dir.trim() === "") throw new Error("--allow-models-dir: give a folder");
+    this.#shared.consentedDirs.add(realDir(dir));
+  }
+
+  /** Consent to what a graph reaches, as the editor's dialog sends it back: an http(s) URL is a server, anything else a models folder. */
+  allow(target: string): void {
+    if (httpUrl(target)) this.allowEndpoint(target);
+    else this.allowModelsDir(target);
+  }
+
+  modelsDirAllowed(dir: string): boolean {
+    const real = realDir(dir);
+    return this.config.modelsDirs.some((d) => realDir(d) === real) || this.#shared.consentedDirs.has(real);
   }
 
   /** The servers a graph may reach: the configured chat and Qdrant servers, the user's list, then consents. */
@@ -139,6 +183,7 @@ export class CiteflowServices implements Services {
   }
 
   #modelOptions(m: ModelRequest) {
+    if (m.modelsDir && !this.modelsDirAllowed(m.modelsDir)) throw new ModelsDirNotAllowed(realDir(m.modelsDir), "params.modelsDir");
     return { dtype: m.dtype, modelsDirs: m.modelsDir ? [m.modelsDir] : this.config.modelsDirs, allowDownloads: this.config.allowDownloads };
   }
 

@@ -1,5 +1,5 @@
-import { existsSync, readFileSync } from "node:fs";
-import { dirname, isAbsolute, join, resolve } from "node:path";
+import { readFileSync, realpathSync, statSync } from "node:fs";
+import { dirname, isAbsolute, join, relative, resolve, sep } from "node:path";
 import { Cite } from "@citation-js/core";
 import "@citation-js/plugin-bibtex";
 import type { ReadProblem } from "../document.js";
@@ -26,14 +26,45 @@ function year(issued: unknown): number | undefined {
   return Number.isInteger(y) ? y : undefined;
 }
 
-/** A CSL item → a reference; its PDF from `file` (a path), else `<pdfs>/<key>.pdf`. */
-function fromCsl(item: Csl, where: string, baseDir: string, o: ReferenceFileOptions, file?: string): Reference | string {
+/** A path with its symbolic links resolved, or undefined when nothing is there. */
+function real(path: string): string | undefined {
+  try {
+    return realpathSync(path);
+  } catch {
+    return undefined;
+  }
+}
+
+/**
+ * Whether a PDF a bibliography names may be read: a regular file (not a FIFO, a device, a folder)
+ * inside the bibliography's folder or the PDF folder, after its symbolic links are resolved — the
+ * rule PDF folders and Zotero's files follow. Undefined when nothing is there; why not, otherwise.
+ */
+function refusedPdf(path: string, roots: string[]): string | undefined {
+  const at = real(path);
+  if (!at) return undefined;
+  const within = (root: string) => {
+    const rel = relative(root, at);
+    return rel !== ".." && !rel.startsWith(`..${sep}`) && !isAbsolute(rel);
+  };
+  if (!roots.some(within)) return `${path} is outside ${roots.join(" and ")} (the bibliography's folder${roots.length > 1 ? " and --pdfs" : ""}): not read; give --pdfs a folder that holds it`;
+  if (!statSync(at).isFile()) return `${path} is not a regular file (a FIFO, a device or a folder): not read`;
+  return "";
+}
+
+/** A CSL item → a reference; its PDF from `file` (a path), else `<pdfs>/<key>.pdf`; `warn` hears of a PDF it names that is not read. */
+function fromCsl(item: Csl, where: string, baseDir: string, o: ReferenceFileOptions, warn: (message: string) => void, file?: string): Reference | string {
   const key = str(item["citation-key"]) ?? str(item.id) ?? (typeof item.id === "number" ? String(item.id) : undefined);
   if (!key) return `no "id" or "citation-key"`;
   const candidates = [file && (isAbsolute(file) ? file : resolve(baseDir, file)), file && o.pdfs ? join(o.pdfs, file) : undefined, o.pdfs ? join(o.pdfs, `${key}.pdf`) : undefined].filter(
-    (p): p is string => !!p,
+    (p): p is string => !!p && /\.pdf$/i.test(p),
   );
-  const pdf = candidates.find((p) => /\.pdf$/i.test(p) && existsSync(p));
+  const roots = [baseDir, ...(o.pdfs ? [o.pdfs] : [])].map((r) => real(r) ?? resolve(r));
+  const pdf = candidates.find((p) => {
+    const why = refusedPdf(p, roots);
+    if (why) warn(why);
+    return why === "";
+  });
   const abstract = str(item.abstract);
   const keywords = str(item.keyword)
     ?.split(/\s*[,;]\s*/)
@@ -68,7 +99,8 @@ export function readCslJson(path: string, o: ReferenceFileOptions = {}): { refs:
   const problems: ReadProblem[] = [];
   items.forEach((item, i) => {
     const where = `${path} item ${i + 1}`;
-    const ref = typeof item === "object" && item !== null ? fromCsl(item as Csl, where, dirname(path), o) : "not an object";
+    const warn = (message: string) => problems.push({ file: path, line: i + 1, message: `item ${i + 1}: ${message}` });
+    const ref = typeof item === "object" && item !== null ? fromCsl(item as Csl, where, dirname(path), o, warn) : "not an object";
     if (typeof ref === "string") problems.push({ file: path, line: i + 1, message: `item ${i + 1}: ${ref}` });
     else refs.push(ref);
   });
@@ -135,7 +167,8 @@ export function readBibtex(path: string, o: ReferenceFileOptions = {}): { refs: 
       problems.push({ file: path, line: e.line, message: "not a readable entry" });
       continue;
     }
-    const ref = fromCsl(items[0]!, `${path}:${e.line}`, dirname(path), o, fileField(e.text));
+    const warn = (message: string) => problems.push({ file: path, line: e.line, message });
+    const ref = fromCsl(items[0]!, `${path}:${e.line}`, dirname(path), o, warn, fileField(e.text));
     if (typeof ref === "string") problems.push({ file: path, line: e.line, message: ref });
     else refs.push(ref);
   }

@@ -67,7 +67,7 @@ const NOT_DOCUMENTS = new Set(["attachment", "note", "annotation"]);
  * Reads a Zotero library through the Zotero Web API (v3), the same JSON Zotero 7's local API
  * serves: items with their metadata, filtered by collection or tag, and their PDF attachments,
  * downloaded on demand. Pages are followed by the Link header; 429 and 5xx are retried with
- * Retry-After and Backoff honoured; with `since`, an unchanged library costs one request (304).
+ * Retry-After and Backoff honoured (each at most 60 s); with `since`, an unchanged library costs one request (304).
  */
 export async function zoteroLibrary(o: ZoteroOptions): Promise<ZoteroLibrary> {
   if (!/^(users|groups)\/\d+$/.test(o.library)) throw new Error(`zotero:${o.library}: expected users/<id> or groups/<id> (users/0 for Zotero's local API)`);
@@ -76,6 +76,9 @@ export async function zoteroLibrary(o: ZoteroOptions): Promise<ZoteroLibrary> {
     requestsPerSecond: o.requestsPerSecond ?? 4,
     retries: o.retries ?? 4,
     backoffMs: o.backoffMs ?? 1000,
+    // An attachment is a PDF: up to 256 MiB, read within two minutes.
+    timeoutMs: 120_000,
+    maxBytes: 256 * 2 ** 20,
     headers: { "Zotero-API-Version": "3", ...(o.apiKey ? { "Zotero-API-Key": o.apiKey } : {}) },
   });
   const root = `${o.baseUrl.replace(/\/+$/, "")}/${o.library}`;

@@ -8,7 +8,8 @@ const LOOPBACK = /^(localhost|127\.\d+\.\d+\.\d+|\[::1\])$/;
 /**
  * A small HTTP client for search and library APIs: a minimum interval between requests (rate
  * limit), retries with exponential backoff on 429 / 5xx / network errors (honouring Retry-After and
- * a server's Backoff), a timeout per attempt, and errors that name the service and URL but never a key.
+ * a server's Backoff, each at most 60 s), a timeout per attempt that covers the answer's whole body,
+ * a most bytes an answer may have, and errors that name the service and URL but never a key.
  */
 export interface HttpClientOptions {
   /** Service name for messages, e.g. "Semantic Scholar". */
@@ -19,8 +20,10 @@ export interface HttpClientOptions {
   retries?: number;
   /** Base delay for backoff in ms (default 500; doubles each retry). */
   backoffMs?: number;
-  /** Per-attempt timeout in ms (default 30 000). */
+  /** Per-attempt timeout in ms, the body read to the end included (default 30 000). */
   timeoutMs?: number;
+  /** Most bytes an answer's body may have (default 64 MiB): past it the attempt fails, naming the URL. */
+  maxBytes?: number;
   /** Headers sent with every request (API keys go here, never into URLs that are logged). */
   headers?: Record<string, string>;
   /** Query parameters to drop from URLs in messages (e.g. "api_key"). */
@@ -42,6 +45,9 @@ export class SearchApiError extends Error {
     super(message);
   }
 }
+
+/** The longest a server may make Citeflow wait (Retry-After, Backoff): longer asks are cut to this. */
+export const MAX_SERVER_WAIT_MS = 60_000;
 
 const sleep = (ms: number, signal?: AbortSignal) =>
   new Promise<void>((resolve, reject) => {
@@ -107,13 +113,47 @@ export class HttpClient {
         continue;
       }
       this.#serverBackoff(res.headers.get("backoff"));
-      if (res.ok || res.status === 304) return { status: res.status, headers: res.headers, body: new Uint8Array(await res.arrayBuffer()) };
-      const body = (await res.text().catch(() => "")).slice(0, 200);
+      if (res.ok || res.status === 304) {
+        try {
+          return { status: res.status, headers: res.headers, body: await this.#body(url, res) };
+        } catch (e) {
+          if (signal?.aborted || e instanceof SearchApiError) throw e;
+          last = this.error(url, `timed out after ${this.o.timeoutMs ?? 30_000} ms while reading the answer`);
+          await this.#backoff(attempt, undefined, signal);
+          continue;
+        }
+      }
+      const body = new TextDecoder().decode(await this.#body(url, res, 4096, true).catch(() => new Uint8Array())).slice(0, 200);
       last = this.error(url, `HTTP ${res.status}${body ? ` — ${body}` : ""}`, res.status);
       if (res.status !== 429 && res.status < 500) throw last; // a client error will not improve
       if (attempt < retries) await this.#backoff(attempt, res.headers.get("retry-after"), signal);
     }
     throw new SearchApiError(`${last!.message} (gave up after ${retries + 1} attempts)`, last!.status);
+  }
+
+  /** An answer's body, read to the end within the attempt's timeout, refused past `max` bytes (`head`: its first `max` bytes instead). */
+  async #body(url: string, res: Response, max = this.o.maxBytes ?? 64 * 2 ** 20, head = false): Promise<Uint8Array> {
+    if (!res.body) return new Uint8Array();
+    const declared = Number(res.headers.get("content-length"));
+    if (declared > max && !head) {
+      void res.body.cancel().catch(() => undefined);
+      throw this.error(url, `the answer is ${declared} bytes, more than the ${max} allowed`);
+    }
+    const parts: Uint8Array[] = [];
+    let bytes = 0;
+    const reader = res.body.getReader();
+    for (;;) {
+      const { done, value } = await reader.read();
+      if (done) break;
+      bytes += value.byteLength;
+      if (bytes > max) {
+        void reader.cancel().catch(() => undefined);
+        if (head) return Buffer.concat([...parts, value]).subarray(0, max);
+        throw this.error(url, `the answer is more than the ${max} bytes allowed: cut off`);
+      }
+      parts.push(value);
+    }
+    return Buffer.concat(parts);
   }
 
   /** One attempt, following up to 5 redirects; headers go along only while the origin stays the same. */
@@ -136,12 +176,12 @@ export class HttpClient {
 
   /** A server's "Backoff: <seconds>" on any answer (Zotero's): no request leaves before it has passed. */
   #serverBackoff(value: string | null): void {
-    if (value && /^\d+(\.\d+)?$/.test(value)) this.#next = Math.max(this.#next, Date.now() + Number(value) * 1000);
+    if (value && /^\d+(\.\d+)?$/.test(value)) this.#next = Math.max(this.#next, Date.now() + Math.min(Number(value) * 1000, MAX_SERVER_WAIT_MS));
   }
 
   async #backoff(attempt: number, retryAfter: string | null | undefined, signal?: AbortSignal) {
     const base = (this.o.backoffMs ?? 500) * 2 ** attempt;
-    const fromHeader = retryAfter && /^\d+(\.\d+)?$/.test(retryAfter) ? Number(retryAfter) * 1000 : undefined;
+    const fromHeader = retryAfter && /^\d+(\.\d+)?$/.test(retryAfter) ? Math.min(Number(retryAfter) * 1000, MAX_SERVER_WAIT_MS) : undefined;
     // Jitter spreads retries from many clients; the server's Retry-After wins when it is longer.
     await sleep(Math.max(fromHeader ?? 0, base * (0.5 + Math.random() / 2)), signal);
   }
