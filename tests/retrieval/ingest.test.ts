@@ -1,5 +1,5 @@
 import { spawn } from "node:child_process";
-import { existsSync, writeFileSync } from "node:fs";
+import { existsSync, readdirSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { fileURLToPath } from "node:url";
 import { describe, expect, it } from "vitest";
@@ -21,7 +21,8 @@ function ingest(store: string, extra: string[] = [], onStderr?: (text: string, k
     stderr += d;
     onStderr?.(stderr, () => child.kill("SIGKILL"));
   });
-  return new Promise<{ code: number | null; signal: string | null; stdout: string; stderr: string }>((r) => child.on("exit", (code, signal) => r({ code, signal, stdout, stderr })));
+  const done = new Promise<{ code: number | null; signal: string | null; stdout: string; stderr: string }>((r) => child.on("exit", (code, signal) => r({ code, signal, stdout, stderr })));
+  return Object.assign(done, { pid: child.pid!, done });
 }
 
 describe("citeflow ingest", () => {
@@ -59,6 +60,34 @@ describe("citeflow ingest", () => {
     expect(await s.meta()).toMatchObject({ embedder: "static-use-en", chunker: "openscholar-256", passages: expected, dimensions: 256 });
     expect((await s.meta())!.incomplete).toBeUndefined();
   }, 120_000);
+
+  it("killed while it writes its first version, the store resumes: the unfinished write is set aside, then the same ingest finishes", async () => {
+    const expected = JSON.parse((await ingest(tempDir())).stdout).total;
+    // kill -9 the moment passages.lance appears, before or while its first version is committed.
+    const store = tempDir();
+    const child = ingest(store);
+    const watch = setInterval(() => existsSync(join(store, "passages.lance")) && process.kill(child.pid, "SIGKILL"), 1);
+    await child.done;
+    clearInterval(watch);
+    const resumed = await ingest(store);
+    expect(resumed.code, resumed.stderr).toBe(0);
+    expect(await (await LanceStore.open(store)).count()).toBe(expected);
+    // The exact state of such a kill: a table folder without its _versions, the meta saying no batch finished.
+    const broken = tempDir();
+    expect((await ingest(broken, ["--limit", "20"])).code).toBe(0);
+    rmSync(join(broken, "passages.lance", "_versions"), { recursive: true });
+    const meta = JSON.parse(readFileSync(join(broken, "citeflow-store.json"), "utf8"));
+    writeFileSync(join(broken, "citeflow-store.json"), JSON.stringify({ ...meta, passages: 0, incomplete: true }));
+    const again = await ingest(broken, ["--limit", "20"]);
+    expect(again.code, again.stderr).toBe(0);
+    expect(readdirSync(broken).filter((f) => f.startsWith("passages.lance.unfinished-"))).toHaveLength(1);
+    // A store with finished batches whose table is damaged is not set aside: the error names it and says what to do.
+    rmSync(join(broken, "passages.lance", "_versions"), { recursive: true });
+    const damaged = await ingest(broken, ["--limit", "20"]);
+    expect(damaged.code).toBe(1);
+    expect(damaged.stderr).toContain(`store ${broken} could not be read or written`);
+    expect(damaged.stderr).toContain("ingest the corpus again into a new folder");
+  }, 180_000);
 
   it("a second ingest of a store being written is refused with a message naming the first; a killed one's lock is taken over", async () => {
     const store = tempDir();

@@ -1,4 +1,4 @@
-import { existsSync, mkdirSync, readFileSync } from "node:fs";
+import { existsSync, mkdirSync, readFileSync, renameSync, rmSync } from "node:fs";
 import { writeFileAtomic } from "@citeflow/runstore";
 import { join, resolve } from "node:path";
 import * as lancedb from "@lancedb/lancedb";
@@ -64,8 +64,27 @@ export class LanceStore implements PassageStore {
     mkdirSync(abs, { recursive: true });
     // Reads move to the latest version when the store's meta changes (see #fresh), not on every query.
     const db = await guarded(abs, lancedb.connect(abs));
-    const table = (await guarded(abs, db.tableNames())).includes(TABLE) ? await guarded(abs, db.openTable(TABLE)) : undefined;
+    const table = (await guarded(abs, db.tableNames())).includes(TABLE) ? await LanceStore.#openTable(abs, db) : undefined;
     return new LanceStore(abs, db, table, o.passageCache ?? 20_000);
+  }
+
+  /**
+   * The passages table; when it cannot be opened and the store's meta says no batch was ever
+   * finished in it (an ingest killed while it wrote its first version: `incomplete`, 0 passages),
+   * that unfinished first write is set aside (`passages.lance.unfinished-<time>`, never deleted)
+   * and the store starts empty, so the same ingest resumes. Otherwise the error names the store and
+   * what to do.
+   */
+  static async #openTable(dir: string, db: lancedb.Connection): Promise<lancedb.Table | undefined> {
+    try {
+      return await db.openTable(TABLE);
+    } catch (e) {
+      const metaPath = join(dir, "citeflow-store.json");
+      const meta = existsSync(metaPath) ? (JSON.parse(readFileSync(metaPath, "utf8")) as StoreMeta) : undefined;
+      if (meta && !(meta.incomplete && meta.passages === 0)) throw lanceError(dir, e);
+      renameSync(join(dir, `${TABLE}.lance`), join(dir, `${TABLE}.lance.unfinished-${Date.now()}`));
+      return undefined;
+    }
   }
 
   get location(): string {
@@ -298,7 +317,7 @@ function toPassage(r: Record<string, unknown>, scores: Record<string, number>): 
 /** LanceDB's own errors in the user's terms: which store, LanceDB's first cause without its Rust source paths, and what to do. */
 export function lanceError(dir: string, e: unknown): unknown {
   const message = e instanceof Error ? e.message : String(e);
-  if (!/lance ?error/i.test(message)) return e;
+  if (!/lance ?error|could not be loaded|Dataset at path/i.test(message)) return e;
   const first = message
     .split(/\s+Caused by:/)[0]!
     .replace(/,?\s*\/\S+\.rs:\d+:\d+/g, "")
