@@ -19,6 +19,19 @@ describe("cache", () => {
     expect(eventsOf(r.events, "node-end").every((e) => e.cache === "hit")).toBe(true);
   });
 
+  it("a cached value that does not fit its port (a cache file changed by hand) is a miss, said in the node's warnings", async () => {
+    const cache = new MemoryCache();
+    await run(graph(), { cache });
+    for (const e of cache.entries.values()) if (e.nodeType === "test.add" && e.outputs.out === 11) e.outputs = { out: "eleven" };
+    const r = await run(graph(), { cache });
+    expect(statuses(r)).toEqual({ a: "hit", b: "miss", side: "hit", c: "hit" });
+    expect(r.byId.c!.outputs!.out).toBe(111);
+    const b = eventsOf(r.events, "node-end").find((e) => e.nodeId === "b")!;
+    expect(b.warnings).toEqual([expect.stringMatching(/^its cached result did not fit its output ports \(node "b" \(test\.add\) output "out" is not Number: .*\): it ran again$/)]);
+    // Run again, the entry is whole again.
+    expect(statuses(await run(graph(), { cache }))).toEqual({ a: "hit", b: "hit", side: "hit", c: "hit" });
+  });
+
   it("misses from a changed param downward only", async () => {
     const cache = new MemoryCache();
     await run(graph(10), { cache });

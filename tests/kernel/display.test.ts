@@ -67,6 +67,31 @@ describe("display payloads carry passages as the inspectors show them", () => {
   });
 });
 
+describe("the HTML a display writes escapes every value (run records are files anyone could change)", () => {
+  it("a run, an answer, passages and verdicts with markup in every field show it as text", () => {
+    const evil = `"><img src=x onerror=alert(1)><script>alert(2)</script>`;
+    const p = { id: evil, title: evil, text: evil, scores: { [evil]: 1 }, metadata: {} } as unknown as Passage;
+    const run = {
+      version: 1,
+      kind: "run",
+      runId: evil,
+      status: evil,
+      question: evil,
+      ms: 12,
+      graph: { citeflow: 1, name: evil, inputs: {}, nodes: [], edges: [] },
+      runStore: "/tmp/runs",
+      nodes: [{ id: evil, type: evil, status: evil, models: [evil], warnings: [evil], error: evil, ms: evil }],
+    } as unknown as RunView;
+    const answer = { text: `See [1] ${evil}`, citations: { "1": evil }, allowed: [], invalidCitations: [{ marker: evil }] };
+    const verdicts = { version: 1, kind: "verdicts", claims: [{ id: "c", text: evil }], verdicts: [{ claimId: "c", label: evil, passageId: evil, evidence: { sentence: evil, page: evil } }] };
+    for (const bundle of [viewBundle(run), answerBundle(answer as never, [p]), passagesBundle([p]), viewBundle(verdicts as never)]) {
+      const out = bundle["text/html"] as string;
+      expect(out).not.toMatch(/<img|<script|onerror=alert\(1\)>/);
+      expect(out).toContain("&lt;script&gt;");
+    }
+  });
+});
+
 describe("a live run's display shows a node's text while it streams", () => {
   it("carries the node's progress message while it runs, and drops it when the node is done", async () => {
     const { defineNode, loadGraph, start } = await import("citeflow");

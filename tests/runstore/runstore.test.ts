@@ -109,6 +109,21 @@ describe("run store", () => {
     expect(rec.problems).toEqual([`${path}:3: unreadable line`]);
   });
 
+  it("a second run-start appended to a run file is not read as the run: the record keeps the first and says what was refused", async () => {
+    const store = new RunStore(tempDir());
+    const r = await run(doc({ a: ["test.const"], b: ["test.add"] }, ["a.out->b.a"]), { ...store.runOptions(), inputs: {} });
+    const path = store.runPath(r.result.runId);
+    const first = readFileSync(path, "utf8").split("\n")[0]!;
+    const forged = JSON.parse(first);
+    forged.graph = { ...forged.graph, name: "forged" };
+    appendFileSync(path, JSON.stringify(forged) + "\n");
+    const rec = store.readRun(r.result.runId);
+    expect(rec.graph.name).toBe("test graph");
+    expect(rec.nodes.map((n) => n.id)).toEqual(["a", "b"]);
+    expect(rec.status).toBe("incomplete");
+    expect(rec.problems).toEqual([`${path}:${readFileSync(path, "utf8").trim().split("\n").length}: a second run-start (the file was changed after the run wrote it): not read`]);
+  });
+
   it("a stepped run records each node once, paused then done", async () => {
     const store = new RunStore(tempDir());
     const graph = loadGraph(doc({ a: ["test.const"], b: ["test.add"] }, ["a.out->b.a"]), testRegistry());

@@ -16,7 +16,7 @@ import {
   type VerdictsView,
 } from "@citeflow/core";
 import type { MimeBundle } from "./display.js";
-import { clip, esc, fmtScore, htmlTable } from "./html.js";
+import { clip, fmtScore, html, htmlTable } from "./html.js";
 
 // The view types live in core (types only), shared with the notebook renderer in the browser.
 export { CITEFLOW_MIME, VIEW_VERSION, type AnswerView, type CiteflowView, type NodeState, type PassagesView, type RunNodeView, type RunView, type VerdictsView };
@@ -75,13 +75,13 @@ export function viewBundle(full: CiteflowView): MimeBundle {
   const view = previewView(full);
   switch (view.kind) {
     case "run":
-      return { [CITEFLOW_MIME]: view, "text/html": runHtml(view), "text/plain": runText(view) };
+      return { [CITEFLOW_MIME]: view, "text/html": runHtml(view).text, "text/plain": runText(view) };
     case "passages":
       return { [CITEFLOW_MIME]: view, "text/html": passagesHtml(view.passages), "text/plain": passagesText(view.passages) };
     case "answer":
-      return { [CITEFLOW_MIME]: view, "text/html": answerHtml(view.answer), "text/plain": answerText(view.answer) };
+      return { [CITEFLOW_MIME]: view, "text/html": answerHtml(view.answer).text, "text/plain": answerText(view.answer) };
     case "verdicts":
-      return { [CITEFLOW_MIME]: view, "text/html": verdictsHtml(view.claims, view.verdicts), "text/plain": verdictsText(view.claims, view.verdicts) };
+      return { [CITEFLOW_MIME]: view, "text/html": verdictsHtml(view.claims, view.verdicts).text, "text/plain": verdictsText(view.claims, view.verdicts) };
   }
 }
 
@@ -123,12 +123,12 @@ export function passagesHtml(passages: Passage[], rows = FALLBACK_ROWS): string 
     .slice(0, rows)
     .map((p, i) => [
       String(i + 1),
-      `<code>${esc(p.id)}</code>`,
-      `<b>${esc(clip(p.title, 90))}</b><br>${esc(clip(p.text, 240))}`,
-      ...scores.map((s) => (p.scores[s] === undefined ? "" : fmtScore(p.scores[s]!))),
+      html`<code>${p.id}</code>`,
+      html`<b>${clip(p.title, 90)}</b><br />${clip(p.text, 240)}`,
+      ...scores.map((s) => (typeof p.scores[s] === "number" ? fmtScore(p.scores[s]) : "")),
     ]);
   const rest = more(passages, rows);
-  return htmlTable(["#", "id", "passage", ...scores], cells) + (rest ? `<p><i>${esc(rest)}</i></p>` : "");
+  return html`${htmlTable(["#", "id", "passage", ...scores], cells)}${rest && html`<p><i>${rest}</i></p>`}`.text;
 }
 
 function passagesText(passages: Passage[]): string {
@@ -140,19 +140,22 @@ function passagesText(passages: Passage[]): string {
   return [`${passages.length} passages (scores: ${scores.join(", ") || "none"})`, ...lines, ...(rest ? [rest] : [])].join("\n");
 }
 
-function answerHtml(a: Answer): string {
-  const text = esc(a.text).replace(/\[(\d+)\]/g, (m, marker: string) => {
-    const target = a.citations[marker];
+function answerHtml(a: Answer) {
+  // The text's citation markers ([n]) in bold, each titled with the passage it cites.
+  const text = a.text.split(/(\[\d+\])/).map((t, i) => {
+    if (i % 2 === 0) return t;
+    const marker = t.slice(1, -1);
     const bad = a.invalidCitations.some((c) => c.marker === marker);
-    return `<span title="${esc(target ?? "")}" style="color:${bad ? VERDICT_COLOURS.CONTRADICT : "inherit"};font-weight:bold">${m}</span>`;
+    return html`<span title="${a.citations[marker] ?? ""}" style="color:${bad ? VERDICT_COLOURS.CONTRADICT : "inherit"};font-weight:bold">${t}</span>`;
   });
-  const cites = Object.entries(a.citations)
-    .map(([m, id]) => `[${esc(m)}] <code>${esc(id)}</code>`)
-    .join(" · ");
-  const bad = a.invalidCitations.length
-    ? `<div style="color:${VERDICT_COLOURS.CONTRADICT}">citations outside the given passages: ${a.invalidCitations.map((c) => `[${esc(c.marker)}]`).join(" ")}</div>`
-    : "";
-  return `<div><p>${text}</p><div><small>${cites}</small></div>${bad}</div>`;
+  const cites = Object.entries(a.citations).map(([m, id], i) => html`${i ? " · " : ""}[${m}] <code>${id}</code>`);
+  const bad =
+    a.invalidCitations.length > 0 && html`<div style="color:${VERDICT_COLOURS.CONTRADICT}">citations outside the given passages: ${a.invalidCitations.map((c) => `[${c.marker}]`).join(" ")}</div>`;
+  return html`<div>
+    <p>${text}</p>
+    <div><small>${cites}</small></div>
+    ${bad}
+  </div>`;
 }
 
 function answerText(a: Answer): string {
@@ -167,45 +170,45 @@ function claimText(claims: Claim[], id: string): string {
   return claims.find((c) => c.id === id)?.text ?? id;
 }
 
-function verdictsHtml(claims: Claim[], verdicts: Verdict[]): string {
+function verdictsHtml(claims: Claim[], verdicts: Verdict[]) {
   const rows = verdicts.map((v) => [
-    esc(claimText(claims, v.claimId)),
-    `<span style="color:${VERDICT_INK[v.label]};background:${VERDICT_COLOURS[v.label]};padding:1px 6px;border-radius:3px">${v.label}</span>`,
-    v.passageId ? `<code>${esc(v.passageId)}</code>` : "",
-    v.evidence ? esc(clip(v.evidence.sentence, 200)) + (v.evidence.page ? ` <small>(p. ${v.evidence.page})</small>` : "") : "",
+    claimText(claims, v.claimId),
+    html`<span style="color:${VERDICT_INK[v.label]};background:${VERDICT_COLOURS[v.label]};padding:1px 6px;border-radius:3px">${v.label}</span>`,
+    v.passageId && html`<code>${v.passageId}</code>`,
+    v.evidence && html`${clip(v.evidence.sentence, 200)}${v.evidence.page && html` <small>(p. ${v.evidence.page})</small>`}`,
   ]);
   return htmlTable(["claim", "verdict", "passage", "closest evidence"], rows);
 }
 
 function verdictsText(claims: Claim[], verdicts: Verdict[]): string {
-  return verdicts.map((v) => `${v.label.padEnd(12)} ${v.passageId ?? "-"}  ${clip(claimText(claims, v.claimId), 100)}`).join("\n");
+  return verdicts.map((v) => `${String(v.label).padEnd(12)} ${v.passageId ?? "-"}  ${clip(claimText(claims, v.claimId), 100)}`).join("\n");
 }
 
 const BADGE: Record<NodeState, string> = { queued: "·", running: "…", paused: "‖", done: "✓", error: "✗", skipped: "-", aborted: "■" };
 
+/** A time as displays show it; "" for what is not a number (a view read from a record someone changed). */
+const ms = (x: unknown) => (typeof x === "number" ? `${x.toFixed(0)} ms` : "");
+
 function nodeLine(n: RunNodeView): string {
-  const detail = n.status === "error" ? (n.error ?? "error") : n.cache === "hit" ? "cached" : n.ms !== undefined ? `${n.ms.toFixed(0)} ms` : n.status;
+  const detail = n.status === "error" ? (n.error ?? "error") : n.cache === "hit" ? "cached" : ms(n.ms) || n.status;
   return `${BADGE[n.status]} ${n.id} (${n.type}) ${detail}${n.models ? ` · ${n.models.join(", ")}` : ""}${n.warnings?.length ? ` · ⚠ ${n.warnings.join("; ")}` : ""}`;
 }
 
 function runText(v: RunView): string {
-  const head = `run ${v.runId} · ${v.graph.name} · ${v.status}${v.ms !== undefined ? ` in ${v.ms.toFixed(0)} ms` : ""}${v.question ? `\nquestion: ${v.question}` : ""}${v.error ? `\nerror: ${v.error}` : ""}`;
+  const head = `run ${v.runId} · ${v.graph.name} · ${v.status}${ms(v.ms) && ` in ${ms(v.ms)}`}${v.question ? `\nquestion: ${v.question}` : ""}${v.error ? `\nerror: ${v.error}` : ""}`;
   return [head, ...v.nodes.map(nodeLine)].join("\n");
 }
 
-function runHtml(v: RunView): string {
+function runHtml(v: RunView) {
   const colour: Partial<Record<NodeState, string>> = { done: VERDICT_COLOURS.SUPPORT, error: VERDICT_COLOURS.CONTRADICT, running: "#1565c0", paused: VERDICT_COLOURS.NO_EVIDENCE };
   const rows = v.nodes.map((n) => [
-    `<span style="color:${colour[n.status] ?? VERDICT_COLOURS.NO_REFERENCE}">${esc(BADGE[n.status])} ${n.status}</span>`,
-    `<code>${esc(n.id)}</code>`,
-    esc(n.type),
-    n.cache === "hit" ? "cached" : n.ms !== undefined ? `${n.ms.toFixed(0)} ms` : "",
-    n.models ? esc(n.models.join(", ")) : "",
-    [n.error, ...(n.warnings ?? []).map((w) => `⚠ ${w}`)]
-      .filter(Boolean)
-      .map((t) => esc(t!))
-      .join("<br>"),
+    html`<span style="color:${colour[n.status] ?? VERDICT_COLOURS.NO_REFERENCE}">${BADGE[n.status]} ${n.status}</span>`,
+    html`<code>${n.id}</code>`,
+    n.type,
+    n.cache === "hit" ? "cached" : ms(n.ms),
+    n.models?.join(", "),
+    [n.error, ...(n.warnings ?? []).map((w) => `⚠ ${w}`)].filter(Boolean).map((t, i) => html`${i ? html`<br />` : ""}${t}`),
   ]);
-  const head = `<div><b>${esc(v.graph.name)}</b> · run <code>${esc(v.runId)}</code> · ${esc(v.status)}${v.ms !== undefined ? ` in ${v.ms.toFixed(0)} ms` : ""}${v.question ? `<br>question: ${esc(v.question)}` : ""}</div>`;
-  return head + htmlTable(["status", "node", "type", "time", "model", "error or warning"], rows);
+  const head = html`<div><b>${v.graph.name}</b> · run <code>${v.runId}</code> · ${v.status}${ms(v.ms) && ` in ${ms(v.ms)}`}${v.question && html`<br />question: ${v.question}`}</div>`;
+  return html`${head}${htmlTable(["status", "node", "type", "time", "model", "error or warning"], rows)}`;
 }

@@ -244,8 +244,18 @@ export class RunHandle {
       let models: string[] = [];
       let warnings: string[];
       const cacheable = def.cacheable !== false && o.cache !== undefined;
-      const hit = cacheable && !this.#forced.has(id) ? await o.cache!.get(cacheKey) : undefined;
-      if (hit && Object.keys(def.outputs).every((p) => Object.hasOwn(hit.outputs, p))) {
+      let hit = cacheable && !this.#forced.has(id) ? await o.cache!.get(cacheKey) : undefined;
+      // A cache is a file anyone could have changed: what it holds is checked against the node's output ports, and a
+      // value that does not fit is a miss, said in the node's warnings, never a crash downstream.
+      let cacheWarning: string | undefined;
+      if (hit)
+        try {
+          hit = { ...hit, outputs: checkOutputs(node, hit.outputs) };
+        } catch (e) {
+          cacheWarning = `its cached result did not fit its output ports (${(e as Error).message}): it ran again`;
+          hit = undefined;
+        }
+      if (hit) {
         outputs = hit.outputs;
         hashes = hit.hashes;
         models = hit.models ?? [];
@@ -266,7 +276,7 @@ export class RunHandle {
         hashes = Object.fromEntries(Object.entries(outputs).map(([k, v]) => [k, hashValue(v)]));
         // The models a node ran are named by its spans (`span.set("model", id)`): the one rule for every node.
         models = [...new Set(spans.map((d) => d.model).filter((m): m is string => typeof m === "string"))];
-        warnings = qualityWarnings({ inputs, outputs, spans });
+        warnings = [...(cacheWarning ? [cacheWarning] : []), ...qualityWarnings({ inputs, outputs, spans })];
         if (cacheable) await o.cache!.set(cacheKey, { nodeType: def.type, version: def.version, outputs, hashes, ...(models.length ? { models } : {}), warnings });
       }
       const override = o.overrides?.[id];

@@ -84,6 +84,11 @@ export function readRunFile(path: string): RunRecord {
       return;
     }
     if (e.type === "run-start") {
+      // A run is started once: a second start was written by something else, and is not read as this run.
+      if (run) {
+        problems.push(`${path}:${i + 1}: a second run-start (the file was changed after the run wrote it): not read`);
+        return;
+      }
       run = {
         runId: e.runId,
         graph: e.graph,
