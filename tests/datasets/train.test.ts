@@ -1,5 +1,6 @@
 import { execFile, execFileSync, spawn } from "node:child_process";
-import { existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, writeFileSync } from "node:fs";
+import { createHash } from "node:crypto";
+import { existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, symlinkSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { dirname, join } from "node:path";
 import { fileURLToPath } from "node:url";
@@ -29,9 +30,9 @@ interface Cli {
   stdout: string;
   stderr: string;
 }
-const cli = (args: string[], timeout = 300_000): Promise<Cli> =>
+const cli = (args: string[], timeout = 300_000, env: NodeJS.ProcessEnv = {}): Promise<Cli> =>
   new Promise((resolve) =>
-    execFile(process.execPath, [BIN, ...args], { timeout, env: { ...process.env, CITEFLOW_TRAIN_VENV: venv } }, (err, stdout, stderr) =>
+    execFile(process.execPath, [BIN, ...args], { timeout, env: { ...process.env, CITEFLOW_TRAIN_VENV: venv, ...env } }, (err, stdout, stderr) =>
       resolve({ code: err ? ((err as { code?: number }).code ?? 1) : 0, stdout, stderr }),
     ),
   );

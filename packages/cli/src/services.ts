@@ -12,6 +12,8 @@ export interface CliServiceOptions {
   allowEndpoints?: string[] | undefined;
   /** --allow-models-dir: models folders the user lets the graph's nodes load from for this command. */
   allowModelsDirs?: string[] | undefined;
+  /** --models-dir of a command that builds its own graphs (eval, search): the user named it, so its nodes may load from it. */
+  modelsDir?: string | undefined;
 }
 
 /** The services a command's runs use: the environment read once, then the command's own options over it. */
@@ -20,7 +22,7 @@ export function cliServices(o: CliServiceOptions = {}): CiteflowServices {
   const services = createServices(o.store ? { ...config, store: o.store } : config);
   try {
     for (const url of o.allowEndpoints ?? []) services.allowEndpoint(url);
-    for (const dir of o.allowModelsDirs ?? []) services.allowModelsDir(dir);
+    for (const dir of [...(o.allowModelsDirs ?? []), ...(o.modelsDir ? [o.modelsDir] : [])]) services.allowModelsDir(dir);
   } catch (e) {
     throw new UsageError((e as Error).message);
   }

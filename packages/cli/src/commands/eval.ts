@@ -72,7 +72,7 @@ export async function evalRetrievalCommand(o: EvalRetrievalOptions, registry: No
   const questions = readQuestions(o.queries).filter((q) => qrels.has(q.id));
   if (questions.length === 0) throw new FailureError(`no query in ${o.queries} has a judgement in ${o.qrels}`);
   const todo = o.limit !== undefined ? questions.slice(0, o.limit) : questions;
-  const session = cliSession(registry, o.runs, { store: o.store });
+  const session = cliSession(registry, o.runs, { store: o.store, modelsDir: o.modelsDir });
   const rank = async (rerank: string | undefined) => {
     const g = retrievalGraph({ mode: o.mode, store: o.store, k: 100, ...(o.modelsDir ? { modelsDir: o.modelsDir } : {}), ...(rerank ? { rerank } : {}) }, registry);
     const ranked = await counted(todo, o, `eval${rerank ? ` ${rerank}` : ""}`, "queries", async (q) => docsInOrder((await retrieve(session, g, q)).map((p) => p.id)));
@@ -239,7 +239,7 @@ export async function evalScifactCommand(o: EvalScifactOptions, registry: NodeRe
   ] as const)
     if (given !== undefined && (o.graph || o.judge !== "llm")) throw new UsageError(`${flag} sets the built-in graph's verify.llm: it needs --judge llm and no --graph`);
   if (o.graph && o.judgeModel) throw new UsageError("--judge-model sets the built-in graph's judge: with --graph, name the model in the graph (its node's model param) or with CITEFLOW_CHAT_MODEL");
-  const session = cliSession(registry, o.runs, { store: o.store });
+  const session = cliSession(registry, o.runs, { store: o.store, modelsDir: o.modelsDir });
   const raw = readFileSync(o.claims, "utf8")
     .split("\n")
     .filter((l) => l.trim())

@@ -10,7 +10,7 @@ export async function searchCommand(
   registry: NodeRegistry,
 ): Promise<number> {
   const g = retrievalGraph({ mode: o.mode, store: o.store, k: o.k ?? 10, ...(o.modelsDir ? { modelsDir: o.modelsDir } : {}) }, registry);
-  const passages = await retrieve(cliSession(registry, o.runs, { store: o.store }), g, questionFromText(query));
+  const passages = await retrieve(cliSession(registry, o.runs, { store: o.store, modelsDir: o.modelsDir }), g, questionFromText(query));
   if (o.json) process.stdout.write(JSON.stringify(passages) + "\n");
   else
     process.stdout.write(
