@@ -437,6 +437,26 @@ describe("bad input to citeflow train gets a clear error and loses nothing", () 
     ]);
     expect(badBase.code).toBe(1);
     expect(badBase.stderr).toMatch(/--base .*no-such-base: not a model folder/);
+    // The export and the split files are read before any training environment is made (PyTorch is 6 GB).
+    const noVenv = join(work, "no-venv-made");
+    const early = await cli(trainArgs("nli", join(work, "sft"), out), 60_000, { CITEFLOW_TRAIN_VENV: noVenv });
+    expect([early.code, early.stderr]).toEqual([1, expect.stringMatching(/train\.jsonl:1: not a nli row: needs premise, hypothesis, label \(these are sft\/dpo\/kto rows/)]);
+    const badSplit = await cli([...trainArgs("nli", join(work, "ok"), out), "--heldout", claimsFile, "--claims", claimsFile], 60_000, { CITEFLOW_TRAIN_VENV: noVenv });
+    expect([badSplit.code, badSplit.stderr]).toEqual([1, expect.stringMatching(/--heldout .*claims\.jsonl: /)]);
+    expect(existsSync(noVenv)).toBe(false);
+    // A training environment made and marked but missing a package (a killed install, a package removed) is made again.
+    const broken = join(work, "broken-venv");
+    mkdirSync(join(broken, "bin"), { recursive: true });
+    symlinkSync(execFileSync("python3", ["-c", "import sys; print(sys.executable)"], { encoding: "utf8" }).trim(), join(broken, "bin", "python"));
+    writeFileSync(
+      join(broken, "citeflow-requirements.sha256"),
+      createHash("sha256")
+        .update(readFileSync(join(PYTHON_DIR, "requirements.txt")))
+        .digest("hex") + "\n",
+    );
+    const remade = await cli(trainArgs("nli", join(work, "ok"), out), 60_000, { CITEFLOW_TRAIN_VENV: broken, PYTHON: "false" });
+    expect(remade.stderr).toMatch(new RegExp(`the training environment in ${broken} is broken \\(missing: torch`));
+    expect(remade.stderr).toContain('"false -m venv" failed');
     const task = await cli(["train", "nlu", "--data", work, "--out", out]);
     expect(task.code).toBe(2);
     // --corpus: only for nli, a file that exists, every line an abstract.
