@@ -74,7 +74,7 @@ describe("Notebooks, settings and files in JupyterLab (Chromium)", () => {
     const dialog = page.locator(".jp-Dialog");
     await page.locator('[data-action="run"]').click();
     await dialog.waitFor();
-    expect(await dialog.locator(".cf-consent li").allTextContents()).toEqual([`${llm.url} — node "feedback", baseUrl`]);
+    expect(await dialog.locator(".cf-consent li").allTextContents()).toEqual([`sends requests to ${llm.url} — node "feedback", baseUrl`]);
     await shot("12-allow-servers");
     await dialog.locator("button", { hasText: "Do not run" }).click();
     await expect.poll(() => page.locator(".cf-editor .cf-banner").textContent()).toContain(`Not run: the pipeline names servers you have not allowed (${llm.url})`);

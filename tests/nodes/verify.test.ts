@@ -1,7 +1,7 @@
 import { describe, expect, it } from "vitest";
 import { toAnswer, type Claim, type Verdict } from "@citeflow/core";
 import { fileURLToPath } from "node:url";
-import { doc, eventsOf, run } from "../helpers.js";
+import { doc, envServices, eventsOf, run } from "../helpers.js";
 
 const MODELS = process.env.CITEFLOW_MODELS;
 if (!MODELS) throw new Error("CITEFLOW_MODELS must be set (vitest.config.ts defaults it)");
@@ -91,6 +91,8 @@ describe("verify.nli with the offline NLI model", () => {
 
 describe("verify.nli judges the question, not only the quote (Citeflow's NLI model)", () => {
   const SHIPPED = fileURLToPath(new URL("../../models", import.meta.url));
+  // The repository's models folder is not one of the configured ones here: the test consents to it, as a user would.
+  envServices().allowModelsDir(SHIPPED);
   const mouse = { id: "m#0", title: "Metformin in mice", text: "In mice fed a high-fat diet, blood glucose fell by 20 % after four weeks of metformin.", metadata: {}, scores: {} };
   const aspirin = passages[0]!;
   async function check(question: string, text: string, given: typeof passages) {
