@@ -3,6 +3,8 @@ import { join, resolve } from "node:path";
 import { adapterCard, findAdapter, splitAdapter } from "./adapter.js";
 import { DEFAULT_MODELS } from "./interfaces.js";
 import { resolveModel } from "./resolve.js";
+import { teiServer } from "./tei.js";
+import { withoutCredentials } from "@citeflow/core";
 import { ModelIntegrityError, ONNX_MODEL_FILES, SUMS_FILE, verifyModelFiles } from "./sums.js";
 
 /** A trained model's card, read for showing: where it is, what it says of itself, and its table rows (base, data, command, commit, held-out scores…). */
@@ -86,6 +88,8 @@ export function verificationNote(folder: string, quiet = false): string {
  * Missing models are said to be missing.
  */
 export function describeModel(id: string, dirs: string[], quietUnverified = false): string {
+  const served = teiServer(id);
+  if (served) return `${id} (served by text-embeddings-inference at ${withoutCredentials(served)})`;
   let localDir: string | undefined;
   try {
     localDir = resolveModel(id, { modelsDirs: dirs, allowDownloads: false }).localDir;

@@ -20,8 +20,10 @@ export interface ServicesConfig {
   allowDownloads: boolean;
   /** Load local models whose folder has no SHA256SUMS without a warning in the run's first lines ($CITEFLOW_UNVERIFIED_MODELS=1). */
   quietUnverifiedModels?: boolean;
-  /** Model ids nodes use when their `model` param is empty. */
+  /** Model ids nodes use when their `model` param is empty (`tei:<url>`: served by text-embeddings-inference). */
   models: { nli: string; reranker: string };
+  /** The key of the encoder servers the user configured in `models` ($CITEFLOW_ENCODER_API_KEY): sent to those only. */
+  encoderApiKey?: string;
   /**
    * The chat model nodes use when their `model` param is empty, and the OpenAI-compatible server the user configured:
    * its key and its custom headers go to that server only (`keyFor`).
@@ -100,6 +102,7 @@ export function configFromEnv(env: Env, graphDir: string = process.cwd()): Servi
     allowDownloads: env.CITEFLOW_ALLOW_DOWNLOADS === "1",
     quietUnverifiedModels: env.CITEFLOW_UNVERIFIED_MODELS === "1",
     models: { nli: env.CITEFLOW_NLI_MODEL || DEFAULT_MODELS.nli, reranker: env.CITEFLOW_RERANK_MODEL || DEFAULT_MODELS.reranker },
+    ...(env.CITEFLOW_ENCODER_API_KEY ? { encoderApiKey: env.CITEFLOW_ENCODER_API_KEY } : {}),
     chat: {
       model: (env.CITEFLOW_CHAT_MODEL ?? "").trim(),
       baseUrl: env.OPENAI_BASE_URL ?? "",

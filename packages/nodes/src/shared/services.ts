@@ -8,6 +8,9 @@ import {
   loadNli,
   loadReranker,
   LOCAL_CHAT_VERSION,
+  teiNli,
+  teiReranker,
+  teiServer,
   openAIChat,
   setServerLimits,
   type ChatModel,
@@ -140,7 +143,8 @@ export class CiteflowServices implements Services {
   /** The servers a graph may reach: the configured chat and Qdrant servers, the user's list, then consents. */
   get endpoints(): string[] {
     const c = this.config;
-    return [...[c.chat.baseUrl, c.qdrant.url].filter((u) => u !== ""), ...c.allowedEndpoints, ...this.#shared.consented];
+    const encoders = [c.models.nli, c.models.reranker].map((m) => teiServer(m)).filter((u): u is string => u !== undefined);
+    return [...[c.chat.baseUrl, c.qdrant.url].filter((u) => u !== ""), ...encoders, ...c.allowedEndpoints, ...this.#shared.consented];
   }
 
   #once<T>(key: string, load: () => Promise<T>): Promise<T> {
@@ -192,11 +196,27 @@ export class CiteflowServices implements Services {
   }
 
   reranker(m: ModelRequest): Promise<Reranker> {
-    return this.#once(`reranker:${JSON.stringify(m)}`, () => loadReranker(m.id, this.#modelOptions(m)));
+    const served = this.#served(m.id, "reranker");
+    return this.#once(`reranker:${JSON.stringify(m)}`, () => (served ? teiReranker(served.url, served) : loadReranker(m.id, this.#modelOptions(m))));
   }
 
   nli(m: ModelRequest): Promise<NliModel> {
-    return this.#once(`nli:${JSON.stringify(m)}`, () => loadNli(m.id, this.#modelOptions(m)));
+    const served = this.#served(m.id, "nli");
+    return this.#once(`nli:${JSON.stringify(m)}`, () => (served ? teiNli(served.url, served) : loadNli(m.id, this.#modelOptions(m))));
+  }
+
+  /**
+   * A served encoder (`tei:<url>`): its server and what goes to it. The model the user configured
+   * ($CITEFLOW_NLI_MODEL, $CITEFLOW_RERANK_MODEL) needs no consent and gets $CITEFLOW_ENCODER_API_KEY;
+   * a server a graph's `model` param names needs consent, as any other, and gets no key.
+   */
+  #served(id: string, kind: "nli" | "reranker"): { url: string; apiKey?: string } | undefined {
+    const url = teiServer(id);
+    if (!url) return undefined;
+    const configured = teiServer(this.config.models[kind]);
+    if (url !== configured) this.requireEndpoint(url, "params.model");
+    const apiKey = url === configured ? this.config.encoderApiKey : undefined;
+    return { url, ...(apiKey ? { apiKey } : {}) };
   }
 
   chatChoice(p: Pick<LlmParams, "model" | "baseUrl">, task: string): ChatChoice {
