@@ -13,13 +13,22 @@ import { doc, envServices, run, tempDir } from "../helpers.js";
 import { completion, json, loopback, type Loopback } from "../models/loopback.js";
 import { restoreEnvAfterEach } from "../scifact.js";
 
-const KEYS = { OPENAI_API_KEY: "sk-chat-key-5e1f0a", QDRANT_API_KEY: "qdrant-key-77c2d9", S2_API_KEY: "s2-key-0b3e8c", CORE_API_KEY: "core-key-91ad44", NCBI_API_KEY: "ncbi-key-3f5a07" };
-restoreEnvAfterEach("OPENAI_BASE_URL", "OPENAI_CUSTOM_HEADERS", "QDRANT_URL", "CITEFLOW_ALLOWED_ENDPOINTS", "CITEFLOW_CHAT_MODEL", ...Object.keys(KEYS));
+const KEYS = {
+  OPENAI_API_KEY: "sk-chat-key-5e1f0a",
+  QDRANT_API_KEY: "qdrant-key-77c2d9",
+  S2_API_KEY: "s2-key-0b3e8c",
+  CORE_API_KEY: "core-key-91ad44",
+  NCBI_API_KEY: "ncbi-key-3f5a07",
+  CITEFLOW_ENCODER_API_KEY: "tei-key-6a0c3e",
+};
+restoreEnvAfterEach("OPENAI_BASE_URL", "OPENAI_CUSTOM_HEADERS", "QDRANT_URL", "CITEFLOW_ALLOWED_ENDPOINTS", "CITEFLOW_CHAT_MODEL", "CITEFLOW_NLI_MODEL", ...Object.keys(KEYS));
 
 interface Client {
   client: string;
   /** The variable that configures this client's server, when the user can name one. */
   urlVar?: string;
+  /** What that variable holds for a server at `url` (default: the URL). */
+  urlValue?: (url: string) => string;
   key: keyof typeof KEYS;
   /** Where the key would travel in a request. */
   sent: (r: Loopback["requests"][number]) => string | undefined;
@@ -61,6 +70,23 @@ const CLIENTS: Client[] = [
     param: "store",
     graph: (url) => doc({ ...question, r: ["retrieve.lexical", { store: url ? `qdrant:${url}/collections/c` : "qdrant:c", k: 3 }] }, ["q.question->r.question"], qInputs),
   },
+  {
+    client: "served NLI model (verify.nli, tei:)",
+    urlVar: "CITEFLOW_NLI_MODEL",
+    urlValue: (url) => `tei:${url}`,
+    key: "CITEFLOW_ENCODER_API_KEY",
+    sent: (r) => r.headers.authorization?.replace(/^Bearer /, ""),
+    param: "model",
+    graph: (url) =>
+      doc(
+        {
+          c: ["test.any", { value: [{ id: "c1", text: "Aspirin lowers stroke.", passageIds: ["d#0"] }] }],
+          p: ["test.passages", { ids: ["d#0"], score: "bm25" }],
+          v: ["verify.nli", url ? { model: `tei:${url}` } : {}],
+        },
+        ["c.out->v.claims", "p.passages->v.passages"],
+      ),
+  },
   search("search.semantic-scholar", "S2_API_KEY", (r) => r.headers["x-api-key"] as string | undefined),
   search("search.core", "CORE_API_KEY", (r) => r.headers.authorization?.replace(/^Bearer /, "")),
   search("search.pubmed", "NCBI_API_KEY", (r) => new URL(r.path, "http://x").searchParams.get("api_key") ?? undefined),
@@ -84,12 +110,12 @@ describe("a key goes only to the endpoint the user configured it for", () => {
   it.each(CLIENTS)("$client: the configured server gets the key; a server the graph names is refused, and with consent gets none", async (c) => {
     Object.assign(process.env, KEYS);
     delete process.env.CITEFLOW_ALLOWED_ENDPOINTS;
-    for (const v of ["OPENAI_BASE_URL", "QDRANT_URL"]) delete process.env[v];
+    for (const v of ["OPENAI_BASE_URL", "QDRANT_URL", "CITEFLOW_NLI_MODEL"]) delete process.env[v];
     const configured = await serve();
     const named = await serve();
     if (c.urlVar) {
       // The user's own server: the key goes there.
-      process.env[c.urlVar] = configured.url;
+      process.env[c.urlVar] = c.urlValue ? c.urlValue(configured.url) : configured.url;
       await run(c.graph(""), { inputs });
       expect(configured.requests.length, "a request to the configured server").toBeGreaterThan(0);
       expect(configured.requests.every((r) => c.sent(r) === KEYS[c.key])).toBe(true);
