@@ -7,7 +7,7 @@
 import type { ServerResponse } from "node:http";
 import { afterEach, describe, expect, it } from "vitest";
 import { toAnswer, type Verdict } from "@citeflow/core";
-import { describeModel, loadNli, loadReranker, teiNli, teiReranker, type NliModel } from "@citeflow/models";
+import { describeModel, loadNli, loadReranker, teiNli, teiReranker, vllmReranker, type NliModel } from "@citeflow/models";
 import { configFromEnv, createServices } from "@citeflow/nodes";
 import { doc, run } from "../helpers.js";
 import { json, loopback, type Loopback } from "./loopback.js";
@@ -147,5 +147,29 @@ describe("encoders served by text-embeddings-inference (tei:<url>)", () => {
     expect(await served.score("aspirin and stroke", texts)).toEqual(await local.score("aspirin and stroke", texts));
     expect(server.requests.filter((r) => r.path === "/rerank").map((r) => r.body.texts.length)).toEqual([2, 1]);
     await expect(teiNli(server.url)).rejects.toThrow("serves acme/nli-test as a reranker, not a sequence classifier");
+  });
+
+  it("vllm:<url>/<model>: a reranker through vLLM's /v1/rerank (results by index, relevance_score), the in-process scores; NLI through vLLM is refused with what to do", async () => {
+    const local = await loadReranker("pair-rerank-scifact", { modelsDirs: [MODELS] });
+    server = await loopback(async (req, res) => {
+      if (req.path !== "/v1/rerank") return json(res, 404, { error: { message: "Not Found" } });
+      if (req.body.model !== "acme/ce") return json(res, 404, { error: { message: `The model \`${req.body.model}\` does not exist.` } });
+      const scores = await local.score(req.body.query, req.body.documents);
+      json(res, 200, {
+        id: "rerank-1",
+        model: "acme/ce",
+        usage: { total_tokens: 10 },
+        results: scores.map((relevance_score, index) => ({ index, document: { text: req.body.documents[index] }, relevance_score })).reverse(),
+      });
+    });
+    const env = { ...process.env, CITEFLOW_RERANK_MODEL: `vllm:${server.url}/acme/ce`, CITEFLOW_NLI_MODEL: `vllm:${server.url}/acme/nli` };
+    const services = createServices(configFromEnv(env));
+    const texts = passages.map((p) => p.text);
+    const served = await services.reranker({ id: services.modelId("reranker", ""), modelsDir: "", dtype: "fp32" });
+    expect(await served.score("aspirin and stroke", texts)).toEqual(await local.score("aspirin and stroke", texts));
+    expect(describeModel(`vllm:${server.url}/acme/ce`, [])).toBe(`vllm:${server.url}/acme/ce (acme/ce served by vLLM at ${server.url})`);
+    expect(() => services.nli({ id: services.modelId("nli", ""), modelsDir: "", dtype: "fp32" })).toThrow("vLLM serves NLI models through /classify, which reads one text, not a pair");
+    const wrong = await vllmReranker(server.url, "acme/other", { retries: 0 });
+    await expect(wrong.score("q", texts)).rejects.toThrow(`vLLM server at ${server.url}: POST /v1/rerank (batch 1 of 1, 3 inputs) answered HTTP 404 — The model \`acme/other\` does not exist.`);
   });
 });

@@ -3,7 +3,7 @@ import { join, resolve } from "node:path";
 import { adapterCard, findAdapter, splitAdapter } from "./adapter.js";
 import { DEFAULT_MODELS } from "./interfaces.js";
 import { resolveModel } from "./resolve.js";
-import { teiServer } from "./tei.js";
+import { teiServer, vllmServer } from "./tei.js";
 import { withoutCredentials } from "@citeflow/core";
 import { ModelIntegrityError, ONNX_MODEL_FILES, SUMS_FILE, verifyModelFiles } from "./sums.js";
 
@@ -90,6 +90,8 @@ export function verificationNote(folder: string, quiet = false): string {
 export function describeModel(id: string, dirs: string[], quietUnverified = false): string {
   const served = teiServer(id);
   if (served) return `${id} (served by text-embeddings-inference at ${withoutCredentials(served)})`;
+  const vllm = vllmServer(id);
+  if (vllm) return `${id} (${vllm.model} served by vLLM at ${withoutCredentials(vllm.url)})`;
   let localDir: string | undefined;
   try {
     localDir = resolveModel(id, { modelsDirs: dirs, allowDownloads: false }).localDir;

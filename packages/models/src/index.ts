@@ -26,6 +26,6 @@ export {
 } from "./llama.js";
 export { REUSE_BLOCK } from "./llama-sequences.js";
 export { describeModel, modelCard, modelCardPath, parseCard, type ModelCard } from "./card.js";
-export { teiNli, teiReranker, teiServer, TEI_PREFIX, type TeiInfo, type TeiOptions } from "./tei.js";
+export { encoderServer, teiNli, teiReranker, teiServer, TEI_PREFIX, vllmReranker, vllmServer, VLLM_PREFIX, type TeiInfo, type TeiOptions } from "./tei.js";
 export { fileSha256, ModelIntegrityError, ONNX_MODEL_FILES, readSums, SUMS_FILE, verifyModelFile, verifyModelFiles, type Verification } from "./sums.js";
 export { replyByteLimit, retryAfterMs, requestTokens, serverFetch, setServerLimits, type ServerLimits } from "./server-fetch.js";

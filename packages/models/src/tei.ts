@@ -44,11 +44,13 @@ export interface TeiInfo {
   batch: number;
 }
 
+/** One encoder server's requests (TEI's, or vLLM's for `engine`), with its errors worded once. */
 class TeiClient {
   readonly #fetch: typeof fetch;
   constructor(
     readonly url: string,
     private readonly o: TeiOptions,
+    readonly engine = "TEI",
   ) {
     this.#fetch = serverFetch(url, fetch, o.timeoutMs ?? 60_000);
   }
@@ -67,13 +69,13 @@ class TeiClient {
         res = await this.#fetch(`${this.url}${path}`, { method, headers, ...(body === undefined ? {} : { body: JSON.stringify(body) }) });
         text = await res.text();
       } catch (e) {
-        throw new Error(`TEI server at ${this.shown}: ${method} ${path} (${what}) failed: ${(e as Error).message}`, { cause: e });
+        throw new Error(`${this.engine} server at ${this.shown}: ${method} ${path} (${what}) failed: ${(e as Error).message}`, { cause: e });
       }
       if (res.ok)
         try {
           return JSON.parse(text) as unknown;
         } catch {
-          throw new Error(`TEI server at ${this.shown}: ${method} ${path} (${what}) answered something that is not JSON`);
+          throw new Error(`${this.engine} server at ${this.shown}: ${method} ${path} (${what}) answered something that is not JSON`);
         }
       // 429: serverFetch holds every request to this server for its Retry-After; 503: the model is still loading.
       if ((res.status === 429 || res.status === 503) && attempt < retries) {
@@ -82,12 +84,15 @@ class TeiClient {
       }
       let detail = text.slice(0, 200);
       try {
-        detail = String((JSON.parse(text) as { error?: unknown }).error ?? detail);
+        // TEI: {error, error_type}; vLLM: {error: {message}} or {message}.
+        const body = JSON.parse(text) as { error?: unknown; message?: unknown };
+        const error = body.error as { message?: unknown } | string | undefined;
+        detail = String((typeof error === "object" && error !== null ? error.message : error) ?? body.message ?? detail);
       } catch {
         // not JSON: the text as it came
       }
       throw new Error(
-        `TEI server at ${this.shown}: ${method} ${path} (${what}) answered HTTP ${res.status}${detail ? ` — ${detail}` : ""}${res.status === 413 ? " (the batch is larger than the server takes: start it with a larger --max-client-batch-size)" : ""}`,
+        `${this.engine} server at ${this.shown}: ${method} ${path} (${what}) answered HTTP ${res.status}${detail ? ` — ${detail}` : ""}${res.status === 413 ? " (the batch is larger than the server takes: start it with a larger --max-client-batch-size)" : ""}`,
       );
     }
   }
@@ -179,4 +184,47 @@ export async function teiReranker(url: string, o: TeiOptions = {}): Promise<Rera
         return scores;
       }),
   };
+}
+
+export const VLLM_PREFIX = "vllm:";
+
+/** The server and model a `vllm:<url>/<model>` name points at (the model after the server's address, as `vllm serve` names it), or undefined for any other name. */
+export function vllmServer(name: string): { url: string; model: string } | undefined {
+  if (!name.startsWith(VLLM_PREFIX)) return undefined;
+  const m = /^(https?:\/\/[^/]+)\/(.+)$/.exec(name.slice(VLLM_PREFIX.length));
+  if (!m) throw new Error(`model "${name}": give vllm:http(s)://host:port/<model>, the model as vllm serve names it`);
+  return { url: m[1]!, model: m[2]! };
+}
+
+/**
+ * A reranker served by vLLM (`vllm serve <cross-encoder>`), through its rerank API (`POST
+ * /v1/rerank`, the Jina/Cohere shape: `{model, query, documents}` → `{results: [{index,
+ * relevance_score}]}`), in batches of `batch` documents, under the same budget and checks as TEI.
+ */
+export async function vllmReranker(url: string, model: string, o: TeiOptions & { batch?: number } = {}): Promise<Reranker & { revision: null; served: string }> {
+  const client = new TeiClient(url, o, "vLLM");
+  return {
+    id: `vllm:${client.shown}/${model}`,
+    revision: null,
+    served: `${model} on the vLLM server at ${client.shown}`,
+    score: (query, passages, opts) =>
+      inBatches(passages, o.batch ?? 32, opts?.signal, async (batch, what) => {
+        const raw = (await client.request("POST", "/v1/rerank", { model, query, documents: batch }, what)) as { results?: unknown } | null;
+        const results = raw && Array.isArray(raw.results) ? (raw.results as Array<{ index?: unknown; relevance_score?: unknown }>) : undefined;
+        const scores = new Array<number>(batch.length).fill(Number.NaN);
+        for (const r of results ?? [])
+          if (Number.isInteger(r.index) && (r.index as number) >= 0 && (r.index as number) < batch.length && typeof r.relevance_score === "number") scores[r.index as number] = r.relevance_score;
+        const bad = scores.findIndex((s) => !Number.isFinite(s));
+        if (!results || results.length !== batch.length || bad >= 0)
+          throw new Error(`vLLM server at ${client.shown}: POST /v1/rerank (${what}) answered ${results ? `${results.length} results` : "no results list"} without a score for document ${bad + 1}`);
+        return scores;
+      }),
+  };
+}
+
+/** The server a served encoder's name (`tei:<url>`, `vllm:<url>/<model>`) sends to, as written — for listing what a graph reaches; never throws. */
+export function encoderServer(name: string): string | undefined {
+  if (name.startsWith(TEI_PREFIX)) return name.slice(TEI_PREFIX.length).replace(/\/+$/, "");
+  if (name.startsWith(VLLM_PREFIX)) return /^https?:\/\/[^/]+/.exec(name.slice(VLLM_PREFIX.length))?.[0] ?? name.slice(VLLM_PREFIX.length);
+  return undefined;
 }

@@ -1,6 +1,6 @@
 import { resolve } from "node:path";
 import type { GraphNode, Reach, Services } from "@citeflow/core";
-import { TEI_PREFIX } from "@citeflow/models";
+import { encoderServer } from "@citeflow/models";
 import { qdrantSpecUrl } from "@citeflow/retrieval";
 import { isShippedPrompt } from "./prompts.js";
 
@@ -16,7 +16,7 @@ export function graphReach(nodes: Array<{ id: string; params?: GraphNode["params
   for (const n of nodes)
     for (const [param, v] of Object.entries(n.params ?? {})) {
       if (typeof v !== "string" || v.trim() === "") continue;
-      const server = param === "baseUrl" ? v : param === "store" ? qdrantSpecUrl(v) : param === "model" && v.startsWith(TEI_PREFIX) ? v.slice(TEI_PREFIX.length) : undefined;
+      const server = param === "baseUrl" ? v : param === "store" ? qdrantSpecUrl(v) : param === "model" ? encoderServer(v) : undefined;
       if (param === "modelsDir") {
         const allowed = services.modelsDirAllowed(v);
         out.push({ node: n.id, param, kind: "models", target: resolve(v), allowed, ...(allowed ? {} : { why: "a models folder you have not configured or allowed" }) });

@@ -11,6 +11,8 @@ import {
   teiNli,
   teiReranker,
   teiServer,
+  vllmReranker,
+  vllmServer,
   openAIChat,
   setServerLimits,
   type ChatModel,
@@ -99,6 +101,12 @@ export class ModelsDirNotAllowed extends Error {
   }
 }
 
+/** The server (and, for vLLM, the model) a served encoder's name points at: `tei:<url>`, `vllm:<url>/<model>`. */
+function servedEncoder(name: string): { url: string; model?: string } | undefined {
+  const tei = teiServer(name);
+  return tei ? { url: tei } : vllmServer(name);
+}
+
 /** The built-in nodes' services over one configuration. Models and stores load once and are shared by every run that uses them. */
 export class CiteflowServices implements Services {
   readonly #shared: Shared;
@@ -143,7 +151,7 @@ export class CiteflowServices implements Services {
   /** The servers a graph may reach: the configured chat and Qdrant servers, the user's list, then consents. */
   get endpoints(): string[] {
     const c = this.config;
-    const encoders = [c.models.nli, c.models.reranker].map((m) => teiServer(m)).filter((u): u is string => u !== undefined);
+    const encoders = [c.models.nli, c.models.reranker].flatMap((m) => servedEncoder(m)?.url ?? []);
     return [...[c.chat.baseUrl, c.qdrant.url].filter((u) => u !== ""), ...encoders, ...c.allowedEndpoints, ...this.#shared.consented];
   }
 
@@ -197,11 +205,13 @@ export class CiteflowServices implements Services {
 
   reranker(m: ModelRequest): Promise<Reranker> {
     const served = this.#served(m.id, "reranker");
-    return this.#once(`reranker:${JSON.stringify(m)}`, () => (served ? teiReranker(served.url, served) : loadReranker(m.id, this.#modelOptions(m))));
+    const load = () => (!served ? loadReranker(m.id, this.#modelOptions(m)) : served.model ? vllmReranker(served.url, served.model, served) : teiReranker(served.url, served));
+    return this.#once(`reranker:${JSON.stringify(m)}`, load);
   }
 
   nli(m: ModelRequest): Promise<NliModel> {
     const served = this.#served(m.id, "nli");
+    if (served?.model) throw new Error(`NLI model "${m.id}": vLLM serves NLI models through /classify, which reads one text, not a pair; serve it with text-embeddings-inference (tei:<url>)`);
     return this.#once(`nli:${JSON.stringify(m)}`, () => (served ? teiNli(served.url, served) : loadNli(m.id, this.#modelOptions(m))));
   }
 
@@ -210,13 +220,13 @@ export class CiteflowServices implements Services {
    * ($CITEFLOW_NLI_MODEL, $CITEFLOW_RERANK_MODEL) needs no consent and gets $CITEFLOW_ENCODER_API_KEY;
    * a server a graph's `model` param names needs consent, as any other, and gets no key.
    */
-  #served(id: string, kind: "nli" | "reranker"): { url: string; apiKey?: string } | undefined {
-    const url = teiServer(id);
-    if (!url) return undefined;
-    const configured = teiServer(this.config.models[kind]);
-    if (url !== configured) this.requireEndpoint(url, "params.model");
-    const apiKey = url === configured ? this.config.encoderApiKey : undefined;
-    return { url, ...(apiKey ? { apiKey } : {}) };
+  #served(id: string, kind: "nli" | "reranker"): { url: string; model?: string; apiKey?: string } | undefined {
+    const at = servedEncoder(id);
+    if (!at) return undefined;
+    const configured = servedEncoder(this.config.models[kind])?.url;
+    if (at.url !== configured) this.requireEndpoint(at.url, "params.model");
+    const apiKey = at.url === configured ? this.config.encoderApiKey : undefined;
+    return { ...at, ...(apiKey ? { apiKey } : {}) };
   }
 
   chatChoice(p: Pick<LlmParams, "model" | "baseUrl">, task: string): ChatChoice {
