@@ -94,7 +94,7 @@ function ExportForm({ state, runIds }: { state: EditorState; runIds: string[] })
   const [seed, setSeed] = useState(0);
   const [metadata, setMetadata] = useState(true);
   const [parquet, setParquet] = useState(false);
-  const [result, setResult] = useState<{ out: string; files: Record<string, number>; runs: number; removed: { exact: number; near: number } }>();
+  const [result, setResult] = useState<{ out: string; files: Record<string, number>; runs: number; removed: { exact: number; near: number }; warnings?: string[] }>();
   const [error, setError] = useState<string>();
   const [busy, setBusy] = useState(false);
   const [formats, setFormats] = useState<string[]>([]);
@@ -160,6 +160,11 @@ function ExportForm({ state, runIds }: { state: EditorState; runIds: string[] })
           )}
         </p>
       )}
+      {result?.warnings?.map((w) => (
+        <p key={w} className="cf-error" role="alert">
+          {trans.__("Warning: %1", w)}
+        </p>
+      ))}
     </details>
   );
 }

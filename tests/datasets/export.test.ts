@@ -164,6 +164,19 @@ describe("exports from template runs (scripted LLM on loopback)", () => {
     expect(card).toContain(`| validation | ${a.files["validation.jsonl"]} |`);
   });
 
+  it("a split that leaves a side empty (too few questions for the fraction) is said, in the result and the card", () => {
+    const made = [0, 1, 2, 3, 4, 5].map((seed) => {
+      const out = mkdtempSync(join(tmpdir(), "citeflow-export-empty-"));
+      return { out, r: exportDataset({ runs: runsDir, services: envServices(), format: "sft", out, split: 0.02, seed }) };
+    });
+    const empty = made.find((m) => m.r.files["train.jsonl"] === 0)!;
+    expect(empty, "a seed whose 2 % hash split leaves train empty").toBeDefined();
+    const total = empty.r.files["validation.jsonl"]!;
+    expect(empty.r.warnings).toEqual([expect.stringContaining(`the train split is empty: the hash split at --split 0.02 --seed ${made.indexOf(empty)} put all ${total} rows on the other side`)]);
+    expect(readFileSync(join(empty.out, "README.md"), "utf8")).toContain("Warning: the train split is empty");
+    expect(exportTo("sft").result.warnings).toEqual([]);
+  });
+
   it("NLI rows of one question stay on one side of the split, whatever their claims", () => {
     const out = mkdtempSync(join(tmpdir(), "citeflow-export-nli-split-"));
     exportDataset({ runs: runsDir, services: envServices(), format: "nli", out, split: 0.5, seed: 3 });

@@ -39,6 +39,8 @@ export class RowTally {
   readonly graphs = new Map<string, number>();
   /** Ids of the user corrections applied. */
   readonly corrections = new Set<string>();
+  /** Rows whose nodes named no model (a cached node's result carries no model spans). */
+  unrecordedModels = 0;
 
   constructor(splitNames: string[]) {
     for (const n of splitNames) this.splits.set(n, { rows: 0, byLabel: new Map() });
@@ -50,9 +52,23 @@ export class RowTally {
     if (r.label) bump(s.byLabel, r.label);
     for (const src of r.provenance.sources) bump(this.sources, src);
     for (const [k, v] of Object.entries(r.provenance.models)) bump(this.models, `${k}: ${v}`);
+    if (Object.keys(r.provenance.models).length === 0) this.unrecordedModels++;
     bump(this.graphs, `${r.provenance.graph} (${r.provenance.graphHash.slice(0, 12)})`);
     for (const id of r.provenance.corrections ?? []) this.corrections.add(id);
   }
+}
+
+/** What is wrong with the split as made: a side left empty by the hash split (too few questions for the fraction). */
+export function splitWarnings(rows: RowTally, ratio: number, seed: number): string[] {
+  if (ratio >= 1) return [];
+  const count = (n: string) => rows.splits.get(n)?.rows ?? 0;
+  const total = count("train") + count("validation");
+  return (["train", "validation"] as const)
+    .filter((n) => total > 0 && count(n) === 0)
+    .map(
+      (n) =>
+        `the ${n} split is empty: the hash split at --split ${ratio} --seed ${seed} put all ${total} rows on the other side (too few questions for that fraction); try another --seed, or --split 1 for everything in train`,
+    );
 }
 
 /** The dataset card (README.md) written next to every export. */
@@ -73,6 +89,7 @@ export function datasetCard(c: CardInput): string {
     `|---|---|${labels.map(() => "---|").join("")}`,
     ...splitRows,
     "",
+    ...splitWarnings(c.rows, c.split, c.seed).flatMap((w) => [`Warning: ${w}.`, ""]),
     `From ${c.runs} finished runs${c.skippedRuns.length ? `; ${c.skippedRuns.length} runs were left out (${c.skippedRuns.slice(0, 5).join(", ")}${c.skippedRuns.length > 5 ? ", …" : ""})` : ""}.`,
     "",
     ...(c.correctionProblems?.length
@@ -128,7 +145,8 @@ export function datasetCard(c: CardInput): string {
     "",
     "## Models",
     "",
-    ...(models.length ? models.map(([m, n]) => `- ${m} (${n} rows)`) : ["- not recorded (rows from cached nodes carry no model spans)"]),
+    ...models.map(([m, n]) => `- ${m} (${n} rows)`),
+    ...(c.rows.unrecordedModels ? [`- not recorded for ${c.rows.unrecordedModels} rows (rows from cached nodes carry no model spans)`] : []),
     "",
     "## Graphs",
     "",

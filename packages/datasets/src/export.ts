@@ -3,7 +3,7 @@ import { join } from "node:path";
 import type { Services } from "@citeflow/core";
 import { readQrels } from "@citeflow/eval";
 import { AtomicFile, Redactor, removeStaleTemps, RunStore, secretsFromEnv, writeFileAtomic, type CorrectionProblem } from "@citeflow/runstore";
-import { datasetCard, RowTally } from "./card.js";
+import { datasetCard, RowTally, splitWarnings } from "./card.js";
 import { toParquet } from "./parquet.js";
 import { forEachRunExamples, type AnswerExample } from "./examples.js";
 import { readGoldLabels } from "./gold.js";
@@ -46,6 +46,8 @@ export interface ExportResult {
   removed: { exact: number; near: number; trivial: number };
   /** Answers the rubric thresholds dropped. */
   rubricDropped?: number;
+  /** What is wrong with the export as made (an empty split), also in its card. */
+  warnings: string[];
 }
 
 function line(r: Row, metadata: boolean, redactor: Redactor): string {
@@ -149,5 +151,5 @@ export function exportDataset(o: ExportOptions): ExportResult {
     ),
     o.out,
   );
-  return { files, runs: ex.runs, skippedRuns: ex.skipped, correctionProblems: ex.correctionProblems, removed, ...(o.rubric ? { rubricDropped } : {}) };
+  return { files, runs: ex.runs, skippedRuns: ex.skipped, correctionProblems: ex.correctionProblems, removed, warnings: splitWarnings(tally, ratio, seed), ...(o.rubric ? { rubricDropped } : {}) };
 }

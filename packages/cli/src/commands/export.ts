@@ -47,6 +47,7 @@ export async function exportCommand(opts: ExportCommandOptions): Promise<number>
   // What was left out is said on stderr whatever the output format: a skipped run or correction is never silent.
   for (const s of r.skippedRuns) process.stderr.write(`left out run ${s}\n`);
   for (const p of r.correctionProblems) process.stderr.write(`${p.file}:${p.line}: left out: ${p.message}\n`);
+  for (const w of r.warnings) process.stderr.write(`warning: ${w}\n`);
   if (opts.json) process.stdout.write(JSON.stringify(r) + "\n");
   else {
     for (const [f, n] of Object.entries(r.files)) process.stdout.write(`${f}: ${n} rows\n`);
