@@ -20,7 +20,7 @@ import type { CiteflowClient } from "./client";
 import { StoredRuns } from "./stored";
 import { autoLayout, moveNodes, pasteNodes, removeNodes, saveGraph, splitRef } from "./model";
 import { trans } from "./i18n";
-import { questionsOf } from "./questions";
+import { oneLine, questionsOf } from "./questions";
 import { storedRunState, type RunState } from "./run-state";
 import { UndoHistory } from "./undo";
 import { withConsent } from "./with-consent";
@@ -111,6 +111,16 @@ export class EditorState {
 
   get questionSet(): string[] {
     return questionsOf(this.doc, this.question, this.perLine).questions ?? [];
+  }
+
+  /**
+   * "One a line" on or off. Off, the box is one line again: its lines are joined with a space, as
+   * the question they become (a one-line box would join them with nothing between).
+   */
+  setPerLine(on: boolean): void {
+    this.perLine = on;
+    if (!on) this.question = oneLine(this.question);
+    this.emit();
   }
 
   /** The box holds questions one a line: a graph that takes a set, or one that takes a question with "one a line" on. */

@@ -71,7 +71,7 @@ export function Toolbar({ state, showRuns }: { state: EditorState; showRuns: () 
       )}
       {!state.takesQuestionSet && (
         <label className="cf-muted" title={trans.__("Run the pipeline once for each line of the box: a question set, each question its own run")}>
-          <input type="checkbox" data-action="per-line" checked={state.perLine} disabled={active} onChange={(e) => ((state.perLine = e.target.checked), state.emit())} />
+          <input type="checkbox" data-action="per-line" checked={state.perLine} disabled={active} onChange={(e) => state.setPerLine(e.target.checked)} />
           {trans.__("One a line")}
         </label>
       )}

@@ -375,7 +375,9 @@ describe("Runs in the pipeline editor (JupyterLab, Chromium)", () => {
     const rows = page.locator(".cf-runs tbody tr");
     await expect.poll(async () => (await Promise.all([0, 1, 2].map((i) => rows.nth(i).locator("td").last().textContent()))).sort()).toEqual([...questions].sort());
     expect(await page.locator(".cf-runs tbody tr.cf-focus td").last().textContent()).toBe(questions[2]);
+    // Off again, the box is one line: its questions joined with a space, never run together.
     await page.locator('[data-action="per-line"]').uncheck();
+    expect(await page.locator("input.cf-question").inputValue()).toBe(questions.join(" "));
     await page.locator(".cf-question").fill(QUESTION);
   }, 120_000);
 
