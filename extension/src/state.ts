@@ -335,6 +335,8 @@ export class EditorState {
       const started = startedRun(runId, selected);
       this.run = { ...started, ...early, selected, nodes: { ...started.nodes, ...early?.nodes } };
       this.#outputs.clear();
+      // A finished set's status ("done: 3 of 3 runs") is about the set, not this run: it goes when another run starts.
+      if (this.set && this.set.status !== "running") this.set = undefined;
       this.emit();
       return runId;
     } catch (e) {

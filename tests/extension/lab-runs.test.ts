@@ -379,6 +379,11 @@ describe("Runs in the pipeline editor (JupyterLab, Chromium)", () => {
     await page.locator('[data-action="per-line"]').uncheck();
     expect(await page.locator("input.cf-question").inputValue()).toBe(questions.join(" "));
     await page.locator(".cf-question").fill(QUESTION);
+    // A single run after the set: the set's status ("done: 3 of 3") goes, it is not this run's.
+    await page.locator(".cf-tabs button", { hasText: "Node" }).click();
+    await page.locator('[data-action="run"]').click();
+    await expect.poll(() => page.locator(".cf-set-status").count(), { timeout: 30_000 }).toBe(0);
+    await expect.poll(() => page.locator(".cf-run-status").getAttribute("data-status"), { timeout: 90_000 }).toBe("ok");
   }, 120_000);
 
   it("logged no console errors", () => {
