@@ -9,6 +9,8 @@ import { RunStore } from "@citeflow/runstore";
 import { tempDir } from "../helpers.js";
 import { smallSciFactStore } from "../scifact.js";
 import { GEMMA } from "../models/local.js";
+import { json, loopback } from "../models/loopback.js";
+import { loadNli } from "@citeflow/models";
 
 const bin = fileURLToPath(new URL("../../packages/cli/dist/bin.js", import.meta.url));
 
@@ -97,6 +99,41 @@ describe("citeflow eval scifact", () => {
         .reduce((a: number, b: number) => a + b, 0),
     ).toBe(3);
   });
+
+  it("$CITEFLOW_NLI_MODEL=tei:<url>: the same scores with the NLI model served by a TEI-shaped server as in-process", async () => {
+    const local = await loadNli("pair-nli-scifact", { modelsDirs: [process.env.CITEFLOW_MODELS!] });
+    const server = await loopback(async (req, res) => {
+      if (req.path === "/info")
+        return json(res, 200, {
+          model_id: "pair-nli-scifact",
+          model_sha: null,
+          model_type: { classifier: { id2label: { 0: "SUPPORT", 1: "NO_EVIDENCE", 2: "CONTRADICT" } } },
+          max_client_batch_size: 8,
+        });
+      const probs = await local.classify((req.body.inputs as Array<[string, string]>).map(([hypothesis, premise]) => ({ premise, hypothesis })));
+      json(
+        res,
+        200,
+        probs.map((p) => Object.entries(p).map(([label, score]) => ({ label, score }))),
+      );
+    });
+    try {
+      const served = await new Promise<{ code: number; stdout: string; stderr: string }>((resolve) =>
+        execFile(
+          process.execPath,
+          [bin, "eval", "scifact", "--claims", claims, "--store", store, "--json"],
+          { env: { ...process.env, CITEFLOW_NLI_MODEL: `tei:${server.url}` } },
+          (err, stdout, stderr) => resolve({ code: err ? ((err as { code?: number }).code ?? 1) : 0, stdout, stderr }),
+        ),
+      );
+      expect(served.code, served.stderr).toBe(0);
+      expect(server.requests.some((r) => r.path === "/predict")).toBe(true);
+      const inProcess = await exec(["eval", "scifact", "--claims", claims, "--store", store, "--json"]);
+      expect(JSON.parse(served.stdout)).toEqual(JSON.parse(inProcess.stdout));
+    } finally {
+      await server.close();
+    }
+  }, 120_000);
 
   it("--compare: each model's accuracy on the same claims, B − A and its interval", async () => {
     // The shipped NLI model (the repository's models/) against the static-vector fixture.
