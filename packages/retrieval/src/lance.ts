@@ -81,7 +81,8 @@ export class LanceStore implements PassageStore {
     } catch (e) {
       const metaPath = join(dir, "citeflow-store.json");
       const meta = existsSync(metaPath) ? (JSON.parse(readFileSync(metaPath, "utf8")) as StoreMeta) : undefined;
-      if (meta && !(meta.incomplete && meta.passages === 0)) throw lanceError(dir, e);
+      // Citeflow writes the meta before the first batch: without it the folder is not a killed first ingest of Citeflow's.
+      if (!(meta?.incomplete && meta.passages === 0)) throw lanceError(dir, e);
       renameSync(join(dir, `${TABLE}.lance`), join(dir, `${TABLE}.lance.unfinished-${Date.now()}`));
       return undefined;
     }
