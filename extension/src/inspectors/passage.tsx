@@ -70,9 +70,10 @@ export function PassageDetail({ passage: p, rank, mark, preview, onRelevance, on
           </button>
         </p>
       )}
-      {preview !== undefined && p.text.length > preview && (
+      {/* Cut for the display (previewText): at the last whole word within `preview` characters, ending with "…". */}
+      {preview !== undefined && p.text.endsWith("…") && p.text.length > preview / 2 && (
         <p className="cf-muted cf-preview-note">
-          {trans.__("This output carries the first %1 characters of each passage; the kernel's values and the run store keep the whole text.", String(preview))}
+          {trans.__("This output carries at most the first %1 characters of each passage; the kernel's values and the run store keep the whole text.", String(preview))}
         </p>
       )}
     </section>
