@@ -1,4 +1,4 @@
-import { existsSync, mkdirSync, readFileSync, renameSync, rmSync } from "node:fs";
+import { existsSync, mkdirSync, readFileSync, renameSync } from "node:fs";
 import { writeFileAtomic } from "@citeflow/runstore";
 import { join, resolve } from "node:path";
 import * as lancedb from "@lancedb/lancedb";
