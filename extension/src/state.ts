@@ -113,10 +113,7 @@ export class EditorState {
     return questionsOf(this.doc, this.question, this.perLine).questions ?? [];
   }
 
-  /**
-   * "One a line" on or off. Off, the box is one line again: its lines are joined with a space, as
-   * the question they become (a one-line box would join them with nothing between).
-   */
+  /** "One a line" on or off; off, the box's lines become one line, joined with a space (a one-line box would join them with nothing). */
   setPerLine(on: boolean): void {
     this.perLine = on;
     if (!on) this.question = oneLine(this.question);
@@ -335,8 +332,7 @@ export class EditorState {
       const started = startedRun(runId, selected);
       this.run = { ...started, ...early, selected, nodes: { ...started.nodes, ...early?.nodes } };
       this.#outputs.clear();
-      // A finished set's status ("done: 3 of 3 runs") is about the set, not this run: it goes when another run starts.
-      if (this.set && this.set.status !== "running") this.set = undefined;
+      if (this.set && this.set.status !== "running") this.set = undefined; // a finished set's status is not this run's
       this.emit();
       return runId;
     } catch (e) {
@@ -386,18 +382,13 @@ export class EditorState {
     this.emit();
   }
 
-  /**
-   * A graph file cannot choose where requests go: servers it names that the user has not
-   * configured run only after the user agrees (the dialog); the kernel then allows them for its
-   * life. The servers agreed to, or undefined when the user declined.
-   */
+  /** What a graph names that the user has not configured (servers, models folders) runs only once the user agrees (the dialog); the kernel then allows it for its life. What was agreed to, or undefined when the user declined. */
   async #consentToServers(servers: Reach[]): Promise<string[] | undefined> {
-    if (!(await this.confirmServers?.(servers))) {
-      this.error = trans.__("Not run: the pipeline names servers you have not allowed (%1).", [...new Set(servers.map((s) => s.target))].join(", "));
-      this.emit();
-      return undefined;
-    }
-    return [...new Set(servers.map((s) => s.target))];
+    const targets = [...new Set(servers.map((s) => s.target))];
+    if (await this.confirmServers?.(servers)) return targets;
+    this.error = trans.__("Not run: the pipeline names servers you have not allowed (%1).", targets.join(", "));
+    this.emit();
+    return undefined;
   }
 
   async control(method: "step" | "continue" | "pause" | "abort"): Promise<void> {
