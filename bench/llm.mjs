@@ -12,7 +12,7 @@
 // Needs `npm run models` (data and peer models: bench/paths.mjs). $CITEFLOW_BENCH_STORE may name a
 // SciFact store built with all-MiniLM-L6-v2 (the demo's); else one is built here.
 // Run: npm run bench   (CITEFLOW_BENCH_CLAIMS=n sets how many held-out claims, default 30;
-//   CITEFLOW_BENCH_TEMPLATE_CLAIMS=n claims a template is timed on, default 2;
+//   CITEFLOW_BENCH_TEMPLATE_CLAIMS=n claims a template is timed on, default 2; CITEFLOW_BENCH_SPEED_PROMPTS=n prompts the speed is the median of, default 16;
 //   CITEFLOW_BENCH_CHAT_MODEL=<model> adds rows for another model (a larger GGUF, a served model) with the same prompts;
 //   CITEFLOW_BENCH_SUFFICIENCY_CLAIMS=n runs arXivBot's sufficiency check on the first n of them;
 //   CITEFLOW_BENCH_ONLY=quality measures speed and answer quality only: no retrieval, concurrency or templates;
@@ -67,7 +67,7 @@ const measures = (part) => ALL || PARTS[ONLY].includes(part);
 const SPLIT = process.env.CITEFLOW_BENCH_SPLIT === "dev" ? "dev" : "held-out";
 const scifact = join(DATA, "scifact");
 
-const SPEED_PROMPTS = 16;
+const SPEED_PROMPTS = Number(process.env.CITEFLOW_BENCH_SPEED_PROMPTS || 16);
 const median = (xs) => [...xs].sort((a, b) => a - b)[Math.floor(xs.length / 2)];
 const fmt = (x, d = 1) => x.toFixed(d);
 const rows = (header, body) => {
