@@ -108,6 +108,13 @@ describe("graph loading", () => {
     expectProblem(d, { nodeId: "c", field: "inputs.a", message: /takes one edge; it already has one from a.out/ });
   });
 
+  it("a node refused for a param still feeds its edges: no false 'not connected' downstream", () => {
+    const d = doc({ p: ["test.passages"], s: ["list.select", { limit: -3 }], s2: ["list.select"] }, ["p.passages->s.items", "s.items->s2.items"]);
+    const errors = errorsOf(d);
+    expect(errors).toContainEqual(expect.objectContaining({ nodeId: "s", field: "params.limit" }));
+    expect(errors.filter((e) => /not connected/.test(e.message))).toEqual([]);
+  });
+
   it("rejects an unconnected required input", () => {
     expectProblem(doc({ c: ["test.add"] }), { nodeId: "c", field: "inputs.a", message: /required input "a" \(Number\) is not connected/ });
   });

@@ -127,6 +127,8 @@ export function wire(nodesInOrder: WiredNodeIn[], rawEdges: unknown[], declaredI
   const parents = new Map(nodesInOrder.map((n) => [n.id, [] as string[]]));
   const edges: Wiring["edges"] = [];
   const seen = new Set<string>();
+  // Inputs fed by a node declared but not checked (its params or type refused): fed all the same, never "not connected".
+  const fedByUnchecked = new Set<string>();
   rawEdges.forEach((e, index) => {
     const path = `edges[${index}]`;
     if (!isObject(e) || typeof e.from !== "string" || typeof e.to !== "string") return p.error(path, `an edge is { "from": "node.port", "to": "node.port" }`);
@@ -137,7 +139,11 @@ export function wire(nodesInOrder: WiredNodeIn[], rawEdges: unknown[], declaredI
     if (!to) return p.error(`${path}.to`, `"${e.to}" is not "nodeId.port"`);
     const src = nodes.get(from.node);
     const dst = nodes.get(to.node);
-    if (!src) return declaredIds.has(from.node) ? undefined : p.error(`${path}.from`, `edge from unknown node "${from.node}" (dangling edge)`, from.node, "id");
+    if (!src) {
+      if (!declaredIds.has(from.node)) return p.error(`${path}.from`, `edge from unknown node "${from.node}" (dangling edge)`, from.node, "id");
+      if (dst) fedByUnchecked.add(`${dst.id}.${to.port}`);
+      return;
+    }
     if (!dst) return declaredIds.has(to.node) ? undefined : p.error(`${path}.to`, `edge to unknown node "${to.node}" (dangling edge)`, to.node, "id");
     if (src.outputs && !Object.hasOwn(src.outputs, from.port))
       return p.error(`${path}.from`, `${src.type} has no output "${from.port}" (outputs: ${Object.keys(src.outputs).join(", ") || "none"})`, src.id, `outputs.${from.port}`);
@@ -171,7 +177,7 @@ export function wire(nodesInOrder: WiredNodeIn[], rawEdges: unknown[], declaredI
     if (!node.inputs || !node.outputs) continue;
     const fed = incoming.get(id)!;
     const bindings: Bindings = {};
-    for (const port of unfedInputs(node.inputs, (port) => (fed[port]?.length ?? 0) > 0))
+    for (const port of unfedInputs(node.inputs, (port) => (fed[port]?.length ?? 0) > 0 || fedByUnchecked.has(`${id}.${port}`)))
       p.error("nodes", `required input "${port}" (${node.inputs[port]!.type}) is not connected`, id, `inputs.${port}`);
     for (const [port, spec] of Object.entries(node.inputs))
       for (const ref of fed[port] ?? []) {
