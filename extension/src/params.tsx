@@ -2,8 +2,20 @@
 import type { CatalogueNode, GraphNode } from "@citeflow/core/browser";
 import { useState } from "react";
 import { trans } from "./i18n";
+import { numberProblem } from "./param-check";
 
-type Schema = { type?: string | string[]; description?: string; default?: unknown; enum?: unknown[]; examples?: unknown[]; minimum?: number; maximum?: number; anyOf?: Schema[] };
+export type Schema = {
+  type?: string | string[];
+  description?: string;
+  default?: unknown;
+  enum?: unknown[];
+  examples?: unknown[];
+  minimum?: number;
+  maximum?: number;
+  exclusiveMinimum?: number;
+  exclusiveMaximum?: number;
+  anyOf?: Schema[];
+};
 
 export function ParamsForm({ node, spec, onChange }: { node: GraphNode; spec: CatalogueNode; onChange: (key: string, value: unknown) => void }) {
   const props = ((spec.params as { properties?: Record<string, Schema> }).properties ?? {}) as Record<string, Schema>;
@@ -56,18 +68,25 @@ function Field({ name, schema, value, onChange }: { name: string; schema: Schema
       </select>
     );
   } else if (kind === "number" || kind === "integer") {
+    // An optional number's schema may be anyOf [number, null]: its bounds are on the number.
+    const n = schema.anyOf?.find((x) => x.type === "number" || x.type === "integer") ?? schema;
+    const problem = numberProblem(n, kind, value);
     input = (
-      <input
-        id={id}
-        name={name}
-        type="number"
-        step={kind === "integer" ? 1 : "any"}
-        {...(schema.minimum !== undefined ? { min: schema.minimum } : {})}
-        {...(schema.maximum !== undefined ? { max: schema.maximum } : {})}
-        placeholder={placeholder}
-        value={typeof value === "number" ? value : ""}
-        onChange={(e) => onChange(e.target.value === "" ? undefined : Number(e.target.value))}
-      />
+      <>
+        <input
+          id={id}
+          name={name}
+          type="number"
+          step={kind === "integer" ? 1 : "any"}
+          {...(n.minimum !== undefined ? { min: n.minimum } : {})}
+          {...(n.maximum !== undefined ? { max: n.maximum } : {})}
+          placeholder={placeholder}
+          value={typeof value === "number" ? value : ""}
+          onChange={(e) => onChange(e.target.value === "" ? undefined : Number(e.target.value))}
+          aria-invalid={problem !== undefined}
+        />
+        {problem && <small className="cf-error">{problem}</small>}
+      </>
     );
   } else if (kind === "string") {
     // Suggestions the kernel gives (a model param: the installed models of its kind); any other text is still allowed.
