@@ -7,7 +7,7 @@
 //   npm run lab -- [--port N] [--token T] [--root DIR] [--state DIR] [--jupyterlab VERSION]
 import { spawn } from "node:child_process";
 import { randomBytes } from "node:crypto";
-import { mkdirSync, writeFileSync } from "node:fs";
+import { mkdirSync, readdirSync, writeFileSync } from "node:fs";
 import { createServer } from "node:net";
 import { join, resolve } from "node:path";
 import { fileURLToPath } from "node:url";
@@ -25,6 +25,32 @@ function freePort() {
 }
 
 /** User settings of this lab's state folder: no news or update checks (lab machines often have no route out). */
+// The notebooks this checkout ships are tracked by git: the server saves them without outputs (a run
+// in JupyterLab would otherwise autosave thousands of lines of them into the checkout). Other files,
+// and copies of these under other names, keep their outputs.
+const STRIP_SHIPPED = `import os, json
+
+_shipped = set(json.loads(os.environ.get("CITEFLOW_SHIPPED_NOTEBOOKS", "[]")))
+
+def _strip_shipped(model, path, contents_manager, **kwargs):
+    if model.get("type") != "notebook" or os.path.join(contents_manager.root_dir, path.strip("/")) not in _shipped:
+        return
+    for cell in model["content"].get("cells", []):
+        if cell.get("cell_type") == "code":
+            cell["outputs"] = []
+            cell["execution_count"] = None
+
+c.FileContentsManager.pre_save_hook = _strip_shipped
+`;
+
+/** The shipped notebooks in `dir` (tracked files of this checkout, by absolute path). */
+function shippedNotebooks(dir) {
+  if (resolve(dir) !== join(root, "notebooks")) return [];
+  return readdirSync(dir)
+    .filter((f) => f.endsWith(".ipynb"))
+    .map((f) => join(dir, f));
+}
+
 function userSettings(state) {
   const dir = join(state, "user-settings");
   const notification = join(dir, "@jupyterlab", "apputils-extension");
@@ -37,7 +63,8 @@ function userSettings(state) {
  * Starts `jupyter lab` from the venv of `options.jupyterlab` (default: the pinned version) and
  * resolves once it answers. `stop()` shuts its kernels down first (kernels do not die with their
  * server), then the server. `options.venv` serves another venv's JupyterLab as it is (the wheel
- * already installed); `options.exposeApp` puts `window.jupyterapp` on the page, for tests.
+ * already installed); `options.exposeApp` puts `window.jupyterapp` on the page, for tests; `options.shippedNotebooks`:
+ * the notebooks saved without outputs (default: this checkout's notebooks/*.ipynb when the root is that folder).
  */
 export async function startLab(options = {}) {
   const venv = options.venv ?? labEnv(options.jupyterlab ?? JUPYTERLAB);
@@ -46,12 +73,14 @@ export async function startLab(options = {}) {
   const token = options.token ?? randomBytes(24).toString("hex");
   const notebookDir = resolve(options.root ?? join(root, "notebooks"));
   for (const d of ["config", "data", "runtime", "workspaces"]) mkdirSync(join(state, d), { recursive: true });
+  writeFileSync(join(state, "config", "jupyter_server_config.py"), STRIP_SHIPPED);
   const env = {
     ...process.env,
     // The wheel's kernelspec runs `citeflow kernel start`: this checkout's CLI, on this Node.
     CITEFLOW_CLI: join(root, "packages", "cli", "bin", "citeflow.js"),
     CITEFLOW_NODE: process.execPath,
     ...options.env,
+    CITEFLOW_SHIPPED_NOTEBOOKS: JSON.stringify(options.shippedNotebooks ?? shippedNotebooks(notebookDir)),
     JUPYTER_CONFIG_DIR: join(state, "config"),
     JUPYTER_DATA_DIR: join(state, "data"),
     JUPYTER_RUNTIME_DIR: join(state, "runtime"),
