@@ -13,6 +13,7 @@ import {
   dragPort,
   EDGES_ACROSS_NODES,
   minimapDim,
+  openVerifai,
   NODES_IN_VIEW,
   node,
   page,
@@ -433,7 +434,11 @@ describe("The pipeline editor's canvas in JupyterLab (Chromium)", () => {
 
   it("changes a param through the generated form and saves a stable file", async () => {
     await select("top");
+    // A number the node's schema refuses is flagged under the field as it is typed.
+    await page.locator('.cf-inspector input[name="limit"]').fill("-3");
+    await expect.poll(() => page.locator(".cf-inspector .cf-field-integer .cf-error").textContent()).toMatch(/^must be (at least|more than) /);
     await page.locator('.cf-inspector input[name="limit"]').fill("4");
+    await expect.poll(() => page.locator(".cf-inspector .cf-field-integer .cf-error").count()).toBe(0);
     await page.keyboard.press("Control+s");
     await expect.poll(() => savedNode("top").params.limit).toBe(4);
   }, 30_000);
@@ -511,6 +516,20 @@ describe("The pipeline editor's canvas in JupyterLab (Chromium)", () => {
       await shot(`01b-${template}-open`);
     }
   }, 120_000);
+
+  it("shuts an editor's kernel down when its document's last tab closes", async () => {
+    const running = () =>
+      page.evaluate(async () => {
+        const kernels = (window as any).jupyterapp.serviceManager.kernels;
+        await kernels.refreshRunning();
+        return [...kernels.running()].length;
+      });
+    await closeAll();
+    await openVerifai();
+    await expect.poll(running, { timeout: 60_000 }).toBeGreaterThan(0);
+    await closeAll();
+    await expect.poll(running, { timeout: 30_000 }).toBe(0);
+  }, 150_000);
 
   it("logged no console errors", () => {
     expect(problems).toEqual([]);
