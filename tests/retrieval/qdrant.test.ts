@@ -2,6 +2,7 @@ import { spawn } from "node:child_process";
 import { mkdtempSync, readFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { randomUUID } from "node:crypto";
+import { createServer as createHttpServer } from "node:http";
 import { createServer } from "node:net";
 import { join } from "node:path";
 import { fileURLToPath } from "node:url";
@@ -71,6 +72,23 @@ describe("Qdrant store: what needs no server", () => {
     child.stderr.on("data", (d) => (err += d));
     expect(await new Promise((r) => child.on("exit", r))).not.toBe(0);
     expect(err).toContain(`Qdrant at http://127.0.0.1:${port} is not answering`);
+  });
+});
+
+describe("Qdrant client bounds", () => {
+  it("a server that sends its headers and then trickles its body is cut off at the store's timeout, body included", async () => {
+    const server = createHttpServer((_req, res) => {
+      res.writeHead(200, { "content-type": "application/json" });
+      res.write('{"result":');
+      const t = setInterval(() => res.write(" "), 100);
+      res.on("close", () => clearInterval(t));
+    });
+    await new Promise<void>((r) => server.listen(0, "127.0.0.1", r));
+    const { port } = server.address() as { port: number };
+    // Cut off by the timeout (the test's own time limit would end it otherwise: the body never ends).
+    await expect(QdrantStore.open({ url: `http://127.0.0.1:${port}`, collection: "c", timeoutMs: 1000 })).rejects.toThrow(`Qdrant at http://127.0.0.1:${port} is not answering`);
+    server.closeAllConnections();
+    server.close();
   });
 });
 
