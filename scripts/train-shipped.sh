@@ -7,11 +7,14 @@
 # OpenScholar's true/false prompts, for the claims and their polarity-flipped twins → the judge's adapter.
 # About four hours on two cores.
 #
-# Usage: scripts/train-shipped.sh [work folder]   (SciFact from $CITEFLOW_DATA, else data/)
+# Usage: scripts/train-shipped.sh <claims data folder> [work folder]   (SciFact from $CITEFLOW_DATA, else data/)
+# The claims data folder holds the claim-verification sets the NLI model also trains on, each in its own
+# public layout (check-covid/ …; read there, never copied into the repository).
 set -euo pipefail
 root="$(cd "$(dirname "$0")/.." && pwd)"
 data="${CITEFLOW_DATA:-$root/data}/scifact"
-work="${1:-$root/.citeflow/train-shipped}"
+claims="${1:?usage: scripts/train-shipped.sh <claims data folder: check-covid/ …> [work folder]}"
+work="${2:-$root/.citeflow/train-shipped}"
 cf() { node "$root/packages/cli/dist/bin.js" "$@"; }
 mkdir -p "$work"
 licence="SciFact (Wadden et al., 2020): claims CC BY 4.0, abstracts ODC-By 1.0 (data/scifact/LICENSE.md)"
@@ -20,7 +23,13 @@ cf ingest "$data/corpus.jsonl" --store "$work/store" --batch 64
 cf eval retrieval --store "$work/store" --queries "$data/claims_train.jsonl" --qrels "$data/qrels_train.tsv" --mode hybrid --runs "$work/runs"
 cf export --runs "$work/runs" --format nli --labels "$data/claims_train.jsonl" --corpus "$data/corpus.jsonl" --out "$work/export-nli" --split 1
 cf export --runs "$work/runs" --format rerank --qrels "$data/qrels_train.tsv" --out "$work/export-rerank" --split 1
-cf train nli --data "$work/export-nli" --corpus "$data/corpus.jsonl" --out "$root/models/citeflow/nli-minilm-scifact" --heldout "$root/bench/scifact-heldout.json" --claims "$data/claims_train.jsonl" --seed 13 --threads 2 --epochs 2 --lr 3e-5 --max-length 128 --data-licence "$licence"
+# The NLI model leaves out the dev split's claims (bench/scifact-dev.json) so that its claim verdicts' calibration and
+# cannot-tell band can be chosen there (bench/calibrate.mjs) on claims it never trained on, and adds three claim sets
+# (their own dev/test splits kept apart): Check-COVID's train split (MIT), COVID-Fact's train split and HealthVer's
+# dev split (neither states a licence). Chosen on dev over SciFact alone and over SciFact with Check-COVID alone
+# (bench/README.md, "What the sets add, on dev").
+for set in check-covid covidfact healthver; do cf datasets import "$set" "$claims/$set" --out "$work/$set"; done
+cf train nli --data "$work/export-nli" --corpus "$data/corpus.jsonl" --out "$root/models/citeflow/nli-minilm-scifact" --heldout "$root/bench/scifact-heldout.json" --claims "$data/claims_train.jsonl" --seed 13 --threads 2 --epochs 2 --lr 3e-5 --max-length 128 --leave-out "$root/bench/scifact-dev.json" --add "$work/check-covid/train.jsonl" --add "$work/covidfact/train.jsonl" --add "$work/healthver/dev.jsonl" --data-licence "$licence"
 # Shipped in int8 only, to keep the repository small: the fp32 file goes, and with it its line in the sums and the card.
 int8_only() {
   rm "$1/onnx/model.onnx"

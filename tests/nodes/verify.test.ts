@@ -132,6 +132,16 @@ describe("verify.nli judges the question, not only the quote (Citeflow's NLI mod
     expect(r.warnings).not.toContain("the quoted sentences may not answer the question");
   });
 
+  it("the shipped model's claim verdicts are calibrated on the dev split: P(supported), a confidence, the band and its rule", async () => {
+    const r = await check("Aspirin lowers the rate of stroke in older adults.", "The papers report: Aspirin lowered the rate of stroke in older adults [1].", [aspirin]);
+    const [v] = r.claimVerdicts;
+    expect(v!.calibration).toMatchObject({ forced: "SUPPORT", rule: expect.stringContaining("SciFact dev split") });
+    const [lo, hi] = v!.calibration!.band;
+    expect(0 < lo && lo < 0.5 && 0.5 < hi && hi < 1).toBe(true);
+    expect(v!.label).toBe(v!.calibration!.pSupport >= hi ? "SUPPORT" : "CANNOT_TELL");
+    expect(r.question.calibration!.band).toEqual([lo, hi]);
+  });
+
   it("an answer that cites nothing gives the question NO_REFERENCE; without a question the list is empty", async () => {
     const r = await check("Aspirin lowers the rate of stroke.", "Aspirin is good.", [aspirin]);
     expect(r.question.label).toBe("NO_REFERENCE");
@@ -141,6 +151,24 @@ describe("verify.nli judges the question, not only the quote (Citeflow's NLI mod
 });
 
 describe("verify.nli's band", () => {
+  it("overrides the chosen one for a calibrated model: a band over all of [0, 1] gives CANNOT_TELL", async () => {
+    const shipped = fileURLToPath(new URL("../../models", import.meta.url));
+    envServices().allowModelsDir(shipped);
+    const d = doc(
+      {
+        a: ["test.any", { value: answer("Aspirin lowered the rate of stroke in older adults [1].") }],
+        p: ["test.any", { value: passages }],
+        split: ["claims.split"],
+        verify: ["verify.nli", { model: "citeflow/nli-minilm-scifact", modelsDir: shipped, band: [0, 1] }],
+      },
+      ["a.out->split.answer", "split.claims->verify.claims", "p.out->verify.passages"],
+    );
+    const r = await run(d);
+    expect(r.byId.verify!.status, JSON.stringify(r.byId.verify!.error)).toBe("done");
+    const [v] = r.byId.verify!.outputs!.claimVerdicts as Verdict[];
+    expect(v).toMatchObject({ label: "CANNOT_TELL", calibration: { band: [0, 1], rule: expect.stringContaining("band set on the node") } });
+  });
+
   it("is refused for a model no calibration was chosen for, naming the param", async () => {
     const d = doc(
       {
