@@ -24,7 +24,6 @@ function freePort() {
   });
 }
 
-/** User settings of this lab's state folder: no news or update checks (lab machines often have no route out). */
 // The notebooks this checkout ships are tracked by git: the server saves them without outputs (a run
 // in JupyterLab would otherwise autosave thousands of lines of them into the checkout). Other files,
 // and copies of these under other names, keep their outputs.
@@ -51,6 +50,7 @@ function shippedNotebooks(dir) {
     .map((f) => join(dir, f));
 }
 
+/** User settings of this lab's state folder: no news or update checks (lab machines often have no route out). */
 function userSettings(state) {
   const dir = join(state, "user-settings");
   const notification = join(dir, "@jupyterlab", "apputils-extension");

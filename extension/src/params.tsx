@@ -4,7 +4,7 @@ import { useState } from "react";
 import { trans } from "./i18n";
 import { numberProblem } from "./param-check";
 
-export type Schema = {
+type Schema = {
   type?: string | string[];
   description?: string;
   default?: unknown;
