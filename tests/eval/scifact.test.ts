@@ -1,5 +1,5 @@
 import { execFile } from "node:child_process";
-import { writeFileSync } from "node:fs";
+import { readFileSync, writeFileSync } from "node:fs";
 import { delimiter, join } from "node:path";
 import { fileURLToPath } from "node:url";
 import { beforeAll, describe, expect, it } from "vitest";
@@ -98,6 +98,19 @@ describe("citeflow eval scifact", () => {
         .flatMap((row) => Object.values(row as Record<string, number>))
         .reduce((a: number, b: number) => a + b, 0),
     ).toBe(3);
+  });
+
+  it("--out writes each claim's record, and a second run replaces the file", async () => {
+    const out = join(tempDir(), "records.jsonl");
+    for (let i = 0; i < 2; i++) {
+      const r = await exec(["eval", "scifact", "--claims", claims, "--store", store, "--json", "--runs", tempDir(), "--out", out]);
+      expect(r.code, r.stderr).toBe(0);
+      const records = readFileSync(out, "utf8")
+        .trim()
+        .split("\n")
+        .map((l) => JSON.parse(l));
+      expect(records.map((x: { id: string }) => x.id)).toEqual(["1", "2", "3"]);
+    }
   });
 
   it("$CITEFLOW_NLI_MODEL=tei:<url>: the same scores with the NLI model served by a TEI-shaped server as in-process", async () => {
