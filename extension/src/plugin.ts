@@ -73,8 +73,6 @@ export const plugin: JupyterFrontEndPlugin<ICiteflowTracker> = {
         modelName: "text",
         preferKernel: true,
         canStartKernel: true,
-        // Each pipeline file gets its own Citeflow kernel (~0.5 GB); it shuts down when the file's last editor closes.
-        shutdownOnClose: true,
         translator: translator ?? nullTranslator,
       },
       () => settings,

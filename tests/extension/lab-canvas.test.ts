@@ -13,7 +13,6 @@ import {
   dragPort,
   EDGES_ACROSS_NODES,
   minimapDim,
-  openVerifai,
   NODES_IN_VIEW,
   node,
   page,
@@ -516,20 +515,6 @@ describe("The pipeline editor's canvas in JupyterLab (Chromium)", () => {
       await shot(`01b-${template}-open`);
     }
   }, 120_000);
-
-  it("shuts an editor's kernel down when its document's last tab closes", async () => {
-    const running = () =>
-      page.evaluate(async () => {
-        const kernels = (window as any).jupyterapp.serviceManager.kernels;
-        await kernels.refreshRunning();
-        return [...kernels.running()].length;
-      });
-    await closeAll();
-    await openVerifai();
-    await expect.poll(running, { timeout: 60_000 }).toBeGreaterThan(0);
-    await closeAll();
-    await expect.poll(running, { timeout: 30_000 }).toBe(0);
-  }, 150_000);
 
   it("logged no console errors", () => {
     expect(problems).toEqual([]);
