@@ -56,8 +56,7 @@ function checkPaths(cmd: Command): void {
   for (const [flag, mustExist] of Object.entries(FOLDERS)) {
     const v = o[flag];
     if (typeof v !== "string" || v === "" || v.startsWith("qdrant:")) continue;
-    // eval scifact's --out is a file of records, written whole (replacing one that is there).
-    if (flag === "out" && cmd.name() === "scifact") continue;
+    if (cmd.options.find((opt) => opt.long === `--${flag}`)?.flags.includes("<file>")) continue; // a file option (eval scifact --out)
     if (existsSync(v) && !statSync(v).isDirectory()) throw new UsageError(`--${flag} ${v}: that is a file; give a folder${mustExist.includes(cmd.name()) ? "" : " (it is created when missing)"}`);
     if (!existsSync(v) && mustExist.includes(cmd.name()))
       throw new FailureError(
