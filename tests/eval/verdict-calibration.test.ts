@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import { calibratedVerdict, claimVerdicts, nliSupportScore, type Verdict } from "@citeflow/core";
+import { calibratedVerdict, claimVerdicts, nliEvidenceStrength, nliSupportScore, type Verdict } from "@citeflow/core";
 import { accuracyAtCoverage, chooseBand, fitPlatt, riskCoverage, scoreNliBySource, scoreNliPairs, selectiveScores } from "@citeflow/eval";
 
 const probs = (SUPPORT: number, NO_EVIDENCE: number, CONTRADICT: number) => ({ SUPPORT, NO_EVIDENCE, CONTRADICT });
@@ -119,6 +119,43 @@ describe("calibrated claim verdicts", () => {
   });
 });
 
+describe("the evidence floor", () => {
+  it("a claim no sentence speaks to is NO_EVIDENCE below the floor, whatever its support score; at the floor the band decides; without a floor nothing changes", () => {
+    const cal = { slope: 2, intercept: 0.6, band: [0.48, 0.64] as [number, number], rule: "floor test", evidenceFloor: 0.05 };
+    const v = (claimId: string, SUPPORT: number, CONTRADICT: number): Verdict => ({
+      claimId,
+      passageId: "p",
+      label: "NO_EVIDENCE",
+      probabilities: { SUPPORT, NO_EVIDENCE: 1 - SUPPORT - CONTRADICT, CONTRADICT },
+    });
+    // "mute": 0.004 − 0.003 gives P(supported) 0.646, past the band's top: a SUPPORT decided by noise without the floor.
+    const verdicts = [v("mute", 0.004, 0.003), v("mute", 0.002, 0.001), v("read", 0.05, 0.01), v("strong", 0.9, 0.02)];
+    expect(nliEvidenceStrength(verdicts.filter((x) => x.claimId === "mute"))).toBeCloseTo(0.004);
+    expect(nliEvidenceStrength([{ claimId: "x", label: "NO_REFERENCE", probabilities: {} }])).toBeUndefined();
+    const claims = ["mute", "read", "strong"].map((id) => ({ id, text: id, passageIds: ["p"] }));
+    const out = claimVerdicts(claims, verdicts, cal);
+    expect(out.map((x) => x.label)).toEqual(["NO_EVIDENCE", "SUPPORT", "SUPPORT"]);
+    expect(out[0]!.calibration).toMatchObject({ evidence: 0.004, evidenceFloor: 0.05, forced: "SUPPORT", rule: "floor test" });
+    expect(out[1]!.calibration!.evidence).toBe(0.05);
+    const { evidenceFloor: _, ...noFloor } = cal;
+    expect(claimVerdicts(claims, verdicts, noFloor).map((x) => x.label)).toEqual(["SUPPORT", "SUPPORT", "SUPPORT"]);
+    expect(claimVerdicts(claims, verdicts, noFloor)[0]!.calibration).not.toHaveProperty("evidenceFloor");
+  });
+
+  it("NO_EVIDENCE is no verdict on true/false claims and a verdict, right or wrong, on 3-way ones", () => {
+    const cal = (label: string, forced: string) => ({ label, calibration: { confidence: 0.7, band: [0.4, 0.6] as [number, number], forced, rule: "r", evidenceFloor: 0.05 } });
+    const items = [
+      { gold: "SUPPORT", verdict: cal("SUPPORT", "SUPPORT") },
+      { gold: "NO_EVIDENCE", verdict: cal("NO_EVIDENCE", "SUPPORT") },
+      { gold: "CONTRADICT", verdict: cal("NO_EVIDENCE", "SUPPORT") },
+      { gold: "CONTRADICT", verdict: cal("CANNOT_TELL", "SUPPORT") },
+    ];
+    expect(selectiveScores(items)).toMatchObject({ given: 1, accuracy_given: 1, no_evidence: 2, evidence_floor: 0.05 });
+    expect(selectiveScores(items, true)).toMatchObject({ given: 3, no_evidence: 2 });
+    expect(selectiveScores(items, true)!.accuracy_given).toBeCloseTo(2 / 3);
+  });
+});
+
 describe("eval scifact's selective figures", () => {
   it("counts the verdicts given outside the band and how many are right; CANNOT_TELL is no verdict; a claim without evidence makes any verdict wrong", () => {
     const cal = (label: string, confidence: number, forced: string) => ({ label, calibration: { confidence, band: [0.3, 0.7] as [number, number], forced, rule: "r" } });
@@ -129,7 +166,8 @@ describe("eval scifact's selective figures", () => {
       { gold: "CONTRADICT", verdict: cal("CANNOT_TELL", 0.55, "SUPPORT") },
       { gold: "NO_EVIDENCE", verdict: cal("SUPPORT", 0.72, "SUPPORT") },
     ])!;
-    expect(s).toMatchObject({ given: 4, claims: 5, coverage: 0.8, band: [0.3, 0.7], rule: "r" });
+    expect(s).toMatchObject({ given: 4, claims: 5, coverage: 0.8, band: [0.3, 0.7], rule: "r", no_evidence: 0 });
+    expect(s).not.toHaveProperty("evidence_floor");
     expect(s.accuracy_given).toBeCloseTo(2 / 4);
     expect(s.at_coverage["0.4"]).toBe(1);
     expect(s.at_coverage["1.0"]).toBeCloseTo(2 / 5);

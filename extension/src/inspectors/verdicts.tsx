@@ -56,6 +56,10 @@ export function VerdictsView({ verdicts, claims, onCorrect, corrections = [], pa
                 {trans.__("calibrated confidence %1", v.calibration.confidence.toFixed(2))} ·{" "}
                 {trans.__("cannot tell while P(supported) is between %1 and %2", v.calibration.band[0].toFixed(2), v.calibration.band[1].toFixed(2))}
                 {v.label === "CANNOT_TELL" && ` · ${trans.__("forced: %1", v.calibration.forced)}`}
+                {v.label === "NO_EVIDENCE" &&
+                  v.calibration.evidence !== undefined &&
+                  v.calibration.evidenceFloor !== undefined &&
+                  ` · ${trans.__("no sentence read gives SUPPORT or CONTRADICT %1 (strongest: %2)", v.calibration.evidenceFloor.toFixed(3), v.calibration.evidence.toFixed(3))}`}
                 {v.about === "question" && (v.label === "CANNOT_TELL" || v.label === "NO_EVIDENCE") && <strong> · {trans.__("the quoted sentences may not answer the question")}</strong>}
               </div>
             )}

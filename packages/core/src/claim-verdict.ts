@@ -13,6 +13,12 @@ export interface VerdictCalibration {
   band: [number, number];
   /** Which model and which claims it was chosen on, shown with every verdict it gives. */
   rule: string;
+  /**
+   * NLI models: when no sentence read gives SUPPORT or CONTRADICT even this probability (the claim's evidence strength,
+   * `nliEvidenceStrength`), the verdict is NO_EVIDENCE — what it was checked against says nothing the model can read
+   * about it — whatever its support score (near 0 then, so its P(supported) is the prior's, not evidence).
+   */
+  evidenceFloor?: number;
 }
 
 const sigmoid = (x: number) => 1 / (1 + Math.exp(-x));
@@ -28,21 +34,37 @@ export function nliSupportScore(verdicts: Verdict[]): number | undefined {
   return Math.max(...scored.map((v) => v.probabilities.SUPPORT!)) - Math.max(...scored.map((v) => v.probabilities.CONTRADICT!));
 }
 
+/**
+ * A claim's evidence strength: the largest SUPPORT or CONTRADICT probability of any sentence it was checked against,
+ * in [0, 1]; undefined when none was scored.
+ */
+export function nliEvidenceStrength(verdicts: Verdict[]): number | undefined {
+  const scored = verdicts.filter((v) => v.probabilities.SUPPORT !== undefined && v.probabilities.CONTRADICT !== undefined);
+  if (scored.length === 0) return undefined;
+  return Math.max(...scored.map((v) => Math.max(v.probabilities.SUPPORT!, v.probabilities.CONTRADICT!)));
+}
+
 /** The caveat a question verdict carries when it cannot tell: what the answer quotes may be true of its passages and still not answer the question. */
 export const QUESTION_CAVEAT = "the quoted sentences may not answer the question";
 
-/** A claim-level verdict from its support score through a calibration: SUPPORT or CONTRADICT outside the band, CANNOT_TELL inside it. */
-export function calibratedVerdict(claimId: string, score: number, c: VerdictCalibration): Verdict {
+/**
+ * A claim-level verdict from its support score through a calibration: SUPPORT or CONTRADICT outside the band,
+ * CANNOT_TELL inside it; NO_EVIDENCE before either when its evidence strength is below the calibration's floor.
+ */
+export function calibratedVerdict(claimId: string, score: number, c: VerdictCalibration, evidence?: number): Verdict {
   const pSupport = sigmoid(c.slope * score + c.intercept);
   const forced = pSupport >= 0.5 ? "SUPPORT" : "CONTRADICT";
-  const label = pSupport >= c.band[1] ? "SUPPORT" : pSupport <= c.band[0] ? "CONTRADICT" : "CANNOT_TELL";
+  const unread = evidence !== undefined && c.evidenceFloor !== undefined && evidence < c.evidenceFloor;
+  const label = unread ? "NO_EVIDENCE" : pSupport >= c.band[1] ? "SUPPORT" : pSupport <= c.band[0] ? "CONTRADICT" : "CANNOT_TELL";
   const confidence = label === "SUPPORT" ? pSupport : label === "CONTRADICT" ? 1 - pSupport : Math.max(pSupport, 1 - pSupport);
-  return { claimId, label, probabilities: { SUPPORT: pSupport, CONTRADICT: 1 - pSupport }, calibration: { pSupport, confidence, band: c.band, forced, rule: c.rule } };
+  const floor = evidence !== undefined && c.evidenceFloor !== undefined ? { evidence, evidenceFloor: c.evidenceFloor } : {};
+  return { claimId, label, probabilities: { SUPPORT: pSupport, CONTRADICT: 1 - pSupport }, calibration: { pSupport, confidence, band: c.band, forced, rule: c.rule, ...floor } };
 }
 
 /**
  * Each claim's verdict from its sentence-level NLI verdicts: NO_REFERENCE when nothing it cites
- * could be read; else the calibrated verdict of its support score, or, without a calibration for
+ * could be read; else the calibrated verdict of its support score (NO_EVIDENCE below the calibration's evidence
+ * floor), or, without a calibration for
  * the model, the strongest of its verdicts' SUPPORT and CONTRADICT (NO_EVIDENCE when none) with no
  * cannot-tell band.
  */
@@ -51,7 +73,7 @@ export function claimVerdicts(claims: Claim[], verdicts: Verdict[], calibration:
     const own = verdicts.filter((v) => v.claimId === claim.id);
     const score = nliSupportScore(own);
     if (score === undefined) return { claimId: claim.id, label: "NO_REFERENCE", probabilities: {} };
-    if (calibration) return calibratedVerdict(claim.id, score, calibration);
+    if (calibration) return calibratedVerdict(claim.id, score, calibration, nliEvidenceStrength(own));
     const best = own.reduce<Verdict | undefined>((b, v) => {
       if (v.label !== "SUPPORT" && v.label !== "CONTRADICT") return b;
       return !b || v.probabilities[v.label]! > b.probabilities[b.label]! ? v : b;

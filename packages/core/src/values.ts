@@ -122,9 +122,11 @@ export const Verdict = z.object({
       band: z.tuple([z.number().min(0).max(1), z.number().min(0).max(1)]).describe("pSupport above the first and below the second: CANNOT_TELL"),
       forced: z.enum(["SUPPORT", "CONTRADICT"]).describe("The verdict if one had to be given (pSupport ≥ 0.5)"),
       rule: z.string().describe("Which calibration: the model and the claims it was chosen on"),
+      evidence: z.number().min(0).max(1).optional().describe("NLI: the largest SUPPORT or CONTRADICT probability of any sentence the claim was checked against"),
+      evidenceFloor: z.number().min(0).max(1).optional().describe("NLI: below this evidence strength the verdict is NO_EVIDENCE (nothing read speaks to the claim)"),
     })
     .optional()
-    .describe("A claim-level verdict's calibration: SUPPORT / CONTRADICT only outside the cannot-tell band"),
+    .describe("A claim-level verdict's calibration: SUPPORT / CONTRADICT only outside the cannot-tell band (and, for NLI, at or above the evidence floor)"),
 });
 export type Verdict = z.infer<typeof Verdict>;
 

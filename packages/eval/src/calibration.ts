@@ -106,28 +106,33 @@ export function chooseBand(items: Array<{ pSupport: number; positive: boolean }>
 
 /** What a calibrated verifier gave on a set of claims: the verdicts outside its band, how many were right, and its risk–coverage. */
 export interface SelectiveScores {
-  /** Claims given SUPPORT or CONTRADICT (outside the cannot-tell band). */
+  /** Claims given a verdict: SUPPORT or CONTRADICT outside the cannot-tell band (and NO_EVIDENCE where it counts as one). */
   given: number;
   claims: number;
   coverage: number;
   /** Accuracy of the verdicts given (undefined when none was). */
   accuracy_given: number | undefined;
+  /** Claims whose verdict was NO_EVIDENCE (below the evidence floor), whether or not they count as given. */
+  no_evidence: number;
   band: [number, number];
+  evidence_floor?: number;
   rule: string;
   /** Accuracy of the forced choice on the most confident 10 %, 20 %, … of the claims. */
   at_coverage: Record<string, number | null>;
 }
 
+type Calibrated = { label: string; calibration?: { confidence: number; band: [number, number]; forced: string; rule: string; evidenceFloor?: number } };
+
 /**
- * A calibrated verifier's verdicts scored against gold: SUPPORT is right for a supported claim, CONTRADICT for a
- * contradicted one (on a claim without evidence both are wrong); CANNOT_TELL is no verdict. Undefined unless every
- * claim's verdict carries a calibration.
+ * A calibrated verifier's verdicts scored against gold: a verdict is right when its label is the gold one (on a claim
+ * without evidence SUPPORT and CONTRADICT are both wrong); CANNOT_TELL is no verdict, and so is NO_EVIDENCE unless
+ * `noEvidenceIsVerdict` (3-way gold, where it can be right; on true/false claims it says neither). Undefined unless
+ * every claim's verdict carries a calibration.
  */
-export function selectiveScores(
-  items: Array<{ gold: string; verdict?: { label: string; calibration?: { confidence: number; band: [number, number]; forced: string; rule: string } } }>,
-): SelectiveScores | undefined {
+export function selectiveScores(items: Array<{ gold: string; verdict?: Calibrated }>, noEvidenceIsVerdict = false): SelectiveScores | undefined {
   if (items.length === 0 || items.some((x) => !x.verdict?.calibration)) return undefined;
-  const given = items.filter((x) => x.verdict!.label === "SUPPORT" || x.verdict!.label === "CONTRADICT");
+  const counts = (label: string) => label === "SUPPORT" || label === "CONTRADICT" || (noEvidenceIsVerdict && label === "NO_EVIDENCE");
+  const given = items.filter((x) => counts(x.verdict!.label));
   const right = given.filter((x) => x.verdict!.label === x.gold).length;
   const curve = riskCoverage(items.map((x) => ({ confidence: x.verdict!.calibration!.confidence, correct: x.verdict!.calibration!.forced === x.gold })));
   const first = items[0]!.verdict!.calibration!;
@@ -136,7 +141,9 @@ export function selectiveScores(
     claims: items.length,
     coverage: given.length / items.length,
     accuracy_given: given.length ? right / given.length : undefined,
+    no_evidence: items.filter((x) => x.verdict!.label === "NO_EVIDENCE").length,
     band: first.band,
+    ...(first.evidenceFloor !== undefined ? { evidence_floor: first.evidenceFloor } : {}),
     rule: first.rule,
     at_coverage: Object.fromEntries([0.1, 0.2, 0.3, 0.4, 0.5, 0.6, 0.7, 0.8, 0.9, 1].map((c) => [c.toFixed(1), accuracyAtCoverage(curve, c) ?? null])),
   };

@@ -127,7 +127,9 @@ function showRun(runStore: RunStore, runId: string, nli: string, generator: stri
     const c = onQuestion.calibration;
     say(
       (c
-        ? ` (calibrated P(supported) ${c.pSupport.toFixed(2)}; CANNOT_TELL between ${c.band[0].toFixed(2)} and ${c.band[1].toFixed(2)})`
+        ? ` (calibrated P(supported) ${c.pSupport.toFixed(2)}; CANNOT_TELL between ${c.band[0].toFixed(2)} and ${c.band[1].toFixed(2)}` +
+          (c.evidenceFloor !== undefined ? `; NO_EVIDENCE while no statement gives SUPPORT or CONTRADICT ${c.evidenceFloor}` : "") +
+          ")"
         : onQuestion.label === "NO_REFERENCE"
           ? " (the answer cites nothing)"
           : " (no calibration for this NLI model)") +

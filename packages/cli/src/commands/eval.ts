@@ -219,8 +219,9 @@ async function verifyClaims(
     const verdicts = outputs[port] as Verdict[];
     // The claim's own verdict: verify.nli's claim-level one, else the verifier's single verdict for it (verify.llm).
     const verdict = claimPort ? (outputs[claimPort] as Verdict[])[0] : verdicts.length === 1 && !verdicts[0]!.passageId ? verdicts[0] : undefined;
-    // The forced choice: the calibrated one where there is a calibration, else the most confident of the verdicts.
-    const predicted = verdict?.calibration ? verdict.calibration.forced : aggregateVerdicts(verdicts);
+    // The forced choice: the calibrated one where there is a calibration (3-way: NO_EVIDENCE below its evidence floor),
+    // else the most confident of the verdicts.
+    const predicted = verdict?.calibration ? (!o.binary && verdict.label === "NO_EVIDENCE" ? "NO_EVIDENCE" : verdict.calibration.forced) : aggregateVerdicts(verdicts);
     const score = supportLogOdds(verdicts);
     const pair = o.binary ? { gold: c.gold === "SUPPORT" ? "true" : "false", predicted: predicted === "SUPPORT" ? "true" : "false" } : { gold: c.gold, predicted };
     return { id: c.id, ...pair, ...(score !== undefined ? { score } : {}), ...(verdict ? { verdict } : {}), verdicts };
@@ -284,7 +285,10 @@ export async function evalScifactCommand(o: EvalScifactOptions, registry: NodeRe
   const pairs = await verifyClaims(graph, claims, o, session);
   if (o.out) writeFileAtomic(o.out, pairs.map((p) => JSON.stringify(p)).join("\n") + "\n");
   const scores = scoreClassification(pairs, o.binary ? ["true", "false"] : ["SUPPORT", "CONTRADICT", "NO_EVIDENCE"]);
-  const given = selectiveScores(pairs.map((p) => ({ gold: o.binary ? (p.gold === "true" ? "SUPPORT" : "CONTRADICT") : p.gold, ...(p.verdict ? { verdict: p.verdict } : {}) })));
+  const given = selectiveScores(
+    pairs.map((p) => ({ gold: o.binary ? (p.gold === "true" ? "SUPPORT" : "CONTRADICT") : p.gold, ...(p.verdict ? { verdict: p.verdict } : {}) })),
+    !o.binary,
+  );
   // A scoring judge (verify.llm in-process): the threshold these claims would choose, for a split you do not report on.
   const scored = o.binary && o.judge === "llm" && pairs.length > 0 && pairs.every((p) => p.score !== undefined) ? pairs.map((p) => ({ score: p.score!, positive: p.gold === "true" })) : undefined;
   const best = scored && bestThreshold(scored);
@@ -304,7 +308,11 @@ export async function evalScifactCommand(o: EvalScifactOptions, registry: NodeRe
     if (given) {
       const f = (x: number | null | undefined) => (x === null || x === undefined ? "–" : x.toFixed(3));
       process.stdout.write(
-        `Calibrated verdicts (${given.rule}): given for ${given.given} of ${given.claims} claims (coverage ${f(given.coverage)}), right on ${f(given.accuracy_given)} of them; CANNOT_TELL while P(supported) is between ${f(given.band[0])} and ${f(given.band[1])}.\n` +
+        `Calibrated verdicts (${given.rule}): given for ${given.given} of ${given.claims} claims (coverage ${f(given.coverage)}), right on ${f(given.accuracy_given)} of them; CANNOT_TELL while P(supported) is between ${f(given.band[0])} and ${f(given.band[1])}` +
+          (given.evidence_floor !== undefined
+            ? `; NO_EVIDENCE for ${given.no_evidence} (no sentence's SUPPORT or CONTRADICT reaches ${given.evidence_floor}${o.binary ? ", counted as no verdict on true/false claims" : ""})`
+            : "") +
+          `.\n` +
           `Risk–coverage, the most confident claims first (accuracy of the forced choice on them):\n` +
           table(["coverage", ...Object.keys(given.at_coverage)], [["accuracy", ...Object.values(given.at_coverage).map(f)]]),
       );
