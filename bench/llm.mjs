@@ -28,7 +28,7 @@ import { execFileSync } from "node:child_process";
 import { existsSync, mkdtempSync, readFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { basename, dirname, join } from "node:path";
-import { generatedTokens, loadGraph, MemoryCache, parsePassageId, splitSentences, startRun, statedContent, toAnswer } from "@citeflow/core";
+import { generatedTokens, loadGraph, MemoryCache, parsePassageId, startRun, toAnswer } from "@citeflow/core";
 import { citationScores, docsInOrder, nliEntails, readQrels, scoreClassification, scoreRetrieval } from "@citeflow/eval";
 import { goldAnswer, goldRationales, readGoldLabels } from "@citeflow/datasets";
 import { CLAIMS_ADAPTER, DEFAULT_ADAPTER, DEFAULT_MODELS, findAdapter, JUDGE_ADAPTER, loadEmbedder, loadLocalChat, modelsHome } from "@citeflow/models";
@@ -37,6 +37,8 @@ import { aggregateVerdicts, sciFactVerificationGraph } from "@citeflow/cli";
 import { LanceStore, hybridSearch, openScholarChunker, readBeirCorpus } from "@citeflow/retrieval";
 import { copyBandwidth } from "./bandwidth.mjs";
 import { CLAIMS_COLUMNS, claimsFaithfulness, claimsRow } from "./claims.mjs";
+import { rationaleCounts } from "./rationales.mjs";
+import { checkScore, SUFFICIENCY_COLUMNS, sufficiencyRow } from "./sufficiency.mjs";
 import { DATA, MODELS } from "./paths.mjs";
 
 const home = modelsHome(process.env);
@@ -255,20 +257,6 @@ const ways = !measures("answers")
 const NEI_CLAIMS = Number(process.env.CITEFLOW_BENCH_NEI_CLAIMS || Math.min(20, N_CLAIMS));
 const noEvidence = claims.filter((c) => heldIds.has(c.id) && gold(c) === "NO_EVIDENCE").slice(0, NEI_CLAIMS);
 const quality = [];
-/** A sentence's words, lower-cased, for matching a statement to a rationale sentence. */
-const wordsOf = (t) => (t.toLowerCase().match(/[\p{L}\p{N}]+/gu) ?? []).join(" ");
-/**
- * Whether an answer's statement is one of these SciFact rationale sentences: its words (reporting frame
- * and markers left out) are the sentence's, or one holds the other (at least 6 words: the two
- * sentence splitters part differently at a few stops).
- */
-function isRationale(statement, rationales) {
-  const w = wordsOf(statedContent(statement).replace(/\[\d+\]/g, " "));
-  return rationales.some((r) => {
-    const g = wordsOf(r);
-    return w === g || (Math.min(w.split(" ").length, g.split(" ").length) >= 6 && (g.includes(w) || w.includes(g)));
-  });
-}
 for (const [label, doc, replace, refusals] of ways) {
   step(`quality: ${label}`);
   const m = { precision: [], recall: [], f1: [], hallucinated: 0, cited: 0, citations: 0, onGold: 0, statements: 0, rationaleStatements: 0, rationales: 0, quoted: 0 };
@@ -283,19 +271,15 @@ for (const [label, doc, replace, refusals] of ways) {
     const cited = Object.values(answer.citations).map((id) => id.slice(0, id.lastIndexOf("#")));
     m.citations += cited.length;
     m.onGold += cited.filter((d) => d in (c.evidence ?? {})).length;
-    // Which sentences it quotes: its cited statements that are SciFact's rationale sentences for this claim (of
-    // those the passages it was given show), and the shown rationale sentences some statement quotes.
+    // Which sentences it quotes, against the rationale sentences the passages it was given show (bench/rationales.mjs).
     const items = r.byId.top.outputs.items;
     const shown = goldRationales(
       goldLabels,
       String(c.id),
       answer.allowed.map((id) => items.find((p) => p.id === id)),
     ).map((x) => x.sentence);
-    const statements = splitSentences(answer.text).filter((x) => /\[\d+\]/.test(x));
-    m.statements += statements.length;
-    m.rationaleStatements += statements.filter((x) => isRationale(x, shown)).length;
-    m.rationales += shown.length;
-    m.quoted += shown.filter((g) => statements.some((x) => isRationale(x, [g]))).length;
+    const counts = rationaleCounts(answer.text, shown);
+    for (const k of ["statements", "rationaleStatements", "rationales", "quoted"]) m[k] += counts[k];
   }
   let refused = 0;
   for (const c of refusals ? noEvidence : []) refused += Object.keys((await runTemplate(doc, c.claim)).byId.answer.outputs.answer.citations).length === 0 ? 1 : 0;
@@ -356,9 +340,7 @@ for (const [label, judge, model, threshold] of judges) {
 // arXivBot's sufficiency check against gold retrieval: "sufficient" should mean a paper SciFact gives
 // as the claim's evidence is among the three passages it read. In-process, Gemma scores "enough"
 // against "not"; with judge "reranker", the reranker's best score for the passages read decides (each
-// default was chosen on the dev split, never here). Each check's scores also say how well it ranks,
-// whatever the cut: the chance that a claim whose gold paper was read scores above one whose was not
-// (0.5: no better than chance).
+// default was chosen on the dev split, never here). Each check's scores also say how well it ranks (bench/sufficiency.mjs).
 const sufficiency = [];
 const checkers = !measures("sufficiency")
   ? []
@@ -367,11 +349,6 @@ const checkers = !measures("sufficiency")
       [`${DEFAULT_MODELS.reranker}'s best score for the passages read (judge: reranker, arXivBot's template)`, { model: GGUF, judge: "reranker", reranker: DEFAULT_MODELS.reranker }],
       ...(NAMED ? [[NAMED, { model: NAMED }]] : []),
     ];
-// What a check scored: Gemma's log P(enough) − log P(not), or the reranker's best score.
-const checkScore = (events) => {
-  const d = events.find((e) => e.type === "span-end" && e.nodeId === "enough" && e.data && ("choiceLogprobs" in e.data || "scores" in e.data))?.data;
-  return d?.choiceLogprobs ? d.choiceLogprobs[0] - d.choiceLogprobs[1] : d?.scores ? Math.max(-Infinity, ...d.scores) : undefined;
-};
 // The checks read the same query, passages and claims: those come from the cache after the first.
 const upstream = new MemoryCache();
 for (const [label, params] of checkers) {
@@ -391,26 +368,7 @@ for (const [label, params] of checkers) {
       score: checkScore(r.events),
     });
   }
-  const n = seen.length;
-  const count = (f) => seen.filter(f).length;
-  const scored = seen.every((x) => x.score !== undefined);
-  const read = seen.filter((x) => x.goldRead);
-  const missed = seen.filter((x) => !x.goldRead);
-  const ranks =
-    scored && read.length && missed.length
-      ? read.reduce((a, x) => a + missed.reduce((b, y) => b + (x.score > y.score ? 1 : x.score === y.score ? 0.5 : 0), 0), 0) / (read.length * missed.length)
-      : undefined;
-  // The cut that agrees best on these claims ("enough" from it up): printed on the dev split, where it is chosen.
-  const agreeAt = (t) => count((x) => x.score >= t === x.goldRead);
-  const chosen = scored && SPLIT === "dev" ? [-Infinity, ...seen.map((x) => x.score), Infinity].reduce((b, t) => (agreeAt(t) > agreeAt(b) ? t : b)) : undefined;
-  sufficiency.push([
-    label,
-    fmt(count((x) => x.sufficient === x.goldRead) / n, 3),
-    `${count((x) => x.sufficient)}/${n}`,
-    `${read.length}/${n}`,
-    ranks !== undefined ? fmt(ranks, 3) : "–",
-    chosen !== undefined ? `${fmt(chosen, 3)} (agreement ${fmt(agreeAt(chosen) / n, 3)})` : "–",
-  ]);
+  sufficiency.push(sufficiencyRow(label, seen, SPLIT === "dev"));
 }
 // arXivBot's claims (claims.extract), which its answer is made of, from Gemma alone, with the shipped claims adapter
 // (or $CITEFLOW_BENCH_CLAIMS_ADAPTER) and from the extractive baseline: is each a sentence SciFact gives as the evidence?
@@ -472,7 +430,7 @@ if (judges.length) {
 }
 if (sufficiency.length) {
   console.log(`\narXivBot's sufficiency check on the first ${Math.min(SUFFICIENCY_CLAIMS, heldOut.length)} ${SPLIT} claims against gold retrieval (a gold paper among the 3 passages read):`);
-  rows(["check", "agreement", "said sufficient", "gold paper read", "its score ranks read above missed", "best cut here (dev only)"], sufficiency);
+  rows(SUFFICIENCY_COLUMNS, sufficiency);
 }
 if (claimRows.length) {
   console.log(`\narXivBot's claims (claims.extract), which its answer is made of, on the same claims (its query from ${basename(GGUF)}):`);

@@ -7,23 +7,8 @@ export { extractiveAnswer, EXTRACTIVE_ID, type ExtractiveOptions } from "./extra
 export { checkGgufHeader, GGUF_LIMITS } from "./gguf.js";
 export { installedModels, modelKind, type ModelKind } from "./installed.js";
 export { CLAIMS_ADAPTER, DEFAULT_ADAPTER, DEFAULT_ADAPTERS, JUDGE_ADAPTER, adapterCard, adapterHash, adapterTraining, checkAdapter, findAdapter, splitAdapter, usesAdapter } from "./adapter.js";
-export {
-  loadLocalChat,
-  findGguf,
-  firstGguf,
-  hubGguf,
-  plainPrompt,
-  citationGrammar,
-  quoteGrammar,
-  quotable,
-  QUOTES_MAX,
-  jsonTokenBound,
-  PLAIN_STOPS,
-  LOCAL_CHAT_VERSION,
-  CITE_WITHIN,
-  GgufNotFoundError,
-  type LocalChatOptions,
-} from "./llama.js";
+export { loadLocalChat, findGguf, firstGguf, hubGguf, plainPrompt, PLAIN_STOPS, LOCAL_CHAT_VERSION, GgufNotFoundError, type LocalChatOptions } from "./llama.js";
+export { citationGrammar, quoteGrammar, quotable, QUOTES_MAX, jsonTokenBound, CITE_WITHIN } from "./llama-grammar.js";
 export { REUSE_BLOCK } from "./llama-sequences.js";
 export { describeModel, modelCard, modelCardPath, parseCard, type ModelCard } from "./card.js";
 export { encoderServer, teiNli, teiReranker, teiServer, TEI_PREFIX, vllmReranker, vllmServer, VLLM_PREFIX, type TeiInfo, type TeiOptions } from "./tei.js";
