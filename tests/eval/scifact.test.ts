@@ -148,6 +148,48 @@ describe("citeflow eval scifact", () => {
     }
   }, 120_000);
 
+  it("a served copy of a calibrated NLI model keeps its calibration: the TEI server's model_id names the model, and the verdicts equal the in-process ones", async () => {
+    const models = [process.env.CITEFLOW_MODELS!, fileURLToPath(new URL("../../models", import.meta.url))].join(delimiter);
+    const local = await loadNli("citeflow/nli-minilm-scifact", { modelsDirs: models.split(delimiter) });
+    const serve = (modelId: string) =>
+      loopback(async (req, res) => {
+        if (req.path === "/info")
+          return json(res, 200, { model_id: modelId, model_sha: null, model_type: { classifier: { id2label: { 0: "SUPPORT", 1: "NO_EVIDENCE", 2: "CONTRADICT" } } }, max_client_batch_size: 32 });
+        const probs = await local.classify((req.body.inputs as Array<[string, string]>).map(([hypothesis, premise]) => ({ premise, hypothesis })));
+        json(
+          res,
+          200,
+          probs.map((p) => Object.entries(p).map(([label, score]) => ({ label, score }))),
+        );
+      });
+    const evalWith = (nli?: string) =>
+      new Promise<{ code: number; stdout: string; stderr: string }>((resolve) =>
+        execFile(
+          process.execPath,
+          [bin, "eval", "scifact", "--claims", claims, "--store", store, "--json"],
+          { env: { ...process.env, CITEFLOW_MODELS: models, ...(nli ? { CITEFLOW_NLI_MODEL: nli } : {}) } },
+          (err, stdout, stderr) => resolve({ code: err ? ((err as { code?: number }).code ?? 1) : 0, stdout, stderr }),
+        ),
+      );
+    const copy = await serve("/srv/models/citeflow/nli-minilm-scifact/");
+    const other = await serve("someone/other-nli");
+    try {
+      const inProcess = JSON.parse((await evalWith()).stdout);
+      expect(inProcess.selective.rule).toContain("calibrated on the SciFact dev split");
+      const served = await evalWith(`tei:${copy.url}`);
+      expect(served.code, served.stderr).toBe(0);
+      const s = JSON.parse(served.stdout);
+      expect(s.selective.rule).toContain(`served at tei:${copy.url}, which reports it runs citeflow/nli-minilm-scifact`);
+      expect({ ...s, selective: { ...s.selective, rule: "" } }).toEqual({ ...inProcess, selective: { ...inProcess.selective, rule: "" } });
+      // A server running another model gets no calibration: verdicts without a band, as for any uncalibrated model.
+      const unknown = JSON.parse((await evalWith(`tei:${other.url}`)).stdout);
+      expect(unknown.selective).toBeUndefined();
+    } finally {
+      await copy.close();
+      await other.close();
+    }
+  }, 180_000);
+
   it("--compare: each model's accuracy on the same claims, B − A and its interval", async () => {
     // The shipped NLI model (the repository's models/) against the static-vector fixture.
     const models = [process.env.CITEFLOW_MODELS!, fileURLToPath(new URL("../../models", import.meta.url))].join(delimiter);

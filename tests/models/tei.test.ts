@@ -6,7 +6,7 @@
  */
 import type { ServerResponse } from "node:http";
 import { afterEach, describe, expect, it } from "vitest";
-import { toAnswer, type Verdict } from "@citeflow/core";
+import { MemoryCache, toAnswer, type Verdict } from "@citeflow/core";
 import { describeModel, loadNli, loadReranker, teiNli, teiReranker, vllmReranker, type NliModel } from "@citeflow/models";
 import { configFromEnv, createServices } from "@citeflow/nodes";
 import { doc, run } from "../helpers.js";
@@ -78,6 +78,21 @@ describe("encoders served by text-embeddings-inference (tei:<url>)", () => {
     expect(predicts.length).toBeGreaterThan(1);
     expect(predicts.every((r) => r.body.inputs.length <= 4 && r.headers.authorization === `Bearer ${KEY}`)).toBe(true);
     expect(describeModel(`tei:${server.url}`, [])).toBe(`tei:${server.url} (served by text-embeddings-inference at ${server.url})`);
+  });
+
+  it("the server's model and revision are in the cache key: a server redeployed with another revision recomputes, the same one is a hit", async () => {
+    const local = await loadNli("pair-nli-scifact", { modelsDirs: [MODELS] });
+    let sha = "0123abcd";
+    server = await teiServing(local, (req, res) => (req.path === "/info" ? (json(res, 200, { ...info("classifier", SCIFACT_LABELS), model_sha: sha }), true) : false));
+    const cache = new MemoryCache();
+    // Each run a new process would be: services of its own, which read /info again.
+    const once = () => run(verifyGraph(""), { cache, services: createServices(configFromEnv({ ...process.env, CITEFLOW_NLI_MODEL: `tei:${server!.url}` })) });
+    expect((await once()).byId.verify!.cache).toBe("miss");
+    expect((await once()).byId.verify!.cache).toBe("hit");
+    sha = "4567ef01";
+    const redeployed = await once();
+    expect(redeployed.byId.verify!.cache).toBe("miss");
+    expect(redeployed.byId.verify!.status).toBe("done");
   });
 
   it("a server named by a graph's model param needs consent and gets no key", async () => {

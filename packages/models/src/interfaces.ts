@@ -24,6 +24,11 @@ export type NliProbabilities = Record<NliLabel, number>;
 /** Premise/hypothesis pairs → probability of each label. */
 export interface NliModel {
   readonly id: string;
+  /**
+   * Served models: the model the server says it runs (TEI's `model_id`, a path's last two parts), whose claim-verdict
+   * calibration then applies — a served copy of a calibrated model keeps its calibration. In-process: unset (the id).
+   */
+  readonly runs?: string;
   classify(pairs: Array<{ premise: string; hypothesis: string }>, options?: { signal?: AbortSignal }): Promise<NliProbabilities[]>;
 }
 

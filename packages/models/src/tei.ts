@@ -127,7 +127,7 @@ async function inBatches<T, R>(items: T[], size: number, signal: AbortSignal | u
 }
 
 /** An NLI model served by TEI (a sequence-pair classifier): its labels from `/info`, mapped onto SUPPORT / NO_EVIDENCE / CONTRADICT, or refused. */
-export async function teiNli(url: string, o: TeiOptions = {}): Promise<NliModel & { revision: string | null; served: string }> {
+export async function teiNli(url: string, o: TeiOptions = {}): Promise<NliModel & { revision: string | null; served: string; runs: string }> {
   const client = new TeiClient(url, o);
   const info = await client.info();
   if (info.kind !== "classifier") throw new Error(`TEI server at ${client.shown} serves ${info.modelId} as a ${info.kind}, not a sequence classifier: it cannot be an NLI model`);
@@ -142,6 +142,7 @@ export async function teiNli(url: string, o: TeiOptions = {}): Promise<NliModel 
   return {
     id,
     revision: info.revision,
+    runs: info.modelId.replace(/\/+$/, "").split("/").slice(-2).join("/"),
     served: `${info.modelId}${info.revision ? ` (revision ${info.revision})` : ""} on the TEI server at ${client.shown}`,
     classify: (pairs, opts) =>
       inBatches(pairs, info.batch, opts?.signal, async (batch, what) => {

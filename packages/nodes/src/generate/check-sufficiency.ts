@@ -79,10 +79,10 @@ export const checkSufficiency = defineNode({
     reranker: modelParam("reranker", "With judge reranker: the reranker; empty: the configured one"),
     minScore: z.number().default(MIN_SCORE).describe("With judge reranker: enough when a passage read scores at least this against the question (the default was chosen on claims never reported on)"),
   }),
-  fingerprint: (p, s) => ({
+  fingerprint: async (p, s) => ({
     llm: s.chatIdentity(p, TYPE),
     prompts: [s.promptIdentity(p.prompt), s.promptIdentity(p.claimsPrompt)],
-    ...(p.judge === "reranker" ? { reranker: s.modelId("reranker", p.reranker) } : {}),
+    ...(p.judge === "reranker" ? { reranker: await s.modelIdentity("reranker", s.modelId("reranker", p.reranker)) } : {}),
   }),
   async run(inputs, p, ctx) {
     const { question, claims, passages } = inputs;

@@ -44,6 +44,11 @@ declare module "@citeflow/core" {
     storeIdentity(name: string): Promise<unknown>;
     /** A node's model param resolved: the param, else the configured model of that kind. */
     modelId(kind: "nli" | "reranker", param: string): string;
+    /**
+     * What a model's results depend on, for cache keys: its id; for a served encoder also what its server says it runs
+     * (its model and revision, from `/info`), so a server redeployed with another model recomputes.
+     */
+    modelIdentity(kind: "nli" | "reranker", id: string): Promise<unknown>;
     embedder(m: ModelRequest): Promise<Embedder>;
     reranker(m: ModelRequest): Promise<Reranker>;
     nli(m: ModelRequest): Promise<NliModel>;
@@ -192,6 +197,13 @@ export class CiteflowServices implements Services {
 
   modelId(kind: "nli" | "reranker", param: string): string {
     return param || this.config.models[kind];
+  }
+
+  async modelIdentity(kind: "nli" | "reranker", id: string): Promise<unknown> {
+    if (!servedEncoder(id)) return id;
+    const m = { id, modelsDir: "", dtype: "fp32" as const };
+    const served = (await (kind === "nli" ? this.nli(m) : this.reranker(m))) as { runs?: string; revision?: string | null };
+    return { id, runs: served.runs ?? null, revision: served.revision ?? null };
   }
 
   #modelOptions(m: ModelRequest) {

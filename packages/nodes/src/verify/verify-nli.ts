@@ -62,7 +62,7 @@ export const verifyNli = defineNode({
     band: bandParam,
   }),
   // The calibration is part of what the node computes: a new one recomputes cached verdicts.
-  fingerprint: (p, s) => ({ model: s.modelId("nli", p.model), calibration: calibrationFor(s.modelId("nli", p.model), p.band) ?? null }),
+  fingerprint: async (p, s) => ({ model: await s.modelIdentity("nli", s.modelId("nli", p.model)), calibration: calibrationFor(s.modelId("nli", p.model), p.band) ?? null }),
   async run(inputs, p, ctx) {
     const claims = inputs.claims;
     const byId = new Map(inputs.passages.map((x) => [x.id, x]));
@@ -129,7 +129,9 @@ export const verifyNli = defineNode({
         });
       }
     }
-    const calibration = calibrationFor(id, p.band);
+    // A served model keeps the calibration of the model its server says it runs, and says so.
+    const chosen = calibrationFor(model.runs ?? id, p.band);
+    const calibration = chosen && model.runs ? { ...chosen, rule: `${chosen.rule}; served at ${id}, which reports it runs ${model.runs}` } : chosen;
     const question = inputs.question ? await questionVerdict(inputs.question, claims, model, calibration, ctx.signal) : undefined;
     return { verdicts, claimVerdicts: claimVerdicts(claims, verdicts, calibration), questionVerdicts: question ? [question] : [] };
   },
