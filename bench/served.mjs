@@ -9,18 +9,25 @@
 // set's completion tokens over the seconds its calls took. The ratio is the completion tokens a second
 // the set got (from the CLI's start to its end) over that capacity. Peak RSS: the CLI's maxRSS.
 // The CLI is told the server's limit ($CITEFLOW_SERVER_CONCURRENCY = STREAMS), as a user would be.
-// The last row runs the whole set again up to the answer (--to answer), without the NLI nodes.
+// The next row runs the whole set again up to the answer (--to answer), without the NLI nodes; the last with the NLI
+// model served ($CITEFLOW_NLI_MODEL=tei:<url>) by a simulated text-embeddings-inference server (bench/tei-sim.mjs:
+// ENC_SLOTS batches at once, ENC_RATE pairs a second a batch), answering stand-in scores. Before it, a check that
+// served and in-process verdicts agree: `citeflow eval scifact` on CHECK claims in-process, then against the simulated
+// server answering with the in-process model's own probabilities.
 // Needs the all-MiniLM-L6-v2 SciFact store: $CITEFLOW_BENCH_STORE, else the demo's (npm run demo).
 // Run alone: node bench/served.mjs   ($CITEFLOW_BENCH_SERVED_QUESTIONS questions, default 1000, at 32 in flight;
-// the other rows run the first tenth of them, one at a time the first twentieth).
+// the other rows run the first tenth of them, one at a time the first twentieth; CITEFLOW_BENCH_SERVED_ONLY=encoders
+// runs only the last three rows and the check).
 import { execFile } from "node:child_process";
 import { existsSync, mkdtempSync, readFileSync, writeFileSync } from "node:fs";
 import { createServer } from "node:http";
 import { availableParallelism, tmpdir } from "node:os";
 import { dirname, join } from "node:path";
 import { fileURLToPath } from "node:url";
+import { DEFAULT_MODELS, loadNli, modelsDirsFromEnv } from "@citeflow/models";
 import { CLI, USAGE, usage } from "./cli-usage.mjs";
 import { DATA } from "./paths.mjs";
+import { LABELS, startTeiSim } from "./tei-sim.mjs";
 
 const root = join(dirname(fileURLToPath(import.meta.url)), "..");
 const N = Number(process.env.CITEFLOW_BENCH_SERVED_QUESTIONS || 1000);
@@ -28,6 +35,9 @@ const STREAMS = 32;
 const RATE = 40;
 const TTFT_MS = 40;
 const PREFILL = 20_000;
+const ENC_SLOTS = 4;
+const ENC_RATE = 2000;
+const CHECK = Number(process.env.CITEFLOW_BENCH_SERVED_CHECK || 20);
 const store = process.env.CITEFLOW_BENCH_STORE || join(root, ".citeflow", "stores", "scifact-all-MiniLM-L6-v2");
 if (!existsSync(store)) throw new Error(`bench/served needs the all-MiniLM-L6-v2 SciFact store: ${store} is not there (npm run demo builds it; or set $CITEFLOW_BENCH_STORE)`);
 
@@ -92,9 +102,10 @@ const questions = (n) => {
 const CORES = availableParallelism();
 
 /** The set of n questions at `parallel` in flight; `extra`: more arguments for citeflow run (e.g. --to). */
-function set(n, parallel, extra = []) {
-  const env = { ...process.env, CITEFLOW_CHAT_MODEL: "sim", OPENAI_BASE_URL: url, OPENAI_API_KEY: "sk-bench", CITEFLOW_SERVER_CONCURRENCY: String(STREAMS) };
-  const args = ["run", "verifai", "--questions", questions(n), "--store", store, "--runs", join(dir, `runs-${n}-${parallel}${extra.join("")}`), "--json", "--parallel", String(parallel), ...extra];
+function set(n, parallel, extra = [], more = {}) {
+  const env = { ...process.env, ...more, CITEFLOW_CHAT_MODEL: "sim", OPENAI_BASE_URL: url, OPENAI_API_KEY: "sk-bench", CITEFLOW_SERVER_CONCURRENCY: String(STREAMS) };
+  const runs = join(dir, `runs-${n}-${parallel}${extra.join("")}${Object.keys(more).join("")}`);
+  const args = ["run", "verifai", "--questions", questions(n), "--store", store, "--runs", runs, "--json", "--parallel", String(parallel), ...extra];
   seen = { calls: 0, completion: 0, served: 0, refused: 0 };
   const t0 = performance.now();
   return new Promise((resolve, reject) =>
@@ -141,17 +152,66 @@ function row(label, n, r) {
   ];
   console.log(cols.map(([v, w]) => String(v).padStart(w)).join("   "));
 }
-for (const [n, p] of [
-  [part(20), 1],
-  [part(10), 4],
-  [part(10), 16],
-  [part(10), 32],
-  [N, 32],
-  [part(10), 64],
-]) {
+const ENCODERS_ONLY = process.env.CITEFLOW_BENCH_SERVED_ONLY === "encoders";
+for (const [n, p] of ENCODERS_ONLY
+  ? []
+  : [
+      [part(20), 1],
+      [part(10), 4],
+      [part(10), 16],
+      [part(10), 32],
+      [N, 32],
+      [part(10), 64],
+    ]) {
   row(p, n, await set(n, p));
 }
 // The same set without the NLI nodes on the question's path: retrieval, the papers' join and the answer.
 console.log("without the NLI nodes (--to answer):");
 row(32, N, await set(N, 32, ["--to", "answer"]));
+
+/** `citeflow eval scifact` on the first CHECK training claims: each claim's verdict labels, per passage and for the claim. */
+function verdictsOf(more) {
+  const claimsFile = join(dir, "check-claims.jsonl");
+  const lines = readFileSync(join(DATA, "scifact", "claims_train.jsonl"), "utf8")
+    .split("\n")
+    .filter(Boolean)
+    .slice(0, CHECK);
+  writeFileSync(claimsFile, lines.join("\n") + "\n");
+  const out = join(dir, `check-${Object.keys(more).length ? "served" : "local"}.jsonl`);
+  const args = ["eval", "scifact", "--claims", claimsFile, "--store", store, "--out", out, "--json", "--runs", join(dir, "check-runs")];
+  return new Promise((resolve, reject) =>
+    execFile(process.execPath, [CLI, ...args], { env: { ...process.env, ...more } }, (err, _stdout, stderr) => {
+      if (err) return reject(new Error(stderr));
+      const records = readFileSync(out, "utf8")
+        .split("\n")
+        .filter(Boolean)
+        .map((l) => JSON.parse(l));
+      resolve(records.map((r) => [r.verdict?.label, ...r.verdicts.map((v) => v.label)].join(" ")));
+    }),
+  );
+}
+const nli = await loadNli(DEFAULT_MODELS.nli, { modelsDirs: modelsDirsFromEnv(process.env) });
+// TEI sends a SciFact-style model's pairs claim first: [claim, premise].
+const modelScores = async (pairs) => nli.classify(pairs.map(([hypothesis, premise]) => ({ premise, hypothesis })));
+const checkServer = await startTeiSim({ slots: ENC_SLOTS, rate: ENC_RATE, score: modelScores, modelId: DEFAULT_MODELS.nli });
+const local = await verdictsOf({});
+const served = await verdictsOf({ CITEFLOW_NLI_MODEL: `tei:${checkServer.url}` });
+checkServer.close();
+const same = local.filter((v, i) => v === served[i]).length;
+console.log(
+  `served and in-process verdicts (citeflow eval scifact, ${CHECK} claims, ${DEFAULT_MODELS.nli} in-process against the same model's probabilities served over TEI's /predict, labels ${LABELS.join(" / ")}): the same on ${same} of ${local.length} claims (the claim's verdict and each passage's)`,
+);
+if (same !== local.length) process.exitCode = 1;
+
+const tei = await startTeiSim({ slots: ENC_SLOTS, rate: ENC_RATE });
+console.log(`with the NLI model served (a simulated TEI server: ${ENC_SLOTS} batches at once, ${ENC_RATE} pairs/s a batch, stand-in scores):`);
+// 100 questions first, for peak memory against 1,000 (the encoder's figures below are the 1,000's).
+row(32, part(10), await set(part(10), 32, [], { CITEFLOW_NLI_MODEL: `tei:${tei.url}` }));
+Object.assign(tei.seen, { batches: 0, pairs: 0, busy: 0 });
+const r = await set(N, 32, [], { CITEFLOW_NLI_MODEL: `tei:${tei.url}` });
+row(32, N, r);
+console.log(
+  `  the encoder server: ${tei.seen.pairs} pairs (${(tei.seen.pairs / N).toFixed(0)} a question) in ${tei.seen.batches} batches, its slots busy ${(tei.seen.busy / (ENC_SLOTS * r.wall)).toFixed(2)} of the set's time`,
+);
+tei.close();
 server.close();
