@@ -9,15 +9,15 @@
 // set's completion tokens over the seconds its calls took. The ratio is the completion tokens a second
 // the set got (from the CLI's start to its end) over that capacity. Peak RSS: the CLI's maxRSS.
 // The CLI is told the server's limit ($CITEFLOW_SERVER_CONCURRENCY = STREAMS), as a user would be.
-// The next row runs the whole set again up to the answer (--to answer), without the NLI nodes; the last with the NLI
-// model served ($CITEFLOW_NLI_MODEL=tei:<url>) by a simulated text-embeddings-inference server (bench/tei-sim.mjs:
+// The next row runs the whole set again up to the answer (--to answer), without the NLI nodes; the last two (a tenth
+// of the set, then all of it) with the NLI model served ($CITEFLOW_NLI_MODEL=tei:<url>) by a simulated text-embeddings-inference server (bench/tei-sim.mjs:
 // ENC_SLOTS batches at once, ENC_RATE pairs a second a batch), answering stand-in scores. Before it, a check that
-// served and in-process verdicts agree: `citeflow eval scifact` on CHECK claims in-process, then against the simulated
+// served and in-process verdicts agree: `citeflow eval scifact` on CHECK claims ($CITEFLOW_BENCH_SERVED_CHECK, default 20) in-process, then against the simulated
 // server answering with the in-process model's own probabilities.
 // Needs the all-MiniLM-L6-v2 SciFact store: $CITEFLOW_BENCH_STORE, else the demo's (npm run demo).
 // Run alone: node bench/served.mjs   ($CITEFLOW_BENCH_SERVED_QUESTIONS questions, default 1000, at 32 in flight;
 // the other rows run the first tenth of them, one at a time the first twentieth; CITEFLOW_BENCH_SERVED_ONLY=encoders
-// runs only the last three rows and the check).
+// runs only the last three rows and the check; a disagreement fails the benchmark).
 import { execFile } from "node:child_process";
 import { existsSync, mkdtempSync, readFileSync, writeFileSync } from "node:fs";
 import { createServer } from "node:http";
