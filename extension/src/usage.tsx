@@ -1,4 +1,4 @@
-/** A node's language-model calls as a table: which model, where, and the usage of each call. */
+/** A node's language-model calls as a table: which model, where, and the usage of each call; a model's load (its first use in a session) is a row with its time. */
 import type { ModelCall } from "@citeflow/core/browser";
 import { trans } from "./i18n";
 
@@ -12,6 +12,7 @@ export function ModelCalls({ calls }: { calls: ModelCall[] }) {
           <th>{trans.__("call")}</th>
           <th>{trans.__("model")}</th>
           <th>{trans.__("where")}</th>
+          <th>{trans.__("load")}</th>
           <th>{trans.__("prompt tokens")}</th>
           <th>{trans.__("answer tokens")}</th>
           <th>{trans.__("first token")}</th>
@@ -24,6 +25,7 @@ export function ModelCalls({ calls }: { calls: ModelCall[] }) {
             <td>{c.span}</td>
             <td className="cf-mono">{c.model}</td>
             <td>{c.where}</td>
+            <td className="cf-num">{c.loadMs !== undefined ? `${(c.loadMs / 1000).toFixed(1)} s` : ""}</td>
             <td className="cf-num">{n(c.promptTokens)}</td>
             <td className="cf-num">{n(c.completionTokens)}</td>
             <td className="cf-num">{c.timeToFirstTokenMs !== undefined ? `${c.timeToFirstTokenMs} ms` : ""}</td>

@@ -10,6 +10,8 @@ export interface ModelCall {
   completionTokens?: number;
   timeToFirstTokenMs?: number;
   tokensPerSecond?: number;
+  /** A model's load (its first use in a session): how long it took, in ms. */
+  loadMs?: number;
 }
 
 /** The part of a trace span this reads. */
@@ -23,6 +25,7 @@ type CallData = {
   model?: unknown;
   baseURL?: unknown;
   servedBy?: unknown;
+  loadMs?: unknown;
   usage?: Partial<Record<"promptTokens" | "cachedPromptTokens" | "completionTokens" | "timeToFirstTokenMs" | "tokensPerSecond", number>>;
 };
 
@@ -35,7 +38,7 @@ export function modelCalls<S extends CallSpan>(spans: S[], dataOf: (s: S) => unk
   const walk = (s: S) => {
     const d = dataOf(s) as CallData | undefined;
     if (d && typeof d.model === "string" && typeof d.baseURL === "string")
-      out.push({ span: s.name, model: typeof d.servedBy === "string" ? d.servedBy : d.model, where: d.baseURL, ...(d.usage ?? {}) });
+      out.push({ span: s.name, model: typeof d.servedBy === "string" ? d.servedBy : d.model, where: d.baseURL, ...(d.usage ?? {}), ...(typeof d.loadMs === "number" ? { loadMs: d.loadMs } : {}) });
     (s.children as S[]).forEach(walk);
   };
   spans.forEach(walk);

@@ -73,12 +73,13 @@ export function runsShow(runs: string, runId: string, json: boolean): number {
     const n = (v: number | undefined) => (v === undefined ? "" : String(v));
     out(
       table(
-        ["node", "call", "model", "where", "prompt tok", "reused", "answer tok", "first token", "tok/s"],
+        ["node", "call", "model", "where", "load", "prompt tok", "reused", "answer tok", "first token", "tok/s"],
         calls.map((c) => [
           c.node,
           c.span,
           c.model,
           c.where,
+          c.loadMs !== undefined ? fmtMs(c.loadMs) : "",
           n(c.promptTokens),
           n(c.cachedPromptTokens),
           n(c.completionTokens),

@@ -1,7 +1,7 @@
 import { compileTemplate, defineNode } from "@citeflow/core";
 import { z } from "zod";
 import { promptParam } from "../shared/prompts.js";
-import { callChat, chatAndPrompt, llmParams } from "../shared/llm.js";
+import { callChat, chatAndPrompt, chatFor, llmParams } from "../shared/llm.js";
 import { pairwiseSchema, readPairwise } from "../shared/structured.js";
 
 /** The last "Better: A|B" line. */
@@ -31,7 +31,7 @@ export const judgePairwise = defineNode({
   async run(inputs, p, ctx) {
     const { a, b } = inputs;
     if (a.text.trim() === b.text.trim()) return { preferred: b, rejected: a, decision: "same" };
-    const chat = await ctx.services.chat(p, TYPE);
+    const chat = await chatFor(ctx, p, TYPE);
     if (!chat) {
       ctx.log("warn", "pairwise judgement skipped: no LLM configured");
       return { preferred: b, rejected: a, decision: "skipped: no LLM configured" };

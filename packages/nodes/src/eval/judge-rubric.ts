@@ -1,7 +1,7 @@
 import { compileTemplate, defineNode } from "@citeflow/core";
 import { z } from "zod";
 import { promptParam } from "../shared/prompts.js";
-import { callChat, chatAndPrompt, llmParams } from "../shared/llm.js";
+import { callChat, chatAndPrompt, chatFor, llmParams } from "../shared/llm.js";
 import { readRubric, rubricSchema } from "../shared/structured.js";
 
 /** The last "Organisation: n" and "Factuality: n" lines (1–5). */
@@ -27,7 +27,7 @@ export const judgeRubric = defineNode({
   params: z.object({ ...llmParams, maxTokens: z.number().int().positive().default(256), prompt: promptParam("openscholar.rubric.v1", "Prompt over question, passages and answer") }),
   fingerprint: chatAndPrompt(TYPE),
   async run(inputs, p, ctx) {
-    const chat = await ctx.services.chat(p, TYPE);
+    const chat = await chatFor(ctx, p, TYPE);
     if (!chat) {
       ctx.log("warn", "rubric judgement skipped: no LLM configured");
       return { scores: null };

@@ -2,7 +2,7 @@ import { compileTemplate, defineNode, toAnswer, type Claim } from "@citeflow/cor
 import { EXTRACTIVE_ID } from "@citeflow/models";
 import { z } from "zod";
 import { promptParam } from "../shared/prompts.js";
-import { callChat, chatAndPrompt, llmParams } from "../shared/llm.js";
+import { callChat, chatAndPrompt, chatFor, llmParams } from "../shared/llm.js";
 
 /** Its type, also the task it asks its language model (the default adapter goes on the tasks it was trained on). */
 const TYPE = "answer.compose";
@@ -24,7 +24,7 @@ export const answerCompose = defineNode({
         .filter((m) => m !== "[0]")
         .join("");
     const claims = inputs.claims.map((c) => ({ ...c, cite: cite(c) }));
-    const chat = await ctx.services.chat(p, TYPE);
+    const chat = await chatFor(ctx, p, TYPE);
     if (!chat) {
       const text = await ctx.span("extractive", async (s) => {
         s.set("model", EXTRACTIVE_ID);

@@ -5,7 +5,7 @@ import { z } from "zod";
 import { promptParam } from "../shared/prompts.js";
 import { modelParam, storeParam } from "../shared/params.js";
 import { parseClaimLines } from "./claims-extract.js";
-import { callChat, llmParams, type LlmParams } from "../shared/llm.js";
+import { callChat, chatFor, llmParams, type LlmParams } from "../shared/llm.js";
 import { claimsSchema, quoteParam, readClaims, readSufficiency, secondHopQuery, sufficiencyAnswers, sufficiencySchema } from "../shared/structured.js";
 import { thresholdParam, twoWay } from "../shared/two-way.js";
 
@@ -86,7 +86,7 @@ export const checkSufficiency = defineNode({
   }),
   async run(inputs, p, ctx) {
     const { question, claims, passages } = inputs;
-    const chat = await ctx.services.chat(p, TYPE);
+    const chat = await chatFor(ctx, p, TYPE);
     if (!chat) {
       ctx.log("warn", "sufficiency check skipped: no LLM configured");
       return { claims, passages, decision: "skipped: no LLM configured" };

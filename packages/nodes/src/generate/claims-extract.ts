@@ -1,7 +1,7 @@
 import { bm25Scores, compileTemplate, defineNode, splitSentences, type Claim, type Passage } from "@citeflow/core";
 import { z } from "zod";
 import { promptParam } from "../shared/prompts.js";
-import { callChat, chatAndPrompt, llmParams } from "../shared/llm.js";
+import { callChat, chatAndPrompt, chatFor, llmParams } from "../shared/llm.js";
 import { claimsSchema, quoteParam, readClaims } from "../shared/structured.js";
 
 /** "[2] claim text" lines → claims citing passage 2 (1-based); other lines are ignored. */
@@ -51,7 +51,7 @@ export const claimsExtract = defineNode({
   fingerprint: chatAndPrompt(TYPE),
   async run(inputs, p, ctx) {
     const { question, passages } = inputs;
-    const chat = await ctx.services.chat(p, TYPE);
+    const chat = await chatFor(ctx, p, TYPE);
     if (!chat) {
       ctx.log("warn", "no LLM configured: claims are extracted by the extractive baseline");
       return { claims: extractiveClaims(question.text, passages) };

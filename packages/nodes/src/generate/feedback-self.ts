@@ -2,7 +2,7 @@ import { defineNode } from "@citeflow/core";
 import { z } from "zod";
 import { promptParam } from "../shared/prompts.js";
 import { requestFeedback } from "../shared/feedback.js";
-import { llmParams, systemParam } from "../shared/llm.js";
+import { chatFor, llmParams, systemParam } from "../shared/llm.js";
 
 /** Its type, also the task it asks its language model (the default adapter goes on the tasks it was trained on). */
 const TYPE = "feedback.self";
@@ -26,7 +26,7 @@ export const feedbackSelf = defineNode({
   }),
   fingerprint: (p, s) => ({ llm: s.chatIdentity(p, TYPE), prompt: s.promptIdentity(p.feedbackPrompt) }),
   async run(inputs, p, ctx) {
-    const chat = await ctx.services.chat(p, TYPE);
+    const chat = await chatFor(ctx, p, TYPE);
     if (!chat) {
       ctx.log("warn", "self-feedback skipped: no LLM configured");
       return { feedback: [] };

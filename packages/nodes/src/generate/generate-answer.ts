@@ -2,7 +2,7 @@ import { compileTemplate, defineNode, NO_ANSWER, QUOTE_OPENING, splitSentences, 
 import { EXTRACTIVE_ID, extractiveAnswer, quotable, QUOTES_MAX, type ChatMessage } from "@citeflow/models";
 import { z } from "zod";
 import { promptParam } from "../shared/prompts.js";
-import { callChat, llmParams, noChatReason, systemParam } from "../shared/llm.js";
+import { callChat, chatFor, llmParams, noChatReason, systemParam } from "../shared/llm.js";
 
 /**
  * The least probability of the refusal at which the answer refuses. Chosen on 60 dev claims with
@@ -71,7 +71,7 @@ export const generateAnswer = defineNode({
   fingerprint: (p, s) => ({ llm: p.generator === "extractive" ? null : s.chatIdentity(p, TYPE), prompt: s.promptIdentity(p.prompt) }),
   async run(inputs, p, ctx) {
     const { question, passages } = inputs;
-    const chat = p.generator === "extractive" ? undefined : await ctx.services.chat(p, TYPE);
+    const chat = p.generator === "extractive" ? undefined : await chatFor(ctx, p, TYPE);
     if (p.generator === "llm" && !chat) throw new Error(`generate.answer: no chat model: ${noChatReason(ctx.services, p, TYPE)} (or use generator "extractive")`);
     if (!chat) {
       if (p.generator === "auto") ctx.log("warn", `no language model: the answer is the extractive baseline (sentences picked from the passages), because ${noChatReason(ctx.services, p, TYPE)}`);

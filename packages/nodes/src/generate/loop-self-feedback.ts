@@ -3,7 +3,7 @@ import { z } from "zod";
 import { promptParam } from "../shared/prompts.js";
 import { storeParam } from "../shared/params.js";
 import { editOnce, requestFeedback } from "../shared/feedback.js";
-import { llmParams, systemParam } from "../shared/llm.js";
+import { chatFor, llmParams, systemParam } from "../shared/llm.js";
 
 /** Its type, also the task it asks its language model (the default adapter goes on the tasks it was trained on). */
 const TYPE = "loop.self-feedback";
@@ -37,7 +37,7 @@ export const loopSelfFeedback = defineNode({
     const question = inputs.question;
     let answer = inputs.answer;
     let passages = [...inputs.passages];
-    const chat = await ctx.services.chat(p, TYPE);
+    const chat = await chatFor(ctx, p, TYPE);
     if (!chat) {
       ctx.log("warn", "self-feedback loop skipped: no LLM configured");
       return { answer, passages, feedback: [] };

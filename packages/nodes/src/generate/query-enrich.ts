@@ -1,7 +1,7 @@
 import { compileTemplate, defineNode } from "@citeflow/core";
 import { z } from "zod";
 import { promptParam } from "../shared/prompts.js";
-import { callChat, chatAndPrompt, llmParams } from "../shared/llm.js";
+import { callChat, chatAndPrompt, chatFor, llmParams } from "../shared/llm.js";
 
 /** Its type, also the task it asks its language model (the default adapter goes on the tasks it was trained on). */
 const TYPE = "query.enrich";
@@ -17,7 +17,7 @@ export const queryEnrich = defineNode({
   fingerprint: chatAndPrompt(TYPE),
   async run(inputs, p, ctx) {
     const question = inputs.question;
-    const chat = await ctx.services.chat(p, TYPE);
+    const chat = await chatFor(ctx, p, TYPE);
     if (!chat) {
       ctx.log("warn", "no LLM configured: the question text is used as the query");
       return { query: { text: question.text, questionId: question.id, origin: "question" } };

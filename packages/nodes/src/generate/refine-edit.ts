@@ -2,7 +2,7 @@ import { defineNode } from "@citeflow/core";
 import { z } from "zod";
 import { promptParam } from "../shared/prompts.js";
 import { editOnce } from "../shared/feedback.js";
-import { llmParams, systemParam } from "../shared/llm.js";
+import { chatFor, llmParams, systemParam } from "../shared/llm.js";
 
 /** Its type, also the task it asks its language model (the default adapter goes on the tasks it was trained on). */
 const TYPE = "refine.edit";
@@ -27,7 +27,7 @@ export const refineEdit = defineNode({
   async run(inputs, p, ctx) {
     let answer = inputs.answer;
     const items = inputs.feedback;
-    const chat = await ctx.services.chat(p, TYPE);
+    const chat = await chatFor(ctx, p, TYPE);
     if (!chat) {
       if (items.length) ctx.log("warn", "edits skipped: no LLM configured");
       return { answer };

@@ -1,7 +1,7 @@
 import { compileTemplate, defineNode, type Passage } from "@citeflow/core";
 import { z } from "zod";
 import { promptParam } from "../shared/prompts.js";
-import { callChat, chatAndPrompt, llmParams } from "../shared/llm.js";
+import { callChat, chatAndPrompt, chatFor, llmParams } from "../shared/llm.js";
 import { ratingSchema, readRating } from "../shared/structured.js";
 
 /** The last "Rating: n" line (1–5). */
@@ -26,7 +26,7 @@ export const rateRelevance = defineNode({
   fingerprint: chatAndPrompt(TYPE),
   async run(inputs, p, ctx) {
     const { question, passages } = inputs;
-    const chat = await ctx.services.chat(p, TYPE);
+    const chat = await chatFor(ctx, p, TYPE);
     if (!chat) {
       ctx.log("warn", "relevance rating skipped: no LLM configured");
       return { passages };

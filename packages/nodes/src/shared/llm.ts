@@ -134,6 +134,31 @@ export function describeChat(c: ChatChoice, quietUnverified = false): string {
 /** What a node of this type that renders one prompt for one chat model depends on: which model, and the prompt's content. */
 export const chatAndPrompt = (task: string) => (p: Pick<LlmParams, "model" | "baseUrl"> & { prompt: string }, s: Services) => ({ llm: s.chatIdentity(p, task), prompt: s.promptIdentity(p.prompt) });
 
+/**
+ * The chat model a node's params select (`services.chat`), and when it is not loaded yet (an in-process model's first
+ * use this session) the load is a phase of the node: its progress says so while it lasts, and a "load" span records
+ * the model and how long it took (it shows in the node's model calls and timings).
+ */
+export async function chatFor(ctx: NodeContext, p: LlmParams, task: string): Promise<ChatModel | undefined> {
+  const pending = ctx.services.chat(p, task);
+  const settled = pending.then(
+    () => true,
+    () => true,
+  );
+  if (await Promise.race([settled, new Promise<false>((r) => setTimeout(() => r(false), 50))])) return pending;
+  const choice = ctx.services.chatChoice(p, task);
+  const name = choice.kind === "local" ? basename(choice.path) + (choice.adapter ? ` + ${choice.adapter.name}` : "") : choice.kind === "hub" ? choice.uri : "the chat model";
+  ctx.progress(0, undefined, `loading ${name} (its first use this session)`);
+  return ctx.span("load", async (s) => {
+    const t0 = performance.now();
+    const chat = await pending;
+    s.set("model", name);
+    s.set("baseURL", "in-process");
+    s.set("loadMs", Math.round(performance.now() - t0) + 50);
+    return chat;
+  });
+}
+
 /** Why a node's params select no chat model ("" when they select one), for its log and errors. */
 export function noChatReason(services: Services, p: Pick<LlmParams, "model" | "baseUrl">, task: string): string {
   const c = services.chatChoice(p, task);

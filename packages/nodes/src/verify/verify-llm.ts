@@ -1,7 +1,7 @@
 import { calibratedVerdict, closestSentences, compileTemplate, defineNode, type Verdict, type VerdictCalibration } from "@citeflow/core";
 import { JUDGE_ADAPTER, usesAdapter } from "@citeflow/models";
 import { z } from "zod";
-import { callChat, chatAndPrompt, llmParams, noChatReason } from "../shared/llm.js";
+import { callChat, chatAndPrompt, chatFor, llmParams, noChatReason } from "../shared/llm.js";
 import { promptParam } from "../shared/prompts.js";
 import { readTrueFalse, trueFalseSchema } from "../shared/structured.js";
 import { thresholdText, twoWay } from "../shared/two-way.js";
@@ -79,7 +79,7 @@ export const verifyLlm = defineNode({
   async run(inputs, p, ctx) {
     const claims = inputs.claims;
     const all = inputs.passages;
-    const chat = await ctx.services.chat(p, TYPE);
+    const chat = await chatFor(ctx, p, TYPE);
     if (!chat) throw new Error(`verify.llm needs a chat model: ${noChatReason(ctx.services, p, TYPE)}`);
     const template = compileTemplate(ctx.services.prompt(p.prompt));
     const verdicts: Verdict[] = [];
