@@ -2,7 +2,8 @@
 // `npm run lab`: the real JupyterLab (pip, pinned, in .citeflow/venvs/) with the citeflow-jupyterlab
 // wheel installed into it, served on 127.0.0.1 with a token. The wheel brings the prebuilt
 // extension and the kernelspec; the kernel it starts is this checkout's CLI. The notebooks folder
-// is open, and the SciFact store is ready (from $CITEFLOW_DATA, else the SciFact shipped in data/).
+// is open. The SciFact store (from $CITEFLOW_DATA, else the SciFact shipped in data/) is built after the page is
+// served, with its progress in this terminal; a search before it is ready says how far it is.
 //
 //   npm run lab -- [--port N] [--token T] [--root DIR] [--state DIR] [--jupyterlab VERSION]
 import { spawn } from "node:child_process";
@@ -133,18 +134,43 @@ export async function startLab(options = {}) {
 /**
  * Offline models and the SciFact store, when the data is there (as the notebooks do), handed to
  * JupyterLab and its kernels through their environment. The store is the one `npm run demo` builds
- * (.citeflow/stores/), so whichever runs first builds it for both.
+ * (.citeflow/stores/), so whichever runs first builds it for both. Its folder is handed over at once;
+ * what is returned builds it (or resumes it, or finds it whole) once the page is served.
  */
 async function sciFact(state) {
   const citeflow = await import(join(root, "packages", "citeflow", "dist", "index.js"));
   const offline = citeflow.useOfflineModels();
   if (offline.nli) process.env.CITEFLOW_NLI_MODEL = offline.nli;
   if (offline.reranker) process.env.CITEFLOW_RERANK_MODEL = offline.reranker;
+  let index;
   if (!process.env.CITEFLOW_STORE && citeflow.dataFolder()) {
-    process.stderr.write("citeflow lab: preparing the SciFact store (the first time, about 5 minutes on 2 cores)…\n");
-    process.env.CITEFLOW_STORE = await citeflow.sciFactStore({ runs: process.env.CITEFLOW_RUNS || join(root, ".citeflow") });
+    const runs = process.env.CITEFLOW_RUNS || join(root, ".citeflow");
+    process.env.CITEFLOW_STORE = citeflow.sciFactStoreDir(runs);
+    index = (onProgress) => citeflow.sciFactStore({ runs, onProgress });
   }
   process.env.CITEFLOW_RUNS ||= join(state, "runs");
+  return index;
+}
+
+/** Progress lines for the SciFact index: at most one every 10 s, with the rate since this start and what is left. */
+function progressLines(say = (line) => process.stderr.write(line + "\n")) {
+  const t0 = performance.now();
+  let first;
+  let last = 0;
+  const state = { documents: 0, total: 0 };
+  const report = (documents, total) => {
+    Object.assign(state, { documents, total });
+    first ??= documents;
+    const now = performance.now();
+    if (now - last < 10_000 && documents < total) return;
+    last = now;
+    const rate = (documents - first) / ((now - t0) / 1000);
+    const left = rate > 0 && documents < total ? `, about ${Math.max(1, Math.round((total - documents) / rate / 60))} min left` : "";
+    say(
+      `citeflow lab: indexing SciFact: ${documents.toLocaleString("en-US")} of ${total.toLocaleString("en-US")} abstracts (${Math.floor((100 * documents) / total)} %)${rate > 0 ? `, ${rate.toFixed(0)} a second` : ""}${left}`,
+    );
+  };
+  return { report, state };
 }
 
 if (process.argv[1] && resolve(process.argv[1]) === fileURLToPath(import.meta.url)) {
@@ -153,10 +179,34 @@ if (process.argv[1] && resolve(process.argv[1]) === fileURLToPath(import.meta.ur
     return i > 0 ? process.argv[i + 1] : undefined;
   };
   const state = resolve(arg("--state") ?? join(root, ".citeflow", "lab"));
-  await sciFact(state);
+  const index = await sciFact(state);
   const lab = await startLab({ state, port: Number(arg("--port") ?? 0), token: arg("--token"), root: arg("--root"), jupyterlab: arg("--jupyterlab") });
   console.log(`\n    Citeflow in JupyterLab (${lab.venv}):\n\n    ${lab.url}\n\n    (Ctrl+C stops it and its kernels)\n`);
-  for (const sig of ["SIGINT", "SIGTERM"]) process.on(sig, () => void lab.stop().then(() => process.exit(0)));
+  const progress = progressLines();
+  let indexing = false;
+  for (const sig of ["SIGINT", "SIGTERM"])
+    process.on(sig, () => {
+      if (indexing)
+        process.stderr.write(
+          `citeflow lab: stopped with SciFact indexed up to ${progress.state.documents.toLocaleString("en-US")} of ${progress.state.total.toLocaleString("en-US")} abstracts; npm run lab resumes from there\n`,
+        );
+      void lab.stop().then(() => process.exit(0));
+    });
+  if (index) {
+    indexing = true;
+    const t0 = performance.now();
+    index(progress.report).then(
+      (dir) => {
+        indexing = false;
+        const took = progress.state.total ? ` in ${Math.round((performance.now() - t0) / 1000)} s` : "";
+        process.stderr.write(`citeflow lab: SciFact is indexed${took} (${dir}): templates and notebooks can search it\n`);
+      },
+      (e) => {
+        indexing = false;
+        process.stderr.write(`citeflow lab: the SciFact store could not be built: ${e.message}\n`);
+      },
+    );
+  }
   const { code } = await lab.exited;
   process.exit(code ?? 0);
 }

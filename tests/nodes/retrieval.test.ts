@@ -1,11 +1,12 @@
-import { mkdtempSync } from "node:fs";
+import { spawnSync } from "node:child_process";
+import { mkdtempSync, readFileSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { delimiter, join } from "node:path";
 import { fileURLToPath } from "node:url";
 import { beforeAll, describe, expect, it } from "vitest";
 import { loadGraph, MemoryCache, runGraph, type Passage } from "@citeflow/core";
 import { loadEmbedder } from "@citeflow/models";
-import { hybridSearch, LanceStore, openScholarChunker, readBeirCorpus, weightedFusion, type CorpusDocument } from "@citeflow/retrieval";
+import { hybridSearch, ingestInProgress, LanceStore, openScholarChunker, readBeirCorpus, weightedFusion, type CorpusDocument } from "@citeflow/retrieval";
 import { doc, envServices, run, tempDir, testRegistry } from "../helpers.js";
 import { restoreEnvAfterEach } from "../scifact.js";
 
@@ -262,4 +263,47 @@ describe("retrieval nodes on a LanceDB store of SciFact abstracts", () => {
     expect(passagesOf(a, "r").map(docOf)).not.toContain(later[2]!.docId);
     expect(a.byId.r!.cacheKey).not.toBe(b.byId.r!.cacheKey);
   });
+});
+
+describe("a store whose ingest has not finished", () => {
+  it("records its progress in the ingest's lock while it runs; a search meanwhile is refused saying how far it is, and after a stop, how to resume", async () => {
+    const dir = tempDir("citeflow-unfinished-");
+    const embedder = await loadEmbedder("static-use-en", { modelsDirs: [MODELS!] });
+    const seen: Array<ReturnType<typeof ingestInProgress>> = [];
+    const search = (text: string) =>
+      run(doc({ q: ["input.question"], r: ["retrieve.hybrid", { store: dir, k: 3, modelsDir: MODELS! }] }, ["q.question->r.question"], { question: { type: "Question" } }), { inputs: q(text) });
+    const refusals: string[] = [];
+    await (
+      await LanceStore.open(dir)
+    ).ingest(docs.slice(0, 40), {
+      chunker: openScholarChunker(),
+      chunkerName: "openscholar-256",
+      embedder,
+      batchSize: 16,
+      expectedDocuments: 40,
+      onProgress: () => {
+        seen.push(ingestInProgress(dir));
+      },
+    });
+    expect(seen[0]).toMatchObject({ pid: process.pid, total: 40 });
+    expect(seen.map((s) => s!.documents).every((d, i, a) => d! > 0 && (i === 0 || d! >= a[i - 1]!))).toBe(true);
+    expect(ingestInProgress(dir)).toBeUndefined(); // finished: the lock is gone
+    // The state an ingest leaves while it runs (its meta says incomplete, its lock holds its progress), made by hand.
+    const meta = JSON.parse(readFileSync(join(dir, "citeflow-store.json"), "utf8"));
+    writeFileSync(join(dir, "citeflow-store.json"), JSON.stringify({ ...meta, incomplete: true }));
+    writeFileSync(join(dir, "ingest.lock"), JSON.stringify({ pid: process.pid, startedAt: new Date(Date.now() - 60_000).toISOString(), documents: 12, total: 40 }));
+    const during = await search(docs[3]!.title);
+    refusals.push(during.byId.r!.error!.message);
+    expect(during.byId.r!.status).toBe("error");
+    expect(refusals[0]).toContain(`store ${dir} is still being indexed (process ${process.pid}`);
+    expect(refusals[0]).toContain("12 of 40 documents (30 %), about 2 min left");
+    // Its process gone (the lock left behind by a kill): the store says how to resume.
+    const gone = spawnSync("true").pid!;
+    writeFileSync(join(dir, "ingest.lock"), JSON.stringify({ pid: gone, startedAt: new Date().toISOString(), documents: 12, total: 40 }));
+    const after = await search(docs[3]!.title);
+    expect(after.byId.r!.error!.message).toContain("its last ingest stopped before the end. Run the same ingest again (it resumes where it stopped)");
+    // Finished again: searched as before.
+    writeFileSync(join(dir, "citeflow-store.json"), JSON.stringify(meta));
+    expect(passagesOf(await search(docs[3]!.title), "r")).toHaveLength(3);
+  }, 60_000);
 });

@@ -27,7 +27,7 @@ export {
   type NodeState,
 } from "./mime.js";
 export { scoreChart, Chart, VEGA_LITE_MIME } from "./vega.js";
-export { sciFactStore, pdfStore, useOfflineModels, languageModel } from "./setup.js";
+export { sciFactStore, sciFactStoreDir, pdfStore, useOfflineModels, languageModel } from "./setup.js";
 export { setDisplaySink, displaySink, showBundle, display, newDisplay, SHOWN_IN, type Display, type DisplaySink, type MimeBundle } from "./display.js";
 export { templateNames, templatePath, createRegistry, builtinNodes, graphReach, type Reach, type ServicesConfig, type ServicesPatch } from "@citeflow/nodes";
 export { services, configure, allowEndpoint, allowModelsDir, allow } from "./services.js";

@@ -35,9 +35,9 @@ export function useOfflineModels(): { nli?: string; reranker?: string } {
  * installed it, else the offline static-use-en: see `defaultEmbedder`), the same one `citeflow demo` builds, made on first use from `scifact/corpus.jsonl` in `dataFolder()` ($CITEFLOW_DATA, else the data shipped with Citeflow)
  * (resumed if an earlier build was cut short) and made the store of this kernel's runs. Returns its folder.
  * A SciFact store already named by $CITEFLOW_STORE (as `npm run lab` prepares one) is used as it is;
- * a build prints its progress on stderr unless `onProgress` is given.
+ * a build prints its progress on stderr unless `onProgress` is given (abstracts read so far, of how many).
  */
-export async function sciFactStore(options: { runs?: string; onProgress?: (documents: number) => void } = {}): Promise<string> {
+export async function sciFactStore(options: { runs?: string; onProgress?: (documents: number, total: number) => void } = {}): Promise<string> {
   const data = dataFolder();
   if (!data) throw new Error("sciFactStore reads scifact/corpus.jsonl from $CITEFLOW_DATA or the data shipped with a Citeflow checkout: set CITEFLOW_DATA to a data folder");
   const corpus = join(data.dir, "scifact", "corpus.jsonl");
@@ -48,19 +48,28 @@ export async function sciFactStore(options: { runs?: string; onProgress?: (docum
     configure({ store: prepared });
     return prepared;
   }
-  const dir = join(options.runs ?? defaultRunsDir(), "stores", `scifact-${basename(embedderId)}`);
+  const dir = sciFactStoreDir(options.runs);
   const store = await LanceStore.open(dir);
-  const onProgress = options.onProgress ?? ((n: number) => process.stderr.write(`sciFactStore: ${n} of 5,183 abstracts indexed in ${dir}\n`));
+  const total = readFileSync(corpus, "utf8")
+    .split("\n")
+    .filter((l) => l.trim()).length;
+  const onProgress = options.onProgress ?? ((n: number) => process.stderr.write(`sciFactStore: ${n.toLocaleString("en-US")} of ${total.toLocaleString("en-US")} abstracts indexed in ${dir}\n`));
   const embedder = await services().embedder({ id: embedderId, modelsDir: "", dtype: "fp32" });
   await store.ingest(readBeirCorpus(corpus), {
     chunker: openScholarChunker(),
     chunkerName: "openscholar-256",
     embedder,
     batchSize: embedderId === OFFLINE_EMBEDDER ? 512 : 64,
-    onProgress: (p: { documents: number }) => onProgress(p.documents),
+    onProgress: (p: { documents: number }) => onProgress(p.documents, total),
+    expectedDocuments: total,
   });
   configure({ store: dir });
   return dir;
+}
+
+/** Where `sciFactStore` builds its store under a runs folder (default: the runs folder of this kernel), for the embedder in use. */
+export function sciFactStoreDir(runs?: string): string {
+  return join(runs ?? defaultRunsDir(), "stores", `scifact-${basename(defaultEmbedder(process.env))}`);
 }
 
 /** Whether a store folder is a whole store of this SciFact corpus: a finished ingest holding its first and last abstracts. */

@@ -7,6 +7,7 @@ export { weightedFusion, reciprocalRankFusion, type RankedList } from "./fusion.
 export { perPaper, citationBoost, yearRange } from "./filters.js";
 export { joinPapers } from "./join-papers.js";
 export { LanceStore } from "./lance.js";
+export { ingestInProgress, unfinishedStoreMessage, type IngestState } from "./lock.js";
 export { openPassageStore } from "./open.js";
 export { hybridSearch, type HybridOptions } from "./hybrid.js";
 export { QdrantStore, parseQdrantSpec, qdrantSpecUrl, pointId, clusterDefaults, REWEIGH_DRIFT, type QdrantStoreOptions, type ClusterSettings } from "./qdrant.js";

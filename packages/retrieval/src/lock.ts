@@ -1,4 +1,4 @@
-import { closeSync, constants, openSync, readFileSync, rmSync, writeSync } from "node:fs";
+import { closeSync, constants, existsSync, openSync, readFileSync, renameSync, rmSync, writeFileSync, writeSync } from "node:fs";
 import { join } from "node:path";
 import { processAlive } from "@citeflow/runstore";
 
@@ -32,11 +32,66 @@ export async function withIngestLock<T>(dir: string, work: () => Promise<T>): Pr
   }
 }
 
-function readHolder(path: string): { pid: number; startedAt: string } | undefined {
+/** What the ingest holding a store's lock says of itself: its process, since when, and how far it has got. */
+export interface IngestState {
+  pid: number;
+  startedAt: string;
+  /** Documents read so far, and how many there are when the ingest was told (`expectedDocuments`). */
+  documents?: number;
+  total?: number;
+  updatedAt?: string;
+}
+
+function readHolder(path: string): IngestState | undefined {
   try {
-    const h = JSON.parse(readFileSync(path, "utf8")) as { pid?: unknown; startedAt?: unknown };
-    return typeof h.pid === "number" ? { pid: h.pid, startedAt: String(h.startedAt) } : undefined;
+    const h = JSON.parse(readFileSync(path, "utf8")) as Record<string, unknown>;
+    if (typeof h.pid !== "number") return undefined;
+    const n = (x: unknown) => (typeof x === "number" && Number.isFinite(x) && x >= 0 ? x : undefined);
+    const [documents, total] = [n(h.documents), n(h.total)];
+    return {
+      pid: h.pid,
+      startedAt: String(h.startedAt),
+      ...(documents !== undefined ? { documents } : {}),
+      ...(total !== undefined ? { total } : {}),
+      ...(typeof h.updatedAt === "string" ? { updatedAt: h.updatedAt } : {}),
+    };
   } catch {
     return undefined;
   }
+}
+
+/** The ingest writing this store now, with its progress; undefined when none is (no lock, or its process is gone). */
+export function ingestInProgress(dir: string): IngestState | undefined {
+  const holder = readHolder(join(dir, "ingest.lock"));
+  return holder && processAlive(holder.pid) ? holder : undefined;
+}
+
+/** The lock holder's progress, written beside its lock and renamed over it (a reader sees the old state or the new, never half). */
+export function recordIngestProgress(dir: string, progress: { documents: number; total?: number | undefined }): void {
+  const path = join(dir, "ingest.lock");
+  const holder = readHolder(path);
+  if (!holder || holder.pid !== process.pid) return;
+  const next = `${path}.${process.pid}.tmp`;
+  writeFileSync(next, JSON.stringify({ pid: holder.pid, startedAt: holder.startedAt, ...progress, updatedAt: new Date().toISOString() }));
+  renameSync(next, path);
+}
+
+/**
+ * Why a store whose last ingest did not finish cannot be searched yet, in words: the ingest writing it now and how far
+ * it is (with a rate and what is left, from its start), or that none is and running it again resumes it.
+ */
+export function unfinishedStoreMessage(dir: string, now = Date.now()): string {
+  if (!existsSync(dir)) return `store ${dir} is not finished: its last ingest is still running, or stopped before the end (run it again: it resumes)`;
+  const writing = ingestInProgress(dir);
+  if (!writing) return `store ${dir} is not finished: its last ingest stopped before the end. Run the same ingest again (it resumes where it stopped), then search`;
+  const { documents, total } = writing;
+  let progress = "";
+  if (documents !== undefined) {
+    progress = total
+      ? `${documents.toLocaleString("en-US")} of ${total.toLocaleString("en-US")} documents (${Math.floor((100 * documents) / total)} %)`
+      : `${documents.toLocaleString("en-US")} documents so far`;
+    const seconds = (now - Date.parse(writing.startedAt)) / 1000;
+    if (total && documents > 0 && documents < total && seconds > 0) progress += `, about ${Math.max(1, Math.round(((total - documents) * seconds) / documents / 60))} min left`;
+  }
+  return `store ${dir} is still being indexed (process ${writing.pid}, started ${writing.startedAt}${progress ? `: ${progress}` : ""}); it can be searched when that ingest finishes`;
 }

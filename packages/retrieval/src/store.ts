@@ -34,6 +34,8 @@ export interface IngestOptions {
   /** Passages embedded and written per batch (default 256). Each batch is one atomic write. */
   batchSize?: number;
   onProgress?: (p: { documents: number; added: number; skipped: number }) => void;
+  /** How many documents the source holds, when the caller knows: recorded with the ingest's progress for whoever searches meanwhile. */
+  expectedDocuments?: number;
   signal?: AbortSignal;
   /** LanceDB: build a vector index from this many passages (default 4,096). */
   vectorIndexMinRows?: number;

@@ -22,7 +22,7 @@ import {
   type Reranker,
 } from "@citeflow/models";
 import { withoutCredentials, type Services } from "@citeflow/core";
-import { openPassageStore, qdrantSpecUrl, type PassageStore } from "@citeflow/retrieval";
+import { openPassageStore, qdrantSpecUrl, unfinishedStoreMessage, type PassageStore } from "@citeflow/retrieval";
 import { patchConfig, type SearchService, type ServicesConfig, type ServicesPatch } from "./config.js";
 import { allowedEndpoint, EndpointNotAllowed, httpUrl, keyFor } from "./endpoints.js";
 import { chooseChat, type ChatChoice, type LlmParams } from "./llm.js";
@@ -186,7 +186,11 @@ export class CiteflowServices implements Services {
     const at = qdrantSpecUrl(spec);
     if (at) this.requireEndpoint(at, "params.store");
     const apiKey = keyFor(at, q.url, q.apiKey);
-    return this.#once(`store:${spec}`, () => openPassageStore(spec, { QDRANT_URL: q.url || undefined, QDRANT_API_KEY: apiKey }));
+    return this.#once(`store:${spec}`, () => openPassageStore(spec, { QDRANT_URL: q.url || undefined, QDRANT_API_KEY: apiKey })).then(async (store) => {
+      // A store whose ingest has not finished has no search index yet, or half a corpus: refused, saying how far it is.
+      if ((await store.meta())?.incomplete) throw new Error(unfinishedStoreMessage(store.location));
+      return store;
+    });
   }
 
   async storeIdentity(name: string): Promise<unknown> {
