@@ -149,3 +149,4 @@ export function findGraph(ref: string): { path: string; dir?: string } {
   throw new Error(`no graph "${ref}": no such file, and not a template (${templateNames().join(", ")})`);
 }
 export { catalogueWithModels } from "./catalogue.js";
+export { modelParamsOf } from "./shared/params.js";

@@ -2,7 +2,7 @@ import { readFileSync } from "node:fs";
 import { generatedTokens, mapInOrder, QuestionInputError, questionRuns, runMetrics, type CompiledGraph, type QuestionRun, type RunResult } from "@citeflow/core";
 import { openGraph, type Session } from "@citeflow/host";
 import { describeModel } from "@citeflow/models";
-import { chatChoices, CiteflowServices, describeChat, questionsAtOnce } from "@citeflow/nodes";
+import { chatChoices, CiteflowServices, describeChat, modelParamsOf, questionsAtOnce } from "@citeflow/nodes";
 import { FailureError, UsageError } from "../errors.js";
 import { fmtMs, ProgressPrinter, SetProgress } from "../progress.js";
 import { readQuestions } from "../questions.js";
@@ -36,11 +36,10 @@ export interface RunSummary {
   nodes: Array<{ id: string; status: string; cache?: "hit" | "miss"; ms?: number; error?: string }>;
 }
 
-const MODEL_KINDS: Record<string, "nli" | "reranker"> = { "verify.nli": "nli", "eval.citations": "nli", "rerank.cross-encoder": "reranker" };
-
 /**
  * One line per model the graph's nodes use: each language model (in words: file, adapter and its
- * card, server), each NLI model and reranker (its id and, for Citeflow's trained models, where its card is).
+ * card, server), each NLI model and reranker (its id and, for Citeflow's trained models, where its card is), as its
+ * nodes' model params declare them (`modelParam`).
  */
 export function modelLines(graph: CompiledGraph, session: Session): string[] {
   if (!(session.services instanceof CiteflowServices)) return [];
@@ -48,11 +47,8 @@ export function modelLines(graph: CompiledGraph, session: Session): string[] {
   const seen = new Set<string>();
   for (const id of graph.order) {
     const n = graph.nodes.get(id)!;
-    const kind = MODEL_KINDS[n.def.type];
-    if (kind)
-      seen.add(
-        `${kind === "nli" ? "NLI" : "reranker"}: ${describeModel(services.modelId(kind, String((n.params as { model?: string }).model ?? "")), services.config.modelsDirs, services.config.quietUnverifiedModels)}`,
-      );
+    for (const m of modelParamsOf(n.def.params, n.params as Record<string, unknown>))
+      seen.add(`${m.kind === "nli" ? "NLI" : "reranker"}: ${describeModel(services.modelId(m.kind, m.value), services.config.modelsDirs, services.config.quietUnverifiedModels)}`);
   }
   for (const c of chatChoices(graph, services)) seen.add(`language model: ${describeChat(c, services.config.quietUnverifiedModels)}`);
   return [...seen];

@@ -76,7 +76,7 @@ export const checkSufficiency = defineNode({
     k: z.number().int().positive().default(3).describe("Passages the second hop keeps (BM25 over the store)"),
     judge: z.enum(["llm", "reranker"]).default("llm").describe("Who decides whether the claims are enough: the language model (arXivBot's way), or the reranker's best score for the passages read"),
     threshold: thresholdParam("enough", "not", 0),
-    reranker: modelParam("reranker", "With judge reranker: the reranker; empty: the configured one"),
+    reranker: modelParam("reranker", "With judge reranker: the reranker; empty: the configured one", { judge: "reranker" }),
     minScore: z.number().default(MIN_SCORE).describe("With judge reranker: enough when a passage read scores at least this against the question (the default was chosen on claims never reported on)"),
   }),
   fingerprint: async (p, s) => ({
