@@ -1,7 +1,7 @@
 import { basename, join } from "node:path";
 import { QUESTION_CAVEAT, type Answer, type Claim, type NodeRegistry, type Passage, type Verdict } from "@citeflow/core";
 import { goldAnswer, readGoldLabels, type GoldLabels } from "@citeflow/datasets";
-import { DEFAULT_MODELS, defaultEmbedder, describeModel, OFFLINE_EMBEDDER } from "@citeflow/models";
+import { defaultEmbedder, describeModel, OFFLINE_EMBEDDER } from "@citeflow/models";
 import { describeChat, templatePath } from "@citeflow/nodes";
 import { dataFolder } from "@citeflow/retrieval";
 import { RunStore } from "@citeflow/runstore";
@@ -39,9 +39,9 @@ export async function demoCommand(runs: string, registry: NodeRegistry, o: { dat
   const embedder = defaultEmbedder(process.env);
   const store = join(runs, "stores", `scifact-${basename(embedder)}`);
   const graph = templatePath("verifai");
-  // Verification uses Citeflow's trained NLI model unless another one is configured.
-  const nli = process.env.CITEFLOW_NLI_MODEL || DEFAULT_MODELS.nli;
-  const services = cliServices({ store }).with({ models: { nli } });
+  const services = cliServices({ store });
+  // Verification uses the configured NLI model: Citeflow's trained one unless $CITEFLOW_NLI_MODEL names another.
+  const nli = services.config.models.nli;
   const session = new Session(registry, services, runs);
   const generator = describeChat(services.chatChoice({ model: "", baseUrl: "" }, "generate.answer"), services.config.quietUnverifiedModels);
   const embedderNote = embedder === OFFLINE_EMBEDDER ? "static-use-en (offline, weak: run `npm run models` for all-MiniLM-L6-v2)" : embedder;
