@@ -1,11 +1,12 @@
 /** The pipeline editor: toolbar (question, run controls), palette, canvas, and the node / runs panel. */
-import { useCallback, useEffect, useReducer, useState } from "react";
+import { useCallback, useEffect, useReducer, useRef, useState } from "react";
 import { Canvas } from "./canvas";
 import { Fold, Folded } from "./fold";
 import { trans } from "./i18n";
 import { NodeInspector } from "./inspector";
 import { addNode } from "./model";
 import { Palette } from "./palette";
+import { useSideWidth } from "./resize";
 import { RunsPanel } from "./runs";
 import type { EditorState } from "./state";
 import { Toolbar } from "./toolbar";
@@ -28,6 +29,8 @@ export function Editor({ state }: { state: EditorState }) {
   const [paletteOpen, setPaletteOpen] = useState(true);
   const [sideOpen, setSideOpen] = useState(true);
   const showRuns = useCallback(() => (setSideOpen(true), setTab("runs")), []);
+  const body = useRef<HTMLDivElement>(null);
+  const side = useSideWidth(useCallback(() => body.current, []));
   // Stable props: the palette and the canvas (both memoised) skip the redraw of every edit.
   const addAtCentre = useCallback(
     (spec: Parameters<typeof addNode>[1]) => {
@@ -52,7 +55,7 @@ export function Editor({ state }: { state: EditorState }) {
       {state.unreadable ? (
         <Unreadable why={state.unreadable} openAsText={state.openAsText} />
       ) : (
-        <div className="cf-body">
+        <div className="cf-body" ref={body}>
           {paletteOpen ? (
             <div className="cf-palette-panel">
               <Fold side="left" label={trans.__("Hide the node palette")} onClick={() => setPaletteOpen(false)} />
@@ -65,7 +68,8 @@ export function Editor({ state }: { state: EditorState }) {
           {!sideOpen ? (
             <Folded side="right" label={tab === "runs" ? trans.__("Runs") : trans.__("Node")} title={trans.__("Show the side panel")} onClick={() => setSideOpen(true)} />
           ) : (
-            <aside className="cf-side">
+            <aside className="cf-side" style={{ width: side.width }}>
+              {side.edge}
               <div className="cf-tabs" role="tablist">
                 <Fold side="right" label={trans.__("Hide the side panel")} onClick={() => setSideOpen(false)} />
                 <button role="tab" aria-selected={tab === "node"} onClick={() => setTab("node")}>

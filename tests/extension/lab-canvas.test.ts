@@ -96,6 +96,35 @@ describe("The pipeline editor's canvas in JupyterLab (Chromium)", () => {
     await expect.poll(() => page.evaluate(NODES_IN_VIEW)).toBe(true);
   }, 120_000);
 
+  it("resizes the side panel by its left edge, with the mouse and the arrow keys, and remembers its width", async () => {
+    const side = page.locator(".cf-editor .cf-side");
+    const edge = side.locator(".cf-side-resize");
+    const before = (await side.boundingBox())!;
+    const at = (await edge.boundingBox())!;
+    await page.mouse.move(at.x + at.width / 2, at.y + at.height / 2);
+    await page.mouse.down();
+    await page.mouse.move(at.x + at.width / 2 - 100, at.y + at.height / 2, { steps: 5 });
+    await page.mouse.move(at.x + at.width / 2 - 200, at.y + at.height / 2, { steps: 5 });
+    await page.mouse.up();
+    const dragged = (await side.boundingBox())!.width;
+    expect(Math.abs(dragged - (before.width + 200))).toBeLessThan(4);
+    await edge.focus();
+    await page.keyboard.press("ArrowLeft");
+    const keyed = (await side.boundingBox())!.width;
+    expect(Math.abs(keyed - (dragged + 20))).toBeLessThan(2);
+    expect(Number(await page.evaluate(() => localStorage.getItem("citeflow:side-width")))).toBe(Number(await edge.getAttribute("aria-valuenow")));
+    // Never narrower than 300 px, however far it is dragged.
+    const now = (await edge.boundingBox())!;
+    await page.mouse.move(now.x + now.width / 2, now.y + now.height / 2);
+    await page.mouse.down();
+    await page.mouse.move(now.x + 2000, now.y + now.height / 2, { steps: 4 });
+    await page.mouse.up();
+    expect(Math.round((await side.boundingBox())!.width)).toBe(300);
+    // Back to the default (double-click), for the rest of the suite.
+    await edge.dblclick();
+    await expect.poll(async () => Math.round((await side.boundingBox())!.width)).toBe(380);
+  }, 60_000);
+
   it("drags a node from the palette, connects ports, and refuses an incompatible connection", async () => {
     await dropSelect();
     await node("select").waitFor();
