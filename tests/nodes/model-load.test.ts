@@ -45,7 +45,8 @@ describe("loading a model", () => {
     const said = eventsOf(first.events, "node-progress").filter((e) => e.nodeId === "e");
     expect(said.map((e) => e.message)).toContain("loading gemma-test.gguf (its first use this session)");
     const load = spansOf(first.events).find((s) => s.name === "load");
-    expect(load?.data).toMatchObject({ model: "gemma-test.gguf", baseURL: "in-process" });
+    expect(load?.data).toMatchObject({ model: "gemma-test.gguf", where: "in-process" });
+    expect(load?.data).not.toHaveProperty("baseURL"); // not a call: what reads calls (exports, token counts) leaves it alone
     expect((load!.data as { loadMs: number }).loadMs).toBeGreaterThan(0);
     const calls = modelCalls(spansOf(first.events));
     expect(calls.find((c) => c.span === "load")).toMatchObject({ model: "gemma-test.gguf", where: "in-process" });

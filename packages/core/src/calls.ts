@@ -25,20 +25,23 @@ type CallData = {
   model?: unknown;
   baseURL?: unknown;
   servedBy?: unknown;
+  /** A model's load: how long it took, and where (no baseURL: it is not a call). */
   loadMs?: unknown;
+  where?: unknown;
   usage?: Partial<Record<"promptTokens" | "cachedPromptTokens" | "completionTokens" | "timeToFirstTokenMs" | "tokensPerSecond", number>>;
 };
 
 /**
  * Every span (at any depth) whose data names a model and where it ran, with the model that served
- * it and its usage. `dataOf` reads a span's data (a run store resolves data kept in blobs).
+ * it and its usage; and every model load (a span with `loadMs`), with its time. `dataOf` reads a span's data (a run
+ * store resolves data kept in blobs).
  */
 export function modelCalls<S extends CallSpan>(spans: S[], dataOf: (s: S) => unknown = (s) => s.data): ModelCall[] {
   const out: ModelCall[] = [];
   const walk = (s: S) => {
     const d = dataOf(s) as CallData | undefined;
-    if (d && typeof d.model === "string" && typeof d.baseURL === "string")
-      out.push({ span: s.name, model: typeof d.servedBy === "string" ? d.servedBy : d.model, where: d.baseURL, ...(d.usage ?? {}), ...(typeof d.loadMs === "number" ? { loadMs: d.loadMs } : {}) });
+    if (d && typeof d.model === "string" && typeof d.baseURL === "string") out.push({ span: s.name, model: typeof d.servedBy === "string" ? d.servedBy : d.model, where: d.baseURL, ...(d.usage ?? {}) });
+    else if (d && typeof d.model === "string" && typeof d.loadMs === "number") out.push({ span: s.name, model: d.model, where: typeof d.where === "string" ? d.where : "", loadMs: d.loadMs });
     (s.children as S[]).forEach(walk);
   };
   spans.forEach(walk);

@@ -153,7 +153,7 @@ export async function chatFor(ctx: NodeContext, p: LlmParams, task: string): Pro
     const t0 = performance.now();
     const chat = await pending;
     s.set("model", name);
-    s.set("baseURL", "in-process");
+    s.set("where", "in-process");
     s.set("loadMs", Math.round(performance.now() - t0) + 50);
     return chat;
   });

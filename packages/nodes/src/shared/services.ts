@@ -38,7 +38,10 @@ export interface ModelRequest {
 declare module "@citeflow/core" {
   /** What the built-in nodes use; `createServices` builds it from a `ServicesConfig`. */
   interface Services {
-    /** The store a node names ("" = the configured one): a folder made by `citeflow ingest`, or `qdrant:<collection>`. Opened once. */
+    /**
+     * The store a node names ("" = the configured one): a folder made by `citeflow ingest`, or `qdrant:<collection>`.
+     * Opened once; refused while its ingest has not finished (how far it is, or how to resume it).
+     */
     store(name: string): Promise<PassageStore>;
     /** What a store's results depend on, for cache keys: where it is and when it was last written. */
     storeIdentity(name: string): Promise<unknown>;
