@@ -40,7 +40,8 @@ export function modelCalls<S extends CallSpan>(spans: S[], dataOf: (s: S) => unk
   const out: ModelCall[] = [];
   const walk = (s: S) => {
     const d = dataOf(s) as CallData | undefined;
-    if (d && typeof d.model === "string" && typeof d.baseURL === "string") out.push({ span: s.name, model: typeof d.servedBy === "string" ? d.servedBy : d.model, where: d.baseURL, ...(d.usage ?? {}) });
+    if (d && typeof d.model === "string" && typeof d.baseURL === "string")
+      out.push({ span: s.name, model: typeof d.servedBy === "string" ? d.servedBy : d.model, where: d.baseURL, ...(d.usage ?? {}) });
     else if (d && typeof d.model === "string" && typeof d.loadMs === "number") out.push({ span: s.name, model: d.model, where: typeof d.where === "string" ? d.where : "", loadMs: d.loadMs });
     (s.children as S[]).forEach(walk);
   };
