@@ -17,6 +17,12 @@ function Field({ id, label, help, children }: { id: string; label: string; help?
   );
 }
 
+/** When a run started, compactly: the time for today's runs, the date and time for older ones. */
+function startedAt(ms: number): string {
+  const d = new Date(ms);
+  return d.toDateString() === new Date().toDateString() ? d.toLocaleTimeString() : d.toLocaleString();
+}
+
 export function RunsPanel({ state }: { state: EditorState }) {
   const [runs, setRuns] = useState<RunListingView[]>([]);
   const [pick, setPick] = useState<string[]>([]);
@@ -29,6 +35,9 @@ export function RunsPanel({ state }: { state: EditorState }) {
       .catch((e: Error) => setError(e.message));
   useEffect(() => void refresh(), [state.run?.status]);
   const toggle = (id: string) => setPick((p) => (p.includes(id) ? p.filter((x) => x !== id) : [...p, id].slice(-2)));
+  // A diff reads in time order, whichever was checked first: A the older run, B the newer (an edit 5 → 3 reads "5 → 3").
+  const started = (id: string) => runs.find((r) => r.runId === id)?.startedAt ?? 0;
+  const inOrder = () => [...pick].sort((x, y) => started(x) - started(y));
   return (
     <div className="cf-runs">
       <button className="cf-button" onClick={() => void refresh()}>
@@ -39,7 +48,7 @@ export function RunsPanel({ state }: { state: EditorState }) {
         disabled={pick.length !== 2}
         onClick={() =>
           state.stored
-            .diff(pick[0]!, pick[1]!)
+            .diff(inOrder()[0]!, inOrder()[1]!)
             .then(setDiff)
             .catch((e: Error) => setError(e.message))
         }
@@ -55,7 +64,7 @@ export function RunsPanel({ state }: { state: EditorState }) {
             <th>{trans.__("kind")}</th>
             <th>{trans.__("status")}</th>
             <th>{trans.__("started")}</th>
-            <th>ms</th>
+            <th>{trans.__("took")}</th>
             <th>{trans.__("question")}</th>
           </tr>
         </thead>
@@ -70,11 +79,15 @@ export function RunsPanel({ state }: { state: EditorState }) {
                   {r.runId}
                 </button>
               </td>
-              <td className="cf-run-kind">{r.kind ?? ""}</td>
+              <td className="cf-run-kind" title={r.kind ?? ""}>
+                {r.kind ?? ""}
+              </td>
               <td>{r.status}</td>
-              <td>{new Date(r.startedAt).toLocaleString()}</td>
-              <td className="cf-num">{r.ms !== undefined ? Math.round(r.ms) : ""}</td>
-              <td>{r.question ?? ""}</td>
+              <td title={new Date(r.startedAt).toLocaleString()}>{startedAt(r.startedAt)}</td>
+              <td className="cf-num">{r.ms !== undefined ? `${(r.ms / 1000).toFixed(1)} s` : ""}</td>
+              <td className="cf-run-question" title={r.question ?? ""}>
+                {r.question ?? ""}
+              </td>
             </tr>
           ))}
         </tbody>

@@ -120,6 +120,8 @@ describe("Runs in the pipeline editor (JupyterLab, Chromium)", () => {
     await rows.nth(1).locator("input[type=checkbox]").check();
     await page.locator(".cf-runs button", { hasText: "Diff" }).click();
     await page.locator('.cf-diff tr[data-diff-node="top"]').waitFor();
+    // In time order whichever was checked first: A the older run (the list's second), B the newer.
+    expect(await page.locator(".cf-diff h4").first().textContent()).toContain((await rows.nth(1).getAttribute("data-run"))!);
     expect(await page.locator(".cf-diff tr.cf-diff-changed").count()).toBeGreaterThan(0);
     await page.locator('.cf-metrics tr[data-metric="citations.f1"]').waitFor();
     // A node opened from the diff shows its outputs from both runs side by side, through the
@@ -144,16 +146,16 @@ describe("Runs in the pipeline editor (JupyterLab, Chromium)", () => {
     if (shared >= 0.3) expect(await sides.locator(".cf-diff-text").locator("ins, del").count()).toBeGreaterThan(0);
     else expect(await sides.locator(".cf-diff-apart p").count()).toBe(3);
     await shot("08-diff");
-    // Against the run that stopped at "papers" (the third newest), B has no answer and says why.
+    // Against the run that stopped at "papers" (the third newest, so A), A has no answer and says why.
     await rows.nth(1).locator("input[type=checkbox]").uncheck();
     await rows.nth(2).locator("input[type=checkbox]").check();
     await page.locator(".cf-runs button", { hasText: "Diff" }).click();
     await expect.poll(() => page.locator(".cf-diff h4").first().textContent()).toContain((await rows.nth(2).getAttribute("data-run"))!);
     await page.locator('.cf-diff tr[data-diff-node="answer"] button').click();
-    await sides.locator('.cf-side[data-side="a"] .cf-answer').waitFor();
-    expect(await sides.locator('.cf-side[data-side="b"]').textContent()).toMatch(/answer/);
-    expect(await sides.locator('.cf-side[data-side="b"] .cf-answer').count()).toBe(0);
-    expect(await sides.locator(".cf-diff-mark").textContent()).toBe("only in A");
+    await sides.locator('.cf-side[data-side="b"] .cf-answer').waitFor();
+    expect(await sides.locator('.cf-side[data-side="a"]').textContent()).toMatch(/answer/);
+    expect(await sides.locator('.cf-side[data-side="a"] .cf-answer').count()).toBe(0);
+    expect(await sides.locator(".cf-diff-mark").textContent()).toBe("only in B");
     await shot("08b-diff-missing-side");
     // Export this graph's runs as SFT rows, half of them held for validation: files and card
     // written where the form says, and every run so far asked one question, so all its rows stay
