@@ -41,7 +41,8 @@ function kindOf(s: Schema): string {
 function Field({ name, schema, value, onChange }: { name: string; schema: Schema; value: unknown; onChange: (v: unknown) => void }) {
   const kind = kindOf(schema);
   const id = `cf-param-${name}`;
-  const placeholder = schema.default !== undefined ? JSON.stringify(schema.default) : "";
+  // The default, as the field would hold it: a string as it reads (an empty one: "default"), anything else as JSON.
+  const placeholder = schema.default === undefined ? "" : schema.default === "" ? trans.__("default") : typeof schema.default === "string" ? schema.default : JSON.stringify(schema.default);
   const label = (
     <label htmlFor={id} title={schema.description}>
       {name}

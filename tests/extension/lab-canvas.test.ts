@@ -481,6 +481,9 @@ describe("The pipeline editor's canvas in JupyterLab (Chromium)", () => {
     // NLI models only: no reranker, no embedder.
     expect(offered).not.toContain("pair-rerank-scifact");
     expect(offered).not.toContain("static-use-en");
+    // An empty field reads "default", not a literal "" (its default is the empty string: the configured model).
+    expect(await field.inputValue()).toBe("");
+    expect(await field.getAttribute("placeholder")).toBe("default");
   }, 30_000);
 
   it("pans under a node dragged past the pane's edge by touch, and stops when the touch ends", async () => {
