@@ -186,9 +186,12 @@ if (process.argv[1] && resolve(process.argv[1]) === fileURLToPath(import.meta.ur
   let indexing = false;
   for (const sig of ["SIGINT", "SIGTERM"])
     process.on(sig, () => {
+      const { documents, total } = progress.state;
       if (indexing)
         process.stderr.write(
-          `citeflow lab: stopped with SciFact indexed up to ${progress.state.documents.toLocaleString("en-US")} of ${progress.state.total.toLocaleString("en-US")} abstracts; npm run lab resumes from there\n`,
+          total
+            ? `citeflow lab: stopped with SciFact indexed up to ${documents.toLocaleString("en-US")} of ${total.toLocaleString("en-US")} abstracts; npm run lab resumes from there\n`
+            : "citeflow lab: stopped before SciFact's first abstracts were indexed; npm run lab starts it again\n",
         );
       void lab.stop().then(() => process.exit(0));
     });
