@@ -44,6 +44,7 @@ describe("loading a model", () => {
     expect(first.byId.e!.status, JSON.stringify(first.byId.e!.error)).toBe("done");
     const said = eventsOf(first.events, "node-progress").filter((e) => e.nodeId === "e");
     expect(said.map((e) => e.message)).toContain("loading gemma-test.gguf (its first use this session)");
+    expect(said.map((e) => e.message).find((m) => m?.startsWith("gemma-test.gguf loaded in "))).toMatch(/ s$/);
     const load = spansOf(first.events).find((s) => s.name === "load");
     expect(load?.data).toMatchObject({ model: "gemma-test.gguf", where: "in-process" });
     expect(load?.data).not.toHaveProperty("baseURL"); // not a call: what reads calls (exports, token counts) leaves it alone

@@ -152,9 +152,12 @@ export async function chatFor(ctx: NodeContext, p: LlmParams, task: string): Pro
   return ctx.span("load", async (s) => {
     const t0 = performance.now();
     const chat = await pending;
+    const ms = Math.round(performance.now() - t0) + 50;
     s.set("model", name);
     s.set("where", "in-process");
-    s.set("loadMs", Math.round(performance.now() - t0) + 50);
+    s.set("loadMs", ms);
+    // What the node shows next is true until its calls say more.
+    ctx.progress(0, undefined, `${name} loaded in ${(ms / 1000).toFixed(1)} s`);
     return chat;
   });
 }
