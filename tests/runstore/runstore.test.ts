@@ -3,7 +3,7 @@ import { spawn } from "node:child_process";
 import { join } from "node:path";
 import { fileURLToPath } from "node:url";
 import { describe, expect, it } from "vitest";
-import { loadGraph, shorten, startRun } from "@citeflow/core";
+import { loadGraph, reduceRunEvent, shorten, startedRun, startRun, storedNodeProgress, type RunProgress } from "@citeflow/core";
 import { Redactor, RunStore, secretsFromEnv } from "@citeflow/runstore";
 import { doc, run, tempDir, testRegistry } from "../helpers.js";
 
@@ -16,6 +16,24 @@ const graph = (delta = 10) =>
 const question = { id: "q1", text: "Does aspirin prevent stroke?" };
 
 describe("run store", () => {
+  it("a node an abort skipped reads 'aborted' stored as it did live", async () => {
+    const store = new RunStore(tempDir());
+    const chain = doc({ a: ["test.const", { value: 1 }], b: ["test.add"], c: ["test.add"] }, ["a.out->b.a", "b.out->c.a"]);
+    const h = startRun(loadGraph(chain, testRegistry()), { ...store.runOptions(), breakpoints: ["b"] });
+    let live: RunProgress = startedRun(h.runId, ["a", "b", "c"]);
+    for await (const e of h.events) {
+      live = reduceRunEvent(live, e);
+      if (e.type === "node-paused") h.abort();
+    }
+    await h.result;
+    const stored = store.readRun(h.runId);
+    expect(stored.nodes.filter((n) => n.id !== "a").map((n) => [n.id, storedNodeProgress(n).status])).toEqual([
+      ["b", "aborted"],
+      ["c", "aborted"],
+    ]);
+    expect(["b", "c"].map((id) => live.nodes[id]!.status)).toEqual(["aborted", "aborted"]);
+  });
+
   it("writes a run as JSONL with blobs and reads it back", async () => {
     const store = new RunStore(tempDir());
     const r = await run(graph(), { ...store.runOptions(), inputs: { question } });

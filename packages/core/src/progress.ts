@@ -30,6 +30,11 @@ export interface RunProgress {
   ms?: number;
 }
 
+/** How a skipped node reads, live and stored alike: "aborted" when its run was aborted, else "skipped" (an upstream node failed). */
+export function skippedStatus(reason: "upstream-failed" | "aborted"): "aborted" | "skipped" {
+  return reason === "aborted" ? "aborted" : "skipped";
+}
+
 const STATUSES: readonly string[] = ["queued", "running", "paused", "done", "error", "skipped", "aborted"] satisfies NodeStatus[];
 
 /**
@@ -93,7 +98,7 @@ export function reduceRunEvent(run: RunProgress, e: StreamedRunEvent): RunProgre
     case "node-error":
       return node(e.nodeId, { status: "error", error: e.error.message, ms: e.ms });
     case "node-skipped":
-      return node(e.nodeId, { status: e.reason === "aborted" ? "aborted" : "skipped" });
+      return node(e.nodeId, { status: skippedStatus(e.reason) });
     case "run-end": {
       const nodes = { ...run.nodes };
       for (const [id, n] of Object.entries(nodes)) if (n.status === "queued" || n.status === "running" || n.status === "paused") nodes[id] = { status: e.status === "aborted" ? "aborted" : "skipped" };

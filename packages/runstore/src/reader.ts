@@ -1,5 +1,5 @@
 import { readRegularFile } from "./fsutil.js";
-import type { ErrorInfo, GraphDoc, LogLevel, RunEvent } from "@citeflow/core";
+import { skippedStatus, type ErrorInfo, type GraphDoc, type LogLevel, type RunEvent } from "@citeflow/core";
 
 export type StoredRunStatus = "ok" | "error" | "aborted" | "incomplete";
 export type StoredNodeStatus = "running" | "paused" | "done" | "error" | "skipped" | "aborted";
@@ -135,7 +135,7 @@ export function readRunFile(path: string): RunRecord {
         break;
       case "node-skipped": {
         const rec = node ?? add(placeholder(e.nodeId, "skipped"));
-        rec.status = "skipped";
+        rec.status = skippedStatus(e.reason);
         rec.skipReason = e.reason === "upstream-failed" ? `upstream node "${e.upstream}" failed` : "run aborted";
         break;
       }
