@@ -153,7 +153,7 @@ async function sciFact(state) {
 }
 
 /** Progress lines for the SciFact index: at most one every 10 s, with the rate since this start and what is left. */
-function progressLines(say = (line) => process.stderr.write(line + "\n")) {
+function progressLines() {
   const t0 = performance.now();
   let first;
   let last = 0;
@@ -166,8 +166,8 @@ function progressLines(say = (line) => process.stderr.write(line + "\n")) {
     last = now;
     const rate = (documents - first) / ((now - t0) / 1000);
     const left = rate > 0 && documents < total ? `, about ${Math.max(1, Math.round((total - documents) / rate / 60))} min left` : "";
-    say(
-      `citeflow lab: indexing SciFact: ${documents.toLocaleString("en-US")} of ${total.toLocaleString("en-US")} abstracts (${Math.floor((100 * documents) / total)} %)${rate > 0 ? `, ${rate.toFixed(0)} a second` : ""}${left}`,
+    process.stderr.write(
+      `citeflow lab: indexing SciFact: ${documents.toLocaleString("en-US")} of ${total.toLocaleString("en-US")} abstracts (${Math.floor((100 * documents) / total)} %)${rate > 0 ? `, ${rate.toFixed(0)} a second` : ""}${left}\n`,
     );
   };
   return { report, state };

@@ -23,13 +23,16 @@ export interface VerdictCalibration {
 
 const sigmoid = (x: number) => 1 / (1 + Math.exp(-x));
 
+/** The verdicts the NLI model scored (both SUPPORT and CONTRADICT probabilities; not NO_REFERENCE). */
+const scoredVerdicts = (verdicts: Verdict[]) => verdicts.filter((v) => v.probabilities.SUPPORT !== undefined && v.probabilities.CONTRADICT !== undefined);
+
 /**
  * A claim's support score from its sentence-level NLI verdicts (one per passage it was checked
  * against): the strongest SUPPORT probability less the strongest CONTRADICT probability, in [−1, 1].
  * Undefined when no verdict was scored (nothing it cites was retrieved).
  */
 export function nliSupportScore(verdicts: Verdict[]): number | undefined {
-  const scored = verdicts.filter((v) => v.probabilities.SUPPORT !== undefined && v.probabilities.CONTRADICT !== undefined);
+  const scored = scoredVerdicts(verdicts);
   if (scored.length === 0) return undefined;
   return Math.max(...scored.map((v) => v.probabilities.SUPPORT!)) - Math.max(...scored.map((v) => v.probabilities.CONTRADICT!));
 }
@@ -39,7 +42,7 @@ export function nliSupportScore(verdicts: Verdict[]): number | undefined {
  * in [0, 1]; undefined when none was scored.
  */
 export function nliEvidenceStrength(verdicts: Verdict[]): number | undefined {
-  const scored = verdicts.filter((v) => v.probabilities.SUPPORT !== undefined && v.probabilities.CONTRADICT !== undefined);
+  const scored = scoredVerdicts(verdicts);
   if (scored.length === 0) return undefined;
   return Math.max(...scored.map((v) => Math.max(v.probabilities.SUPPORT!, v.probabilities.CONTRADICT!)));
 }
@@ -54,10 +57,9 @@ export const QUESTION_CAVEAT = "the quoted sentences may not answer the question
 export function calibratedVerdict(claimId: string, score: number, c: VerdictCalibration, evidence?: number): Verdict {
   const pSupport = sigmoid(c.slope * score + c.intercept);
   const forced = pSupport >= 0.5 ? "SUPPORT" : "CONTRADICT";
-  const unread = evidence !== undefined && c.evidenceFloor !== undefined && evidence < c.evidenceFloor;
-  const label = unread ? "NO_EVIDENCE" : pSupport >= c.band[1] ? "SUPPORT" : pSupport <= c.band[0] ? "CONTRADICT" : "CANNOT_TELL";
+  const floor = evidence !== undefined && c.evidenceFloor !== undefined ? { evidence, evidenceFloor: c.evidenceFloor } : undefined;
+  const label = floor && floor.evidence < floor.evidenceFloor ? "NO_EVIDENCE" : pSupport >= c.band[1] ? "SUPPORT" : pSupport <= c.band[0] ? "CONTRADICT" : "CANNOT_TELL";
   const confidence = label === "SUPPORT" ? pSupport : label === "CONTRADICT" ? 1 - pSupport : Math.max(pSupport, 1 - pSupport);
-  const floor = evidence !== undefined && c.evidenceFloor !== undefined ? { evidence, evidenceFloor: c.evidenceFloor } : {};
   return { claimId, label, probabilities: { SUPPORT: pSupport, CONTRADICT: 1 - pSupport }, calibration: { pSupport, confidence, band: c.band, forced, rule: c.rule, ...floor } };
 }
 

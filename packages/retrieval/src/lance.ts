@@ -4,7 +4,7 @@ import { join, resolve } from "node:path";
 import * as lancedb from "@lancedb/lancedb";
 import { parsePassageId, type Passage } from "@citeflow/core";
 import { indexText } from "./chunkers.js";
-import { recordIngestProgress, withIngestLock } from "./lock.js";
+import { withIngestLock } from "./lock.js";
 import type { CorpusDocument } from "./document.js";
 import {
   checkCompatible,
@@ -107,11 +107,13 @@ export class LanceStore implements PassageStore {
 
   async ingest(docs: AsyncIterable<CorpusDocument> | Iterable<CorpusDocument>, o: IngestOptions): Promise<IngestResult> {
     // Its progress goes into its lock, so a search meanwhile can say how far it is.
-    const onProgress: IngestOptions["onProgress"] = (p) => {
-      recordIngestProgress(this.dir, { documents: p.documents, total: o.expectedDocuments });
-      o.onProgress?.(p);
-    };
-    return withIngestLock(this.dir, () => guarded(this.dir, this.#ingest(docs, { ...o, onProgress })));
+    return withIngestLock(this.dir, (record) => {
+      const onProgress: IngestOptions["onProgress"] = (p) => {
+        record({ documents: p.documents, total: o.expectedDocuments });
+        o.onProgress?.(p);
+      };
+      return guarded(this.dir, this.#ingest(docs, { ...o, onProgress }));
+    });
   }
 
   async #ingest(docs: AsyncIterable<CorpusDocument> | Iterable<CorpusDocument>, o: IngestOptions): Promise<IngestResult> {

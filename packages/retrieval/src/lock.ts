@@ -2,17 +2,25 @@ import { closeSync, constants, existsSync, openSync, readFileSync, renameSync, r
 import { join } from "node:path";
 import { processAlive } from "@citeflow/runstore";
 
+/** The lock an ingest holds while it writes a store. */
+const lockPath = (dir: string) => join(dir, "ingest.lock");
+
+/** How far the lock holder has got: documents read, of how many when it knows. */
+type Progress = { documents: number; total?: number | undefined };
+
 /**
  * One writer per store: an ingest holds `<store>/ingest.lock` (its pid and start time) while it
  * writes. A second ingest of the same store is refused with a message naming the first; a lock
- * whose process is gone (killed) is taken over.
+ * whose process is gone (killed) is taken over. `work` gets `record`, which writes its progress into
+ * the lock (beside it, then renamed over it: a reader sees the old state or the new, never half).
  */
-export async function withIngestLock<T>(dir: string, work: () => Promise<T>): Promise<T> {
-  const path = join(dir, "ingest.lock");
+export async function withIngestLock<T>(dir: string, work: (record: (p: Progress) => void) => Promise<T>): Promise<T> {
+  const path = lockPath(dir);
+  const startedAt = new Date().toISOString();
   for (let attempt = 0; ; attempt++) {
     try {
       const fd = openSync(path, constants.O_WRONLY | constants.O_CREAT | constants.O_EXCL | constants.O_NOFOLLOW);
-      writeSync(fd, JSON.stringify({ pid: process.pid, startedAt: new Date().toISOString() }));
+      writeSync(fd, JSON.stringify({ pid: process.pid, startedAt }));
       closeSync(fd);
       break;
     } catch (e) {
@@ -25,8 +33,13 @@ export async function withIngestLock<T>(dir: string, work: () => Promise<T>): Pr
       rmSync(path, { force: true }); // left by a killed ingest
     }
   }
+  const next = `${path}.${process.pid}.tmp`;
+  const record = (p: Progress) => {
+    writeFileSync(next, JSON.stringify({ pid: process.pid, startedAt, ...p, updatedAt: new Date().toISOString() }));
+    renameSync(next, path);
+  };
   try {
-    return await work();
+    return await work(record);
   } finally {
     rmSync(path, { force: true });
   }
@@ -62,18 +75,8 @@ function readHolder(path: string): IngestState | undefined {
 
 /** The ingest writing this store now, with its progress; undefined when none is (no lock, or its process is gone). */
 export function ingestInProgress(dir: string): IngestState | undefined {
-  const holder = readHolder(join(dir, "ingest.lock"));
+  const holder = readHolder(lockPath(dir));
   return holder && processAlive(holder.pid) ? holder : undefined;
-}
-
-/** The lock holder's progress, written beside its lock and renamed over it (a reader sees the old state or the new, never half). */
-export function recordIngestProgress(dir: string, progress: { documents: number; total?: number | undefined }): void {
-  const path = join(dir, "ingest.lock");
-  const holder = readHolder(path);
-  if (!holder || holder.pid !== process.pid) return;
-  const next = `${path}.${process.pid}.tmp`;
-  writeFileSync(next, JSON.stringify({ pid: holder.pid, startedAt: holder.startedAt, ...progress, updatedAt: new Date().toISOString() }));
-  renameSync(next, path);
 }
 
 /**

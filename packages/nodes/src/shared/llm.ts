@@ -145,7 +145,10 @@ export async function chatFor(ctx: NodeContext, p: LlmParams, task: string): Pro
     () => true,
     () => true,
   );
-  if (await Promise.race([settled, new Promise<false>((r) => setTimeout(() => r(false), 50))])) return pending;
+  let timer: ReturnType<typeof setTimeout> | undefined;
+  const quick = await Promise.race([settled, new Promise<false>((r) => (timer = setTimeout(() => r(false), 50)))]);
+  clearTimeout(timer);
+  if (quick) return pending;
   const choice = ctx.services.chatChoice(p, task);
   const name = choice.kind === "local" ? basename(choice.path) + (choice.adapter ? ` + ${choice.adapter.name}` : "") : choice.kind === "hub" ? choice.uri : "the chat model";
   ctx.progress(0, undefined, `loading ${name} (its first use this session)`);

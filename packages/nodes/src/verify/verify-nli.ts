@@ -62,7 +62,10 @@ export const verifyNli = defineNode({
     band: bandParam,
   }),
   // The calibration is part of what the node computes: a new one recomputes cached verdicts.
-  fingerprint: async (p, s) => ({ model: await s.modelIdentity("nli", s.modelId("nli", p.model)), calibration: calibrationFor(s.modelId("nli", p.model), p.band) ?? null }),
+  fingerprint: async (p, s) => {
+    const id = s.modelId("nli", p.model);
+    return { model: await s.modelIdentity("nli", id), calibration: calibrationFor(id, p.band) ?? null };
+  },
   async run(inputs, p, ctx) {
     const claims = inputs.claims;
     const byId = new Map(inputs.passages.map((x) => [x.id, x]));
