@@ -2,7 +2,7 @@ import { readFileSync } from "node:fs";
 import { fileURLToPath } from "node:url";
 import { describe, expect, it } from "vitest";
 import { MemoryCache, loadGraph, splitSentences, startRun, type Answer, type Claim, type Passage, type RunEvent, type Verdict } from "@citeflow/core";
-import { createRegistry, JUDGE_ADAPTER_THRESHOLD, JUDGE_CALIBRATION, JUDGE_THRESHOLD, templatePath } from "@citeflow/nodes";
+import { createRegistry, JUDGE_ADAPTER_THRESHOLD, JUDGE_THRESHOLD, templatePath } from "@citeflow/nodes";
 import { JUDGE_ADAPTER } from "@citeflow/models";
 import { GEMMA } from "../models/local.js";
 import { templateSuite } from "../scifact.js";
@@ -149,8 +149,11 @@ describe("templates on the in-process LLM (Gemma 3 270M GGUF)", { timeout: 300_0
     const [v] = r.byId.verify!.outputs!.verdicts as Verdict[];
     const [t, f] = (modelSpans(r.events).at(-1) as unknown as { data: { choiceLogprobs: number[] } }).data.choiceLogprobs;
     const c = v!.calibration!;
-    expect(c.rule).toBe(JUDGE_CALIBRATION.rule);
-    expect(c.pSupport).toBeCloseTo(1 / (1 + Math.exp(-(JUDGE_CALIBRATION.slope * (t! - f!) + JUDGE_CALIBRATION.intercept))), 9);
+    // The calibration chosen for it is the one beside it (calibration.json, listed in its SHA256SUMS).
+    const chosen = JSON.parse(readFileSync(fileURLToPath(new URL(`../../models/${JUDGE_ADAPTER}/calibration.json`, import.meta.url)), "utf8"));
+    expect(c.rule).toBe(chosen.rule);
+    expect(c.band).toEqual(chosen.band);
+    expect(c.pSupport).toBeCloseTo(1 / (1 + Math.exp(-(chosen.slope * (t! - f!) + chosen.intercept))), 9);
     expect(v!.label).toBe(c.pSupport >= c.band[1] ? "SUPPORT" : c.pSupport <= c.band[0] ? "CONTRADICT" : "CANNOT_TELL");
     expect(c.forced).toBe(t! - f! > JUDGE_ADAPTER_THRESHOLD ? "SUPPORT" : "CONTRADICT");
     // A band set on the node overrides the chosen one: the widest gives no verdict.

@@ -1,4 +1,5 @@
 /** Calibration of a verifier's scores: Platt scaling, the cannot-tell band, and the risk–coverage curve. */
+import { rocAuc } from "./classification.js";
 
 const sigmoid = (x: number) => 1 / (1 + Math.exp(-x));
 
@@ -146,5 +147,72 @@ export function selectiveScores(items: Array<{ gold: string; verdict?: Calibrate
     ...(first.evidenceFloor !== undefined ? { evidence_floor: first.evidenceFloor } : {}),
     rule: first.rule,
     at_coverage: Object.fromEntries([0.1, 0.2, 0.3, 0.4, 0.5, 0.6, 0.7, 0.8, 0.9, 1].map((c) => [c.toFixed(1), accuracyAtCoverage(curve, c) ?? null])),
+  };
+}
+
+/**
+ * The evidence floor on claims' evidence strengths (the largest SUPPORT or CONTRADICT probability of what was read):
+ * the geometric middle of the widest gap between sorted log strengths below the median, when it spans at least ×3 —
+ * where claims whose passages say nothing the model can read fall apart from those that say something. Undefined
+ * when there is no such gap.
+ */
+export function evidenceFloor(strengths: number[]): number | undefined {
+  const s = strengths.map((x) => Math.max(x, 1e-6)).sort((a, b) => a - b);
+  const below = s.slice(0, Math.ceil(s.length / 2) + 1);
+  let best: { gap: number; floor: number } | undefined;
+  for (let i = 1; i < below.length; i++) {
+    const gap = Math.log(below[i]!) - Math.log(below[i - 1]!);
+    if (!best || gap > best.gap) best = { gap, floor: Math.sqrt(below[i]! * below[i - 1]!) };
+  }
+  return best && best.gap >= Math.log(3) ? best.floor : undefined;
+}
+
+/** A calibration chosen on dev claims, and the dev figures it was chosen on. */
+export interface CalibrationChoice {
+  slope: number;
+  intercept: number;
+  band: [number, number];
+  evidenceFloor?: number;
+  claims: number;
+  /** Claims under the floor: NO_EVIDENCE, left out of the fit. */
+  belowFloor: number;
+  /** Of the claims fitted on: how many are true, the score's AUC, the verdicts the band gives and how many are right. */
+  fitted: number;
+  positives: number;
+  auc: number | undefined;
+  given: number;
+  accuracy: number;
+  /** Accuracy of the forced choice on the most confident share of the fitted claims. */
+  atCoverage: Record<string, number | null>;
+}
+
+/**
+ * Chooses a verifier's calibration on dev claims (never on the ones reported): the evidence floor when every claim has
+ * an evidence strength (NLI; see evidenceFloor), Platt scaling of the support score on the claims above it, and the
+ * cannot-tell band that gives verdicts for the most of them while those are right at least `target` of the time, with
+ * at least a fifth of all claims given one. Undefined when no band reaches the target.
+ */
+export function chooseCalibration(all: Array<{ score: number; positive: boolean; evidence?: number }>, target: number): CalibrationChoice | undefined {
+  if (all.length === 0) throw new Error("no claims to calibrate on");
+  const floor = all.every((x) => x.evidence !== undefined) ? evidenceFloor(all.map((x) => x.evidence!)) : undefined;
+  const items = floor === undefined ? all : all.filter((x) => x.evidence! >= floor);
+  const { slope, intercept } = fitPlatt(items);
+  const p = items.map((x) => ({ pSupport: sigmoid(slope * x.score + intercept), positive: x.positive }));
+  const chosen = chooseBand(p, target, Math.ceil(all.length / 5));
+  if (!chosen) return undefined;
+  const curve = riskCoverage(p.map((x) => ({ confidence: Math.max(x.pSupport, 1 - x.pSupport), correct: x.pSupport >= 0.5 === x.positive })));
+  return {
+    slope,
+    intercept,
+    band: chosen.band,
+    ...(floor !== undefined ? { evidenceFloor: floor } : {}),
+    claims: all.length,
+    belowFloor: all.length - items.length,
+    fitted: items.length,
+    positives: items.filter((x) => x.positive).length,
+    auc: rocAuc(items),
+    given: Math.round(chosen.coverage * items.length),
+    accuracy: chosen.accuracy,
+    atCoverage: Object.fromEntries([0.2, 0.4, 0.5, 0.6, 0.8, 1].map((c) => [c.toFixed(1), accuracyAtCoverage(curve, c) ?? null])),
   };
 }

@@ -14,3 +14,14 @@ export { describeModel, modelCard, modelCardPath, parseCard, type ModelCard } fr
 export { encoderServer, teiNli, teiReranker, teiServer, TEI_PREFIX, vllmReranker, vllmServer, VLLM_PREFIX, type TeiInfo, type TeiOptions } from "./tei.js";
 export { fileSha256, ModelIntegrityError, ONNX_MODEL_FILES, readSums, SUMS_FILE, verifyModelFile, verifyModelFiles, type Verification } from "./sums.js";
 export { replyByteLimit, retryAfterMs, requestTokens, serverFetch, setServerLimits, type ServerLimits } from "./server-fetch.js";
+export {
+  CALIBRATION_FILE,
+  folderDigest,
+  installedCalibration,
+  modelFolder,
+  parseCalibration,
+  readCalibration,
+  writeCalibration,
+  type CalibrationFile,
+  type CalibrationProvenance,
+} from "./calibration.js";

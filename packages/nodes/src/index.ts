@@ -118,7 +118,6 @@ export { EndpointNotAllowed } from "./shared/endpoints.js";
 export { graphReach, type Reach } from "./shared/reach.js";
 export { answerMessages } from "./generate/generate-answer.js";
 export { JUDGE_ADAPTER_THRESHOLD, JUDGE_THRESHOLD, judgeThreshold, TRUE_FALSE } from "./verify/verify-llm.js";
-export { JUDGE_CALIBRATION, calibrationFor } from "./shared/calibration.js";
 export { CLAIM_MAX_CHARS, claimsSchema, sufficiencyAnswers, trueFalseSchema } from "./shared/structured.js";
 export { chatChoices, questionsAtOnce, SERVED_PARALLEL } from "./shared/parallel.js";
 export { chooseChat, describeChat, noChatReason, type ChatChoice, type LlmParams } from "./shared/llm.js";

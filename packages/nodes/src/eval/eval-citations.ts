@@ -18,7 +18,7 @@ export const evalCitations = defineNode({
     ...modelParams,
     citationBase: z.union([z.literal(0), z.literal(1)]).default(1),
   }),
-  fingerprint: (p, s) => s.modelIdentity("nli", s.modelId("nli", p.model)),
+  fingerprint: (p, s) => s.modelIdentity("nli", s.modelId("nli", p.model), p.modelsDir),
   async run(inputs, p, ctx) {
     const answer = inputs.answer;
     const nli = await ctx.services.nli({ id: ctx.services.modelId("nli", p.model), modelsDir: p.modelsDir, dtype: p.dtype });

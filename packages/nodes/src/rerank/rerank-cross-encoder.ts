@@ -30,7 +30,7 @@ export const rerankCrossEncoder = defineNode({
         "Weight of the retriever's BM25 score fused with the reranker's (each divided by its top); empty: the weight the model was made with (Citeflow's reranker: 0.5), else 0, the reranker alone",
       ),
   }),
-  fingerprint: async (p, s) => ({ id: await s.modelIdentity("reranker", s.modelId("reranker", p.model)) }),
+  fingerprint: async (p, s) => ({ id: await s.modelIdentity("reranker", s.modelId("reranker", p.model), p.modelsDir) }),
   async run(inputs, params, ctx) {
     const q = queryText(inputs, "rerank.cross-encoder");
     const passages = inputs.passages;

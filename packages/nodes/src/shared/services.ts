@@ -1,13 +1,18 @@
 import { existsSync, realpathSync, statSync } from "node:fs";
-import { basename, resolve } from "node:path";
+import { basename, dirname, resolve } from "node:path";
 import {
   adapterHash,
+  folderDigest,
   hubGguf,
+  installedCalibration,
+  readCalibration,
   loadEmbedder,
   loadLocalChat,
   loadNli,
   loadReranker,
   LOCAL_CHAT_VERSION,
+  modelFolder,
+  ONNX_MODEL_FILES,
   teiNli,
   teiReranker,
   teiServer,
@@ -21,7 +26,7 @@ import {
   type NliModel,
   type Reranker,
 } from "@citeflow/models";
-import { withoutCredentials, type Services } from "@citeflow/core";
+import { withoutCredentials, type Services, type VerdictCalibration } from "@citeflow/core";
 import { openPassageStore, qdrantSpecUrl, unfinishedStoreMessage, type PassageStore } from "@citeflow/retrieval";
 import { patchConfig, type SearchService, type ServicesConfig, type ServicesPatch } from "./config.js";
 import { allowedEndpoint, EndpointNotAllowed, httpUrl, keyFor } from "./endpoints.js";
@@ -48,10 +53,18 @@ declare module "@citeflow/core" {
     /** A node's model param resolved: the param, else the configured model of that kind. */
     modelId(kind: "nli" | "reranker", param: string): string;
     /**
-     * What a model's results depend on, for cache keys: its id; for a served encoder also what its server says it runs
-     * (its model and revision, from `/info`), so a server redeployed with another model recomputes.
+     * What a model's results depend on, for cache keys: its id and, installed here, the sha256 of its files (a model
+     * retrained or recalibrated under the same id recomputes); for a served encoder what its server says it runs (its
+     * model and revision, from `/info`), so a server redeployed with another model recomputes.
      */
-    modelIdentity(kind: "nli" | "reranker", id: string): Promise<unknown>;
+    modelIdentity(kind: "nli" | "reranker", id: string, modelsDir?: string): Promise<unknown>;
+    /**
+     * The claim-verdict calibration chosen for an NLI model (calibration.json in its folder, `citeflow calibrate`); a
+     * served one keeps the calibration of the installed model its server says it runs, and says so. Undefined: none.
+     */
+    nliCalibration(m: ModelRequest): Promise<VerdictCalibration | undefined>;
+    /** The same for the in-process chat model a judge's params select: its adapter's calibration.json; undefined without an adapter or one. */
+    judgeCalibration(p: Pick<LlmParams, "model" | "baseUrl">, task: string): VerdictCalibration | undefined;
     embedder(m: ModelRequest): Promise<Embedder>;
     reranker(m: ModelRequest): Promise<Reranker>;
     nli(m: ModelRequest): Promise<NliModel>;
@@ -206,11 +219,29 @@ export class CiteflowServices implements Services {
     return param || this.config.models[kind];
   }
 
-  async modelIdentity(kind: "nli" | "reranker", id: string): Promise<unknown> {
-    if (!servedEncoder(id)) return id;
+  async modelIdentity(kind: "nli" | "reranker", id: string, modelsDir = ""): Promise<unknown> {
+    if (!servedEncoder(id)) {
+      // A models folder the user did not allow is refused when the node loads, with its param named.
+      if (modelsDir && !this.modelsDirAllowed(modelsDir)) return id;
+      const folder = modelFolder(id, modelsDir ? [modelsDir] : this.config.modelsDirs);
+      return folder ? { id, files: folderDigest(folder, ONNX_MODEL_FILES) } : id;
+    }
     const m = { id, modelsDir: "", dtype: "fp32" as const };
     const served = (await (kind === "nli" ? this.nli(m) : this.reranker(m))) as { runs?: string; revision?: string | null };
     return { id, runs: served.runs ?? null, revision: served.revision ?? null };
+  }
+
+  async nliCalibration(m: ModelRequest): Promise<VerdictCalibration | undefined> {
+    if (!servedEncoder(m.id)) return installedCalibration(m.id, this.#modelOptions(m).modelsDirs);
+    const runs = (await this.nli(m)).runs;
+    const chosen = runs ? installedCalibration(runs, this.config.modelsDirs) : undefined;
+    return chosen && { ...chosen, rule: `${chosen.rule}; served at ${m.id}, which reports it runs ${runs}` };
+  }
+
+  judgeCalibration(p: Pick<LlmParams, "model" | "baseUrl">, task: string): VerdictCalibration | undefined {
+    const choice = this.chatChoice(p, task);
+    const adapter = choice.kind === "local" || choice.kind === "hub" ? choice.adapter : undefined;
+    return adapter ? readCalibration(dirname(adapter.path)) : undefined;
   }
 
   #modelOptions(m: ModelRequest) {

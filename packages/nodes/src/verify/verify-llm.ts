@@ -5,7 +5,7 @@ import { callChat, chatAndPrompt, chatFor, llmParams, noChatReason } from "../sh
 import { promptParam } from "../shared/prompts.js";
 import { readTrueFalse, trueFalseSchema } from "../shared/structured.js";
 import { thresholdText, twoWay } from "../shared/two-way.js";
-import { bandParam, JUDGE_CALIBRATION, withBand } from "../shared/calibration.js";
+import { bandParam, withBand } from "../shared/calibration.js";
 
 /** The first "true" or "false" in a reply. */
 export function parseTrueFalse(text: string): boolean {
@@ -75,13 +75,15 @@ export const verifyLlm = defineNode({
       .optional()
       .describe(`${thresholdText("true", "false")}. Unset: the one chosen for the model (${JUDGE_ADAPTER_THRESHOLD} for Citeflow's judge adapter, else ${JUDGE_THRESHOLD})`),
   }),
-  fingerprint: (p, s) => ({ ...chatAndPrompt(TYPE)(p, s), calibration: JUDGE_CALIBRATION, band: p.band ?? null }),
+  fingerprint: (p, s) => ({ ...chatAndPrompt(TYPE)(p, s), calibration: s.judgeCalibration(p, TYPE) ?? null, band: p.band ?? null }),
   async run(inputs, p, ctx) {
     const claims = inputs.claims;
     const all = inputs.passages;
     const chat = await chatFor(ctx, p, TYPE);
     if (!chat) throw new Error(`verify.llm needs a chat model: ${noChatReason(ctx.services, p, TYPE)}`);
     const template = compileTemplate(ctx.services.prompt(p.prompt));
+    // An in-process judge's scores go through its adapter's calibration (calibration.json beside it), when it has one.
+    const calibration = withBand(ctx.services.judgeCalibration(p, TYPE), chat.id, p.band);
     const verdicts: Verdict[] = [];
     for (const [i, claim] of claims.entries()) {
       const cited = all.filter((x) => claim.passageIds.includes(x.id));
@@ -90,7 +92,7 @@ export const verifyLlm = defineNode({
       const r = await callChat(ctx, chat, messages, p, "judge", { jsonSchema: trueFalseSchema, ...(chat.constrains ? { choices: TRUE_FALSE } : {}) });
       verdicts.push(
         r.choiceLogprobs
-          ? scored(claim.id, r.choiceLogprobs, p.threshold ?? judgeThreshold(chat.id), withBand(usesAdapter(chat.id, JUDGE_ADAPTER) ? JUDGE_CALIBRATION : undefined, chat.id, p.band))
+          ? scored(claim.id, r.choiceLogprobs, p.threshold ?? judgeThreshold(chat.id), calibration)
           : answered(claim.id, r.structured !== undefined ? readTrueFalse(r.structured) : parseTrueFalse(r.text)),
       );
       ctx.progress(i + 1, claims.length);

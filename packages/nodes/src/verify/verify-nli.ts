@@ -1,7 +1,7 @@
-import { bm25Scores, claimVerdicts, defineNode, pageAt, sentenceSpans, type Claim, type Question, type Verdict, type VerdictCalibration } from "@citeflow/core";
+import { bm25Scores, claimVerdicts, defineNode, pageAt, sentenceSpans, type Claim, type Question, type Services, type Verdict, type VerdictCalibration } from "@citeflow/core";
 import { DEFAULT_MODELS, type NliModel, type NliProbabilities } from "@citeflow/models";
 import { z } from "zod";
-import { bandParam, calibrationFor } from "../shared/calibration.js";
+import { bandParam, withBand } from "../shared/calibration.js";
 import { modelParam, modelParams } from "../shared/params.js";
 
 /** One sentence's label: SUPPORT or CONTRADICT (the likelier of the two) when either is likelier than NO_EVIDENCE, else NO_EVIDENCE. */
@@ -25,6 +25,13 @@ async function questionVerdict(question: Question, claims: Claim[], model: NliMo
   // The statement that weighs most either way is its evidence.
   const strongest = probs.reduce((b, pr, i) => (Math.max(pr.SUPPORT, pr.CONTRADICT) > Math.max(probs[b]!.SUPPORT, probs[b]!.CONTRADICT) ? i : b), 0);
   return { ...v!, about: "question", evidence: { sentence: stated[strongest]!, passageId: "answer", score: Math.max(probs[strongest]!.SUPPORT, probs[strongest]!.CONTRADICT) } };
+}
+
+/** The calibration the node's model carries (a served one: the installed model it runs), with the node's band over it. */
+async function calibration(p: { model: string; modelsDir: string; dtype: "fp32" | "q8"; band?: [number, number] }, s: Services): Promise<VerdictCalibration | undefined> {
+  const id = s.modelId("nli", p.model);
+  if (p.modelsDir && !s.modelsDirAllowed(p.modelsDir)) return undefined; // refused, with its param named, where the model loads
+  return withBand(await s.nliCalibration({ id, modelsDir: p.modelsDir, dtype: p.dtype }), id, p.band);
 }
 
 export const verifyNli = defineNode({
@@ -64,7 +71,7 @@ export const verifyNli = defineNode({
   // The calibration is part of what the node computes: a new one recomputes cached verdicts.
   fingerprint: async (p, s) => {
     const id = s.modelId("nli", p.model);
-    return { model: await s.modelIdentity("nli", id), calibration: calibrationFor(id, p.band) ?? null };
+    return { model: await s.modelIdentity("nli", id, p.modelsDir), calibration: (await calibration(p, s)) ?? null };
   },
   async run(inputs, p, ctx) {
     const claims = inputs.claims;
@@ -132,10 +139,8 @@ export const verifyNli = defineNode({
         });
       }
     }
-    // A served model keeps the calibration of the model its server says it runs, and says so.
-    const chosen = calibrationFor(model.runs ?? id, p.band);
-    const calibration = chosen && model.runs ? { ...chosen, rule: `${chosen.rule}; served at ${id}, which reports it runs ${model.runs}` } : chosen;
-    const question = inputs.question ? await questionVerdict(inputs.question, claims, model, calibration, ctx.signal) : undefined;
-    return { verdicts, claimVerdicts: claimVerdicts(claims, verdicts, calibration), questionVerdicts: question ? [question] : [] };
+    const chosen = await calibration(p, ctx.services);
+    const question = inputs.question ? await questionVerdict(inputs.question, claims, model, chosen, ctx.signal) : undefined;
+    return { verdicts, claimVerdicts: claimVerdicts(claims, verdicts, chosen), questionVerdicts: question ? [question] : [] };
   },
 });
