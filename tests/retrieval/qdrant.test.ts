@@ -18,6 +18,8 @@ import {
   parseQdrantSpec,
   pointId,
   QdrantStore,
+  QDRANT_REPLY_BYTES,
+  boundedQdrantClient,
   REWEIGH_DRIFT,
   indexText,
   termCount,
@@ -87,6 +89,43 @@ describe("Qdrant client bounds", () => {
     const { port } = server.address() as { port: number };
     // Cut off by the timeout (the test's own time limit would end it otherwise: the body never ends).
     await expect(QdrantStore.open({ url: `http://127.0.0.1:${port}`, collection: "c", timeoutMs: 1000 })).rejects.toThrow(`Qdrant at http://127.0.0.1:${port} is not answering`);
+    server.closeAllConnections();
+    server.close();
+  });
+});
+
+describe("Qdrant client bounds: size", () => {
+  it("a reply larger than the limit is cut off with the limit named, not buffered; one under it reads as usual", async () => {
+    let sent = 0;
+    const server = createHttpServer((req, res) => {
+      res.writeHead(200, { "content-type": "application/json" });
+      if (req.url?.includes("/exists")) {
+        // An endless body: 1 MiB pieces for as long as the client reads.
+        res.write('{"result":{"exists":true},"pad":"');
+        const piece = "x".repeat(2 ** 20);
+        const more = () => {
+          while (sent < 512 * 2 ** 20 && res.write(piece)) sent += piece.length;
+          if (sent < 512 * 2 ** 20) res.once("drain", more);
+          else res.end('"}');
+        };
+        more();
+      } else res.end(JSON.stringify({ result: { status: "green", points_count: 0, config: {} }, status: "ok", time: 0 }));
+    });
+    await new Promise<void>((r) => server.listen(0, "127.0.0.1", r));
+    const { port } = server.address() as { port: number };
+    const client = boundedQdrantClient({ url: `http://127.0.0.1:${port}`, timeoutMs: 60_000, replyBytes: 4 * 2 ** 20 });
+    const e = await client.collectionExists("c").then(
+      () => undefined,
+      (err: unknown) => err as Error & { cause?: { code?: string } },
+    );
+    expect(e?.cause?.code).toBe("UND_ERR_RES_EXCEEDED_MAX_SIZE");
+    // Cut off near the limit: the server got to send a few MiB more than it (socket buffers), not its 512.
+    expect(sent).toBeLessThan(64 * 2 ** 20);
+    // The store says which server and why.
+    await expect(QdrantStore.open({ url: `http://127.0.0.1:${port}`, collection: "c", timeoutMs: 60_000, replyBytes: 4 * 2 ** 20 })).rejects.toThrow(
+      `Qdrant at http://127.0.0.1:${port}: its reply was larger than Citeflow reads from Qdrant (QDRANT_REPLY_BYTES, 64 MiB by default): cut off`,
+    );
+    expect(QDRANT_REPLY_BYTES).toBe(64 * 2 ** 20);
     server.closeAllConnections();
     server.close();
   });

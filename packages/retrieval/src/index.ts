@@ -10,6 +10,7 @@ export { LanceStore } from "./lance.js";
 export { ingestInProgress, unfinishedStoreMessage, type IngestState } from "./lock.js";
 export { openPassageStore } from "./open.js";
 export { hybridSearch, type HybridOptions } from "./hybrid.js";
+export { boundedQdrantClient, QDRANT_REPLY_BYTES } from "./qdrant-client.js";
 export { QdrantStore, parseQdrantSpec, qdrantSpecUrl, pointId, clusterDefaults, REWEIGH_DRIFT, type QdrantStoreOptions, type ClusterSettings } from "./qdrant.js";
 export { ftsTokens } from "./fts-tokens.js";
 export { bm25DocumentVector, bm25QueryVector, termCount, termIndex, type SparseVector, type Bm25Params } from "./sparse.js";

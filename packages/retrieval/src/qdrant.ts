@@ -1,5 +1,6 @@
 import { createHash } from "node:crypto";
-import { QdrantClient } from "@qdrant/js-client-rest";
+import type { QdrantClient } from "@qdrant/js-client-rest";
+import { boundedQdrantClient } from "./qdrant-client.js";
 import { parsePassageId, type Passage } from "@citeflow/core";
 import { indexText } from "./chunkers.js";
 import type { CorpusDocument } from "./document.js";
@@ -23,8 +24,10 @@ export interface QdrantStoreOptions {
   url: string;
   collection: string;
   apiKey?: string;
-  /** Per-request timeout (default 30 s). */
+  /** Per-request timeout, the reply's body included (default 30 s). */
   timeoutMs?: number;
+  /** The most bytes a reply may have (default QDRANT_REPLY_BYTES, 64 MiB). */
+  replyBytes?: number;
   /** How a new collection is spread over a cluster; unset: from the cluster's size (clusterDefaults). */
   cluster?: ClusterSettings;
 }
@@ -117,11 +120,11 @@ export class QdrantStore implements PassageStore {
   ) {}
 
   static async open(o: QdrantStoreOptions): Promise<QdrantStore> {
-    const client = new QdrantClient({ url: o.url, ...(o.apiKey ? { apiKey: o.apiKey } : {}), timeout: o.timeoutMs ?? 30_000, checkCompatibility: false });
+    const client = boundedQdrantClient({ url: o.url, ...(o.apiKey ? { apiKey: o.apiKey } : {}), timeoutMs: o.timeoutMs ?? 30_000, ...(o.replyBytes ? { replyBytes: o.replyBytes } : {}) });
     try {
       await client.collectionExists(o.collection);
     } catch (e) {
-      throw new Error(`Qdrant at ${o.url} is not answering: ${message(e)}`, { cause: e });
+      throw new Error(`Qdrant at ${o.url}${oversized(e) ? "" : " is not answering"}: ${message(e)}`, { cause: e });
     }
     return new QdrantStore(client, o);
   }
@@ -401,8 +404,12 @@ function toPassage(payload: Record<string, unknown> | null | undefined, scores: 
 }
 
 /** An error's message, with the server's own words when it sent some (Qdrant's `status.error`) and the cause's. */
+/** Whether a request failed because its reply was over the client's byte limit. */
+const oversized = (e: unknown) => (e as { cause?: { code?: string } }).cause?.code === "UND_ERR_RES_EXCEEDED_MAX_SIZE";
+
 function message(e: unknown): string {
   const said = (e as { data?: { status?: { error?: unknown } } }).data?.status?.error;
+  if (oversized(e)) return "its reply was larger than Citeflow reads from Qdrant (QDRANT_REPLY_BYTES, 64 MiB by default): cut off";
   const cause = (e as { cause?: { message?: string } }).cause?.message;
   const base = (e as Error).message;
   return `${base}${typeof said === "string" && !base.includes(said) ? ` (${said})` : ""}${cause ? ` (${cause})` : ""}`;
