@@ -74,6 +74,21 @@ describe("models are verified where they load", () => {
     });
   }
 
+  it("a damaged JSON file of an unverified model is named, with what is wrong with it, for every kind", async () => {
+    for (const m of encoders)
+      for (const [file, text, says] of [
+        ["config.json", "{bad json", "config.json: not JSON ("],
+        ["tokenizer.json", "{}", 'tokenizer.json: holds no tokenizer (no "model" in it)'],
+        ["tokenizer_config.json", "[1]", "tokenizer_config.json: not a JSON object"],
+      ] as const) {
+        const { dir, model } = copyModel(m.src, m.id);
+        rmSync(join(model, "SHA256SUMS"), { force: true });
+        writeFileSync(join(model, file), text);
+        await expect(m.load(m.id, { modelsDirs: [dir] }), `${m.kind} ${file}`).rejects.toThrow(`${join(model, says)}`);
+        rmSync(dir, { recursive: true, force: true });
+      }
+  });
+
   it("a malformed SHA256SUMS is refused by file and line", async () => {
     const { dir, model } = copyModel(join(SHIPPED, DEFAULT_MODELS.nli), DEFAULT_MODELS.nli);
     appendFileSync(join(model, "SHA256SUMS"), "not a sum\n");

@@ -131,6 +131,25 @@ describe("Qdrant client bounds: size", () => {
   });
 });
 
+describe("Qdrant replies that are not Qdrant's", () => {
+  it("a reply without a list of points, or points without a passage's payload, is named with the collection and what was read", async () => {
+    let reply: unknown = 5;
+    const server = createHttpServer((req, res) => {
+      res.writeHead(200, { "content-type": "application/json" });
+      const answer = req.url?.includes("/exists") ? { exists: true } : reply;
+      req.resume().on("end", () => res.end(JSON.stringify({ result: answer, status: "ok", time: 0 })));
+    });
+    await new Promise<void>((r) => server.listen(0, "127.0.0.1", r));
+    const { port } = server.address() as { port: number };
+    const store = await QdrantStore.open({ url: `http://127.0.0.1:${port}`, collection: "c", timeoutMs: 5000 });
+    const where = `Qdrant collection http://127.0.0.1:${port}/collections/c`;
+    await expect(store.meta()).rejects.toThrow(`${where}: reading its meta failed: the server's reply to a read of its meta is not Qdrant's: no list of points in it`);
+    reply = [{ id: 1, payload: { pid: 7 } }];
+    await expect(store.passages([{ id: "a#0" }])).rejects.toThrow(`${where}: a point without a passage's payload (pid, title and text as citeflow ingest writes them)`);
+    server.close();
+  });
+});
+
 describe("Qdrant store against a loopback Qdrant (its REST shapes, in memory)", () => {
   let server: FakeQdrant;
   let docs: CorpusDocument[];

@@ -89,6 +89,28 @@ export function verifyModelFiles(folder: string, files: string[], whole: boolean
 /** The files transformers.js reads of an ONNX model folder (Hugging Face layout). */
 export const ONNX_MODEL_FILES = ["config.json", "tokenizer.json", "tokenizer_config.json", "onnx/model.onnx", "onnx/model_quantized.onnx"];
 
+/**
+ * A local ONNX model's JSON files, read before transformers.js reads them, so a damaged one is named: each that
+ * exists must parse to an object, and a tokenizer.json must hold its tokenizer's `model`.
+ */
+export function checkModelJson(folder: string): void {
+  for (const file of ["config.json", "tokenizer.json", "tokenizer_config.json"]) {
+    const path = join(folder, file);
+    if (!existsSync(path)) continue;
+    const st = statSync(path);
+    if (!st.isFile() || st.size > 256 * 2 ** 20) throw new ModelIntegrityError(`${path}: ${st.isFile() ? "over 256 MiB" : "not a regular file"}; a model's JSON files are small regular files`);
+    let v: unknown;
+    try {
+      v = JSON.parse(readFileSync(path, "utf8"));
+    } catch (e) {
+      throw new ModelIntegrityError(`${path}: not JSON (${(e as Error).message}); reinstall the model (npm run models) or retrain it`, { cause: e });
+    }
+    if (typeof v !== "object" || v === null || Array.isArray(v)) throw new ModelIntegrityError(`${path}: not a JSON object; reinstall the model (npm run models) or retrain it`);
+    if (file === "tokenizer.json" && typeof (v as { model?: unknown }).model !== "object")
+      throw new ModelIntegrityError(`${path}: holds no tokenizer (no "model" in it); reinstall the model (npm run models) or retrain it`);
+  }
+}
+
 /** A single-file model (a GGUF, an adapter): checked against the SHA256SUMS of its own folder. */
 export function verifyModelFile(path: string, whole: boolean): Verification {
   const abs = resolve(path);

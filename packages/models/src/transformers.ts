@@ -14,7 +14,7 @@ import { existsSync } from "node:fs";
 import { join } from "node:path";
 import { nliLabelOf } from "./labels.js";
 import { resolveModel, type ModelLocation, type ResolveOptions } from "./resolve.js";
-import { ONNX_MODEL_FILES, verifyModelFiles } from "./sums.js";
+import { checkModelJson, ONNX_MODEL_FILES, verifyModelFiles } from "./sums.js";
 
 export type Dtype = "fp32" | "q8";
 
@@ -36,7 +36,10 @@ let loading: Promise<unknown> = Promise.resolve();
 function withEnv<T>(id: string, options: LocalModelOptions, load: (where: ModelLocation) => Promise<T>): Promise<T> {
   const next = loading.then(async () => {
     const where = resolveModel(id, { ...options, cacheDir: options.cacheDir ?? env.cacheDir ?? undefined });
-    if (where.localDir) verifyModelFiles(join(where.localDir, id), ONNX_MODEL_FILES, true);
+    if (where.localDir) {
+      verifyModelFiles(join(where.localDir, id), ONNX_MODEL_FILES, true);
+      checkModelJson(join(where.localDir, id));
+    }
     env.allowLocalModels = true;
     env.allowRemoteModels = where.remote;
     if (where.localDir) env.localModelPath = where.localDir.endsWith("/") ? where.localDir : `${where.localDir}/`;

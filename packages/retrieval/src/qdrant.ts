@@ -150,7 +150,7 @@ export class QdrantStore implements PassageStore {
 
   async meta(): Promise<StoreMeta | undefined> {
     if (!(await this.#exists())) return undefined;
-    const [point] = await this.client.retrieve(this.o.collection, { ids: [META_ID], with_payload: true, with_vector: false });
+    const [point] = await this.#read("its meta", async () => pointsOf(await this.client.retrieve(this.o.collection, { ids: [META_ID], with_payload: true, with_vector: false }), "a read of its meta"));
     return point?.payload?.citeflowStore ? (point.payload as unknown as StoreMeta) : undefined;
   }
 
@@ -245,7 +245,7 @@ export class QdrantStore implements PassageStore {
         with_vector: false,
         ...(offset !== undefined && offset !== null ? { offset } : {}),
       });
-      yield page.points;
+      yield pointsOf(page, "a scroll through its points");
       offset = page.next_page_offset as string | number | null | undefined;
     } while (offset !== undefined && offset !== null);
   }
@@ -295,6 +295,15 @@ export class QdrantStore implements PassageStore {
     return n;
   }
 
+  /** A read of the collection, and when it fails, which collection and what was read. */
+  async #read<T>(what: string, run: () => Promise<T>): Promise<T> {
+    try {
+      return await run();
+    } catch (e) {
+      throw new Error(`Qdrant collection ${this.location}: reading ${what} failed: ${message(e)}`, { cause: e });
+    }
+  }
+
   /** A search, and when it fails, why in words: the shards left with no active copy and the peers that held them. */
   async #search<T>(run: () => Promise<T>): Promise<T> {
     try {
@@ -335,39 +344,41 @@ export class QdrantStore implements PassageStore {
     await this.#need();
     const sparse = bm25QueryVector(query);
     if (sparse.indices.length === 0) return [];
-    const res = await this.#search(() => this.client.query(this.o.collection, { query: sparse, using: SPARSE, limit: k, with_payload: true }));
-    return res.points.map((p) => toPassage(p.payload, { bm25: p.score }));
+    const res = await this.#search(async () => pointsOf(await this.client.query(this.o.collection, { query: sparse, using: SPARSE, limit: k, with_payload: true }), "a search"));
+    return res.map((p) => toPassage(p.payload, { bm25: p.score }, this.location));
   }
 
   /** Cosine similarity to the query vector, kept as `dense`. */
   async dense(vector: number[], k: number): Promise<Passage[]> {
     await this.#need();
     await this.#checkDimensions(vector);
-    const res = await this.#search(() => this.client.query(this.o.collection, { query: vector, using: DENSE, limit: k, with_payload: true }));
-    return res.points.map((p) => toPassage(p.payload, { dense: p.score }));
+    const res = await this.#search(async () => pointsOf(await this.client.query(this.o.collection, { query: vector, using: DENSE, limit: k, with_payload: true }), "a search"));
+    return res.map((p) => toPassage(p.payload, { dense: p.score }, this.location));
   }
 
   async lexicalIds(query: string, k: number): Promise<ScoredId[]> {
     await this.#need();
     const sparse = bm25QueryVector(query);
     if (sparse.indices.length === 0) return [];
-    const res = await this.#search(() => this.client.query(this.o.collection, { query: sparse, using: SPARSE, limit: k, with_payload: ["pid"] }));
-    return res.points.map((p) => ({ id: String(p.payload!.pid), score: p.score }));
+    const res = await this.#search(async () => pointsOf(await this.client.query(this.o.collection, { query: sparse, using: SPARSE, limit: k, with_payload: ["pid"] }), "a search"));
+    return res.map((p) => ({ id: String(p.payload?.pid), score: p.score }));
   }
 
   async denseIds(vector: number[], k: number): Promise<ScoredId[]> {
     await this.#need();
     await this.#checkDimensions(vector);
-    const res = await this.#search(() => this.client.query(this.o.collection, { query: vector, using: DENSE, limit: k, with_payload: ["pid"] }));
-    return res.points.map((p) => ({ id: String(p.payload!.pid), score: p.score }));
+    const res = await this.#search(async () => pointsOf(await this.client.query(this.o.collection, { query: vector, using: DENSE, limit: k, with_payload: ["pid"] }), "a search"));
+    return res.map((p) => ({ id: String(p.payload?.pid), score: p.score }));
   }
 
   async passages(hits: Array<Pick<ScoredId, "id">>): Promise<Map<string, Passage>> {
     const out = new Map<string, Passage>();
     if (hits.length === 0) return out;
     await this.#need();
-    for (const p of await this.#search(() => this.client.retrieve(this.o.collection, { ids: hits.map((h) => pointId(h.id)), with_payload: true, with_vector: false }))) {
-      const passage = toPassage(p.payload, {});
+    for (const p of await this.#search(async () =>
+      pointsOf(await this.client.retrieve(this.o.collection, { ids: hits.map((h) => pointId(h.id)), with_payload: true, with_vector: false }), "a read of passages"),
+    )) {
+      const passage = toPassage(p.payload, {}, this.location);
       out.set(passage.id, passage);
     }
     return out;
@@ -382,8 +393,8 @@ export class QdrantStore implements PassageStore {
     await this.#checkDimensions(vector);
     const sparse = bm25QueryVector(query);
     const prefetch = [{ query: vector, using: DENSE, limit: o.candidates }, ...(sparse.indices.length ? [{ query: sparse, using: SPARSE, limit: o.candidates }] : [])];
-    const res = await this.#search(() => this.client.query(this.o.collection, { prefetch, query: { fusion: o.fusion }, limit: k, with_payload: true }));
-    return res.points.map((p) => toPassage(p.payload, { [o.fusion]: p.score }));
+    const res = await this.#search(async () => pointsOf(await this.client.query(this.o.collection, { prefetch, query: { fusion: o.fusion }, limit: k, with_payload: true }), "a search"));
+    return res.map((p) => toPassage(p.payload, { [o.fusion]: p.score }, this.location));
   }
 
   async sample(n: number, o: SampleOptions = {}): Promise<Passage[]> {
@@ -393,20 +404,31 @@ export class QdrantStore implements PassageStore {
     const range = (key: string, gte?: number, lte?: number) =>
       gte === undefined && lte === undefined ? [] : [{ key, range: { ...(gte !== undefined ? { gte } : {}), ...(lte !== undefined ? { lte } : {}) } }];
     const must = [{ key: "chunk", match: { value: 0 } }, ...range("metadata.year", o.minYear, o.maxYear), ...range("metadata.citationCount", o.minCitations)];
-    for await (const points of this.#pages(true, { must })) for (const p of points) first.push(toPassage(p.payload, {}));
+    for await (const points of this.#pages(true, { must })) for (const p of points) first.push(toPassage(p.payload, {}, this.location));
     return sampleOf(first, n, o);
   }
 }
 
-function toPassage(payload: Record<string, unknown> | null | undefined, scores: Record<string, number>): Passage {
+/** The points of a reply as far as Citeflow reads them: a list of objects (a reply without one is not Qdrant's). */
+function pointsOf<T>(reply: T[] | { points: T[] }, what: string): T[] {
+  const list = Array.isArray(reply) ? reply : (reply as { points?: unknown } | null)?.points;
+  if (!Array.isArray(list) || list.some((p) => typeof p !== "object" || p === null)) throw new Error(`the server's reply to ${what} is not Qdrant's: no list of points in it`);
+  return list as T[];
+}
+
+function toPassage(payload: Record<string, unknown> | null | undefined, scores: Record<string, number>, where: string): Passage {
   const p = payload as unknown as Payload;
+  if (typeof p?.pid !== "string" || typeof p.text !== "string" || (p.title !== undefined && typeof p.title !== "string"))
+    throw new Error(
+      `Qdrant collection ${where}: a point without a passage's payload (pid, title and text as citeflow ingest writes them): a collection Citeflow did not make, or a reply that is not Qdrant's`,
+    );
   return { id: p.pid, title: p.title, text: p.text, metadata: p.metadata ?? {}, scores };
 }
 
-/** An error's message, with the server's own words when it sent some (Qdrant's `status.error`) and the cause's. */
 /** Whether a request failed because its reply was over the client's byte limit. */
 const oversized = (e: unknown) => (e as { cause?: { code?: string } }).cause?.code === "UND_ERR_RES_EXCEEDED_MAX_SIZE";
 
+/** An error's message, with the server's own words when it sent some (Qdrant's `status.error`) and the cause's. */
 function message(e: unknown): string {
   const said = (e as { data?: { status?: { error?: unknown } } }).data?.status?.error;
   if (oversized(e)) return "its reply was larger than Citeflow reads from Qdrant (QDRANT_REPLY_BYTES, 64 MiB by default): cut off";
