@@ -4,15 +4,16 @@
  * (here a file-size limit) keeps the previous file, leaves no temp file and says what failed.
  */
 import { execFileSync, spawnSync } from "node:child_process";
-import { existsSync, mkdirSync, readdirSync, readFileSync, symlinkSync, writeFileSync } from "node:fs";
+import { existsSync, mkdirSync, readdirSync, readFileSync, symlinkSync, truncateSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { fileURLToPath } from "node:url";
 import { exportDataset } from "@citeflow/datasets";
 import { loadPrompt } from "@citeflow/nodes";
-import { appendLines, inside, RunStore, writeFileAtomic } from "@citeflow/runstore";
+import { appendLines, inside, READ_WHOLE_BYTES, readRegularFile, RunStore, writeFileAtomic } from "@citeflow/runstore";
+import { openGraph } from "@citeflow/host";
 import fc from "fast-check";
 import { describe, expect, it } from "vitest";
-import { doc, envServices, run, tempDir } from "../helpers.js";
+import { doc, envServices, run, tempDir, testRegistry } from "../helpers.js";
 
 const runstore = fileURLToPath(new URL("../../packages/runstore/dist/index.js", import.meta.url));
 
@@ -116,6 +117,32 @@ describe("reads take regular files only", () => {
     const out = tempDir();
     const r = exportDataset({ runs: store.dir, services: envServices(), format: "sft", out, split: 1 });
     expect(JSON.stringify(r.skippedRuns)).toMatch(/is a FIFO/);
+  });
+});
+
+describe("reads are bounded in size", () => {
+  it("a file too large to read whole is refused by name and size, not read: a prompt, a graph file, a run's record, a stored value", async () => {
+    const dir = tempDir();
+    // Sparse files: their size is what is checked, and they take no disk.
+    const big = (name: string, bytes: number) => {
+      const path = join(dir, name);
+      writeFileSync(path, "");
+      truncateSync(path, bytes);
+      return path;
+    };
+    big("prompt.txt", 5 * 2 ** 20);
+    expect(() => loadPrompt("file:prompt.txt", [dir])).toThrow(`${join(dir, "prompt.txt")} is 5 MiB: Citeflow reads at most 4 MiB of a prompt`);
+    expect(() => openGraph(big("g.citeflow.json", 65 * 2 ** 20), testRegistry())).toThrow("g.citeflow.json is 65 MiB: Citeflow reads at most 64 MiB of a graph file");
+
+    const store = new RunStore(join(dir, "runs"));
+    const r = await run(doc({ p: ["test.any", { value: "a stored value" }] }), { ...store.runOptions(), inputs: {} });
+    const [file] = readdirSync(store.runsDir);
+    truncateSync(join(store.runsDir, file!), READ_WHOLE_BYTES + 1);
+    expect(() => store.readRun(r.result.runId)).toThrow(`is 256 MiB: Citeflow reads at most 256 MiB of a run's record`);
+    const blob = join(dir, "blob");
+    writeFileSync(blob, "");
+    truncateSync(blob, READ_WHOLE_BYTES + 1);
+    expect(() => readRegularFile(blob, READ_WHOLE_BYTES, "a run's stored value")).toThrow(`${blob} is 256 MiB: Citeflow reads at most 256 MiB of a run's stored value`);
   });
 });
 

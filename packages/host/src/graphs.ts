@@ -2,6 +2,9 @@ import { loadGraph, type CompiledGraph, type GraphDoc, type NodeRegistry } from 
 import { findGraph } from "@citeflow/nodes";
 import { readRegularFile } from "@citeflow/runstore";
 
+/** A graph file is nodes, edges and params: 64 MiB is far past any real one (values belong in stores and run records). */
+const GRAPH_BYTES = 64 * 2 ** 20;
+
 /**
  * A graph from a file path (an existing file wins), a template name (`verifai`, `core-gpt`,
  * `openscholar`, `arxivbot`), or a document. A graph read from a file keeps that file's folder,
@@ -11,5 +14,5 @@ import { readRegularFile } from "@citeflow/runstore";
 export function openGraph(source: string | GraphDoc, registry: NodeRegistry, folder?: string): CompiledGraph {
   if (typeof source !== "string") return { ...loadGraph(JSON.stringify(source), registry, { source: `graph "${source.name}"` }), ...(folder ? { folder } : {}) };
   const { path, dir } = findGraph(source);
-  return { ...loadGraph(readRegularFile(path), registry, { source: path }), ...(dir ? { folder: dir } : {}) };
+  return { ...loadGraph(readRegularFile(path, GRAPH_BYTES, "a graph file"), registry, { source: path }), ...(dir ? { folder: dir } : {}) };
 }

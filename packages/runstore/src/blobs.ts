@@ -1,7 +1,7 @@
 import { existsSync } from "node:fs";
 import { dirname, join } from "node:path";
 import { canonicalJson, hashText } from "@citeflow/core";
-import { readRegularFile, writeFileAtomic } from "./fsutil.js";
+import { READ_WHOLE_BYTES, readRegularFile, writeFileAtomic } from "./fsutil.js";
 import type { Redactor } from "./redact.js";
 
 /** Content-addressed JSON values: blobs/<first two hex>/<sha256>.json, written once. */
@@ -41,7 +41,7 @@ export class BlobStore {
   get(hash: string): unknown {
     const path = this.path(hash);
     if (!existsSync(path)) throw new Error(`blob ${hash} is missing from ${this.dir}`);
-    const text = readRegularFile(path);
+    const text = readRegularFile(path, READ_WHOLE_BYTES, "a run's stored value");
     const actual = hashText(text);
     if (actual !== hash && !(existsSync(`${path}.redacted`) && readRegularFile(`${path}.redacted`).trim() === actual))
       throw new Error(`blob ${path} does not match its hash: it was changed or corrupted after it was written`);

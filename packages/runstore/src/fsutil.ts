@@ -193,11 +193,17 @@ export function processAlive(pid: number): boolean {
   }
 }
 
+/** The most bytes of one file Citeflow reads whole, unless its reader says less (a JavaScript string holds ~512 MiB). */
+export const READ_WHOLE_BYTES = 256 * 2 ** 20;
+
+const mib = (n: number) => `${(n / 2 ** 20).toFixed(n < 2 ** 20 ? 2 : 0)} MiB`;
+
 /**
  * A regular file's text. Opened without blocking (a FIFO's open waits for a writer), then refused
- * unless it is a regular file, naming the file and what it is.
+ * unless it is a regular file, naming the file and what it is, and unless it has at most `maxBytes`
+ * (`what` says what such a file is, for the error).
  */
-export function readRegularFile(path: string): string {
+export function readRegularFile(path: string, maxBytes = READ_WHOLE_BYTES, what = "a file it reads whole"): string {
   const fd = openSync(path, constants.O_RDONLY | constants.O_NONBLOCK);
   try {
     const st = fstatSync(fd);
@@ -205,6 +211,7 @@ export function readRegularFile(path: string): string {
       throw new Error(
         `${path} is ${st.isFIFO() ? "a FIFO" : st.isDirectory() ? "a folder" : st.isCharacterDevice() || st.isBlockDevice() ? "a device" : st.isSocket() ? "a socket" : "not a regular file"}: Citeflow reads only regular files here`,
       );
+    if (st.size > maxBytes) throw new Error(`${path} is ${mib(st.size)}: Citeflow reads at most ${mib(maxBytes)} of ${what}`);
     return readFileSync(fd, "utf8");
   } finally {
     closeSync(fd);

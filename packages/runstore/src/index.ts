@@ -13,7 +13,7 @@ import { CORRECTION_LABELS, CorrectionLog, type Correction, type StoredCorrectio
 export { CORRECTION_LABELS, type Correction, type StoredCorrection, type CorrectionProblem };
 
 export { BlobStore, FileCache, RunRecorder, Redactor, secretsFromEnv, readRunFile, diffRuns };
-export { AtomicFile, appendLines, inside, processAlive, readRegularFile, refuseLinks, removeStaleTemps, WriteError, writeFileAtomic } from "./fsutil.js";
+export { AtomicFile, appendLines, inside, processAlive, READ_WHOLE_BYTES, readRegularFile, refuseLinks, removeStaleTemps, WriteError, writeFileAtomic } from "./fsutil.js";
 export type * from "./reader.js";
 export type * from "./diff.js";
 

@@ -1,4 +1,4 @@
-import { readRegularFile } from "./fsutil.js";
+import { READ_WHOLE_BYTES, readRegularFile } from "./fsutil.js";
 import { skippedStatus, type ErrorInfo, type GraphDoc, type LogLevel, type RunEvent } from "@citeflow/core";
 
 export type StoredRunStatus = "ok" | "error" | "aborted" | "incomplete";
@@ -62,7 +62,7 @@ export interface RunRecord {
 
 /** Rebuild a run from its JSONL file. Tolerates a torn last line. */
 export function readRunFile(path: string): RunRecord {
-  const text = readRegularFile(path);
+  const text = readRegularFile(path, READ_WHOLE_BYTES, "a run's record");
   const lines = text.split("\n");
   const problems: string[] = [];
   let run: RunRecord | undefined;

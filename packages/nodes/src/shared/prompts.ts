@@ -2,7 +2,7 @@ import { existsSync, realpathSync } from "node:fs";
 import { readRegularFile } from "@citeflow/runstore";
 import { isAbsolute, relative, resolve } from "node:path";
 import { fileURLToPath } from "node:url";
-import { hashText } from "@citeflow/core";
+import { hashText, TEMPLATE_LIMITS } from "@citeflow/core";
 import { z } from "zod";
 
 const PROMPTS_DIR = fileURLToPath(new URL("../../prompts/", import.meta.url));
@@ -46,15 +46,18 @@ export function promptPath(ref: string, roots: string[]): string | undefined {
   return path;
 }
 
+/** A prompt file's size at most: a template has at most 1,000,000 characters (TEMPLATE_LIMITS), 4 bytes each in UTF-8. */
+const PROMPT_BYTES = 4 * TEMPLATE_LIMITS.sourceChars;
+
 export function loadPrompt(ref: string, roots: string[]): string {
   const path = promptPath(ref, roots);
   if (!path) return ref;
   if (!existsSync(path)) throw new Error(`prompt ${ref}: no file at ${path}`);
-  return readRegularFile(path);
+  return readRegularFile(path, PROMPT_BYTES, "a prompt");
 }
 
 /** What a prompt param resolves to, for the cache key: edits to a prompt file re-run the node. */
 export function promptFingerprint(ref: string, roots: string[]): string | null {
   const path = promptPath(ref, roots);
-  return path && existsSync(path) ? hashText(readRegularFile(path)) : null;
+  return path && existsSync(path) ? hashText(readRegularFile(path, PROMPT_BYTES, "a prompt")) : null;
 }
