@@ -6,7 +6,7 @@ import { fileURLToPath } from "node:url";
 import type { ServerResponse } from "node:http";
 import { afterEach, beforeAll, describe, expect, it } from "vitest";
 import type { CorpusDocument } from "@citeflow/retrieval";
-import { LanceStore } from "@citeflow/retrieval";
+import { LanceStore, readBibtex } from "@citeflow/retrieval";
 import { json, loopback, type Loopback } from "../models/loopback.js";
 import { tempDir } from "../helpers.js";
 import { MODELS } from "../scifact.js";
@@ -113,6 +113,14 @@ describe("BibTeX and CSL-JSON with their PDFs", () => {
     const allowed = await cli([bib, "--format", "bibtex", "--pdfs", join(dir, "tex"), "--store", tempDir()]);
     expect(allowed.summary.problems.map((p: { line: number }) => p.line)).toEqual([5]);
   }, 60_000);
+
+  it("BibTeX: an entry nested past what the parser can read is named by line as such; the entry beside it goes in", () => {
+    const bib = join(tempDir(), "bomb.bib");
+    writeFileSync(bib, `@article{ok, title = {Fine}, year = 2020, abstract = {An abstract.}}\n\n@article{bomb, title = {${"{".repeat(100_000)}x${"}".repeat(100_000)}}}\n`);
+    const r = readBibtex(bib);
+    expect(r.refs).toHaveLength(1);
+    expect(r.problems).toEqual([{ file: bib, line: 3, message: "not a readable entry: its braces or fields are nested too deep to read" }]);
+  });
 
   it("CSL-JSON: items by id, PDFs from the folder, bad items named", async () => {
     const csl = join(dir, "refs.json");

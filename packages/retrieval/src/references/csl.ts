@@ -5,6 +5,7 @@ import "@citation-js/plugin-bibtex";
 import type { ReadProblem } from "../document.js";
 import { sha256 } from "../pdf/reader.js";
 import type { Reference } from "./reference.js";
+import { readRegularFile } from "@citeflow/runstore";
 
 export interface ReferenceFileOptions {
   /** A folder of PDFs named by entry key (`<key>.pdf`), for entries whose file field names none. */
@@ -90,7 +91,7 @@ function fromCsl(item: Csl, where: string, baseDir: string, o: ReferenceFileOpti
 export function readCslJson(path: string, o: ReferenceFileOptions = {}): { refs: Reference[]; problems: ReadProblem[] } {
   let items: unknown;
   try {
-    items = JSON.parse(readFileSync(path, "utf8"));
+    items = JSON.parse(readRegularFile(path));
   } catch (e) {
     throw new Error(`${path}: not CSL-JSON (${(e as Error).message})`, { cause: e });
   }
@@ -146,7 +147,7 @@ function fileField(entry: string): string | undefined {
  * in. PDFs come from each entry's `file` field (relative to the .bib file or `pdfs`) or `<pdfs>/<key>.pdf`.
  */
 export function readBibtex(path: string, o: ReferenceFileOptions = {}): { refs: Reference[]; problems: ReadProblem[] } {
-  const bib = readFileSync(path, "utf8");
+  const bib = readRegularFile(path);
   const all = entries(bib);
   const macros = all
     .filter((e) => /^\s*@string\b/i.test(e.text))
@@ -160,7 +161,9 @@ export function readBibtex(path: string, o: ReferenceFileOptions = {}): { refs: 
     try {
       items = new Cite(macros + e.text, { forceType: "@biblatex/text" }).data;
     } catch (err) {
-      problems.push({ file: path, line: e.line, message: `not a readable entry: ${(err as Error).message.split("\n")[0]}` });
+      // citation.js parses by recursion: an entry nested past its stack is said as such, not as the engine's words.
+      const why = err instanceof RangeError ? "its braces or fields are nested too deep to read" : (err as Error).message.split("\n")[0];
+      problems.push({ file: path, line: e.line, message: `not a readable entry: ${why}` });
       continue;
     }
     if (items.length !== 1) {
