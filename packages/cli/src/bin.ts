@@ -1,7 +1,13 @@
-import { createRegistry } from "@citeflow/nodes";
-import { Redactor, secretsFromEnv } from "@citeflow/runstore";
-import { main } from "./program.js";
-import { guardStreams } from "./terminal.js";
+import { processAddressSpaceWarning } from "./limits.js";
+
+// Said before anything else loads: under a low address-space limit the imports below can already fail natively.
+const warning = processAddressSpaceWarning();
+if (warning) process.stderr.write(warning + "\n");
+
+const { createRegistry } = await import("@citeflow/nodes");
+const { Redactor, secretsFromEnv } = await import("@citeflow/runstore");
+const { main } = await import("./program.js");
+const { guardStreams } = await import("./terminal.js");
 
 // Nothing the CLI prints carries a secret (a server's 401 body echoing the key, a node error, a
 // stored value) or a control sequence from data (a corpus title that clears the screen).
