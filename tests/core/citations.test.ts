@@ -113,4 +113,12 @@ describe("citation parser", () => {
     // Every marker the parser maps is a written one or inside a written range.
     expect(findCitations(text, passages).map((c) => c.marker)).toEqual(["2", "1", "2", "3", "PUBMED:123", "DOI:10.1/x"]);
   });
+
+  it("a bracketed year or span of years is a date, not a citation: neither linked nor counted as hallucinated; a large marker that is not a year still is", () => {
+    const text = "Cohorts from [2010] and [2009, 2010] to [1998–2004] agree [1]; a marker [25] points nowhere, and neither does [12345].";
+    expect(citationGroups(text).map((g) => text.slice(g.start, g.end))).toEqual(["[1]", "[25]", "[12345]"]);
+    const a = toAnswer(text, passages);
+    expect(a.citations).toEqual({ "1": passages[0]!.id });
+    expect(a.invalidCitations.map((c) => c.marker)).toEqual(["25", "12345"]);
+  });
 });

@@ -24,10 +24,20 @@ export interface CitationMention {
 const NUMERIC_GROUP = /\[(\s*\d+\s*(?:(?:,|-|–)\s*\d+\s*)*)\]/g;
 const DOC_GROUP = /[[(]\s*((?:PUBMED|PMID|DOI|ARXIV|S2|CORE)\s*:\s*[^\])\s,;]+(?:\s*[,;]\s*(?:PUBMED|PMID|DOI|ARXIV|S2|CORE)\s*:\s*[^\])\s,;]+)*)\s*[\])]/gi;
 
+/**
+ * A bracketed group of years ("[2010]", "[2009, 2010]", "[1998–2004]": every number 1000–2999) is a
+ * date the text gives, not a citation: no passage list runs that long, so it is neither linked nor
+ * counted as a hallucinated citation.
+ */
+const yearsOnly = (group: string) => (group.match(/\d+/g) ?? []).every((n) => n.length === 4 && Number(n) >= 1000 && Number(n) < 3000);
+
+/** The numeric citation groups of a text, years left out. */
+const numericGroups = (text: string) => [...text.matchAll(NUMERIC_GROUP)].filter((m) => !yearsOnly(m[1]!));
+
 export function findCitations(text: string, passages: Pick<Passage, "id">[], options: CitationOptions = {}): CitationMention[] {
   const base = options.base ?? 1;
   const out: CitationMention[] = [];
-  for (const m of text.matchAll(NUMERIC_GROUP)) {
+  for (const m of numericGroups(text)) {
     for (const part of m[1]!.split(",")) {
       const range = /^\s*(\d+)\s*(?:-|–)\s*(\d+)\s*$/.exec(part);
       const numbers: number[] = [];
@@ -69,7 +79,7 @@ export interface CitationGroup {
  */
 export function citationGroups(text: string): CitationGroup[] {
   const groups: CitationGroup[] = [];
-  for (const m of text.matchAll(NUMERIC_GROUP)) {
+  for (const m of numericGroups(text)) {
     const start = m.index;
     const written = [...m[0].matchAll(/\d+/g)].map((n) => ({ marker: n[0], start: start + n.index, end: start + n.index + n[0].length }));
     groups.push({ start, end: start + m[0].length, written });
