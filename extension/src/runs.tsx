@@ -4,7 +4,10 @@ import { trans } from "./i18n";
 import { slug } from "./model";
 import { DiffView, type RunDiff } from "./rundiff";
 import type { EditorState } from "./state";
-import type { RunListingView } from "@citeflow/core/browser";
+import { RUN_ORIGINS, type RunListingView, type RunOrigin } from "@citeflow/core/browser";
+
+/** How the Runs list names where a run was started. */
+const ORIGIN_NAMES: Record<RunOrigin, string> = { editor: trans.__("editor"), notebook: trans.__("notebook"), cli: "CLI" };
 
 /** A labelled form row with optional help text. */
 function Field({ id, label, help, children }: { id: string; label: string; help?: string; children: ReactNode }) {
@@ -28,6 +31,9 @@ export function RunsPanel({ state }: { state: EditorState }) {
   const [pick, setPick] = useState<string[]>([]);
   const [diff, setDiff] = useState<RunDiff>();
   const [error, setError] = useState<string>();
+  // Which front end's runs to list ("" = all): the editor's, a notebook's, the CLI's.
+  const [origin, setOrigin] = useState("");
+  const shown = origin ? runs.filter((r) => r.origin === origin) : runs;
   const refresh = () =>
     state.stored
       .list()
@@ -54,7 +60,18 @@ export function RunsPanel({ state }: { state: EditorState }) {
         }
       >
         {trans.__("Diff the two checked runs")}
-      </button>
+      </button>{" "}
+      <label className="cf-runs-origin">
+        {trans.__("from")}{" "}
+        <select aria-label={trans.__("show the runs started from")} value={origin} onChange={(e) => setOrigin(e.target.value)}>
+          <option value="">{trans.__("everywhere (%1)", runs.length)}</option>
+          {RUN_ORIGINS.map((o) => (
+            <option key={o} value={o}>
+              {`${ORIGIN_NAMES[o]} (${runs.filter((r) => r.origin === o).length})`}
+            </option>
+          ))}
+        </select>
+      </label>
       {error && <p className="cf-error">{error}</p>}
       <table className="cf-table">
         <thead>
@@ -62,6 +79,7 @@ export function RunsPanel({ state }: { state: EditorState }) {
             <th />
             <th>{trans.__("run")}</th>
             <th>{trans.__("kind")}</th>
+            <th>{trans.__("from")}</th>
             <th>{trans.__("status")}</th>
             <th>{trans.__("started")}</th>
             <th>{trans.__("took")}</th>
@@ -69,7 +87,7 @@ export function RunsPanel({ state }: { state: EditorState }) {
           </tr>
         </thead>
         <tbody>
-          {runs.map((r) => (
+          {shown.map((r) => (
             <tr key={r.runId} data-run={r.runId} className={state.run?.runId === r.runId ? "cf-focus" : undefined}>
               <td>
                 <input type="checkbox" aria-label={trans.__("pick %1 for diff", r.runId)} checked={pick.includes(r.runId)} onChange={() => toggle(r.runId)} />
@@ -82,6 +100,7 @@ export function RunsPanel({ state }: { state: EditorState }) {
               <td className="cf-run-kind" title={r.kind ?? ""}>
                 {r.kind ?? ""}
               </td>
+              <td className="cf-run-origin">{r.origin ? ORIGIN_NAMES[r.origin as RunOrigin] ?? r.origin : ""}</td>
               <td>{r.status}</td>
               <td title={new Date(r.startedAt).toLocaleString()}>{startedAt(r.startedAt)}</td>
               <td className="cf-num">{r.ms !== undefined ? `${(r.ms / 1000).toFixed(1)} s` : ""}</td>
@@ -93,7 +112,7 @@ export function RunsPanel({ state }: { state: EditorState }) {
         </tbody>
       </table>
       {diff && <DiffView key={`${diff.a}/${diff.b}`} diff={diff} state={state} />}
-      <ExportForm state={state} runIds={runs.map((r) => r.runId)} />
+      <ExportForm state={state} runIds={shown.map((r) => r.runId)} />
     </div>
   );
 }

@@ -103,7 +103,7 @@ export function citeflowTarget(comm: Comm, openData: unknown): CommHandler {
         ? questionRuns(g.doc, { ...(typeof req.question === "string" ? { question: req.question } : {}), ...(Array.isArray(req.questions) ? { questions: req.questions.map(String) } : {}) })[0]!.inputs
         : req.inputs;
       // The kernel's session, with its services as notebooks in this kernel have configured them now.
-      const r = session(store).start(g, (inputs ?? {}) as Record<string, unknown>, pick(req, ["to", "from", "only", "force", "overrides", "breakpoints", "step", "concurrency"]));
+      const r = session(store, services(), "editor").start(g, (inputs ?? {}) as Record<string, unknown>, pick(req, ["to", "from", "only", "force", "overrides", "breakpoints", "step", "concurrency"]));
       void follow(r);
       return { runId: r.runId, selected: r.selected };
     },
@@ -118,7 +118,7 @@ export function citeflowTarget(comm: Comm, openData: unknown): CommHandler {
       const needsConsent = unconsented(req, g);
       if (needsConsent.length) return { needsConsent };
       const runs = questionRuns(g.doc, { questions: questions as string[] });
-      return sets.start(session(store), g, runs, parallel, pick(req, ["to", "force", "overrides"]));
+      return sets.start(session(store, services(), "editor"), g, runs, parallel, pick(req, ["to", "force", "overrides"]));
     },
     abortSet: (req) => {
       const id = need<string>(req, "setId", "string");

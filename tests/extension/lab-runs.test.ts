@@ -116,6 +116,15 @@ describe("Runs in the pipeline editor (JupyterLab, Chromium)", () => {
     expect(await rows.locator(".cf-run-kind").allTextContents()).toEqual(expect.arrayContaining(["run · edited: top", "run", "run to papers"]));
     expect(await rows.nth(0).locator(".cf-run-kind").textContent()).toBe("run · edited: top");
     expect(await rows.nth(2).locator(".cf-run-kind").textContent()).toBe("run to papers");
+    // Each says where it was started; the list filters by it (no notebook ran here), and back.
+    const all = await rows.count();
+    expect(new Set(await rows.locator(".cf-run-origin").allTextContents())).toEqual(new Set(["editor"]));
+    const from = page.locator('.cf-runs select[aria-label="show the runs started from"]');
+    await from.selectOption("notebook");
+    await expect.poll(() => rows.count()).toBe(0);
+    await from.selectOption("editor");
+    await expect.poll(() => rows.count()).toBe(all);
+    await from.selectOption("");
     await rows.nth(0).locator("input[type=checkbox]").check();
     await rows.nth(1).locator("input[type=checkbox]").check();
     await page.locator(".cf-runs button", { hasText: "Diff" }).click();

@@ -24,7 +24,7 @@ import { renderEvidencePage } from "@citeflow/retrieval";
 import { defaultRunStore, RunStore, type Correction, type NodeRecord, type RunRecord, type StoredCorrection } from "@citeflow/runstore";
 import { newDisplay, SHOWN_IN, showBundle, type MimeBundle } from "./display.js";
 import { services } from "./services.js";
-import type { Claim, Passage, Verdict } from "@citeflow/core";
+import type { Claim, Passage, RunOrigin, Verdict } from "@citeflow/core";
 import { bundleFor, previewOutputs, verdictsBundle, viewBundle, VIEW_VERSION, type RunNodeView, type RunView } from "./mime.js";
 
 /** Where notebook runs are stored: the one default of every front end (`defaultRunStore`: `$CITEFLOW_RUNS`, else `./.citeflow`). */
@@ -34,9 +34,12 @@ export function defaultRunsDir(): string {
 
 export const registry = createRegistry();
 
-/** This kernel's session: the built-in nodes, its services (`services()`, or the ones given) and a run store (default `$CITEFLOW_RUNS` or `./.citeflow`). */
-export function session(runs: string | RunStore = defaultRunsDir(), withServices: Services = services()): Session {
-  return new Session(registry, withServices, runs);
+/**
+ * This kernel's session: the built-in nodes, its services (`services()`, or the ones given) and a run store (default
+ * `$CITEFLOW_RUNS` or `./.citeflow`); its runs are recorded as a notebook's unless the editor says they are its own.
+ */
+export function session(runs: string | RunStore = defaultRunsDir(), withServices: Services = services(), origin: RunOrigin = "notebook"): Session {
+  return new Session(registry, withServices, runs, origin);
 }
 
 /** A graph from a file path (an existing file wins), a template name (`verifai`, `core-gpt`, `openscholar`, `arxivbot`), or a document (the host's `openGraph`). */

@@ -152,8 +152,9 @@ export function buildProgram(registry: NodeRegistry, setCode: (code: number) => 
     .command("list")
     .description("runs, newest first")
     .addOption(runsOption())
+    .addOption(new Option("--origin <front end>", "only the runs started from this front end").choices(["cli", "editor", "notebook"]))
     .option("--json", "JSON output", false)
-    .action((opts) => setCode(runsList(opts.runs, opts.json)));
+    .action((opts) => setCode(runsList(opts.runs, opts.json, opts.origin)));
   runs
     .command("show")
     .description("one run: inputs, and per node status, cache, time and output")

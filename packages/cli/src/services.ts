@@ -31,5 +31,5 @@ export function cliServices(o: CliServiceOptions = {}): CiteflowServices {
 
 /** A command's session: the registry, the command's services, and the run store its runs are recorded in (--runs). */
 export function cliSession(registry: NodeRegistry, runs: string, o: CliServiceOptions = {}): Session {
-  return new Session(registry, cliServices(o), runs);
+  return new Session(registry, cliServices(o), runs, "cli");
 }

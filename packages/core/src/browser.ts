@@ -16,7 +16,7 @@ export type { Passage, Answer, Claim, Verdict, Question } from "./values.js";
 export type { Catalogue, CatalogueNode } from "./registry.js";
 export type { QuestionsGiven } from "./inputs.js";
 export { reduceRunEvent, runKind, startedRun, storedNodeProgress, storedNodeStatus, type NodeStatus, type NodeProgress, type RunProgress, type StreamedRunEvent } from "./progress.js";
-export type { RunEvent } from "./events.js";
+export { RUN_ORIGINS, type RunEvent, type RunOrigin } from "./events.js";
 export type * from "./protocol.js";
 export { COMM_TARGET, COMM_VERSION } from "./protocol.js";
 export { evidenceInDocument, type EvidenceInDocument } from "./evidence.js";

@@ -17,6 +17,10 @@ interface Base {
   at: number;
 }
 
+/** Which front end started a run: the CLI, the pipeline editor, or a notebook's code. */
+export type RunOrigin = "cli" | "editor" | "notebook";
+export const RUN_ORIGINS: readonly RunOrigin[] = ["cli", "editor", "notebook"];
+
 export interface RunStartEvent extends Base {
   type: "run-start";
   graph: GraphDoc;
@@ -25,6 +29,8 @@ export interface RunStartEvent extends Base {
   /** Nodes this run will execute or take from cache, in topological order. */
   selected: string[];
   options: { to?: string; from?: string; only?: string; force: boolean; overridden: string[]; breakpoints: string[]; step: boolean };
+  /** The front end that started it, when it said. */
+  origin?: RunOrigin;
 }
 
 export interface NodeStartEvent extends Base {

@@ -124,6 +124,7 @@ export class RunHandle {
       graphHash: hashValue(g.doc),
       inputs: o.inputs ?? {},
       selected: this.selected,
+      ...(o.origin ? { origin: o.origin } : {}),
       options: {
         ...(o.to !== undefined ? { to: o.to } : {}),
         ...(o.from !== undefined ? { from: o.from } : {}),

@@ -64,6 +64,8 @@ export interface RunListingView {
   question?: string;
   /** What the run was: "run", "run to papers", "run from top · edited: top", … */
   kind?: string;
+  /** The front end that started it: "cli", "editor", "notebook"; unset for runs recorded before it was kept. */
+  origin?: string;
 }
 
 export interface SpanView {

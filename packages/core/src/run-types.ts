@@ -1,9 +1,11 @@
 /** What a run is asked for and what it returns, and the errors it raises. */
 import type { CacheStore } from "./cache.js";
 import type { Services } from "./node.js";
-import type { CacheStatus, ErrorInfo, NodeSummary, RunEvent, RunStatus } from "./events.js";
+import type { CacheStatus, ErrorInfo, NodeSummary, RunEvent, RunOrigin, RunStatus } from "./events.js";
 
 export interface RunOptions {
+  /** The front end starting the run, recorded with it (the Runs list filters by it). */
+  origin?: RunOrigin;
   /** Values for the graph's declared inputs, by name. */
   inputs?: Record<string, unknown>;
   runId?: string;

@@ -1,4 +1,4 @@
-import { startRun, type CompiledGraph, type NodeRegistry, type RunHandle, type RunOptions, type Services } from "@citeflow/core";
+import { startRun, type CompiledGraph, type NodeRegistry, type RunHandle, type RunOptions, type RunOrigin, type Services } from "@citeflow/core";
 import { CiteflowServices } from "@citeflow/nodes";
 import { RunStore } from "@citeflow/runstore";
 import { track } from "./active.js";
@@ -20,6 +20,8 @@ export class Session {
     readonly registry: NodeRegistry,
     readonly services: Services,
     runs: string | RunStore,
+    /** The front end whose runs these are, recorded with each (the Runs list filters by it). */
+    readonly origin?: RunOrigin,
   ) {
     this.store = typeof runs === "string" ? new RunStore(runs) : runs;
   }
@@ -32,7 +34,7 @@ export class Session {
   start(graph: CompiledGraph, inputs: Record<string, unknown>, request: RunRequest & { reuse?: boolean } = {}): RunHandle {
     const { reuse = true, ...rest } = request;
     const recording = this.store.runOptions();
-    const handle = startRun(graph, { ...rest, inputs, services: this.servicesFor(graph), runId: recording.runId, recorder: recording.recorder, ...(reuse ? { cache: recording.cache } : {}) });
+    const handle = startRun(graph, { ...(this.origin ? { origin: this.origin } : {}), ...rest, inputs, services: this.servicesFor(graph), runId: recording.runId, recorder: recording.recorder, ...(reuse ? { cache: recording.cache } : {}) });
     track(handle);
     return handle;
   }

@@ -1,6 +1,6 @@
 import { existsSync, readdirSync, statSync } from "node:fs";
 import { join, resolve } from "node:path";
-import { newRunId, runKind, runMetrics, type RunEvent } from "@citeflow/core";
+import { newRunId, runKind, runMetrics, type RunEvent, type RunOrigin } from "@citeflow/core";
 import { BlobStore } from "./blobs.js";
 import { diffRuns, type RunDiff } from "./diff.js";
 import { FileCache } from "./filecache.js";
@@ -28,6 +28,8 @@ export interface RunListing {
   /** What the run was (core's runKind): "run", "run to papers", "node top · edited: top", … */
   kind: string;
   nodes: number;
+  /** The front end that started it; unset for runs recorded before it was kept. */
+  origin?: RunOrigin;
 }
 
 /** Where runs are stored when no folder is named, for every front end: `$CITEFLOW_RUNS`, else `./.citeflow`. */
@@ -111,6 +113,7 @@ export class RunStore {
         ...(question !== undefined ? { question } : {}),
         kind: runKind(r.options ?? {}),
         nodes: r.nodes.length,
+        ...(r.origin ? { origin: r.origin } : {}),
       });
     }
     return out.sort((a, b) => b.startedAt - a.startedAt || b.runId.localeCompare(a.runId));

@@ -1,5 +1,5 @@
 import { READ_WHOLE_BYTES, readRegularFile } from "./fsutil.js";
-import { skippedStatus, type ErrorInfo, type GraphDoc, type LogLevel, type RunEvent } from "@citeflow/core";
+import { RUN_ORIGINS, skippedStatus, type ErrorInfo, type GraphDoc, type LogLevel, type RunEvent, type RunOrigin } from "@citeflow/core";
 
 export type StoredRunStatus = "ok" | "error" | "aborted" | "incomplete";
 export type StoredNodeStatus = "running" | "paused" | "done" | "error" | "skipped" | "aborted";
@@ -48,6 +48,8 @@ export interface RunRecord {
   inputHashes: Record<string, string>;
   selected: string[];
   options: Extract<RunEvent, { type: "run-start" }>["options"];
+  /** The front end that started it (a value other than core's RUN_ORIGINS is not read). */
+  origin?: RunOrigin;
   startedAt: number;
   endedAt?: number;
   /** "incomplete" when the run never wrote its end (the process died or is still running). */
@@ -96,6 +98,7 @@ export function readRunFile(path: string): RunRecord {
         inputHashes: e.inputHashes ?? {},
         selected: e.selected ?? [],
         options: e.options,
+        ...(RUN_ORIGINS.includes(e.origin as RunOrigin) ? { origin: e.origin } : {}),
         startedAt: e.at,
         status: "incomplete",
         nodes: [],

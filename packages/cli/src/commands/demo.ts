@@ -42,7 +42,7 @@ export async function demoCommand(runs: string, registry: NodeRegistry, o: { dat
   const services = cliServices({ store });
   // Verification uses the configured NLI model: Citeflow's trained one unless $CITEFLOW_NLI_MODEL names another.
   const nli = services.config.models.nli;
-  const session = new Session(registry, services, runs);
+  const session = new Session(registry, services, runs, "cli");
   const generator = describeChat(services.chatChoice({ model: "", baseUrl: "" }, "generate.answer"), services.config.quietUnverifiedModels);
   const embedderNote = embedder === OFFLINE_EMBEDDER ? "static-use-en (offline, weak: run `npm run models` for all-MiniLM-L6-v2)" : embedder;
 

@@ -12,17 +12,17 @@ function open(runs: string, runId: string): RunStore {
   return store;
 }
 
-export function runsList(runs: string, json: boolean): number {
+export function runsList(runs: string, json: boolean, origin?: string): number {
   const problems: string[] = [];
-  const list = new RunStore(runs).listRuns(problems);
+  const list = new RunStore(runs).listRuns(problems).filter((r) => !origin || r.origin === origin);
   for (const p of problems) process.stderr.write(`left out, cannot be read: ${p}\n`);
   if (json) out(JSON.stringify(list) + "\n");
-  else if (list.length === 0) out(`no runs in ${runs}\n`);
+  else if (list.length === 0) out(`no runs${origin ? ` started from the ${origin}` : ""} in ${runs}\n`);
   else
     out(
       table(
-        ["run", "graph", "kind", "status", "started", "time", "nodes", "question"],
-        list.map((r) => [r.runId, r.graph, r.kind, r.status, new Date(r.startedAt).toISOString(), fmtMs(r.ms), String(r.nodes), preview(r.question ?? "", 60)]),
+        ["run", "graph", "kind", "from", "status", "started", "time", "nodes", "question"],
+        list.map((r) => [r.runId, r.graph, r.kind, r.origin ?? "", r.status, new Date(r.startedAt).toISOString(), fmtMs(r.ms), String(r.nodes), preview(r.question ?? "", 60)]),
       ),
     );
   return 0;
