@@ -100,7 +100,7 @@ export function RunsPanel({ state }: { state: EditorState }) {
               <td className="cf-run-kind" title={r.kind ?? ""}>
                 {r.kind ?? ""}
               </td>
-              <td className="cf-run-origin">{r.origin ? ORIGIN_NAMES[r.origin as RunOrigin] ?? r.origin : ""}</td>
+              <td className="cf-run-origin">{r.origin ? (ORIGIN_NAMES[r.origin as RunOrigin] ?? r.origin) : ""}</td>
               <td>{r.status}</td>
               <td title={new Date(r.startedAt).toLocaleString()}>{startedAt(r.startedAt)}</td>
               <td className="cf-num">{r.ms !== undefined ? `${(r.ms / 1000).toFixed(1)} s` : ""}</td>

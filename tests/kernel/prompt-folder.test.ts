@@ -98,8 +98,7 @@ describe("file: prompts from every front end", () => {
     expect(new Set(keys).size).toBe(1);
     // Each run says which front end started it, and the CLI's list filters by it.
     expect([cliRuns, notebookRuns, editorRuns].map((runs) => new RunStore(runs).listRuns()[0]!.origin)).toEqual(["cli", "notebook", "editor"]);
-    const list = (runs: string, ...more: string[]) =>
-      new Promise<string>((resolve) => execFile(process.execPath, [bin, "runs", "list", "--runs", runs, ...more], (_err, out) => resolve(out)));
+    const list = (runs: string, ...more: string[]) => new Promise<string>((resolve) => execFile(process.execPath, [bin, "runs", "list", "--runs", runs, ...more], (_err, out) => resolve(out)));
     expect(await list(cliRuns)).toMatch(/\bcli\b/);
     expect(await list(cliRuns, "--origin", "editor")).toBe(`no runs started from the editor in ${cliRuns}\n`);
   }, 120_000);

@@ -34,7 +34,15 @@ export class Session {
   start(graph: CompiledGraph, inputs: Record<string, unknown>, request: RunRequest & { reuse?: boolean } = {}): RunHandle {
     const { reuse = true, ...rest } = request;
     const recording = this.store.runOptions();
-    const handle = startRun(graph, { ...(this.origin ? { origin: this.origin } : {}), ...rest, inputs, services: this.servicesFor(graph), runId: recording.runId, recorder: recording.recorder, ...(reuse ? { cache: recording.cache } : {}) });
+    const handle = startRun(graph, {
+      ...(this.origin ? { origin: this.origin } : {}),
+      ...rest,
+      inputs,
+      services: this.servicesFor(graph),
+      runId: recording.runId,
+      recorder: recording.recorder,
+      ...(reuse ? { cache: recording.cache } : {}),
+    });
     track(handle);
     return handle;
   }
