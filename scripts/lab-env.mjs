@@ -55,6 +55,7 @@ const wheelInputs = () =>
     mtime(join(ext, "labextension", "package.json")),
     newest(join(ext, "citeflow_jupyterlab")),
     newest(join(ext, "kernelspec")),
+    newest(join(ext, "jupyter-config")),
     mtime(join(ext, "pyproject.toml")),
     mtime(join(ext, "install.json")),
   );

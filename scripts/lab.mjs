@@ -146,6 +146,8 @@ async function sciFact(state) {
   if (!process.env.CITEFLOW_STORE && citeflow.dataFolder()) {
     const runs = process.env.CITEFLOW_RUNS || join(root, ".citeflow");
     process.env.CITEFLOW_STORE = citeflow.sciFactStoreDir(runs);
+    // How JupyterLab's status bar and launcher cards name it while it is indexed.
+    process.env.CITEFLOW_STORE_LABEL = "SciFact";
     index = (onProgress) => citeflow.sciFactStore({ runs, onProgress });
   }
   process.env.CITEFLOW_RUNS ||= join(state, "runs");

@@ -8,6 +8,7 @@ import { trans } from "./i18n";
 import { pipelineIcon } from "./icon";
 import { emptyGraph } from "./model";
 import { TEMPLATES } from "./templates";
+import { storeStatus, storeStatusText } from "./store-status";
 import { CommandIDs, type CiteflowEditor, type ICiteflowTracker } from "./tokens";
 
 export interface CommandHost {
@@ -31,7 +32,12 @@ export function addCommands({ app, tracker, createFile, launcher, mainMenu, pale
     execute: () => createFile(emptyGraph("pipeline")),
   });
   app.commands.addCommand(CommandIDs.fromTemplate, {
-    label: (args) => trans.__("New Pipeline from Template: %1", TEMPLATES[String(args.template)]?.name ?? String(args.template ?? "")),
+    // While the store is indexed, the launcher's cards say so: their runs search it once it is ready.
+    label: (args) => {
+      const name = TEMPLATES[String(args.template)]?.name ?? String(args.template ?? "");
+      const indexing = args.isLauncher ? storeStatusText(storeStatus.current) : "";
+      return indexing ? trans.__("New Pipeline from Template: %1 (%2)", name, indexing) : trans.__("New Pipeline from Template: %1", name);
+    },
     // The launcher's card shows the icon; its tooltip, the template's own description (which system, which steps).
     caption: (args) => TEMPLATES[String(args.template)]?.description ?? trans.__("Copy a template graph into a new file and open it"),
     icon: pipelineIcon,
@@ -69,7 +75,7 @@ export function addCommands({ app, tracker, createFile, launcher, mainMenu, pale
 
   const category = trans.__("Citeflow");
   launcher?.add({ command: CommandIDs.create, category: trans.__("Other"), rank: 1 });
-  for (const name of Object.keys(TEMPLATES)) launcher?.add({ command: CommandIDs.fromTemplate, args: { template: name }, category, rank: 2 });
+  for (const name of Object.keys(TEMPLATES)) launcher?.add({ command: CommandIDs.fromTemplate, args: { template: name, isLauncher: true }, category, rank: 2 });
   mainMenu?.fileMenu.newMenu.addGroup([{ command: CommandIDs.create }], 40);
   const { runTo, runFrom, runOnly, breakpoint, copy, cut, remove, paste, selectAll, layout } = CommandIDs;
   for (const id of [CommandIDs.create, CommandIDs.run, runTo, runFrom, runOnly, breakpoint, CommandIDs.stop, CommandIDs.undo, CommandIDs.redo, copy, cut, paste, remove, selectAll, layout])

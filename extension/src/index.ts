@@ -4,6 +4,7 @@
  * Citeflow runs. Other extensions can require `ICiteflowTracker`.
  */
 import { plugin } from "./plugin";
+import { storeStatusPlugin } from "./store-status";
 
 export { ICiteflowTracker, CommandIDs, type CiteflowEditor } from "./tokens";
-export default [plugin];
+export default [plugin, storeStatusPlugin];

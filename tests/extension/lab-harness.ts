@@ -23,6 +23,8 @@ export let lab: LabSession["lab"];
 let ctx: BrowserContext;
 export let page: Page;
 export let work: string;
+/** The SciFact store the lab searches ($CITEFLOW_STORE). */
+export let storeDir: string;
 export let problems: string[] = [];
 /** The loopback model servers tests started; closed with the session. */
 const llms: Loopback[] = [];
@@ -148,8 +150,10 @@ export function useLab(): void {
     mkdirSync(shots, { recursive: true });
     work = mkdtempSync(join(tmpdir(), "citeflow-lab-"));
     const { store } = await smallSciFactStore(300);
+    storeDir = store;
     ({ lab, ctx, page, problems } = await labSession(work, {
       CITEFLOW_STORE: store,
+      CITEFLOW_STORE_LABEL: "SciFact",
       CITEFLOW_RUNS: join(work, "runs"),
       // The test fixtures, and the models Citeflow ships (the suites' models home is empty): the
       // pipelines verify and rerank with Citeflow's own models, as on a fresh clone.

@@ -3,10 +3,10 @@
  * diffs, stepping and breakpoints, corrections, the dark theme.
  * The session and helpers: lab-harness.ts.
  */
-import { existsSync, readFileSync } from "node:fs";
+import { existsSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { beforeAll, describe, expect, it } from "vitest";
-import { NODES_IN_VIEW, QUESTION, expectReadable, minimapDim, node, page, problems, runBy, select, shot, useLab, work, badge, openVerifai } from "./lab-harness.js";
+import { NODES_IN_VIEW, QUESTION, expectReadable, minimapDim, node, page, problems, runBy, select, shot, useLab, work, badge, openVerifai, storeDir } from "./lab-harness.js";
 
 describe("Runs in the pipeline editor (JupyterLab, Chromium)", () => {
   useLab();
@@ -395,6 +395,29 @@ describe("Runs in the pipeline editor (JupyterLab, Chromium)", () => {
     await page.locator('[data-action="run"]').click();
     await expect.poll(() => page.locator(".cf-set-status").count(), { timeout: 30_000 }).toBe(0);
     await expect.poll(() => page.locator(".cf-run-status").getAttribute("data-status"), { timeout: 90_000 }).toBe("ok");
+  }, 120_000);
+
+  it("says while the store is being indexed, in the status bar and on the template cards, and not once it is ready", async () => {
+    // An ingest holding the store's lock (this process, alive), 4,148 of 5,184 abstracts in (80 %), started 12 minutes
+    // ago: about 3 min left (a quarter of 12), and still 3 a minute later.
+    const lock = join(storeDir, "ingest.lock");
+    const startedAt = new Date(Date.now() - 12 * 60_000).toISOString();
+    writeFileSync(lock, JSON.stringify({ pid: process.pid, startedAt, documents: 4148, total: 5184, updatedAt: new Date().toISOString() }));
+    try {
+      await page.reload();
+      const status = page.locator(".cf-store-status");
+      await expect.poll(() => status.textContent(), { timeout: 60_000 }).toBe("Indexing SciFact: 80 %, about 3 min");
+      // The template cards say it too (a new launcher, the dock's "+").
+      await page.locator(".lm-DockPanel .lm-TabBar-addButton").first().click();
+      await expect.poll(() => page.locator(".jp-LauncherCard", { hasText: "Template: Verif.ai (Indexing SciFact: 80 %, about 3 min)" }).count(), { timeout: 30_000 }).toBe(1);
+      await shot("13-indexing-status");
+      // Done: the next poll finds no lock, and the status goes.
+      rmSync(lock);
+      await expect.poll(() => page.locator(".cf-store-status:visible").count(), { timeout: 30_000 }).toBe(0);
+      expect(await page.locator(".jp-LauncherCard", { hasText: "Indexing" }).count()).toBe(0);
+    } finally {
+      rmSync(lock, { force: true });
+    }
   }, 120_000);
 
   it("logged no console errors", () => {

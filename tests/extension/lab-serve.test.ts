@@ -56,6 +56,11 @@ describe("npm run lab on a checkout without the SciFact store", () => {
         120_000,
         [lab.stderr],
       );
+      // JupyterLab's server says the same to the page (its status bar and launcher cards read it).
+      const said = await (await fetch(`${url.origin}/citeflow/store`, { headers: { Authorization: `token ${url.searchParams.get("token")}` } })).json();
+      expect(said).toMatchObject({ state: "indexing", label: "SciFact", total: 5183, documents: expect.any(Number), startedAt: expect.any(String) });
+      // Not without the token.
+      expect((await fetch(`${url.origin}/citeflow/store`)).status).toBe(403);
       lab.kill("SIGINT");
       expect(await exited).toBe(0);
       expect(err).toMatch(/citeflow lab: stopped with SciFact indexed up to [\d,]+ of 5,183 abstracts; npm run lab resumes from there/);

@@ -17,6 +17,7 @@ export type { Catalogue, CatalogueNode } from "./registry.js";
 export type { QuestionsGiven } from "./inputs.js";
 export { reduceRunEvent, runKind, startedRun, storedNodeProgress, storedNodeStatus, type NodeStatus, type NodeProgress, type RunProgress, type StreamedRunEvent } from "./progress.js";
 export { RUN_ORIGINS, type RunEvent, type RunOrigin } from "./events.js";
+export { indexingProgress, type IndexingState } from "./indexing.js";
 export type * from "./protocol.js";
 export { COMM_TARGET, COMM_VERSION } from "./protocol.js";
 export { evidenceInDocument, type EvidenceInDocument } from "./evidence.js";

@@ -14,6 +14,7 @@ export * from "./preview.js";
 export * from "./sentences.js";
 export * from "./bm25.js";
 export * from "./events.js";
+export * from "./indexing.js";
 export * from "./eventlog.js";
 export * from "./cache.js";
 export * from "./executor.js";

@@ -1,5 +1,6 @@
 import { closeSync, constants, existsSync, openSync, readFileSync, renameSync, rmSync, writeFileSync, writeSync } from "node:fs";
 import { join } from "node:path";
+import { indexingProgress } from "@citeflow/core";
 import { processAlive } from "@citeflow/runstore";
 
 /** The lock an ingest holds while it writes a store. */
@@ -87,14 +88,6 @@ export function unfinishedStoreMessage(dir: string, now = Date.now()): string {
   if (!existsSync(dir)) return `store ${dir} is not finished: its last ingest is still running, or stopped before the end (run it again: it resumes)`;
   const writing = ingestInProgress(dir);
   if (!writing) return `store ${dir} is not finished: its last ingest stopped before the end. Run the same ingest again (it resumes where it stopped), then search`;
-  const { documents, total } = writing;
-  let progress = "";
-  if (documents !== undefined) {
-    progress = total
-      ? `${documents.toLocaleString("en-US")} of ${total.toLocaleString("en-US")} documents (${Math.floor((100 * documents) / total)} %)`
-      : `${documents.toLocaleString("en-US")} documents so far`;
-    const seconds = (now - Date.parse(writing.startedAt)) / 1000;
-    if (total && documents > 0 && documents < total && seconds > 0) progress += `, about ${Math.max(1, Math.round(((total - documents) * seconds) / documents / 60))} min left`;
-  }
+  const progress = indexingProgress(writing, now).text;
   return `store ${dir} is still being indexed (process ${writing.pid}, started ${writing.startedAt}${progress ? `: ${progress}` : ""}); it can be searched when that ingest finishes`;
 }
