@@ -4,7 +4,7 @@ import { join } from "node:path";
 import { afterEach, describe, expect, it, vi } from "vitest";
 import { loadEmbedder } from "@citeflow/models";
 import { LanceStore, openScholarChunker, readBeirCorpus } from "@citeflow/retrieval";
-import { sciFactStore } from "citeflow";
+import { sciFactStore, setDisplaySink, useOfflineModels } from "citeflow";
 import { tempDir } from "../helpers.js";
 
 const saved = { data: process.env.CITEFLOW_DATA, store: process.env.CITEFLOW_STORE };
@@ -47,5 +47,29 @@ describe("sciFactStore", () => {
     const built = await sciFactStore({ runs });
     expect(built.startsWith(join(runs, "stores"))).toBe(true);
     expect(said.join("")).toMatch(/sciFactStore: 3 of 3 abstracts indexed in /);
+
+    // In a notebook (a display sink), one output line updated in place instead, and nothing on stderr.
+    said.length = 0;
+    const shown: Array<{ text: string; id?: string; update?: boolean }> = [];
+    setDisplaySink({ show: (bundle, o) => void shown.push({ text: String(bundle["text/plain"]), ...o }) });
+    try {
+      const again = await sciFactStore({ runs: tempDir() });
+      expect(said.join("")).toBe("");
+      expect(shown.at(-1)!.text).toBe(`SciFact indexed: 3 abstracts in ${again}`);
+      expect(new Set(shown.map((s) => s.id)).size).toBe(1);
+      expect(shown.slice(1).every((s) => s.update)).toBe(true);
+      // The models the notebook's runs use are said there too, not in the red stderr box.
+      const nli = process.env.CITEFLOW_NLI_MODEL;
+      delete process.env.CITEFLOW_NLI_MODEL;
+      try {
+        useOfflineModels();
+      } finally {
+        if (nli !== undefined) process.env.CITEFLOW_NLI_MODEL = nli;
+      }
+      expect(shown.at(-1)!.text).toMatch(/^nli: /);
+      expect(said.join("")).toBe("");
+    } finally {
+      setDisplaySink(undefined);
+    }
   }, 120_000);
 });

@@ -3,6 +3,8 @@ import { basename, join } from "node:path";
 import { DEFAULT_MODELS, defaultEmbedder, describeModel, OFFLINE_EMBEDDER } from "@citeflow/models";
 import { describeChat } from "@citeflow/nodes";
 import { dataFolder as dataFolderIn, LanceStore, newTally, openScholarChunker, pdfDocuments, readBeirCorpus, type ReadProblem, type SourceTally } from "@citeflow/retrieval";
+import { indexingProgress } from "@citeflow/core";
+import { display, displaySink, newDisplay } from "./display.js";
 import { defaultRunsDir } from "./run.js";
 import { configure, services } from "./services.js";
 
@@ -26,7 +28,10 @@ export function useOfflineModels(): { nli?: string; reranker?: string } {
   offer("nli", "CITEFLOW_NLI_MODEL", "pair-nli-scifact");
   offer("reranker", "CITEFLOW_RERANK_MODEL", "pair-rerank-scifact");
   configure({ models: set });
-  for (const [kind, id] of Object.entries(set)) process.stderr.write(`${kind}: ${describeModel(id, modelsDirs, services().config.quietUnverifiedModels)}\n`);
+  const lines = Object.entries(set).map(([kind, id]) => `${kind}: ${describeModel(id, modelsDirs, services().config.quietUnverifiedModels)}`);
+  // In a notebook, an output of the cell (stderr is its red box, for what went wrong); elsewhere on stderr.
+  if (lines.length && displaySink()) display.bundle({ "text/plain": lines.join("\n") });
+  else for (const line of lines) process.stderr.write(`${line}\n`);
   return set;
 }
 
@@ -35,7 +40,9 @@ export function useOfflineModels(): { nli?: string; reranker?: string } {
  * installed it, else the offline static-use-en: see `defaultEmbedder`), the same one `citeflow demo` builds, made on first use from `scifact/corpus.jsonl` in `dataFolder()` ($CITEFLOW_DATA, else the data shipped with Citeflow)
  * (resumed if an earlier build was cut short) and made the store of this kernel's runs. Returns its folder.
  * A SciFact store already named by $CITEFLOW_STORE (as `npm run lab` prepares one) is used as it is;
- * a build prints its progress on stderr unless `onProgress` is given (abstracts read so far, of how many).
+ * a build shows its progress unless `onProgress` is given (abstracts read so far, of how many): in a notebook one output
+ * line updated in place, with what is left ("indexing SciFact: 2,083 of 5,183 abstracts (40 %), about 8 min left"),
+ * elsewhere lines on stderr.
  */
 export async function sciFactStore(options: { runs?: string; onProgress?: (documents: number, total: number) => void } = {}): Promise<string> {
   const data = dataFolder();
@@ -53,7 +60,7 @@ export async function sciFactStore(options: { runs?: string; onProgress?: (docum
   const total = readFileSync(corpus, "utf8")
     .split("\n")
     .filter((l) => l.trim()).length;
-  const onProgress = options.onProgress ?? ((n: number) => process.stderr.write(`sciFactStore: ${n.toLocaleString("en-US")} of ${total.toLocaleString("en-US")} abstracts indexed in ${dir}\n`));
+  const onProgress = options.onProgress ?? progressShown(dir, total);
   const embedder = await services().embedder({ id: embedderId, modelsDir: "", dtype: "fp32" });
   await store.ingest(readBeirCorpus(corpus), {
     chunker: openScholarChunker(),
@@ -65,6 +72,24 @@ export async function sciFactStore(options: { runs?: string; onProgress?: (docum
   });
   configure({ store: dir });
   return dir;
+}
+
+/**
+ * sciFactStore's progress when no one else takes it: in a notebook (a display sink) one line updated in place at most
+ * every 2 s, not the stderr box; elsewhere a line on stderr each batch.
+ */
+function progressShown(dir: string, total: number): (documents: number) => void {
+  const startedAt = new Date().toISOString();
+  if (!displaySink()) return (n) => process.stderr.write(`sciFactStore: ${n.toLocaleString("en-US")} of ${total.toLocaleString("en-US")} abstracts indexed in ${dir}\n`);
+  const line = newDisplay();
+  let last = 0;
+  return (n) => {
+    const now = Date.now();
+    if (now - last < 2000 && n < total) return;
+    last = now;
+    const text = n < total ? `indexing SciFact: ${indexingProgress({ startedAt, documents: n, total }, now, "abstracts").text}` : `SciFact indexed: ${total.toLocaleString("en-US")} abstracts in ${dir}`;
+    line.bundle({ "text/plain": text });
+  };
 }
 
 /** Where `sciFactStore` builds its store under a runs folder (default: the runs folder of this kernel), for the embedder in use. */
