@@ -87,7 +87,8 @@ function progressShown(dir: string, total: number): (documents: number) => void 
     const now = Date.now();
     if (now - last < 2000 && n < total) return;
     last = now;
-    const text = n < total ? `indexing SciFact: ${indexingProgress({ startedAt, documents: n, total }, now, "abstracts").text}` : `SciFact indexed: ${total.toLocaleString("en-US")} abstracts in ${dir}`;
+    const text =
+      n < total ? `indexing SciFact: ${indexingProgress({ startedAt, documents: n, total }, now, "abstracts").text}` : `SciFact indexed: ${total.toLocaleString("en-US")} abstracts in ${dir}`;
     line.bundle({ "text/plain": text });
   };
 }
