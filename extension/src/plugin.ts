@@ -24,6 +24,31 @@ import { CiteflowFactory, FACTORY, FILE_TYPE } from "./widget";
 
 const PLUGIN_ID = "@citeflow/jupyterlab:plugin";
 
+/**
+ * Each pipeline file gets its own Citeflow kernel (~0.5 GB): it ends with the file's last editor. Once no editor of
+ * `path` is open, the server's sessions at that path are shut down — found on the server, not through the closed
+ * editor, so a kernel still starting when its tab closed is shut down once it exists (asked for up to 30 s), and a
+ * file opened again meanwhile keeps its kernel.
+ */
+async function endKernel(app: JupyterFrontEnd, tracker: WidgetTracker<CiteflowEditor>, path: string, closed: CiteflowEditor): Promise<void> {
+  const sessions = app.serviceManager.sessions;
+  for (let i = 0; i < 60; i++) {
+    // The tracker may still hold the editor just closed: another open editor of the path keeps the kernel.
+    if (tracker.find((w) => w !== closed && !w.isDisposed && w.context.path === path)) return;
+    try {
+      await sessions.refreshRunning();
+      const at = [...sessions.running()].filter((s) => s.path === path);
+      if (at.length) {
+        await Promise.all(at.map((s) => sessions.shutdown(s.id)));
+        return;
+      }
+    } catch {
+      return; // the server is going away: its kernels go with it
+    }
+    await new Promise((r) => setTimeout(r, 500));
+  }
+}
+
 export const plugin: JupyterFrontEndPlugin<ICiteflowTracker> = {
   id: PLUGIN_ID,
   description: "Citeflow pipeline editor and run renderer",
@@ -82,7 +107,9 @@ export const plugin: JupyterFrontEndPlugin<ICiteflowTracker> = {
     factory.widgetCreated.connect((_, w) => {
       w.content.state.openAsText = () => void app.commands.execute("docmanager:open", { path: w.context.path, factory: "Editor" });
       w.content.state.confirmServers = (servers) => confirmServers(w.context.path, servers);
-      w.context.pathChanged.connect(() => void tracker.save(w));
+      let path = w.context.path;
+      w.context.pathChanged.connect(() => ((path = w.context.path), void tracker.save(w)));
+      w.disposed.connect(() => void endKernel(app, tracker, path, w));
       void tracker.add(w);
     });
     if (restorer) void restorer.restore(tracker, { command: "docmanager:open", args: (w) => ({ path: w.context.path, factory: FACTORY }), name: (w) => w.context.path });

@@ -548,6 +548,31 @@ describe("The pipeline editor's canvas in JupyterLab (Chromium)", () => {
     }
   }, 120_000);
 
+  it("ends an editor's kernel with its document's last tab, also when the tab closes while the kernel starts", async () => {
+    const running = () =>
+      page.evaluate(async () => {
+        const kernels = (window as any).jupyterapp.serviceManager.kernels;
+        await kernels.refreshRunning();
+        return [...kernels.running()].length;
+      });
+    // The kernels of editors this page closed have ended; those of pages gone without closing theirs (the touch
+    // test's browser) stay, as a notebook's do, for the workspace to reopen.
+    await closeAll();
+    let before = await running();
+    await expect.poll(async () => (before = await running()), { timeout: 60_000 }).toBeLessThanOrEqual(1);
+    const open = () => page.evaluate(() => void (window as any).jupyterapp.commands.execute("docmanager:open", { path: "verifai.citeflow.json" }));
+    await open();
+    await node("verify").waitFor({ timeout: 60_000 });
+    await expect.poll(running, { timeout: 60_000 }).toBe(before + 1);
+    await closeAll();
+    await expect.poll(running, { timeout: 60_000 }).toBe(before);
+    // Closed at once, its kernel not started yet: it is shut down once it exists.
+    await open();
+    await page.locator(".cf-editor").waitFor();
+    await closeAll();
+    await expect.poll(running, { timeout: 60_000 }).toBe(before);
+  }, 240_000);
+
   it("logged no console errors", () => {
     expect(problems).toEqual([]);
   });
