@@ -112,12 +112,32 @@ function Flow({ state }: { state: EditorState }) {
   const pane = useRef<HTMLDivElement>(null);
   const measured = useNodesInitialized();
   const opened = useRef(initial.length === 0);
+  // Whether the view shows the whole graph, as of its last move: then it keeps showing it as cards grow.
+  const whole = useRef(false);
+  const allInView = useCallback(() => {
+    const el = pane.current;
+    if (!el) return false;
+    const b = flow.getNodesBounds(flow.getNodes());
+    const { x, y, zoom } = flow.getViewport();
+    return b.x * zoom + x >= -1 && b.y * zoom + y >= -1 && (b.x + b.width) * zoom + x <= el.clientWidth + 1 && (b.y + b.height) * zoom + y <= el.clientHeight + 1;
+  }, [flow]);
   useEffect(() => {
     if (!measured || opened.current || !pane.current) return;
     opened.current = true;
     const { clientWidth: width, clientHeight: height } = pane.current;
-    void flow.setViewport(openingView(flow.getNodesBounds(flow.getNodes()), { width, height }));
-  }, [measured, flow]);
+    void flow.setViewport(openingView(flow.getNodesBounds(flow.getNodes()), { width, height })).then(() => (whole.current = allInView()));
+  }, [measured, flow, allInView]);
+  const onMoveEnd = useCallback(() => void (whole.current = allInView()), [allInView]);
+  // Cards grow with what a run gives them (summaries, models, badges): a view that showed the whole graph fits it again,
+  // clear of the pane's edges and the zoom controls, instead of leaving cards past them.
+  const refit = useRef(0);
+  const resized = useCallback(() => {
+    if (!opened.current || !whole.current || refit.current) return;
+    refit.current = requestAnimationFrame(() => {
+      refit.current = 0;
+      if (!allInView()) void flow.fitView({ padding: 0.08, maxZoom: 1 });
+    });
+  }, [flow, allInView]);
   useEffect(() => {
     // Edges depend only on the document and the catalogue: a selection or a run's badges skip them.
     let edgesFrom: [EditorState["doc"], EditorState["catalogue"]] | undefined;
@@ -138,6 +158,7 @@ function Flow({ state }: { state: EditorState }) {
       const moved = new Map<string, { x: number; y: number }>();
       let picked: string | undefined;
       let selecting = false;
+      if (changes.some((c) => c.type === "dimensions")) resized();
       for (const c of changes) {
         if (c.type === "position" && c.dragging === false && c.position) moved.set(c.id, c.position);
         if (c.type === "select") {
@@ -157,7 +178,7 @@ function Flow({ state }: { state: EditorState }) {
         setSelectedEdges(NONE);
       }
     },
-    [state, flow],
+    [state, flow, resized],
   );
 
   const isValidConnection: IsValidConnection = useCallback(
@@ -236,6 +257,7 @@ function Flow({ state }: { state: EditorState }) {
           defaultNodes={initial}
           nodeTypes={nodeTypes}
           onNodesChange={onNodesChange}
+          onMoveEnd={onMoveEnd}
           onConnect={onConnect}
           isValidConnection={isValidConnection}
           onNodesDelete={onNodesDelete}

@@ -189,6 +189,17 @@ export const NODES_IN_VIEW = () => {
   return nodes.length > 0 && nodes.every((r) => r.left >= pane.left - 0.5 && r.right <= pane.right + 0.5 && r.top >= pane.top - 0.5 && r.bottom <= pane.bottom + 0.5);
 };
 
+/** The nodes under the canvas's zoom controls (run in the page): their ids. */
+export const NODES_CLEAR_OF_CONTROLS = () => {
+  const controls = document.querySelector(".cf-editor .react-flow__controls")!.getBoundingClientRect();
+  return [...document.querySelectorAll(".cf-editor .react-flow__node")]
+    .filter((n) => {
+      const r = n.getBoundingClientRect();
+      return r.left < controls.right && r.right > controls.left && r.top < controls.bottom && r.bottom > controls.top;
+    })
+    .map((n) => n.getAttribute("data-id"));
+};
+
 /**
  * The edges drawn across a node other than their two ends (run in the page): each edge's path is
  * sampled every few pixels, and a sample inside a node's box (less a 4 px margin) counts. Returns

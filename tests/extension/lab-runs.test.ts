@@ -6,7 +6,7 @@
 import { existsSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { beforeAll, describe, expect, it } from "vitest";
-import { NODES_IN_VIEW, QUESTION, expectReadable, minimapDim, node, page, problems, runBy, select, shot, useLab, work, badge, openVerifai, storeDir } from "./lab-harness.js";
+import { NODES_CLEAR_OF_CONTROLS, NODES_IN_VIEW, QUESTION, expectReadable, minimapDim, node, page, problems, runBy, select, shot, useLab, work, badge, openVerifai, storeDir } from "./lab-harness.js";
 
 describe("Runs in the pipeline editor (JupyterLab, Chromium)", () => {
   useLab();
@@ -18,6 +18,10 @@ describe("Runs in the pipeline editor (JupyterLab, Chromium)", () => {
     expect(await runBy(() => page.locator('[data-action="run"]').click())).toBe("ok");
     for (const id of ["question", "retrieve", "papers", "top", "answer", "claims", "verify", "citations"]) await expect.poll(() => badge(id).getAttribute("data-status")).toMatch(/^(done|cached)$/);
     await shot("04-run-done");
+    // The cards grew with what each produced; the view, untouched since the pipeline opened, still shows them all,
+    // clear of the zoom controls.
+    await expect.poll(() => page.evaluate(NODES_IN_VIEW)).toBe(true);
+    expect(await page.evaluate(NODES_CLEAR_OF_CONTROLS)).toEqual([]);
     // Each card says what its node produced, in one line.
     const summary = (id: string) => node(id).locator(".cf-node-summary").textContent();
     expect(await summary("retrieve")).toMatch(/^\d+ passages · top fused [\d.]+$/);
