@@ -55,7 +55,9 @@ for (let i = 0; i < REPS; i++) {
     const t = setTimeout(() => fail(new Error(`npm run lab printed no address within 180 s:\n${out}`)), 180_000);
     child.stdout.on("data", () => {
       const m = /http:\/\/127\.0\.0\.1:\d+\/lab\?token=\w+/.exec(out);
-      if (m) (clearTimeout(t), ok(m[0]));
+      if (!m) return;
+      clearTimeout(t);
+      ok(m[0]);
     });
   });
   served.lab.address.push(performance.now() - t0);
