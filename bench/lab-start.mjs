@@ -103,8 +103,10 @@ try {
         const card = document.querySelector('.cf-editor .react-flow__node[data-id="answer"]');
         const text = card?.querySelector(".cf-progress-text")?.textContent ?? "";
         const done = card?.querySelector(".cf-badge")?.getAttribute("data-status");
-        // The model's load says itself first ("loading … (its first use this session)", "… loaded in 3.2 s").
-        return (text !== "" && !/^loading .*\(its first use this session\)$| loaded in [\d.]+ s$/.test(text)) || done === "done" || done === "error";
+        // The model's load and the prompt's reading say themselves first ("loading … (its first use this session)",
+        // "… loaded in 3.2 s", "reading the prompt (9,210 characters) before the first token").
+        const waiting = /^loading .*\(its first use this session\)$| loaded in [\d.]+ s$|^reading the prompt \(|^waiting for the first token /;
+        return (text !== "" && !waiting.test(text)) || done === "done" || done === "error";
       },
       undefined,
       { polling: 50, timeout: 600_000 },

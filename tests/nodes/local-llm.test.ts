@@ -102,9 +102,11 @@ describe("templates on the in-process LLM (Gemma 3 270M GGUF)", { timeout: 300_0
     const cache = new MemoryCache();
     const first = await runIt(short("verifai", 64), suite.docs[8]!.title, { cache });
     expect(first.result.status).toBe("ok");
-    // (A model's first use also says it is loading, and then that it loaded: those are not the answer.)
+    // (A model's first use also says it is loading, and then that it loaded, and each call that it reads the prompt
+    // before the first token: those are not the answer.)
+    expect(first.events.some((e) => e.type === "node-progress" && e.nodeId === "answer" && /^reading the prompt \([\d,]+ characters\) before the first token$/.test(e.message ?? ""))).toBe(true);
     const progress = first.events.filter(
-      (e): e is Extract<RunEvent, { type: "node-progress" }> => e.type === "node-progress" && e.nodeId === "answer" && !/^loading |loaded in [\d.]+ s$/.test(e.message ?? ""),
+      (e): e is Extract<RunEvent, { type: "node-progress" }> => e.type === "node-progress" && e.nodeId === "answer" && !/^loading |loaded in [\d.]+ s$|^reading the prompt /.test(e.message ?? ""),
     );
     expect(progress.length).toBeGreaterThan(0);
     const final = (first.byId.answer!.outputs!.answer as Answer).text;

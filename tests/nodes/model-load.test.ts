@@ -4,7 +4,7 @@ import { join } from "node:path";
 import { describe, expect, it } from "vitest";
 import { modelCalls, type RunEvent } from "@citeflow/core";
 import type { ChatModel } from "@citeflow/models";
-import { configFromEnv, createServices } from "@citeflow/nodes";
+import { configFromEnv, createServices, waitingFor } from "@citeflow/nodes";
 import { doc, eventsOf, run, tempDir } from "../helpers.js";
 
 const answering: ChatModel = {
@@ -55,5 +55,18 @@ describe("loading a model", () => {
     const second = await run(graph, { services, inputs: { question: { id: "q2", text: "Does coffee raise blood pressure?" } } });
     expect(eventsOf(second.events, "node-progress").some((e) => e.message?.startsWith("loading"))).toBe(false);
     expect(spansOf(second.events).some((s) => s.name === "load")).toBe(false);
+  });
+});
+
+describe("waiting for the first token", () => {
+  it("says what it waits for: an in-process model reading the prompt (its size), a server by its address", async () => {
+    const messages = [{ role: "user" as const, content: "x".repeat(12_345) }];
+    expect(waitingFor({ baseURL: "in-process" }, messages)).toBe("reading the prompt (12,345 characters) before the first token");
+    expect(waitingFor({ baseURL: "http://127.0.0.1:9/v1" }, messages)).toBe("waiting for the first token from http://127.0.0.1:9/v1");
+    // A node's run says it before the first piece of text.
+    const said = eventsOf((await run(graph, { services: slowToLoad(1), inputs })).events, "node-progress").filter((e) => e.nodeId === "e");
+    const reading = said.findIndex((e) => e.message?.startsWith("reading the prompt ("));
+    expect(reading).toBeGreaterThanOrEqual(0);
+    expect(said.slice(0, reading).every((e) => /^loading |loaded in [\d.]+ s$/.test(e.message ?? ""))).toBe(true);
   });
 });

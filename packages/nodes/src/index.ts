@@ -120,7 +120,7 @@ export { answerMessages } from "./generate/generate-answer.js";
 export { JUDGE_ADAPTER_THRESHOLD, JUDGE_THRESHOLD, judgeThreshold, TRUE_FALSE } from "./verify/verify-llm.js";
 export { CLAIM_MAX_CHARS, claimsSchema, sufficiencyAnswers, trueFalseSchema } from "./shared/structured.js";
 export { chatChoices, questionsAtOnce, SERVED_PARALLEL } from "./shared/parallel.js";
-export { chooseChat, describeChat, noChatReason, type ChatChoice, type LlmParams } from "./shared/llm.js";
+export { chooseChat, describeChat, noChatReason, waitingFor, type ChatChoice, type LlmParams } from "./shared/llm.js";
 
 /** The seed systems as template graphs shipped with this package (in templates/). */
 export function templatePath(name: string): string {

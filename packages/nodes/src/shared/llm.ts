@@ -171,13 +171,21 @@ export function noChatReason(services: Services, p: Pick<LlmParams, "model" | "b
   return c.kind === "none" ? c.reason : "";
 }
 
+/** What a chat call waits for before its first piece of text, in words. */
+export function waitingFor(chat: Pick<ChatModel, "baseURL">, messages: ChatMessage[]): string {
+  if (chat.baseURL !== "in-process") return `waiting for the first token from ${chat.baseURL}`;
+  const chars = messages.reduce((n, m) => n + m.content.length, 0);
+  return `reading the prompt (${chars.toLocaleString("en-US")} characters) before the first token`;
+}
+
 /** What a call asks beyond the messages: a JSON schema, citation markers limited to the passages, or one of given answers. */
 export type ChatConstraint = Pick<ChatOptions, "jsonSchema" | "citations" | "choices">;
 
 /**
  * One chat call, traced as a `model` span: messages, response, usage, model and server (never
- * the key). Text streams into the node's progress (pieces so far, the text so far), at most four
- * times a second.
+ * the key). Until the first piece of text, the node's progress says what it waits for (an in-process
+ * model reading a long prompt takes seconds); then text streams into it (pieces so far, the text so
+ * far), at most four times a second.
  */
 export function callChat(ctx: NodeContext, chat: ChatModel, messages: ChatMessage[], p: LlmParams, name = "model", constraint: ChatConstraint = {}): Promise<ChatResult> {
   return ctx.span(name, async (s) => {
@@ -190,6 +198,7 @@ export function callChat(ctx: NodeContext, chat: ChatModel, messages: ChatMessag
     if (chat.constrains && constraint.choices) s.set("choices", constraint.choices);
     let last = 0;
     let chunks = 0;
+    ctx.progress(0, p.maxTokens, waitingFor(chat, messages));
     const r = await chat.chat(messages, {
       temperature: p.temperature,
       maxTokens: p.maxTokens,
