@@ -4,7 +4,7 @@ import { join } from "node:path";
 import { fileURLToPath } from "node:url";
 import { describe, expect, it } from "vitest";
 import { toAnswer, type Verdict } from "@citeflow/core";
-import { fileSha256, parseCalibration } from "@citeflow/models";
+import { describeModel, fileSha256, parseCalibration } from "@citeflow/models";
 import { doc, envServices, expectSha256Sums, run, tempDir } from "../helpers.js";
 
 const MODELS = process.env.CITEFLOW_MODELS;
@@ -91,12 +91,15 @@ describe("citeflow calibrate", () => {
     const calibrated = await run(verifyGraph(dir));
     const [v] = calibrated.byId.verify!.outputs!.claimVerdicts as Verdict[];
     expect(v!.calibration).toMatchObject({ band: written.band, rule: expect.stringContaining("acme/nli, calibrated on dev.jsonl (40 claims") });
+    // The model's line (the run's first lines, eval, notebooks) says so.
+    expect(describeModel("acme/nli", [dir])).toContain("; claim verdicts calibrated: acme/nli, calibrated on dev.jsonl (40 claims");
 
     // A calibration changed after it was written is refused where it loads, as a changed weight file is.
     writeFileSync(join(folder, "calibration.json"), JSON.stringify({ ...written, band: [0, 0] }));
     const tampered = await run(verifyGraph(dir));
     expect(tampered.byId.verify!.status).toBe("error");
     expect(tampered.byId.verify!.error!.message).toContain(`${join(folder, "calibration.json")} does not match`);
+    expect(describeModel("acme/nli", [dir])).toContain(`(refused: ${join(folder, "calibration.json")} does not match`);
   });
 
   it("refuses records it cannot use, naming the file and line; a model that is not there; records of the other verifier", async () => {

@@ -94,7 +94,7 @@ describe("npm run demo (citeflow demo)", () => {
     expect(r.stdout).toContain(`SciFact saved in ${join(runs, "data", "scifact")}`);
     expect(r.stdout).toContain("answers from chat model loopback-llm");
     // Verification with Citeflow's own trained NLI model, named with its card.
-    expect(r.stdout).toMatch(/NLI: citeflow\/nli-minilm-scifact \(trained by Citeflow; card: .*README\.md\)/);
+    expect(r.stdout).toMatch(/NLI: citeflow\/nli-minilm-scifact \(trained by Citeflow; card: .*README\.md; claim verdicts calibrated: Citeflow's NLI model, calibrated on the SciFact dev split \(/);
     // One block per claim: the question, the server's answer, its scores, verdicts and passages.
     for (const c of release.claims) expect(r.stdout).toContain(`━━ Question: ${c.claim}`);
     expect(r.stdout.match(/The first paper bears on the claim \[1\]/g)).toHaveLength(3);

@@ -3,7 +3,7 @@ import { dirname, join } from "node:path";
 import type { VerdictCalibration } from "@citeflow/core";
 import { findAdapter, splitAdapter } from "./adapter.js";
 import { resolveModel } from "./resolve.js";
-import { fileSha256, readSums, SUMS_FILE, verifyModelFiles } from "./sums.js";
+import { fileSha256, ModelIntegrityError, readSums, SUMS_FILE, verifyModelFiles } from "./sums.js";
 
 /**
  * A verifier's claim-verdict calibration lives with the model it was chosen for: `calibration.json`
@@ -103,6 +103,20 @@ export function modelFolder(name: string, modelsDirs: string[]): string | undefi
     }
   const path = findAdapter(adapter ?? name, modelsDirs);
   return path && dirname(path);
+}
+
+/**
+ * How a model's line says it is calibrated: "; claim verdicts calibrated: <its rule>", "" without a calibration, or why
+ * its calibration.json is refused (a changed one is the model's integrity error, thrown).
+ */
+export function calibrationNote(folder: string): string {
+  try {
+    const calibration = readCalibration(folder);
+    return calibration ? `; claim verdicts calibrated: ${calibration.rule}` : "";
+  } catch (e) {
+    if (e instanceof ModelIntegrityError) throw e;
+    return `; its calibration is refused (${(e as Error).message})`;
+  }
 }
 
 /** The calibration of the installed model a name means (see modelFolder); undefined for one without. */

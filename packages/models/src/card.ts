@@ -6,6 +6,7 @@ import { resolveModel } from "./resolve.js";
 import { teiServer, vllmServer } from "./tei.js";
 import { withoutCredentials } from "@citeflow/core";
 import { ModelIntegrityError, ONNX_MODEL_FILES, SUMS_FILE, verifyModelFiles } from "./sums.js";
+import { calibrationNote } from "./calibration.js";
 
 /** A trained model's card, read for showing: where it is, what it says of itself, and its table rows (base, data, command, commit, held-out scores…). */
 export interface ModelCard {
@@ -104,7 +105,8 @@ export function describeModel(id: string, dirs: string[], quietUnverified = fals
   }
   let note: string;
   try {
-    note = localDir ? verificationNote(join(localDir, id), quietUnverified) : "";
+    // Whether its files are verified, and whether its claim verdicts are calibrated (calibration.json, checked too).
+    note = localDir ? verificationNote(join(localDir, id), quietUnverified) + calibrationNote(join(localDir, id)) : "";
   } catch (e) {
     if (e instanceof ModelIntegrityError) return `${id} (refused: ${e.message})`;
     throw e;
