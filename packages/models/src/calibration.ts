@@ -1,9 +1,9 @@
-import { closeSync, existsSync, openSync, readSync, renameSync, statSync, writeFileSync } from "node:fs";
+import { existsSync, renameSync, writeFileSync } from "node:fs";
 import { dirname, join } from "node:path";
 import type { VerdictCalibration } from "@citeflow/core";
 import { findAdapter, splitAdapter } from "./adapter.js";
 import { resolveModel } from "./resolve.js";
-import { fileSha256, ModelIntegrityError, readSums, SUMS_FILE, verifyModelFiles } from "./sums.js";
+import { fileSha256, ModelIntegrityError, readSmallFile, readSums, SUMS_FILE, verifyModelFiles } from "./sums.js";
 
 /**
  * A verifier's claim-verdict calibration lives with the model it was chosen for: `calibration.json`
@@ -65,25 +65,12 @@ export function parseCalibration(text: string, file: string): CalibrationFile {
   };
 }
 
-function readBounded(path: string): string {
-  if (!statSync(path).isFile()) throw new Error(`${path}: not a regular file`);
-  const buf = Buffer.alloc(MAX_BYTES + 1);
-  const fd = openSync(path, "r");
-  try {
-    const n = readSync(fd, buf, 0, buf.length, 0);
-    if (n > MAX_BYTES) throw new Error(`${path}: over ${MAX_BYTES} bytes; a calibration is a few numbers`);
-    return buf.subarray(0, n).toString("utf8");
-  } finally {
-    closeSync(fd);
-  }
-}
-
 /** The calibration in a model's folder, checked against its sums; undefined when it has none. */
 export function readCalibration(folder: string): CalibrationFile | undefined {
   const path = join(folder, CALIBRATION_FILE);
   if (!existsSync(path)) return undefined;
   verifyModelFiles(folder, [CALIBRATION_FILE], true);
-  const { chosenOn: _, ...calibration } = parseCalibration(readBounded(path), path);
+  const { chosenOn: _, ...calibration } = parseCalibration(readSmallFile(path, MAX_BYTES), path);
   return calibration;
 }
 

@@ -89,6 +89,14 @@ export function verifyModelFiles(folder: string, files: string[], whole: boolean
 /** The files transformers.js reads of an ONNX model folder (Hugging Face layout). */
 export const ONNX_MODEL_FILES = ["config.json", "tokenizer.json", "tokenizer_config.json", "onnx/model.onnx", "onnx/model_quantized.onnx"];
 
+/** A small file of a model's (its JSON, its calibration): refused unread when it is not a regular file or over `maxBytes`. */
+export function readSmallFile(path: string, maxBytes: number): string {
+  const st = statSync(path);
+  if (!st.isFile() || st.size > maxBytes)
+    throw new ModelIntegrityError(`${path}: ${st.isFile() ? `over ${maxBytes} bytes` : "not a regular file"}; a model's own files of this kind are small regular files`);
+  return readFileSync(path, "utf8");
+}
+
 /**
  * A local ONNX model's JSON files, read before transformers.js reads them, so a damaged one is named: each that
  * exists must parse to an object, and a tokenizer.json must hold its tokenizer's `model`.
@@ -97,11 +105,10 @@ export function checkModelJson(folder: string): void {
   for (const file of ["config.json", "tokenizer.json", "tokenizer_config.json"]) {
     const path = join(folder, file);
     if (!existsSync(path)) continue;
-    const st = statSync(path);
-    if (!st.isFile() || st.size > 256 * 2 ** 20) throw new ModelIntegrityError(`${path}: ${st.isFile() ? "over 256 MiB" : "not a regular file"}; a model's JSON files are small regular files`);
+    const text = readSmallFile(path, 256 * 2 ** 20);
     let v: unknown;
     try {
-      v = JSON.parse(readFileSync(path, "utf8"));
+      v = JSON.parse(text);
     } catch (e) {
       throw new ModelIntegrityError(`${path}: not JSON (${(e as Error).message}); reinstall the model (npm run models) or retrain it`, { cause: e });
     }

@@ -1,4 +1,5 @@
-import { existsSync, readFileSync, statSync } from "node:fs";
+import { existsSync, statSync } from "node:fs";
+import { readRegularFile } from "@citeflow/runstore";
 import { basename, join } from "node:path";
 import { nliEvidenceStrength, nliSupportScore, type Verdict } from "@citeflow/core";
 import { chooseCalibration } from "@citeflow/eval";
@@ -23,7 +24,7 @@ export interface CalibrateOptions {
 function readRecords(file: string) {
   let text;
   try {
-    text = readFileSync(file, "utf8");
+    text = readRegularFile(file);
   } catch (e) {
     throw new FailureError(`${file}: ${(e as Error).message}`);
   }
