@@ -111,7 +111,7 @@ def sweep(args) -> None:
         from datasets import Dataset
         from transformers import DataCollatorWithPadding, Trainer, TrainingArguments
 
-        from pooled_bert import MeanPooledBertClassifier
+        from pooled_encoder import load_classifier
 
         dev = dev_split(CLAIMS, HELD)
         corpus = [json.loads(l) for l in read_text(ROOT / "data" / "scifact" / "corpus.jsonl").splitlines() if l.strip()]
@@ -152,7 +152,7 @@ def sweep(args) -> None:
                 say(f"nli {name}: skipped, the budget is spent")
                 return
             torch.manual_seed(seed)
-            model = MeanPooledBertClassifier.from_pretrained(args.base, num_labels=3, ignore_mismatched_sizes=True)
+            model = load_classifier(Path(args.base), {"num_labels": 3})
             for s, (triples, lr, epochs) in enumerate(stages):
                 enc = tok([t[0] for t in triples], [t[1] for t in triples], truncation=True, max_length=128)
                 data = Dataset.from_dict({**enc, "labels": [LABELS.index(t[2]) for t in triples]})

@@ -131,7 +131,7 @@ describe("citeflow train lm → a GGUF LoRA adapter on the in-process model", { 
     expect(wrong.stderr).toMatch(/train\.jsonl:1: not an sft row.*--format sft/);
     expect(existsSync(join(work, "m1")) || existsSync(join(work, "m2"))).toBe(false);
     const notGguf = await cli(["train", "lm", "--data", nli, "--out", join(work, "m3"), "--base", join(work, "nli")]);
-    expect(notGguf.stderr).toMatch(/--base .*not a \.gguf file/);
+    expect(notGguf.stderr).toMatch(/--base .*neither a model folder \(config\.json\) nor a \.gguf file/);
     // An adapter whose tensors do not fit the base, and one for another architecture: named before llama.cpp reads them.
     const misfit = join(work, "misfit.gguf");
     const llamaArch = join(work, "llama-arch.gguf");

@@ -234,12 +234,16 @@ export function buildProgram(registry: NodeRegistry, setCode: (code: number) => 
   program
     .command("train")
     .description(
-      "fine-tune a model from a citeflow export folder: nli (a cross-encoder: SUPPORT / NO_EVIDENCE / CONTRADICT) or rerank (a sentence encoder), written in the Hugging Face ONNX layout (fp32 and int8); lm (a LoRA adapter for the in-process language model, written as a llama.cpp GGUF adapter); each with a card and sha256 sums",
+      "fine-tune a model from a citeflow export folder, on the CPU or CUDA GPUs: nli (a cross-encoder: SUPPORT / NO_EVIDENCE / CONTRADICT) or rerank (a sentence encoder) from any Hugging Face text encoder, written in the Hugging Face ONNX layout (fp32 and int8); lm (a LoRA adapter for a Hugging Face causal LM or the in-process GGUF model, written as a PEFT adapter and, for a GGUF, a llama.cpp adapter); each with a card and sha256 sums",
     )
     .argument("<task>", "nli | rerank | lm | setup (only make the training environment: PyTorch and the field's libraries in a virtual environment)")
     .option("--data <dir>", "a citeflow export --format nli|rerank|sft folder")
     .option("--out <dir>", "the model folder to write (replaced only once the new model is whole)")
-    .option("--base <dir|gguf>", "nli, rerank: a BERT model folder (config.json, model.safetensors, tokenizer.json), default all-MiniLM-L6-v2; lm: the base .gguf, default gemma-3-270m-q4_k_m.gguf")
+    .option(
+      "--base <dir|gguf>",
+      "nli, rerank: a Hugging Face text-encoder folder (BERT, RoBERTa, DeBERTa-v2/v3, ModernBERT, XLM-R …), default all-MiniLM-L6-v2; lm: a Hugging Face causal-LM folder or a .gguf, default gemma-3-270m-q4_k_m.gguf",
+    )
+    .option("--gguf <file>", "lm: the GGUF of the Hugging Face base, to write the llama.cpp adapter beside the PEFT one")
     .option("--heldout <json>", "a held-out split ({ heldout_ids }): rows about those claims are scored, never trained on")
     .option("--claims <jsonl>", "the claims file the held-out ids point into")
     .option("--epochs <n>", "passes over the data (default 2)", intArg("--epochs"))
@@ -266,7 +270,15 @@ export function buildProgram(registry: NodeRegistry, setCode: (code: number) => 
     .option("--opening-weight <w>", "lm: how many times each of an answer's first 4 tokens (the ones that decide whether it cites) counts in the loss, default 8")
     .option("--lexical-weight <w>", "rerank: the weight of the retriever's BM25 score fused with the reranker's, written into the model's config (default 0.5)")
     .option("--data-licence <text>", "the training data's licence, for the model card")
-    .option("--bf16", "train in bfloat16 autocast (faster on CPUs with AVX512-BF16)", false)
+    .option("--bf16", "train in bfloat16 autocast on the CPU (on a GPU bf16 is the default)", false)
+    .option("--fp32", "train in fp32 on a GPU too", false)
+    .option("--device <d>", "auto (CUDA when PyTorch sees a GPU, else the CPU), cpu or cuda", "auto")
+    .option("--gpus <n>", "data-parallel on N GPUs of this machine (torchrun, one process a GPU)", intArg("--gpus"))
+    .option("--processes <n>", "data-parallel in N processes on the CPU (torchrun, gloo)", intArg("--processes"))
+    .option("--nodes <n>", "with --gpus: machines in all (run the same command on each, --node-rank 0 … N-1)", intArg("--nodes"))
+    .option("--node-rank <r>", "with --nodes: this machine's rank", (v: string) => Number(v))
+    .option("--master <host:port>", "with --nodes: the first machine's address, the same on every machine")
+    .option("--gradient-checkpointing", "recompute activations in the backward pass (a 7-8 B LoRA on one 24 GB GPU)", false)
     .option("--json", "print the result as JSON", false)
     .action(async (task: string, opts) => setCode(await trainCommand(task, opts)));
 

@@ -97,7 +97,7 @@ def build(cfg: dict, w: dict) -> onnx.ModelProto:
     dims = ["batch_size", "sequence_length"]
     if "classifier.weight" in w:
         if cfg.get("citeflow_pooling") == "mean":
-            # Σ over attended tokens ÷ their count (pooled_bert.py's head).
+            # Σ over attended tokens ÷ their count (pooled_encoder.py's head).
             m3 = op("Unsqueeze", [maskf, const("mask_last", np.array([2], np.int64))], "mask_3d")
             summed = op("ReduceSum", [op("Mul", [x, m3], "masked"), const("axis_seq", np.array([1], np.int64))], "summed", keepdims=0)
             count = op("Max", [op("ReduceSum", [m3, const("axis_seq2", np.array([1], np.int64))], "count", keepdims=0), const("one_count", np.array(1.0, np.float32))], "count_1")

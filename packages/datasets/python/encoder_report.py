@@ -1,11 +1,10 @@
 """What `citeflow train nli` and `citeflow train rerank` report about the model they made: its scores on
 the held-out rows (the shipped int8 ONNX file, run with onnxruntime), how fast a perfect trainer would
-have been on this CPU, and its card."""
+have been on this machine, and its card."""
 from __future__ import annotations
 
 import json
 import os
-import platform
 import time
 from pathlib import Path
 
@@ -25,6 +24,7 @@ def heldout_scores(task: str, model_dir: Path, test: list[dict], batch: int = 32
     opts = ort.SessionOptions()
     opts.intra_op_num_threads = os.cpu_count() or 1
     sess = ort.InferenceSession(str(model_dir / "onnx" / "model_quantized.onnx"), opts)
+    wanted = {i.name for i in sess.get_inputs()}
 
     def feeds(items):
         """The model's inputs for `items` (texts or pairs), `batch` at a time, padded to each batch's longest."""
@@ -32,7 +32,8 @@ def heldout_scores(task: str, model_dir: Path, test: list[dict], batch: int = 32
             enc = tok.encode_batch(items[i : i + batch])
             n = max(len(e.ids) for e in enc)
             pad = lambda xs: np.array([x + [0] * (n - len(x)) for x in xs], np.int64)  # noqa: E731
-            yield {"input_ids": pad([e.ids for e in enc]), "attention_mask": pad([e.attention_mask for e in enc]), "token_type_ids": pad([e.type_ids for e in enc])}
+            feed = {"input_ids": pad([e.ids for e in enc]), "attention_mask": pad([e.attention_mask for e in enc]), "token_type_ids": pad([e.type_ids for e in enc])}
+            yield {k: v for k, v in feed.items() if k in wanted}
 
     def logits(pairs):
         return np.concatenate([sess.run(["logits"], feed)[0] for feed in feeds(pairs)])
@@ -71,13 +72,13 @@ def card(args, info: dict, files: dict[str, str], scores: dict | None) -> str:
         if args.task == "nli"
         else f"reranker: a sentence encoder; (query, passage) scores the cosine of their mean-pooled embeddings, fused with the retriever's lexical score at weight {args.lexical_weight} (`citeflow_reranker` in config.json)"
     )
+    base_cfg = json.loads((Path(args.base) / "config.json").read_text())
     recipe = (
-        "transformers Trainer, mean-pooled BERT classifier"
+        f"transformers Trainer, mean-pooled {base_cfg.get('model_type')} classifier"
         if args.task == "nli"
         else "sentence-transformers trainer, MultipleNegativesRankingLoss (in-batch and hard negatives), no-duplicates batches"
     )
     unit = "pairs" if args.task == "nli" else "triplets"
-    base_cfg = json.loads((Path(args.base) / "config.json").read_text())
     lines = [
         f"# {Path(args.out).name}",
         "",
@@ -92,8 +93,9 @@ def card(args, info: dict, files: dict[str, str], scores: dict | None) -> str:
         f"| command | `{args.command}` |",
         f"| commit | {args.commit} |",
         f"| seed / threads | {args.seed} / {args.threads} |",
-        f"| recipe | {recipe}, {args.epochs} epoch(s){f', max {args.max_steps} steps' if args.max_steps > 0 else ''}, batch {args.batch_size}, lr {args.lr}, warmup 10 %, max length {args.max_length}, {'bf16' if args.bf16 else 'fp32'}, torch {info['torch']}, {platform.machine()} CPU |",
-        f"| wall time | trained {time.strftime('%Y-%m-%d')}; {info['seconds']:.0f} s training ({info['pairs_per_second']:.1f} {unit}/s; this CPU's {info['matmul_gflops']:.0f} GFLOP/s matmul bounds it at {info['flop_limit_pairs_per_second']:.1f} {unit}/s, 6 × {info['non_embedding_params'] / 1e6:.1f} M parameters × {info['mean_tokens']:.0f} tokens a sequence{'' if args.task == 'nli' else ', 3 sequences a triplet'}) |",
+        f"| recipe | {recipe}, {args.epochs} epoch(s){f', max {args.max_steps} steps' if args.max_steps > 0 else ''}, batch {args.batch_size}, lr {args.lr}, warmup 10 %, max length {args.max_length}, {'bf16' if args.bf16 else 'fp32'}, torch {info['torch']} |",
+        f"| device | {args.hardware}; {args.processes} process(es) |",
+        f"| wall time | trained {time.strftime('%Y-%m-%d')}; {info['seconds']:.0f} s training ({info['pairs_per_second']:.1f} {unit}/s; this {'GPU' if args.device == 'cuda' else 'CPU'}'s {info['matmul_gflops']:.0f} GFLOP/s matmul{' × ' + str(args.processes) + ' processes' if args.processes > 1 else ''} bounds it at {info['flop_limit_pairs_per_second']:.1f} {unit}/s, 6 × {info['non_embedding_params'] / 1e6:.1f} M parameters × {info['mean_tokens']:.0f} tokens a sequence{'' if args.task == 'nli' else ', 3 sequences a triplet'}) |",
         "| files | `onnx/model.onnx` (fp32), `onnx/model_quantized.onnx` (int8, dynamic quantization), tokenizer, `config.json` |",
         "",
     ]
@@ -107,25 +109,31 @@ def card(args, info: dict, files: dict[str, str], scores: dict | None) -> str:
         lines += [""]
     lines += ["## Reproducible bytes", "",
               "Training with the same rows, seed and thread count on the same CPU type gives the same weights; a different thread count or CPU "
-              "can change float summation order and so the last bits. The ONNX files are written op for op from the weights "
-              "(packages/datasets/python/bert_to_onnx.py), so the same weights give the same bytes.", "", "## SHA-256", "", "```"]
+              "can change float summation order and so the last bits; a GPU's kernels are not bit-reproducible. The fp32 ONNX file is "
+              "PyTorch's export of the trained model (`torch.onnx.export`, packages/datasets/python/onnx_export.py), run beside PyTorch on "
+              f"probe pairs before it is kept: its outputs are within {info['onnx_gap']:.1e} of PyTorch's (the limit is 1e-4).", "", "## SHA-256", "", "```"]
     lines += [f"{h}  {f}" for f, h in sorted(files.items())]
     lines += ["```", ""]
     return "\n".join(lines)
 
 
-def matmul_gflops(dtype) -> float:
-    """This CPU's rate on a 1024² matmul, now: the median of 5 runs of 10."""
+def matmul_gflops(dtype, device: str = "cpu") -> float:
+    """This machine's rate on a square matmul (1024² on the CPU, 8192² on a GPU), now: the median of 5 runs of 10."""
     import torch
 
-    a, b = torch.randn(1024, 1024, dtype=dtype), torch.randn(1024, 1024, dtype=dtype)
+    n = 8192 if device == "cuda" else 1024
+    a, b = torch.randn(n, n, dtype=dtype, device=device), torch.randn(n, n, dtype=dtype, device=device)
+    sync = torch.cuda.synchronize if device == "cuda" else (lambda: None)
+    a @ b
     runs = []
     for _ in range(5):
+        sync()
         t = time.perf_counter()
         for _ in range(10):
             a @ b
+        sync()
         runs.append((time.perf_counter() - t) / 10)
-    return 2 * 1024**3 / sorted(runs)[2] / 1e9
+    return 2 * n**3 / sorted(runs)[2] / 1e9
 
 
 def flop_limit(model, lengths: list[int], args) -> dict:
@@ -134,7 +142,7 @@ def flop_limit(model, lengths: list[int], args) -> dict:
     `lengths`: token counts of a sample of training sequences."""
     import torch
 
-    gflops = matmul_gflops(torch.bfloat16 if args.bf16 else torch.float32)
+    gflops = matmul_gflops(torch.bfloat16 if args.bf16 else torch.float32, args.device) * args.processes
     params = sum(p.numel() for n, p in model.named_parameters() if "embeddings" not in n)
     tokens = sum(lengths) / max(1, len(lengths))
     per_pair = 6 * params * tokens

@@ -1,14 +1,17 @@
-"""`citeflow train lm`: a LoRA adapter for the in-process language model, from `citeflow export --format sft` rows.
+"""`citeflow train lm`: a LoRA adapter for a causal language model, from `citeflow export --format sft` rows.
 
-The base weights are the GGUF the product runs (Gemma 3 270M, Q4_K_M), dequantized by transformers,
-so the adapter is trained on exactly the weights it is applied to. Each row is rendered as the
+The base is a Hugging Face model folder (Llama, Qwen, Gemma, Mistral, …: any AutoModelForCausalLM; bf16 on a GPU,
+fp32 on the CPU) or a GGUF the product runs in-process (Gemma 3 270M, Q4_K_M, by default), dequantized by
+transformers, so the adapter is trained on exactly the weights it is applied to. Each row is rendered as the
 product prompts a model without a chat template (packages/models/src/llama.ts, plainPrompt): the
 messages before the answer joined by blank lines, then the answer after one space and a blank line
 (the stop the product generates to). The loss is on the answer tokens only, and the language-model
 head runs only on them (a 262k-token vocabulary over a 1,600-token prompt would cost more than the
 rest of the model). PEFT's LoRA on every attention and MLP projection; transformers' Trainer with
-batch 1 and gradient accumulation. The adapter is written as a llama.cpp GGUF LoRA adapter
-(gguf_lora.py) that node-llama-cpp loads on top of the base GGUF.
+batch 1 and gradient accumulation (and gradient checkpointing with --gradient-checkpointing, for a 7-8 B base on one
+24 GB GPU), on the device devices.py chose. The adapter is written as PEFT writes it (adapter_config.json,
+adapter_model.safetensors: what transformers and vLLM's --lora-modules load) and, when the base is a GGUF or
+--gguf names the base's GGUF, as a llama.cpp GGUF LoRA adapter (gguf_lora.py) that node-llama-cpp loads on top of it.
 """
 from __future__ import annotations
 
@@ -16,7 +19,11 @@ import json
 import time
 from pathlib import Path
 
-from citeflow_train import InputError, announce, jsonl_objects, last_checkpoint, progress_callback, say, trainer_args, work_dirs
+import devices
+from citeflow_train import announce, last_checkpoint, progress_callback, say, trainer_args, work_dirs
+from train_inputs import jsonl_objects
+from pooled_encoder import read_config
+from train_errors import InputError
 
 TARGETS = ["q_proj", "k_proj", "v_proj", "o_proj", "gate_proj", "up_proj", "down_proj"]
 
@@ -92,19 +99,30 @@ def prompt_text(msgs: list[dict]) -> str:
 
 def encode(tok, msgs: list[dict], max_length: int) -> tuple[list[int], int] | None:
     """Token ids of BOS + prompt + " answer\\n\\n", and how many of them (at the end) are the answer; None when too long."""
-    prompt = [tok.bos_token_id] + tok(prompt_text(msgs), add_special_tokens=False)["input_ids"]
+    bos = [tok.bos_token_id] if tok.bos_token_id is not None else []
+    prompt = bos + tok(prompt_text(msgs), add_special_tokens=False)["input_ids"]
     answer = tok(" " + msgs[-1]["content"].strip() + "\n\n", add_special_tokens=False)["input_ids"]
     if len(prompt) + len(answer) > max_length:
         return None
     return prompt + answer, len(answer)
 
 
-def load_base(gguf_path: Path):
+def load_base(base: Path, args):
+    """The tokenizer and the causal LM of --base: a Hugging Face model folder, or a .gguf file."""
     import torch
     from transformers import AutoModelForCausalLM, AutoTokenizer
 
+    if base.is_dir():
+        from transformers.models.auto.modeling_auto import MODEL_FOR_CAUSAL_LM_MAPPING_NAMES
+
+        kind = read_config(base)["model_type"]
+        if kind not in MODEL_FOR_CAUSAL_LM_MAPPING_NAMES:
+            raise InputError(f"--base {base}: model_type {kind!r} is not a causal language model (no AutoModelForCausalLM for it)")
+        tok = AutoTokenizer.from_pretrained(str(base))
+        return tok, AutoModelForCausalLM.from_pretrained(str(base), dtype=torch.bfloat16 if args.bf16 else torch.float32)
+    gguf_path = base
     if not gguf_path.is_file() or gguf_path.suffix.lower() != ".gguf":
-        raise InputError(f"--base {gguf_path}: not a .gguf file (the in-process model, e.g. gemma-3-270m-q4_k_m.gguf from npm run models)")
+        raise InputError(f"--base {gguf_path}: neither a model folder (config.json) nor a .gguf file (the in-process model, e.g. gemma-3-270m-q4_k_m.gguf from npm run models)")
     tok = AutoTokenizer.from_pretrained(str(gguf_path.parent), gguf_file=gguf_path.name)
     model = AutoModelForCausalLM.from_pretrained(str(gguf_path.parent), gguf_file=gguf_path.name, dtype=torch.float32)
     # transformers reads a GGUF by dequantizing every tensor to fp32: what is loaded is a plain model,
@@ -157,7 +175,8 @@ def train_lm(args, held: set[str]) -> dict:
         raise InputError(f"{args.data}: every row is about a held-out claim ({len(test)}); nothing to train on")
     by_node = {task: sum(t == task for _, t in train_rows) for task in sorted({t for _, t in train_rows})}
     train_rows, refusals = cap_refusals(train_rows, args.refusal_share, args.seed)
-    tok, base = load_base(Path(args.base))
+    tok, base = load_base(Path(args.base), args)
+    counterpart = gguf_counterpart(args, base.config)
     encoded = [encode(tok, m, args.max_length) for m in train_rows]
     too_long = sum(e is None for e in encoded)
     encoded = [e for e in encoded if e is not None]
@@ -165,6 +184,8 @@ def train_lm(args, held: set[str]) -> dict:
         raise InputError(f"{args.data}: every row is longer than --max-length {args.max_length} tokens")
     counts = {"rows": len(train_rows), "rows_by_node": by_node, "uncited_left_out": refusals, "too_long": too_long, "answer_tokens": sum(n for _, n in encoded), "tokens": sum(len(i) for i, _ in encoded)}
     cfg = LoraConfig(r=args.lora_rank, lora_alpha=args.lora_alpha, lora_dropout=0.0, target_modules=TARGETS, bias="none", task_type="CAUSAL_LM")
+    if args.gradient_checkpointing:
+        base.enable_input_require_grads()
     model = get_peft_model(base, cfg)
     data = Dataset.from_dict({"input_ids": [i for i, _ in encoded], "answer_len": [n for _, n in encoded]})
     work, ckpt = work_dirs(args)
@@ -185,11 +206,31 @@ def train_lm(args, held: set[str]) -> dict:
     t0 = time.time()
     trainer.train(resume_from_checkpoint=last_checkpoint(ckpt))
     seconds = time.time() - t0
-    heldout = heldout_loss(model, tok, test, args.max_length) if test else None
+    heldout = heldout_loss(model, tok, test, args.max_length) if test and devices.is_main() else None
     answers = len(encoded) * args.epochs if args.max_steps <= 0 else min(len(encoded) * args.epochs, steps * accumulate)
     tokens_trained = answers * counts["tokens"] / len(encoded)
     return {"model": model, "tokenizer": tok, "rows": len(rows), "pairs": answers, "counts": counts, "refused_heldout": len(test), "bad_rows": len(problems),
-            "steps": steps, "seconds": seconds, "tokens_per_second": tokens_trained / seconds, "work": work, "torch": torch.__version__, "heldout": heldout, **flop_limit_lm(base, args)}
+            "steps": steps, "seconds": seconds, "tokens_per_second": tokens_trained / seconds, "work": work, "torch": torch.__version__, "heldout": heldout, "gguf": counterpart, **flop_limit_lm(base, args)}
+
+
+def gguf_counterpart(args, config) -> Path | None:
+    """The GGUF the llama.cpp adapter is written for: the base itself when it is one, else --gguf, checked against the
+    Hugging Face base (the same architecture and number of blocks; another model's GGUF is refused by name)."""
+    from gguf_lora import base_architecture
+
+    if Path(args.base).is_file():
+        return Path(args.base)
+    if not args.gguf:
+        return None
+    g = Path(args.gguf)
+    if not g.is_file() or g.suffix.lower() != ".gguf":
+        raise InputError(f"--gguf {g}: not a .gguf file")
+    arch, blocks = base_architecture(g)
+    kind = config.model_type.removesuffix("_text")
+    if arch != kind or blocks != config.num_hidden_layers:
+        raise InputError(f"--gguf {g}: a {arch} model of {blocks} blocks, not the base's GGUF ({args.base_name}: {config.model_type}, "
+                         f"{config.num_hidden_layers} blocks); an adapter is only for the model it was trained on")
+    return g
 
 
 HELDOUT_ROWS = 20
@@ -202,13 +243,15 @@ def heldout_loss(model, tok, test: list[list[dict]], max_length: int) -> dict:
 
     enc = [e for e in (encode(tok, m, max_length) for m in test[:HELDOUT_ROWS]) if e is not None]
 
+    device = next(model.parameters()).device
+
     def measure() -> tuple[float, int]:
         """The mean answer-token loss, and in how many answers greedy decoding gets the whole opening right."""
         total, n, opened = 0.0, 0, 0
         with torch.no_grad():
             for ids, k in enc:
-                logits = answer_logits(model, torch.tensor([ids]), k)[0]
-                gold = torch.tensor(ids[-k:])
+                logits = answer_logits(model, torch.tensor([ids], device=device), k)[0]
+                gold = torch.tensor(ids[-k:], device=device)
                 total += torch.nn.functional.cross_entropy(logits, gold, reduction="sum").item()
                 n += k
                 m = min(OPENING_TOKENS, k)
@@ -234,7 +277,7 @@ def flop_limit_lm(model, args) -> dict:
 
     from encoder_report import matmul_gflops
 
-    gflops = matmul_gflops(torch.float32)
+    gflops = matmul_gflops(torch.bfloat16 if args.bf16 else torch.float32, args.device) * args.processes
     params = sum(p.numel() for n, p in model.named_parameters() if "embed_tokens" not in n)
     return {"matmul_gflops": gflops, "non_embedding_params": params, "flop_limit_tokens_per_second": gflops * 1e9 / (4 * params)}
 
@@ -245,13 +288,13 @@ def card(args, info: dict, files: dict[str, str]) -> str:
     lines = [
         f"# {Path(args.out).name}",
         "",
-        "A LoRA adapter for Citeflow's in-process language model, trained by `citeflow train lm` from Citeflow's own "
-        "`citeflow export --format sft` rows, and written as a llama.cpp GGUF LoRA adapter (`adapter.gguf`) that node-llama-cpp "
-        "applies on top of the base GGUF.",
+        "A LoRA adapter for a language model, trained by `citeflow train lm` from Citeflow's own `citeflow export --format sft` rows, "
+        "written as PEFT writes it (`adapter_config.json`, `adapter_model.safetensors`: transformers and vLLM's `--lora-modules` load it)"
+        + (f" and as a llama.cpp GGUF LoRA adapter (`adapter.gguf`) that node-llama-cpp applies on top of `{info['gguf'].name}`." if info["gguf"] else "."),
         "",
         "| | |",
         "|---|---|",
-        f"| base weights | `{args.base_name}`, dequantized from the GGUF the product runs; licence {args.base_licence} |",
+        f"| base weights | `{args.base_name}`{', dequantized from the GGUF the product runs' if Path(args.base).is_file() else ''}; licence {args.base_licence} |",
         f"| training rows | {info['rows']} from `{args.data_name}`; {c['rows']} after the held-out claims and after leaving out {c['uncited_left_out']} answers without a citation and empty claim lists (at most {args.refusal_share:g} of a node's answers may be such, `--refusal-share`); by node before that: {by_node}; {info['pairs']} rows trained on (of {c['answer_tokens']} answer tokens, {c['tokens']} tokens with their prompts, in all); {c['too_long']} longer than {args.max_length} tokens left out |",
         f"| left out | {info['refused_heldout']} rows about held-out claims; {info['bad_rows']} bad rows |",
         f"| data licence | {args.data_licence} |",
@@ -259,10 +302,11 @@ def card(args, info: dict, files: dict[str, str]) -> str:
         f"| commit | {args.commit} |",
         f"| seed / threads | {args.seed} / {args.threads} |",
         f"| recipe | PEFT LoRA rank {args.lora_rank}, alpha {args.lora_alpha:g}, on {', '.join(TARGETS)}; transformers Trainer, loss on the answer tokens only, the first {OPENING_TOKENS} (the opening: cite or not) counted {args.opening_weight:g} times each; "
-        f"{args.epochs} epoch(s){f', max {args.max_steps} steps' if args.max_steps > 0 else ''}, {args.batch_size} answers a step (batch 1, gradient accumulation), lr {args.lr}, warmup 10 %, fp32, torch {info['torch']} |",
-        f"| wall time | trained {time.strftime('%Y-%m-%d')}; {info['seconds']:.0f} s training ({info['tokens_per_second']:.0f} tokens/s; this CPU's {info['matmul_gflops']:.0f} GFLOP/s matmul bounds it at "
+        f"{args.epochs} epoch(s){f', max {args.max_steps} steps' if args.max_steps > 0 else ''}, {args.batch_size} answers a step (batch 1, gradient accumulation), lr {args.lr}, warmup 10 %, {'bf16' if args.bf16 else 'fp32'}{', gradient checkpointing' if args.gradient_checkpointing else ''}, torch {info['torch']} |",
+        f"| device | {args.hardware}; {args.processes} process(es) |",
+        f"| wall time | trained {time.strftime('%Y-%m-%d')}; {info['seconds']:.0f} s training ({info['tokens_per_second']:.0f} tokens/s; this {'GPU' if args.device == 'cuda' else 'CPU'}'s {info['matmul_gflops']:.0f} GFLOP/s matmul bounds it at "
         f"{info['flop_limit_tokens_per_second']:.0f} tokens/s, 4 × {info['non_embedding_params'] / 1e6:.1f} M non-embedding parameters a token) |",
-        "| files | `adapter.gguf` (LoRA tensors in fp16), `training.json` |",
+        f"| files | `adapter_config.json`, `adapter_model.safetensors` (PEFT){', `adapter.gguf` (LoRA tensors in fp16)' if info['gguf'] else ''}, `training.json` |",
         "",
     ]
     if info["heldout"]:
@@ -280,21 +324,32 @@ def main(args, held: set[str]) -> int:
     from gguf_lora import write_adapter
 
     info = train_lm(args, held)
+    if not devices.is_main():
+        return 0
     out = Path(args.out).resolve()
     stage = info["work"] / "out"
     shutil.rmtree(stage, ignore_errors=True)
     stage.mkdir(parents=True)
-    state = {k: v for k, v in info["model"].state_dict().items() if "lora_" in k}
-    write_adapter(state, args.lora_alpha, Path(args.base), stage / "adapter.gguf")
+    model = info["model"]
+    model.peft_config["default"].base_model_name_or_path = str(Path(args.base).resolve())
+    model.save_pretrained(str(stage))
+    (stage / "README.md").unlink(missing_ok=True)  # PEFT's stub card; Citeflow's is written below
+    # The base by its name, not by this machine's path (the adapter travels; vLLM and PEFT take the base from the command line).
+    peft_cfg = json.loads((stage / "adapter_config.json").read_text())
+    (stage / "adapter_config.json").write_text(json.dumps(peft_cfg | {"base_model_name_or_path": args.base_name}, indent=2, sort_keys=True) + "\n")
+    if info["gguf"]:
+        state = {k: v for k, v in model.state_dict().items() if "lora_" in k}
+        write_adapter(state, args.lora_alpha, info["gguf"], stage / "adapter.gguf")
     if info["heldout"]:
         say("held-out: " + "; ".join(f"{k}: {v}" for k, v in info["heldout"].items()))
-    keep = {k: v for k, v in info.items() if k not in ("model", "tokenizer", "work")}
+    keep = {k: v for k, v in info.items() if k not in ("model", "tokenizer", "work", "gguf")}
     (stage / "training.json").write_text(json.dumps(keep | {"task": "lm", "seed": args.seed, "threads": args.threads, "epochs": args.epochs, "lora_rank": args.lora_rank, "lora_alpha": args.lora_alpha,
-                                                            "base": Path(args.base).name, "command": args.command, "commit": args.commit}, indent=2) + "\n")
+                                                            "base": Path(args.base).name, "gguf": info["gguf"] and info["gguf"].name, "device": args.device,
+                                                            "hardware": args.hardware, "processes": args.processes, "bf16": args.bf16, "command": args.command, "commit": args.commit}, indent=2) + "\n")
     files = {str(f.relative_to(stage)): sha256(f) for f in sorted(stage.rglob("*")) if f.is_file()}
     (stage / "README.md").write_text(card(args, info, files), encoding="utf-8")
     (stage / "SHA256SUMS").write_text("".join(f"{h}  {f}\n" for f, h in sorted(files.items())), encoding="utf-8")
     swap_in(stage, out, info["work"])
     print(json.dumps({"out": str(out), "seconds": info["seconds"], "pairs": info["pairs"], "tokens_per_second": info["tokens_per_second"],
-                      "flop_limit_tokens_per_second": info["flop_limit_tokens_per_second"], "heldout": info["heldout"]}))
+                      "flop_limit_tokens_per_second": info["flop_limit_tokens_per_second"], "device": args.hardware, "heldout": info["heldout"]}))
     return 0

