@@ -179,7 +179,6 @@ def train_encoder(args, triplets, counts, rows, refused, problems, test) -> dict
 
 def train(args) -> dict:
     import torch
-    from datasets import Dataset
     from transformers import AutoTokenizer, DataCollatorWithPadding, Trainer, TrainingArguments, set_seed
 
     from pooled_encoder import check_encoder, load_classifier
@@ -231,7 +230,8 @@ def train(args) -> dict:
     model = load_classifier(base, labels)
     token_types = uses_token_types(model.config)
     enc = tokenizer([p[0] for p in pairs], [p[1] for p in pairs], truncation=True, max_length=args.max_length, return_token_type_ids=token_types)
-    data = Dataset.from_dict({**enc, "labels": [p[2] for p in pairs]})
+    # A list of examples (transformers' Trainer takes any sequence; Hugging Face datasets gives the same batches, in the same order).
+    data = [{**{k: v[i] for k, v in enc.items()}, "labels": p[2]} for i, p in enumerate(pairs)]
     work, ckpt = work_dirs(args)
     total_steps = announce(args, len(data), f"{len(data)} pairs from {len(rows)} rows", counts, refused, problems)
 
@@ -240,7 +240,7 @@ def train(args) -> dict:
     t0 = time.time()
     trainer.train(resume_from_checkpoint=last_checkpoint(ckpt))
     seconds = time.time() - t0
-    limit = flop_limit(model, [len(ids) for ids in data.select(range(min(256, len(data))))["input_ids"]], args)
+    limit = flop_limit(model, [len(x["input_ids"]) for x in data[:256]], args)
 
     model_dir = work / "model"
     if devices.is_main():

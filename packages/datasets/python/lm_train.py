@@ -161,7 +161,6 @@ def answer_loss(model, input_ids, answer_len: int, opening_weight: float = 1.0):
 
 def train_lm(args, held: set[str]) -> dict:
     import torch
-    from datasets import Dataset
     from peft import LoraConfig, get_peft_model
     from transformers import Trainer, TrainingArguments, set_seed
 
@@ -175,6 +174,8 @@ def train_lm(args, held: set[str]) -> dict:
         raise InputError(f"{args.data}: every row is about a held-out claim ({len(test)}); nothing to train on")
     by_node = {task: sum(t == task for _, t in train_rows) for task in sorted({t for _, t in train_rows})}
     train_rows, refusals = cap_refusals(train_rows, args.refusal_share, args.seed)
+    if not train_rows:
+        raise InputError(f"{args.data}: no answer cites a passage ([n]), and at most --refusal-share {args.refusal_share:g} of the answers may cite nothing")
     tok, base = load_base(Path(args.base), args)
     counterpart = gguf_counterpart(args, base.config)
     encoded = [encode(tok, m, args.max_length) for m in train_rows]
@@ -187,7 +188,7 @@ def train_lm(args, held: set[str]) -> dict:
     if args.gradient_checkpointing:
         base.enable_input_require_grads()
     model = get_peft_model(base, cfg)
-    data = Dataset.from_dict({"input_ids": [i for i, _ in encoded], "answer_len": [n for _, n in encoded]})
+    data = [{"input_ids": i, "answer_len": n} for i, n in encoded]
     work, ckpt = work_dirs(args)
     accumulate = args.batch_size
     steps = announce(args, len(data), f"{len(data)} rows ({counts['answer_tokens']} answer tokens of {counts['tokens']}) from {len(rows)}", counts, len(test), problems)
