@@ -181,6 +181,9 @@ describe("citeflow train lm on a Hugging Face causal LM: a PEFT adapter that tra
     expect(card).toContain("`adapter_config.json`, `adapter_model.safetensors` (PEFT)");
     expect(card).not.toContain("adapter.gguf");
     expect(card).toMatch(/\| device \| x86_64 CPU, 2 threads; 1 process\(es\) \|/);
+    // The tiny Llama's tokenizer has a chat template (a served model's rows are rendered with it); the tiny Gemma's has none.
+    expect(card).toContain(arch === "llama" ? "rows rendered with the base's chat template" : "rows rendered as the product prompts a model without a chat template");
+    expect(JSON.parse(readFileSync(join(out, "training.json"), "utf8")).chat_template).toBe(arch === "llama");
     const moved = python(
       `import sys, torch
 from peft import PeftModel

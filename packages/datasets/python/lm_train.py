@@ -97,11 +97,33 @@ def prompt_text(msgs: list[dict]) -> str:
     return "\n\n".join(m["content"].strip() for m in msgs[:-1])
 
 
-def encode(tok, msgs: list[dict], max_length: int) -> tuple[list[int], int] | None:
-    """Token ids of BOS + prompt + " answer\\n\\n", and how many of them (at the end) are the answer; None when too long."""
-    bos = [tok.bos_token_id] if tok.bos_token_id is not None else []
-    prompt = bos + tok(prompt_text(msgs), add_special_tokens=False)["input_ids"]
-    answer = tok(" " + msgs[-1]["content"].strip() + "\n\n", add_special_tokens=False)["input_ids"]
+def uses_chat_template(tok, base: Path) -> bool:
+    """Whether rows are rendered with the base's chat template: a Hugging Face base that has one (a served model is sent
+    messages, and the server renders them with it: vLLM's /v1/chat/completions). A GGUF base is prompted as the product
+    prompts its in-process model (plainPrompt), and so is a Hugging Face base without a template."""
+    return base.is_dir() and bool(getattr(tok, "chat_template", None))
+
+
+def chat_parts(tok, msgs: list[dict]) -> tuple[str, str]:
+    """The chat template's text up to the assistant's turn, and the assistant's turn (its answer and the template's end of turn)."""
+    prompt = tok.apply_chat_template(msgs[:-1], add_generation_prompt=True, tokenize=False)
+    whole = tok.apply_chat_template(msgs, tokenize=False)
+    if not whole.startswith(prompt):
+        return prompt, msgs[-1]["content"].strip() + (tok.eos_token or "")
+    return prompt, whole[len(prompt) :]
+
+
+def encode(tok, msgs: list[dict], max_length: int, chat: bool = False) -> tuple[list[int], int] | None:
+    """Token ids of the prompt and the answer, and how many of them (at the end) are the answer (the loss is on those alone);
+    None when too long. Plain: BOS + prompt + " answer\\n\\n". Chat: the base's chat template, its assistant turn the answer."""
+    if chat:
+        prompt_str, answer_str = chat_parts(tok, msgs)
+        prompt = tok(prompt_str, add_special_tokens=False)["input_ids"]
+        answer = tok(answer_str, add_special_tokens=False)["input_ids"]
+    else:
+        bos = [tok.bos_token_id] if tok.bos_token_id is not None else []
+        prompt = bos + tok(prompt_text(msgs), add_special_tokens=False)["input_ids"]
+        answer = tok(" " + msgs[-1]["content"].strip() + "\n\n", add_special_tokens=False)["input_ids"]
     if len(prompt) + len(answer) > max_length:
         return None
     return prompt + answer, len(answer)
@@ -178,7 +200,8 @@ def train_lm(args, held: set[str]) -> dict:
         raise InputError(f"{args.data}: no answer cites a passage ([n]), and at most --refusal-share {args.refusal_share:g} of the answers may cite nothing")
     tok, base = load_base(Path(args.base), args)
     counterpart = gguf_counterpart(args, base.config)
-    encoded = [encode(tok, m, args.max_length) for m in train_rows]
+    args.chat = uses_chat_template(tok, Path(args.base))
+    encoded = [encode(tok, m, args.max_length, args.chat) for m in train_rows]
     too_long = sum(e is None for e in encoded)
     encoded = [e for e in encoded if e is not None]
     if not encoded:
@@ -207,7 +230,7 @@ def train_lm(args, held: set[str]) -> dict:
     t0 = time.time()
     trainer.train(resume_from_checkpoint=last_checkpoint(ckpt))
     seconds = time.time() - t0
-    heldout = heldout_loss(model, tok, test, args.max_length) if test and devices.is_main() else None
+    heldout = heldout_loss(model, tok, test, args.max_length, args.chat) if test and devices.is_main() else None
     answers = len(encoded) * args.epochs if args.max_steps <= 0 else min(len(encoded) * args.epochs, steps * accumulate)
     tokens_trained = answers * counts["tokens"] / len(encoded)
     return {"model": model, "tokenizer": tok, "rows": len(rows), "pairs": answers, "counts": counts, "refused_heldout": len(test), "bad_rows": len(problems),
@@ -237,12 +260,12 @@ def gguf_counterpart(args, config) -> Path | None:
 HELDOUT_ROWS = 20
 
 
-def heldout_loss(model, tok, test: list[list[dict]], max_length: int) -> dict:
+def heldout_loss(model, tok, test: list[list[dict]], max_length: int, chat: bool) -> dict:
     """Mean answer-token loss on the first HELDOUT_ROWS held-out rows (in export order), with the adapter and without it (the base).
     Each row is a ~1,700-token forward pass twice over; the answers' quality is measured in bench/llm.mjs."""
     import torch
 
-    enc = [e for e in (encode(tok, m, max_length) for m in test[:HELDOUT_ROWS]) if e is not None]
+    enc = [e for e in (encode(tok, m, max_length, chat) for m in test[:HELDOUT_ROWS]) if e is not None]
 
     device = next(model.parameters()).device
 
@@ -284,6 +307,8 @@ def flop_limit_lm(model, args) -> dict:
 
 
 def card(args, info: dict, files: dict[str, str]) -> str:
+    rendering = ("with the base's chat template (as a server renders the messages it is sent)" if args.chat
+                 else "as the product prompts a model without a chat template (messages joined by blank lines)")
     c = info["counts"]
     by_node = ", ".join(f"{k} {v}" for k, v in c.get("rows_by_node", {}).items())
     lines = [
@@ -302,7 +327,7 @@ def card(args, info: dict, files: dict[str, str]) -> str:
         f"| command | `{args.command}` |",
         f"| commit | {args.commit} |",
         f"| seed / threads | {args.seed} / {args.threads} |",
-        f"| recipe | PEFT LoRA rank {args.lora_rank}, alpha {args.lora_alpha:g}, on {', '.join(TARGETS)}; transformers Trainer, loss on the answer tokens only, the first {OPENING_TOKENS} (the opening: cite or not) counted {args.opening_weight:g} times each; "
+        f"| recipe | PEFT LoRA rank {args.lora_rank}, alpha {args.lora_alpha:g}, on {', '.join(TARGETS)}; rows rendered {rendering}; transformers Trainer, loss on the answer tokens only, the first {OPENING_TOKENS} (the opening: cite or not) counted {args.opening_weight:g} times each; "
         f"{args.epochs} epoch(s){f', max {args.max_steps} steps' if args.max_steps > 0 else ''}, {args.batch_size} answers a step (batch 1, gradient accumulation), lr {args.lr}, warmup 10 %, {'bf16' if args.bf16 else 'fp32'}{', gradient checkpointing' if args.gradient_checkpointing else ''}, torch {info['torch']} |",
         f"| device | {args.hardware}; {args.processes} process(es) |",
         f"| wall time | trained {time.strftime('%Y-%m-%d')}; {info['seconds']:.0f} s training ({info['tokens_per_second']:.0f} tokens/s; this {'GPU' if args.device == 'cuda' else 'CPU'}'s {info['matmul_gflops']:.0f} GFLOP/s matmul bounds it at "
@@ -344,7 +369,7 @@ def main(args, held: set[str]) -> int:
     if info["heldout"]:
         say("held-out: " + "; ".join(f"{k}: {v}" for k, v in info["heldout"].items()))
     keep = {k: v for k, v in info.items() if k not in ("model", "tokenizer", "work", "gguf")}
-    (stage / "training.json").write_text(json.dumps(keep | {"task": "lm", "seed": args.seed, "threads": args.threads, "epochs": args.epochs, "lora_rank": args.lora_rank, "lora_alpha": args.lora_alpha,
+    (stage / "training.json").write_text(json.dumps(keep | {"task": "lm", "seed": args.seed, "threads": args.threads, "epochs": args.epochs, "lora_rank": args.lora_rank, "lora_alpha": args.lora_alpha, "chat_template": args.chat,
                                                             "base": Path(args.base).name, "gguf": info["gguf"] and info["gguf"].name, "device": args.device,
                                                             "hardware": args.hardware, "processes": args.processes, "bf16": args.bf16, "command": args.command, "commit": args.commit}, indent=2) + "\n")
     files = {str(f.relative_to(stage)): sha256(f) for f in sorted(stage.rglob("*")) if f.is_file()}
