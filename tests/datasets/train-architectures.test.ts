@@ -248,6 +248,8 @@ w.write_header_to_file(); w.write_kv_data_to_file(); w.write_tensors_to_file(); 
     );
     const wrongGguf = await cli(["train", "lm", "--data", sft, "--out", out, "--base", join(bases, "gemma3"), "--gguf", other, "--max-steps", "1"]);
     expect(wrongGguf.stderr).toMatch(/--gguf .*other\.gguf: a gemma3 model of 18 blocks, not the base's GGUF \(gemma3: gemma3_text, 2 blocks\); an adapter is only for the model it was trained on/);
+    const qlora = await cli(["train", "lm", "--data", sft, "--out", out, "--base", join(bases, "llama"), "--qlora"]);
+    expect([qlora.code, qlora.stderr]).toEqual([1, expect.stringMatching(/--qlora needs a CUDA GPU \(bitsandbytes' 4-bit weights\); on the CPU leave it out/)]);
     const ggufForNli = await cli(["train", "nli", "--data", data, "--out", out, "--gguf", other]);
     expect([ggufForNli.code, ggufForNli.stderr]).toEqual([2, expect.stringMatching(/--gguf is for train lm/)]);
     const both = await cli(["train", "nli", "--data", data, "--out", out, "--gpus", "2", "--processes", "2"]);

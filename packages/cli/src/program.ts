@@ -244,6 +244,7 @@ export function buildProgram(registry: NodeRegistry, setCode: (code: number) => 
       "nli, rerank: a Hugging Face text-encoder folder (BERT, RoBERTa, DeBERTa-v2/v3, ModernBERT, XLM-R …), default all-MiniLM-L6-v2; lm: a Hugging Face causal-LM folder or a .gguf, default gemma-3-270m-q4_k_m.gguf",
     )
     .option("--gguf <file>", "lm: the GGUF of the Hugging Face base, to write the llama.cpp adapter beside the PEFT one")
+    .option("--qlora", "lm on a Hugging Face base and a CUDA GPU: the base in 4-bit (bitsandbytes), LoRA on top", false)
     .option("--heldout <json>", "a held-out split ({ heldout_ids }): rows about those claims are scored, never trained on")
     .option("--claims <jsonl>", "the claims file the held-out ids point into")
     .option("--epochs <n>", "passes over the data (default 2)", intArg("--epochs"))

@@ -299,6 +299,7 @@ def main() -> int:
     p.add_argument("--master", default="")
     p.add_argument("--gradient-checkpointing", action="store_true")
     p.add_argument("--gguf", default="")
+    p.add_argument("--qlora", action="store_true")
     p.add_argument("--lexical-weight", type=float, default=0.5)
     p.add_argument("--lora-rank", type=int, default=16)
     p.add_argument("--lora-alpha", type=float, default=32)

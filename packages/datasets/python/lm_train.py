@@ -16,6 +16,7 @@ adapter_model.safetensors: what transformers and vLLM's --lora-modules load) and
 from __future__ import annotations
 
 import json
+import sys
 import time
 from pathlib import Path
 
@@ -141,7 +142,11 @@ def load_base(base: Path, args):
         if kind not in MODEL_FOR_CAUSAL_LM_MAPPING_NAMES:
             raise InputError(f"--base {base}: model_type {kind!r} is not a causal language model (no AutoModelForCausalLM for it)")
         tok = AutoTokenizer.from_pretrained(str(base))
+        if args.qlora:
+            return tok, quantized_base(base, args)
         return tok, AutoModelForCausalLM.from_pretrained(str(base), dtype=torch.bfloat16 if args.bf16 else torch.float32)
+    if args.qlora:
+        raise InputError(f"--qlora is for a Hugging Face base (a model folder), not a GGUF: {base}")
     gguf_path = base
     if not gguf_path.is_file() or gguf_path.suffix.lower() != ".gguf":
         raise InputError(f"--base {gguf_path}: neither a model folder (config.json) nor a .gguf file (the in-process model, e.g. gemma-3-270m-q4_k_m.gguf from npm run models)")
@@ -208,7 +213,7 @@ def train_lm(args, held: set[str]) -> dict:
         raise InputError(f"{args.data}: every row is longer than --max-length {args.max_length} tokens")
     counts = {"rows": len(train_rows), "rows_by_node": by_node, "uncited_left_out": refusals, "too_long": too_long, "answer_tokens": sum(n for _, n in encoded), "tokens": sum(len(i) for i, _ in encoded)}
     cfg = LoraConfig(r=args.lora_rank, lora_alpha=args.lora_alpha, lora_dropout=0.0, target_modules=TARGETS, bias="none", task_type="CAUSAL_LM")
-    if args.gradient_checkpointing:
+    if args.gradient_checkpointing and not args.qlora:  # prepare_model_for_kbit_training has done it for QLoRA
         base.enable_input_require_grads()
     model = get_peft_model(base, cfg)
     data = [{"input_ids": i, "answer_len": n} for i, n in encoded]
@@ -235,6 +240,23 @@ def train_lm(args, held: set[str]) -> dict:
     tokens_trained = answers * counts["tokens"] / len(encoded)
     return {"model": model, "tokenizer": tok, "rows": len(rows), "pairs": answers, "counts": counts, "refused_heldout": len(test), "bad_rows": len(problems),
             "steps": steps, "seconds": seconds, "tokens_per_second": tokens_trained / seconds, "work": work, "torch": torch.__version__, "heldout": heldout, "gguf": counterpart, **flop_limit_lm(base, args)}
+
+
+def quantized_base(base: Path, args):
+    """QLoRA's base: the weights in 4-bit NF4 (bitsandbytes, double quantization), computed in bf16, on a CUDA GPU."""
+    import importlib.util
+
+    import torch
+    from peft import prepare_model_for_kbit_training
+    from transformers import AutoModelForCausalLM, BitsAndBytesConfig
+
+    if args.device != "cuda":
+        raise InputError("--qlora needs a CUDA GPU (bitsandbytes' 4-bit weights); on the CPU leave it out")
+    if importlib.util.find_spec("bitsandbytes") is None:
+        raise InputError(f"--qlora needs the bitsandbytes package in the training environment: {sys.executable} -m pip install bitsandbytes")
+    q = BitsAndBytesConfig(load_in_4bit=True, bnb_4bit_quant_type="nf4", bnb_4bit_use_double_quant=True, bnb_4bit_compute_dtype=torch.bfloat16)
+    model = AutoModelForCausalLM.from_pretrained(str(base), quantization_config=q, dtype=torch.bfloat16, device_map={"": torch.cuda.current_device()})
+    return prepare_model_for_kbit_training(model, use_gradient_checkpointing=args.gradient_checkpointing)
 
 
 def gguf_counterpart(args, config) -> Path | None:
@@ -328,7 +350,7 @@ def card(args, info: dict, files: dict[str, str]) -> str:
         f"| commit | {args.commit} |",
         f"| seed / threads | {args.seed} / {args.threads} |",
         f"| recipe | PEFT LoRA rank {args.lora_rank}, alpha {args.lora_alpha:g}, on {', '.join(TARGETS)}; rows rendered {rendering}; transformers Trainer, loss on the answer tokens only, the first {OPENING_TOKENS} (the opening: cite or not) counted {args.opening_weight:g} times each; "
-        f"{args.epochs} epoch(s){f', max {args.max_steps} steps' if args.max_steps > 0 else ''}, {args.batch_size} answers a step (batch 1, gradient accumulation), lr {args.lr}, warmup 10 %, {'bf16' if args.bf16 else 'fp32'}{', gradient checkpointing' if args.gradient_checkpointing else ''}, torch {info['torch']} |",
+        f"{args.epochs} epoch(s){f', max {args.max_steps} steps' if args.max_steps > 0 else ''}, {args.batch_size} answers a step (batch 1, gradient accumulation), lr {args.lr}, warmup 10 %, {'bf16' if args.bf16 else 'fp32'}{', the base in 4-bit NF4 (QLoRA)' if args.qlora else ''}{', gradient checkpointing' if args.gradient_checkpointing else ''}, torch {info['torch']} |",
         f"| device | {args.hardware}; {args.processes} process(es) |",
         f"| wall time | trained {time.strftime('%Y-%m-%d')}; {info['seconds']:.0f} s training ({info['tokens_per_second']:.0f} tokens/s; this {'GPU' if args.device == 'cuda' else 'CPU'}'s {info['matmul_gflops']:.0f} GFLOP/s matmul bounds it at "
         f"{info['flop_limit_tokens_per_second']:.0f} tokens/s, 4 × {info['non_embedding_params'] / 1e6:.1f} M non-embedding parameters a token) |",
@@ -369,7 +391,7 @@ def main(args, held: set[str]) -> int:
     if info["heldout"]:
         say("held-out: " + "; ".join(f"{k}: {v}" for k, v in info["heldout"].items()))
     keep = {k: v for k, v in info.items() if k not in ("model", "tokenizer", "work", "gguf")}
-    (stage / "training.json").write_text(json.dumps(keep | {"task": "lm", "seed": args.seed, "threads": args.threads, "epochs": args.epochs, "lora_rank": args.lora_rank, "lora_alpha": args.lora_alpha, "chat_template": args.chat,
+    (stage / "training.json").write_text(json.dumps(keep | {"task": "lm", "seed": args.seed, "threads": args.threads, "epochs": args.epochs, "lora_rank": args.lora_rank, "lora_alpha": args.lora_alpha, "chat_template": args.chat, "qlora": args.qlora,
                                                             "base": Path(args.base).name, "gguf": info["gguf"] and info["gguf"].name, "device": args.device,
                                                             "hardware": args.hardware, "processes": args.processes, "bf16": args.bf16, "command": args.command, "commit": args.commit}, indent=2) + "\n")
     files = {str(f.relative_to(stage)): sha256(f) for f in sorted(stage.rglob("*")) if f.is_file()}

@@ -35,6 +35,8 @@ export interface TrainOptions {
   /** fp32 on a GPU (bf16 is the default there). */
   fp32?: boolean;
   gradientCheckpointing?: boolean;
+  /** lm on a Hugging Face base and a CUDA GPU: the base in 4-bit (bitsandbytes), LoRA on top (QLoRA). */
+  qlora?: boolean;
   /** lm: LoRA rank and alpha (default 16 and 32). */
   loraRank?: number;
   loraAlpha?: number;
@@ -271,6 +273,7 @@ export async function trainModel(o: TrainOptions): Promise<TrainResult> {
   if (o.nodes) args.push("--nodes", String(o.nodes.count), "--node-rank", String(o.nodes.rank), "--master", o.nodes.master);
   if (o.gradientCheckpointing) args.push("--gradient-checkpointing");
   if (o.gguf) args.push("--gguf", o.gguf);
+  if (o.qlora) args.push("--qlora");
   if (o.command) args.push("--command", o.command);
   if (o.dataLicence) args.push("--data-licence", o.dataLicence);
   return new Promise((resolvePromise, reject) => {

@@ -35,6 +35,7 @@ export interface TrainCommandOptions {
   master?: string;
   gradientCheckpointing: boolean;
   gguf?: string;
+  qlora: boolean;
   json: boolean;
 }
 
@@ -70,6 +71,7 @@ export async function trainCommand(task: string, opts: TrainCommandOptions): Pro
   if (opts.device !== "auto" && opts.device !== "cpu" && opts.device !== "cuda") throw new UsageError(`--device ${opts.device}: give auto, cpu or cuda`);
   if (opts.gpus !== undefined && opts.processes !== undefined) throw new UsageError("--gpus and --processes: give one (GPUs, or processes on the CPU)");
   if ((opts.nodes ?? 1) > 1 && !opts.master) throw new UsageError(`--nodes ${opts.nodes}: give --master <host:port> (the first machine's address) and --node-rank`);
+  if (opts.qlora && task !== "lm") throw new UsageError("--qlora is for train lm: LoRA on a 4-bit base");
   if (opts.gguf !== undefined && task !== "lm") throw new UsageError("--gguf is for train lm: the GGUF of its Hugging Face base");
   if (loraAlpha !== undefined && !(loraAlpha > 0)) throw new UsageError(`--lora-alpha ${opts.loraAlpha}: give a positive number such as 32`);
   const { trainModel, TrainError } = await import("@citeflow/datasets");
@@ -88,6 +90,7 @@ export async function trainCommand(task: string, opts: TrainCommandOptions): Pro
       fp32: opts.fp32,
       device: opts.device as "auto" | "cpu" | "cuda",
       gradientCheckpointing: opts.gradientCheckpointing,
+      qlora: opts.qlora,
       ...(opts.gpus !== undefined ? { gpus: opts.gpus } : {}),
       ...(opts.processes !== undefined ? { processes: opts.processes } : {}),
       ...(opts.nodes !== undefined ? { nodes: { count: opts.nodes, rank: opts.nodeRank ?? 0, master: opts.master ?? "" } } : {}),
