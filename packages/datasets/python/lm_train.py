@@ -21,7 +21,7 @@ import time
 from pathlib import Path
 
 import devices
-from citeflow_train import announce, last_checkpoint, progress_callback, say, trainer_args, work_dirs
+from trainer_common import announce, last_checkpoint, progress_callback, say, trainer_args, work_dirs
 from train_inputs import jsonl_objects
 from pooled_encoder import read_config
 from train_errors import InputError
@@ -368,7 +368,7 @@ def card(args, info: dict, files: dict[str, str]) -> str:
 def main(args, held: set[str]) -> int:
     import shutil
 
-    from citeflow_train import sha256, swap_in
+    from trainer_common import sha256, swap_in
     from gguf_lora import write_adapter
 
     info = train_lm(args, held)
