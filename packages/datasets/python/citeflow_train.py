@@ -85,8 +85,9 @@ def train_encoder(args, triplets, counts, rows, refused, problems, test) -> dict
     steps = total_steps
     encoder = model[0].auto_model
     probe = tok([t for trip in triplets[:6] for t in trip], padding=True, truncation=True, max_length=args.max_length, return_tensors="pt")
-    return {"export": (encoder, "last_hidden_state", input_names(uses_token_types(encoder.config)), probe),"rows": len(rows), "pairs": len(data), "counts": counts, "refused_heldout": refused, "bad_rows": len(problems), "steps": steps,
-            "seconds": seconds, "pairs_per_second": len(data) * args.epochs / seconds if args.max_steps <= 0 else steps * args.batch_size / seconds,
+    return {"export": (encoder, "last_hidden_state", input_names(uses_token_types(encoder.config)), probe),
+            "rows": len(rows), "pairs": len(data), "counts": counts, "refused_heldout": refused, "bad_rows": len(problems), "steps": steps,
+            "seconds": seconds, "pairs_per_second": len(data) * args.epochs / seconds if args.max_steps <= 0 else steps * args.batch_size * args.processes / seconds,
             "model_dir": model_dir, "work": work, "torch": torch.__version__, "test": test, **limit, "flop_limit_pairs_per_second": limit["flop_limit_pairs_per_second"] / 3}
 
 
@@ -161,8 +162,9 @@ def train(args) -> dict:
         model.save_pretrained(str(model_dir), safe_serialization=True)
         tokenizer.save_pretrained(str(model_dir))
     probe = tokenizer([p[0] for p in pairs[:16]], [p[1] for p in pairs[:16]], padding=True, truncation=True, max_length=args.max_length, return_token_type_ids=token_types, return_tensors="pt")
-    return {"export": (model, "logits", input_names(token_types), probe),"rows": len(rows), "pairs": len(data), "counts": counts, "refused_heldout": refused, "bad_rows": len(problems), "steps": total_steps,
-            "seconds": seconds, "pairs_per_second": len(data) * args.epochs / seconds if args.max_steps <= 0 else total_steps * args.batch_size / seconds,
+    return {"export": (model, "logits", input_names(token_types), probe),
+            "rows": len(rows), "pairs": len(data), "counts": counts, "refused_heldout": refused, "bad_rows": len(problems), "steps": total_steps,
+            "seconds": seconds, "pairs_per_second": len(data) * args.epochs / seconds if args.max_steps <= 0 else total_steps * args.batch_size * args.processes / seconds,
             "model_dir": model_dir, "work": work, "torch": torch.__version__, "test": test, "sources": sources, **limit}
 
 

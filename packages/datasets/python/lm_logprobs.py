@@ -41,7 +41,9 @@ def main() -> int:
     from lm_train import load_base
 
     req = json.load(sys.stdin)
-    _, model = load_base(Path(sys.argv[1]))
+    from types import SimpleNamespace
+
+    _, model = load_base(Path(sys.argv[1]), SimpleNamespace(bf16=False, qlora=False))  # fp32, as the trainer on the CPU
     merged = merge_adapter(model, Path(sys.argv[2])) if len(sys.argv) > 2 else 0
     ids = torch.tensor([req["tokens"]])
     with torch.no_grad():

@@ -236,7 +236,7 @@ def train_lm(args, held: set[str]) -> dict:
     trainer.train(resume_from_checkpoint=last_checkpoint(ckpt))
     seconds = time.time() - t0
     heldout = heldout_loss(model, tok, test, args.max_length, args.chat) if test and devices.is_main() else None
-    answers = len(encoded) * args.epochs if args.max_steps <= 0 else min(len(encoded) * args.epochs, steps * accumulate)
+    answers = len(encoded) * args.epochs if args.max_steps <= 0 else min(len(encoded) * args.epochs, steps * accumulate * args.processes)
     tokens_trained = answers * counts["tokens"] / len(encoded)
     return {"model": model, "tokenizer": tok, "rows": len(rows), "pairs": answers, "counts": counts, "refused_heldout": len(test), "bad_rows": len(problems),
             "steps": steps, "seconds": seconds, "tokens_per_second": tokens_trained / seconds, "work": work, "torch": torch.__version__, "heldout": heldout, "gguf": counterpart, **flop_limit_lm(base, args)}

@@ -61,9 +61,9 @@ def export(model, output: str, names: list[str], probe: dict, path: Path) -> flo
     program.save(str(tmp), external_data=False)
     # The intermediate shapes the exporter annotates are left for onnx to infer again: some PyTorch versions (2.11) annotate
     # a linear layer's output with its weight's shape, which onnxruntime's quantizer then refuses.
-    graph = onnx.load(str(tmp))
-    del graph.graph.value_info[:]
-    onnx.save(graph, str(tmp))
+    proto = onnx.load(str(tmp))
+    del proto.graph.value_info[:]
+    onnx.save(proto, str(tmp))
     session = ort.InferenceSession(str(tmp), providers=["CPUExecutionProvider"])
     got = session.run([output], {n: probe[n].numpy() for n in names})[0]
     with torch.no_grad():
