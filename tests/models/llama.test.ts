@@ -54,7 +54,7 @@ describe("in-process chat model (llama.cpp, Gemma 3 270M GGUF)", { timeout: 120_
     expect(r.usage!.completionTokens).toBeGreaterThan(0);
     expect(r.usage!.completionTokens).toBeLessThanOrEqual(40);
     expect(r.usage!.tokensPerSecond).toBeGreaterThan(0);
-    expect(r.usage!.timeToFirstTokenMs).toBeGreaterThanOrEqual(0);
+    expect(r.usage!.timeToFirstTokenMs).toBeGreaterThan(0); // a prompt of over 100 tokens is read before the first token
     const again = await m.chat(ask(ps, "What do these papers report?"), { maxTokens: 40 });
     expect(again.text).toBe(r.text);
   });
