@@ -67,8 +67,8 @@ def launch(args, script: Path) -> int | None:
         if args.device == "cpu":
             raise InputError("--gpus is for CUDA GPUs; on the CPU give --processes N")
         if torch.cuda.device_count() < args.gpus:
-            more = f"give --gpus {torch.cuda.device_count()} at most, or" if torch.cuda.device_count() else ""
-            raise InputError(f"--gpus {args.gpus}: {_cuda_report(torch)}; {more} leave --gpus out to train on the CPU".replace(";  ", "; "))
+            fewer = f"give --gpus {torch.cuda.device_count()} at most, or " if torch.cuda.device_count() else ""
+            raise InputError(f"--gpus {args.gpus}: {_cuda_report(torch)}; {fewer}leave --gpus out to train on the CPU")
     elif args.device == "cuda":
         raise InputError("--processes is for the CPU; on GPUs give --gpus N")
     if args.nodes > 1 and not args.master:
