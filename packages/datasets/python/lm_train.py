@@ -203,8 +203,8 @@ def train_lm(args, held: set[str]) -> dict:
     train_rows, refusals = cap_refusals(train_rows, args.refusal_share, args.seed)
     if not train_rows:
         raise InputError(f"{args.data}: no answer cites a passage ([n]), and at most --refusal-share {args.refusal_share:g} of the answers may cite nothing")
+    counterpart = gguf_counterpart(args)  # before the base's weights are read: a 7-8 B model takes minutes
     tok, base = load_base(Path(args.base), args)
-    counterpart = gguf_counterpart(args, base.config)
     args.chat = uses_chat_template(tok, Path(args.base))
     encoded = [encode(tok, m, args.max_length, args.chat) for m in train_rows]
     too_long = sum(e is None for e in encoded)
@@ -259,9 +259,11 @@ def quantized_base(base: Path, args):
     return prepare_model_for_kbit_training(model, use_gradient_checkpointing=args.gradient_checkpointing)
 
 
-def gguf_counterpart(args, config) -> Path | None:
+def gguf_counterpart(args) -> Path | None:
     """The GGUF the llama.cpp adapter is written for: the base itself when it is one, else --gguf, checked against the
     Hugging Face base (the same architecture and number of blocks; another model's GGUF is refused by name)."""
+    from transformers import AutoConfig
+
     from gguf_lora import base_architecture
 
     if Path(args.base).is_file():
@@ -272,6 +274,7 @@ def gguf_counterpart(args, config) -> Path | None:
     if not g.is_file() or g.suffix.lower() != ".gguf":
         raise InputError(f"--gguf {g}: not a .gguf file")
     arch, blocks = base_architecture(g)
+    config = AutoConfig.from_pretrained(args.base)
     kind = config.model_type.removesuffix("_text")
     if arch != kind or blocks != config.num_hidden_layers:
         raise InputError(f"--gguf {g}: a {arch} model of {blocks} blocks, not the base's GGUF ({args.base_name}: {config.model_type}, "

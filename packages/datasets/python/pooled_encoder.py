@@ -71,7 +71,6 @@ def classifier_class(config):
 
     encoder_cls, family, prefix, init = encoder_parts(config)
     head_name = MODEL_FOR_SEQUENCE_CLASSIFICATION_MAPPING_NAMES[config.model_type]
-    token_types = uses_token_types(config)
 
     class MeanPooledClassifier(family):
         # The loss is the batch's mean: transformers' Trainer must not rescale it as a sum over tokens (it would double each
@@ -90,7 +89,7 @@ def classifier_class(config):
             self.post_init()
 
         def forward(self, input_ids=None, attention_mask=None, token_type_ids=None, labels=None, **kwargs):
-            extra = {"token_type_ids": token_type_ids} if token_types and token_type_ids is not None else {}
+            extra = {} if token_type_ids is None else {"token_type_ids": token_type_ids}  # given only where uses_token_types
             hidden = getattr(self, prefix)(input_ids=input_ids, attention_mask=attention_mask, **extra).last_hidden_state
             mask = attention_mask.unsqueeze(-1).to(hidden.dtype)
             pooled = (hidden * mask).sum(1) / mask.sum(1).clamp(min=1)
@@ -121,9 +120,8 @@ def check_encoder(base: Path):
 
 
 def load_classifier(base: Path, labels: dict):
-    """The mean-pooled classifier for the base folder, its encoder's weights loaded, the head new."""
+    """The mean-pooled classifier for the base folder (check_encoder's first), its encoder's weights loaded, the head new."""
     from transformers import AutoConfig
 
-    check_encoder(base)
     config = AutoConfig.from_pretrained(str(base), **labels)
     return classifier_class(config).from_pretrained(str(base), config=config, ignore_mismatched_sizes=True)
