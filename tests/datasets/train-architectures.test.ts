@@ -95,6 +95,9 @@ describe("citeflow train nli on any Hugging Face encoder: trained, exported by P
     // RoBERTa and DeBERTa read no segment ids, so their graphs take none.
     const inputs = python(`import onnx, sys; print(" ".join(i.name for i in onnx.load(sys.argv[1]).graph.input))`, join(out, "onnx", "model.onnx")).trim();
     expect(inputs).toBe(arch === "bert" ? "input_ids attention_mask token_type_ids" : "input_ids attention_mask");
+    // No node carries the exporter's stack traces (this machine's paths, source lines): the same weights give the same bytes anywhere.
+    const traced = python(`import onnx, sys; print(sum(len(n.metadata_props) for n in onnx.load(sys.argv[1]).graph.node))`, join(out, "onnx", "model.onnx")).trim();
+    expect(traced).toBe("0");
   });
 
   it("the export's check can fail: a graph further from PyTorch than the tolerance is refused and nothing is written", () => {

@@ -60,9 +60,13 @@ def export(model, output: str, names: list[str], probe: dict, path: Path) -> flo
                                     dynamic_shapes={n: {0: batch, 1: seq} for n in names}, verbose=False)
     program.save(str(tmp), external_data=False)
     # The intermediate shapes the exporter annotates are left for onnx to infer again: some PyTorch versions (2.11) annotate
-    # a linear layer's output with its weight's shape, which onnxruntime's quantizer then refuses.
+    # a linear layer's output with its weight's shape, which onnxruntime's quantizer then refuses. The nodes' metadata goes
+    # too: the exporter records Python stack traces (source files and lines, this machine's paths), which would make the
+    # same weights give other bytes from another checkout.
     proto = onnx.load(str(tmp))
     del proto.graph.value_info[:]
+    for node in proto.graph.node:
+        del node.metadata_props[:]
     onnx.save(proto, str(tmp))
     session = ort.InferenceSession(str(tmp), providers=["CPUExecutionProvider"])
     got = session.run([output], {n: probe[n].numpy() for n in names})[0]
