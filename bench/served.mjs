@@ -10,8 +10,9 @@
 // the set got (from the CLI's start to its end) over that capacity. Peak RSS: the CLI's maxRSS.
 // The CLI is told the server's limit ($CITEFLOW_SERVER_CONCURRENCY = STREAMS), as a user would be.
 // The next row runs the whole set again up to the answer (--to answer), without the NLI nodes; the last two (a tenth
-// of the set, then all of it) with the NLI model served ($CITEFLOW_NLI_MODEL=tei:<url>) by a simulated text-embeddings-inference server (bench/tei-sim.mjs:
-// ENC_SLOTS batches at once, ENC_RATE pairs a second a batch), answering stand-in scores. Before it, a check that
+// of the set, then all of it) on Verif.ai's template with a reranker after retrieval, the NLI model and the reranker
+// served ($CITEFLOW_NLI_MODEL, $CITEFLOW_RERANK_MODEL = tei:<url>) by simulated text-embeddings-inference servers
+// (bench/tei-sim.mjs: ENC_SLOTS batches at once, ENC_RATE pairs a second a batch), answering stand-in scores. Before it, a check that
 // served and in-process verdicts agree: `citeflow eval scifact` on CHECK claims ($CITEFLOW_BENCH_SERVED_CHECK, default 20) in-process, then against the simulated
 // server answering with the in-process model's own probabilities.
 // Needs the all-MiniLM-L6-v2 SciFact store: $CITEFLOW_BENCH_STORE, else the demo's (npm run demo).
@@ -101,11 +102,11 @@ const questions = (n) => {
 
 const CORES = availableParallelism();
 
-/** The set of n questions at `parallel` in flight; `extra`: more arguments for citeflow run (e.g. --to). */
-function set(n, parallel, extra = [], more = {}) {
+/** The set of n questions at `parallel` in flight; `extra`: more arguments for citeflow run (e.g. --to); `graph`: a template's name or a graph file. */
+function set(n, parallel, extra = [], more = {}, graph = "verifai") {
   const env = { ...process.env, ...more, CITEFLOW_CHAT_MODEL: "sim", OPENAI_BASE_URL: url, OPENAI_API_KEY: "sk-bench", CITEFLOW_SERVER_CONCURRENCY: String(STREAMS) };
   const runs = join(dir, `runs-${n}-${parallel}${extra.join("")}${Object.keys(more).join("")}`);
-  const args = ["run", "verifai", "--questions", questions(n), "--store", store, "--runs", runs, "--json", "--parallel", String(parallel), ...extra];
+  const args = ["run", graph, "--questions", questions(n), "--store", store, "--runs", runs, "--json", "--parallel", String(parallel), ...extra];
   seen = { calls: 0, completion: 0, served: 0, refused: 0 };
   const t0 = performance.now();
   return new Promise((resolve, reject) =>
@@ -118,10 +119,10 @@ function set(n, parallel, extra = [], more = {}) {
       const failed = runs.filter((r) => r.status !== "ok").length;
       const capacity = (STREAMS * seen.completion) / seen.served;
       // What the CLI's own work allows: its cores over the CPU seconds a question took (the run's start included).
-      const { peakMiB, cpuSeconds } = usage(stderr);
+      const { peakMiB, cpuSeconds, tenths } = usage(stderr);
       const cpu = cpuSeconds / n;
       const cpuLimit = (CORES / cpu) * (seen.completion / n);
-      resolve({ wall, failed, peak: peakMiB, tps: seen.completion / wall, capacity, cpu, cpuLimit });
+      resolve({ wall, failed, peak: peakMiB, tenths, tps: seen.completion / wall, capacity, cpu, cpuLimit });
     }),
   );
 }
@@ -203,15 +204,44 @@ console.log(
 );
 if (same !== local.length) process.exitCode = 1;
 
-const tei = await startTeiSim({ slots: ENC_SLOTS, rate: ENC_RATE });
-console.log(`with the NLI model served (a simulated TEI server: ${ENC_SLOTS} batches at once, ${ENC_RATE} pairs/s a batch, stand-in scores):`);
-// 100 questions first, for peak memory against 1,000 (the encoder's figures below are the 1,000's).
-row(32, part(10), await set(part(10), 32, [], { CITEFLOW_NLI_MODEL: `tei:${tei.url}` }));
-Object.assign(tei.seen, { batches: 0, pairs: 0, busy: 0 });
-const r = await set(N, 32, [], { CITEFLOW_NLI_MODEL: `tei:${tei.url}` });
-row(32, N, r);
-console.log(
-  `  the encoder server: ${tei.seen.pairs} pairs (${(tei.seen.pairs / N).toFixed(0)} a question) in ${tei.seen.batches} batches, its slots busy ${(tei.seen.busy / (ENC_SLOTS * r.wall)).toFixed(2)} of the set's time`,
+// Verif.ai's template with a reranker after retrieval (rerank.cross-encoder over its 50 passages), so that both
+// encoders are on the question's path: the NLI model and the reranker each served by its own simulated TEI server.
+const template = JSON.parse(readFileSync(join(root, "packages", "nodes", "templates", "verifai.citeflow.json"), "utf8"));
+template.nodes.push({ id: "rerank", type: "rerank.cross-encoder", version: 1, params: {}, ui: { x: 270, y: 100 } });
+template.edges = template.edges.flatMap((e) =>
+  e.from === "retrieve.passages"
+    ? [
+        { from: "retrieve.passages", to: "rerank.passages" },
+        { from: "question.question", to: "rerank.question" },
+        { from: "rerank.passages", to: e.to },
+      ]
+    : [e],
 );
+const reranked = join(dir, "verifai-reranked.citeflow.json");
+writeFileSync(reranked, JSON.stringify(template));
+const tei = await startTeiSim({ slots: ENC_SLOTS, rate: ENC_RATE });
+const teiRerank = await startTeiSim({ slots: ENC_SLOTS, rate: ENC_RATE, kind: "reranker" });
+const servedEncoders = { CITEFLOW_NLI_MODEL: `tei:${tei.url}`, CITEFLOW_RERANK_MODEL: `tei:${teiRerank.url}` };
+console.log(
+  `Verif.ai with a reranker after retrieval, the NLI model and the reranker served (simulated TEI servers, one each: ${ENC_SLOTS} batches at once, ${ENC_RATE} pairs/s a batch, stand-in scores):`,
+);
+// 100 questions first, for peak memory against 1,000 (the encoders' figures below are the 1,000's).
+row(32, part(10), await set(part(10), 32, [], servedEncoders, reranked));
+for (const t of [tei, teiRerank]) Object.assign(t.seen, { batches: 0, pairs: 0, busy: 0 });
+const r = await set(N, 32, [], servedEncoders, reranked);
+row(32, N, r);
+// Where the memory goes as the set runs: resident, V8's heap, and what is outside the heap (models, the store), by tenths.
+const mib = (xs) => xs.map((x) => x.toFixed(0)).join(" ");
+console.log(
+  `  memory by tenths of the set's time, MiB: resident ${mib(r.tenths.map(([rss]) => rss))}; V8's heap ${mib(r.tenths.map(([, heap]) => heap))}; outside the heap ${mib(r.tenths.map(([rss, heap]) => rss - heap))}`,
+);
+for (const [name, t] of [
+  ["NLI", tei],
+  ["reranker", teiRerank],
+])
+  console.log(
+    `  the ${name} server: ${t.seen.pairs} pairs (${(t.seen.pairs / N).toFixed(0)} a question) in ${t.seen.batches} batches, its slots busy ${(t.seen.busy / (ENC_SLOTS * r.wall)).toFixed(2)} of the set's time`,
+  );
 tei.close();
+teiRerank.close();
 server.close();

@@ -259,6 +259,9 @@ describe("run store", () => {
     expect(r.redact(text)).toBe(`${"lorem ipsum ".repeat(80_000)}[redacted] and [redacted].`);
     // Paths of 40 characters are not AWS secret keys.
     for (const path of ["/home/alice/Projects/Citeflow2/data/x.jsonl", "data/Runs2024/scifact/dev/Heldout9/out"]) expect(r.redact(`see ${path} now`), path).toBe(`see ${path} now`);
+    // An AWS secret key after "=" goes; 40 such characters inside a longer run of them are not one.
+    expect(r.redact("aws_secret_access_key=wJalrXUtnFEMI/K7MDENG/bPxRfiCYEXAMPLEKEY; region=eu")).toBe("aws_secret_access_key=[redacted]; region=eu");
+    expect(r.redact("blob wJalrXUtnFEMI/K7MDENG/bPxRfiCYEXAMPLEKEYabcd end")).toBe("blob wJalrXUtnFEMI/K7MDENG/bPxRfiCYEXAMPLEKEYabcd end");
   });
 
   it("a summary never cuts a secret to a prefix that no longer looks like one", async () => {

@@ -36,11 +36,43 @@ const SHAPES: RegExp[] = [
   /\bnpm_[A-Za-z0-9]{36}\b/g,
   /\bya29\.[A-Za-z0-9_-]{20,}/g,
   /\beyJ[A-Za-z0-9_-]{8,}\.eyJ[A-Za-z0-9_-]{8,}\.[A-Za-z0-9_-]{8,}/g,
-  // AWS secret access keys: 40 base64 characters with upper case, lower case and a digit (a hex SHA-1 has no upper case),
-  // not a path (one starting with "/", or with three or more of them).
-  /(?<![A-Za-z0-9/+])(?!\/)(?!(?:[A-Za-z0-9+]*\/){3})(?=[A-Za-z0-9/+]{0,39}[A-Z])(?=[A-Za-z0-9/+]{0,39}[a-z])(?=[A-Za-z0-9/+]{0,39}[0-9])[A-Za-z0-9/+]{40}(?![A-Za-z0-9/+=])/g,
-  /-----BEGIN [A-Z ]*PRIVATE KEY-----[\s\S]*?-----END [A-Z ]*PRIVATE KEY-----/g,
 ];
+
+/**
+ * AWS secret access keys: 40 base64 characters with upper case, lower case and a digit (a hex SHA-1 has no upper case),
+ * not a path (one starting with "/", or with three or more of them). Its lookaheads are tried only inside runs of 40+
+ * such characters (`awsSecrets`): the same matches, without four lookaheads at every position of every text.
+ */
+const AWS_SECRET = /(?<![A-Za-z0-9/+])(?!\/)(?!(?:[A-Za-z0-9+]*\/){3})(?=[A-Za-z0-9/+]{0,39}[A-Z])(?=[A-Za-z0-9/+]{0,39}[a-z])(?=[A-Za-z0-9/+]{0,39}[0-9])[A-Za-z0-9/+]{40}(?![A-Za-z0-9/+=])/g;
+const BASE64 = new Uint8Array(128);
+for (const c of "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789/+=") BASE64[c.charCodeAt(0)] = 1;
+
+/**
+ * The text with AWS_SECRET's matches redacted, found in one pass over its characters: each run of 40+ base64
+ * characters (with "=") is searched alone. A run's neighbours are outside the class, so the pattern's lookarounds
+ * see the same there as in the whole text. About four times faster than the pattern over the whole text (which was
+ * 5 % of a question set's main thread).
+ */
+function awsSecrets(text: string): string {
+  let out: string | undefined;
+  let from = 0;
+  let run = 0;
+  for (let i = 0; i <= text.length; i++) {
+    const c = i < text.length ? text.charCodeAt(i) : 0;
+    if (c < 128 && BASE64[c]) {
+      run++;
+      continue;
+    }
+    if (run >= 40) {
+      const start = i - run;
+      out = (out ?? "") + text.slice(from, start) + text.slice(start, i).replace(AWS_SECRET, "[redacted]");
+      from = i;
+    }
+    run = 0;
+  }
+  return out === undefined ? text : out + text.slice(from);
+}
+const PRIVATE_KEY = /-----BEGIN [A-Z ]*PRIVATE KEY-----[\s\S]*?-----END [A-Z ]*PRIVATE KEY-----/g;
 
 /** Bits of Shannon entropy of a string's characters, times its length. */
 function bits(s: string): number {
@@ -153,6 +185,8 @@ export class Redactor {
       for (const [head, tail] of this.#ends) if (out.includes(head)) out = out.split(head).join("[redacted]").split(tail).join("[redacted]");
     }
     for (const re of SHAPES) out = out.replace(re, "[redacted]");
-    return out.replace(URL_USERINFO, "$1[redacted]@");
+    out = awsSecrets(out);
+    if (out.includes("PRIVATE KEY-----")) out = out.replace(PRIVATE_KEY, "[redacted]");
+    return out.includes("://") ? out.replace(URL_USERINFO, "$1[redacted]@") : out;
   }
 }
