@@ -20,5 +20,9 @@ describe("canonicalJson", () => {
     ).toThrow("cannot hash NaN at $.passages[1].scores.bm25: only finite numbers are JSON");
     expect(() => canonicalJson({ a: 1, b: { f: () => 1 } })).toThrow("cannot hash a function at $.b.f: values must be plain JSON");
     expect(() => canonicalJson([1, Infinity])).toThrow("cannot hash Infinity at $[1]");
+    const loop: Record<string, unknown> = { a: { b: 1 } };
+    (loop.a as Record<string, unknown>).self = loop;
+    expect(() => canonicalJson(loop)).toThrow("cannot hash the value at $.a.self: it contains itself");
+    expect(() => canonicalJson(undefined)).toThrow("cannot hash a undefined at $");
   });
 });

@@ -8,6 +8,8 @@ export interface CacheEntry {
   models?: string[];
   /** What looked wrong in them (`warnings.ts`), with what only the run that made them saw. */
   warnings?: string[];
+  /** Each output's canonical JSON, by port, when whoever stores the entry has it (the executor, which hashed it): not written out twice. */
+  texts?: Record<string, string>;
 }
 
 /**
@@ -28,7 +30,8 @@ export class MemoryCache implements CacheStore {
     return this.entries.get(key);
   }
   async set(key: string, entry: CacheEntry) {
-    this.entries.set(key, entry);
+    const { texts: _texts, ...kept } = entry;
+    this.entries.set(key, kept);
   }
   async delete(key: string) {
     this.entries.delete(key);

@@ -1,7 +1,8 @@
 import { errorInfo, type CacheStatus, type NodeSummary, type RunEvent, type RunStatus } from "./events.js";
 import { EventLog } from "./eventlog.js";
 import { descendants, type CompiledGraph, type CompiledNode } from "./graph.js";
-import { hashValue } from "./hash.js";
+import { canonicalJson } from "./canonical.js";
+import { hashText, hashValue } from "./hash.js";
 import { noServices, type Services } from "./node.js";
 import { inNode, nodeContext } from "./context.js";
 import { checkInputs, checkOutputs } from "./checks.js";
@@ -274,11 +275,12 @@ export class RunHandle {
           signal,
         );
         outputs = checkOutputs(node, produced);
-        hashes = Object.fromEntries(Object.entries(outputs).map(([k, v]) => [k, hashValue(v)]));
+        const texts = Object.fromEntries(Object.entries(outputs).map(([k, v]) => [k, canonicalJson(v)]));
+        hashes = Object.fromEntries(Object.entries(texts).map(([k, text]) => [k, hashText(text)]));
         // The models a node ran are named by its spans (`span.set("model", id)`): the one rule for every node.
         models = [...new Set(spans.map((d) => d.model).filter((m): m is string => typeof m === "string"))];
         warnings = [...(cacheWarning ? [cacheWarning] : []), ...qualityWarnings({ inputs, outputs, spans })];
-        if (cacheable) await o.cache!.set(cacheKey, { nodeType: def.type, version: def.version, outputs, hashes, ...(models.length ? { models } : {}), warnings });
+        if (cacheable) await o.cache!.set(cacheKey, { nodeType: def.type, version: def.version, outputs, hashes, ...(models.length ? { models } : {}), warnings, texts });
       }
       const override = o.overrides?.[id];
       let overridden: string[] | undefined;

@@ -16,11 +16,11 @@ export class BlobStore {
     return join(this.dir, hash.slice(0, 2), `${hash}.json`);
   }
 
-  /** Store a value under its hash (computed when not given). Returns the hash. */
-  put(value: unknown, hash?: string): string {
+  /** Store a value under its hash (computed when not given). Returns the hash. `canonical`: its canonical JSON, when the caller has it. */
+  put(value: unknown, hash?: string, canonical?: string): string {
     // With a known hash, an existing blob costs one stat: the value is not serialised again.
     if (hash !== undefined && existsSync(this.path(hash))) return hash;
-    const text = canonicalJson(value);
+    const text = canonical ?? canonicalJson(value);
     const h = hash ?? hashText(text);
     const path = this.path(h);
     if (!existsSync(path)) {

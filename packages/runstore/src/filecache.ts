@@ -46,7 +46,7 @@ export class FileCache implements CacheStore {
 
   async set(key: string, entry: CacheEntry): Promise<void> {
     // Blobs first, then the index entry: a crash in between leaves a miss, never a broken hit.
-    for (const [port, value] of Object.entries(entry.outputs)) this.blobs.put(value, entry.hashes[port]);
+    for (const [port, value] of Object.entries(entry.outputs)) this.blobs.put(value, entry.hashes[port], entry.texts?.[port]);
     const index: IndexEntry = {
       nodeType: entry.nodeType,
       version: entry.version,
