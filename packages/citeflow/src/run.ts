@@ -24,7 +24,7 @@ import { renderEvidencePage } from "@citeflow/retrieval";
 import { defaultRunStore, RunStore, type Correction, type NodeRecord, type RunRecord, type StoredCorrection } from "@citeflow/runstore";
 import { newDisplay, SHOWN_IN, showBundle, type MimeBundle } from "./display.js";
 import { services } from "./services.js";
-import type { Claim, Passage, RunOrigin, Verdict } from "@citeflow/core";
+import { splitRef, type Claim, type Passage, type RunOrigin, type Verdict } from "@citeflow/core";
 import { bundleFor, previewOutputs, verdictsBundle, viewBundle, VIEW_VERSION, type RunNodeView, type RunView } from "./mime.js";
 
 /** Where notebook runs are stored: the one default of every front end (`defaultRunStore`: `$CITEFLOW_RUNS`, else `./.citeflow`). */
@@ -255,8 +255,8 @@ export class Run {
     const edges = this.record.graph.edges.filter((e) => e.to === `${nodeId}.${port}`);
     if (edges.length === 0) throw new Error(`node "${nodeId}" has no edge into port "${port}"`);
     const values = edges.map((e) => {
-      const dot = e.from.lastIndexOf(".");
-      return this.output(e.from.slice(0, dot), e.from.slice(dot + 1));
+      const from = splitRef(e.from);
+      return from && this.output(from.node, from.port);
     });
     return values.length === 1 ? values[0] : values;
   }

@@ -4,7 +4,7 @@ export * from "./node.js";
 export * from "./registry.js";
 export * from "./graph.js";
 export * from "./validate.js";
-export { checkGraph } from "./graph-check.js";
+export { checkGraph, splitRef } from "./graph-check.js";
 export { runMetrics } from "./metrics.js";
 export * from "./canonical.js";
 export * from "./hash.js";

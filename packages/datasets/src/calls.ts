@@ -2,7 +2,7 @@ import { docIdOf, type Claim, type Passage, type Question } from "@citeflow/core
 import type { ChatMessage } from "@citeflow/models";
 import { CLAIM_MAX_CHARS, sufficiencyAnswers } from "@citeflow/nodes";
 import type { NodeRecord, SpanRecord, StoredCorrection } from "@citeflow/runstore";
-import type { Provenance, QrelsMap } from "./examples.js";
+import type { Provenance, QrelsMap } from "./provenance.js";
 import { goldRationales, goldTrue, type GoldLabels } from "./gold.js";
 import type { RunView } from "./run-view.js";
 

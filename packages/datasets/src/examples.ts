@@ -4,38 +4,10 @@ import { answerMessages } from "@citeflow/nodes";
 import type { CorrectionProblem, NodeRecord, RunRecord, RunStore, SpanRecord, StoredCorrection } from "@citeflow/runstore";
 import { CALL_NODES, nodeCalls, type CallExample } from "./calls.js";
 import { goldAnswer, goldPairs, type GoldLabels } from "./gold.js";
+import type { EvidenceSpan, Provenance, QrelsMap } from "./provenance.js";
 import { RunView } from "./run-view.js";
 
-/** Where a row came from: enough to find the run, node and evidence again. */
-export interface Provenance {
-  runId: string;
-  graph: string;
-  graphHash: string;
-  nodeId: string;
-  /** The type of that node: what the row teaches (`generate.answer`, `verify.llm`, …). */
-  nodeType: string;
-  passageIds: string[];
-  docIds: string[];
-  models: Record<string, string>;
-  sources: string[];
-  /** Ids of the user corrections applied to this row. */
-  corrections?: string[];
-  /** For a corrected NLI row: the model's own label. */
-  originalLabel?: string;
-  /** For an NLI row: the premise sentence's place in its passage, in its document, and its page (PDFs). */
-  evidence?: EvidenceSpan;
-}
-
-export interface EvidenceSpan {
-  passageId: string;
-  /** Characters into the passage's text. */
-  start: number;
-  end: number;
-  /** Characters into the document's text, when the passage knows where it sits. */
-  docStart?: number;
-  docEnd?: number;
-  page?: number;
-}
+export type { EvidenceSpan, Provenance, QrelsMap } from "./provenance.js";
 
 /** Where a verdict's evidence sentence sits: in the passage, in the document, on a page. */
 export function evidenceSpan(v: Verdict, passage: Passage | undefined): EvidenceSpan | undefined {
@@ -98,9 +70,6 @@ export interface RelevanceExample {
   source: "llm" | "qrels" | "correction";
   provenance: Provenance;
 }
-
-/** BEIR qrels: query id → doc id → relevance. */
-export type QrelsMap = Map<string, Map<string, number>>;
 
 const RETRIEVERS = new Set(["retrieve.lexical", "retrieve.dense", "retrieve.hybrid", "search.semantic-scholar", "search.core", "search.pubmed", "search.arxiv"]);
 

@@ -1,7 +1,14 @@
 import type { ChatMessage } from "@citeflow/models";
-import { normalise } from "./process.js";
 import type { CallExample } from "./calls.js";
 import type { AnswerExample, LoopCallExample, NliExample, Provenance, RelevanceExample } from "./examples.js";
+
+/** Text compared for near-duplicates: lower case, letters and digits only, single spaces. */
+export function normalise(text: string): string {
+  return text
+    .toLowerCase()
+    .replace(/[^\p{L}\p{N}]+/gu, " ")
+    .trim();
+}
 
 export const FORMATS = ["sft", "sft-completion", "openscholar", "dpo", "dpo-openai", "kto", "nli", "rerank", "rerank-scored"] as const;
 export type Format = (typeof FORMATS)[number];

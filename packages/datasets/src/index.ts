@@ -1,7 +1,8 @@
 export { exportDataset, type ExportOptions, type ExportResult } from "./export.js";
 export { forEachRunExamples, evidenceSpan, type AnswerExample, type EvidenceSpan, type NliExample, type Provenance, type RunExamples } from "./examples.js";
 export { rowsFor, FORMATS, FORMAT_DOCS, NLI_LABELS, MNLI_MAPPING, type Format, type Row } from "./formats.js";
-export { dedupe, split, normalise } from "./process.js";
+export { dedupe, split } from "./process.js";
+export { normalise } from "./formats.js";
 export { datasetCard, SOURCE_LICENCES } from "./card.js";
 export { synthesize, type SynthOptions, type SynthResult } from "./synth.js";
 export { toParquet } from "./parquet.js";

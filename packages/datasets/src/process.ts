@@ -1,13 +1,5 @@
 import { createHash } from "node:crypto";
-import type { Row } from "./formats.js";
-
-/** Text compared for near-duplicates: lower case, letters and digits only, single spaces. */
-export function normalise(text: string): string {
-  return text
-    .toLowerCase()
-    .replace(/[^\p{L}\p{N}]+/gu, " ")
-    .trim();
-}
+import { normalise, type Row } from "./formats.js";
 
 /** A digest to remember a text by: a set of them stays small however long the texts are. */
 const digest = (text: string) => createHash("sha256").update(text).digest("base64");

@@ -1,6 +1,6 @@
-import { docIdOf, type Passage } from "@citeflow/core";
+import { docIdOf, splitRef, type Passage } from "@citeflow/core";
 import type { NodeRecord, RunRecord, RunStore, SpanRecord } from "@citeflow/runstore";
-import type { Provenance } from "./examples.js";
+import type { Provenance } from "./provenance.js";
 
 /** Reads node inputs and outputs of one stored run by following its graph's edges. */
 export class RunView {
@@ -18,8 +18,8 @@ export class RunView {
   input(nodeId: string, port: string): unknown {
     const edge = this.record.graph.edges.find((e) => e.to === `${nodeId}.${port}`);
     if (!edge) return undefined;
-    const dot = edge.from.lastIndexOf(".");
-    return this.output(edge.from.slice(0, dot), edge.from.slice(dot + 1));
+    const from = splitRef(edge.from);
+    return from && this.output(from.node, from.port);
   }
 
   /** The run's question (its `question` input's text), when it has one. */
