@@ -3,6 +3,9 @@ import { ancestors, descendants, type CompiledGraph } from "./graph.js";
 import { schemaFor } from "./ports.js";
 import { RunRequestError, type RunOptions } from "./run-types.js";
 
+/** A partial run's request in words, as every front end shows it (the CLI's --to, the editor's "Run to here"). */
+const WORDS = { to: "run to", from: "run from", only: "run only" } as const;
+
 /**
  * Which nodes a run runs (`to`, `from`, `only` and what they need, in graph order) and which of
  * them ignore the cache (`from`, `only`, `force`).
@@ -13,14 +16,14 @@ export function selectNodes(g: CompiledGraph, o: RunOptions): { selected: string
     ["from", o.from],
     ["only", o.only],
   ] as const)
-    if (id !== undefined && !g.nodes.has(id)) throw new RunRequestError(`--${key}: no node "${id}" in graph "${g.doc.name}"`);
+    if (id !== undefined && !g.nodes.has(id)) throw new RunRequestError(`${WORDS[key]} "${id}": no node "${id}" in graph "${g.doc.name}"`);
   let target = new Set(g.order);
   const forced = new Set<string>();
   if (o.to !== undefined) target = new Set([o.to, ...ancestors(g, o.to)]);
   if (o.from !== undefined) {
     const downstream = new Set([o.from, ...descendants(g, o.from)]);
     target = new Set([...target].filter((id) => downstream.has(id)));
-    if (target.size === 0) throw new RunRequestError(`--from ${o.from} and --to ${o.to}: "${o.to}" is not downstream of "${o.from}"`);
+    if (target.size === 0) throw new RunRequestError(`run from "${o.from}" to "${o.to}": "${o.to}" is not downstream of "${o.from}"`);
     for (const id of target) forced.add(id);
   }
   if (o.only !== undefined) {
