@@ -7,6 +7,7 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { doc, tempDir } from "../helpers.js";
 import { completion, json, loopback, type Loopback } from "../models/loopback.js";
 import { SetProgress } from "../../packages/cli/dist/progress.js";
+import { SetTally } from "@citeflow/core";
 import { configFromEnv, createServices } from "@citeflow/nodes";
 import { graph, runQuestions, setDisplaySink } from "citeflow";
 
@@ -126,13 +127,15 @@ describe("the question set's line", () => {
   it("counts questions done, in flight and failed, the pace a minute, the tokens generated a second and the time left", () => {
     const written: string[] = [];
     const out = { write: (t: string) => written.push(t) } as unknown as NodeJS.WriteStream;
-    const set = new SetProgress(10, out, false);
-    for (let i = 0; i < 4; i++) set.started();
-    set.finished(true, 90);
-    set.finished(false, 30);
+    const tally = new SetTally(10);
+    for (let i = 0; i < 4; i++) tally.started();
+    tally.finished(true, 90);
+    tally.finished(false, 30);
     // 2 of 10 done in the first minute: 2 a minute, 120 tokens in 60 s, 8 left, 4 minutes.
-    expect(set.text(Date.now() + 60_000)).toMatch(/^questions 2\/10 · 2 in flight · 1 failed · 2\.0 a minute · 2\.0 tokens\/s · 4 min left$/);
-    // Off a terminal only the lines are written, never the bar.
+    expect(tally.text(Date.now() + 60_000)).toMatch(/^questions 2\/10 · 2 in flight · 1 failed · 2\.0 a minute · 2\.0 tokens\/s · 4 min left$/);
+    // Off a terminal only the lines are written, never the set's line.
+    const set = new SetProgress(out, false);
+    set.show(tally.text());
     set.line("run a: ok");
     expect(written).toEqual(["run a: ok\n"]);
   });

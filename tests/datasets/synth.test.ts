@@ -1,9 +1,11 @@
 import { spawn } from "node:child_process";
-import { mkdtempSync, readFileSync } from "node:fs";
+import { mkdirSync, mkdtempSync, readFileSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { fileURLToPath } from "node:url";
 import { beforeAll, describe, expect, it } from "vitest";
+import { templatePath } from "@citeflow/nodes";
+import { RunStore } from "@citeflow/runstore";
 import { completion, json, type Loopback } from "../models/loopback.js";
 import { templateSuite } from "../scifact.js";
 import { readJsonl } from "../helpers.js";
@@ -14,10 +16,10 @@ const FINAL = DRAFT + " A second study confirmed it in a larger and older popula
 const suite = templateSuite(40, "CITEFLOW_RERANK_MODEL");
 
 /** Async: the loopback server answers from this process while the CLI runs. */
-function cli(args: string[], env: Record<string, string | undefined>): Promise<{ code: number | null; stdout: string; stderr: string }> {
+function cli(args: string[], env: Record<string, string | undefined>, cwd?: string): Promise<{ code: number | null; stdout: string; stderr: string }> {
   const childEnv = { ...process.env, ...env };
   for (const [k, v] of Object.entries(env)) if (v === undefined) delete childEnv[k];
-  const child = spawn(process.execPath, [BIN, ...args], { env: childEnv });
+  const child = spawn(process.execPath, [BIN, ...args], { env: childEnv, ...(cwd ? { cwd } : {}) });
   let stdout = "";
   let stderr = "";
   child.stdout.on("data", (b: Buffer) => (stdout += b.toString()));
@@ -28,32 +30,39 @@ function cli(args: string[], env: Record<string, string | undefined>): Promise<{
 describe("citeflow synth (scripted LLM on loopback)", () => {
   let server: Loopback;
   const asked: string[] = [];
+  /** Every prompt's last message, as the server got it. */
+  const prompts: string[] = [];
   let env: Record<string, string | undefined> = {};
   let inFlight = 0;
   let most = 0;
+  /** The scripted model: a question for an abstract, a draft, feedback, a revision, a pairwise and a rubric verdict. */
+  let script: Parameters<typeof suite.serve>[0];
   beforeAll(async () => {
-    server = await suite.serve(async (req, res) => {
-      // Each call takes 20 ms, so calls made at once overlap.
-      most = Math.max(most, ++inFlight);
-      await new Promise((r) => setTimeout(r, 20));
-      inFlight--;
-      const user = req.body.messages.at(-1).content as string;
-      if (user.startsWith("Below is the abstract")) {
-        const title = user.split("\n")[2]!;
-        asked.push(title);
-        return json(res, 200, completion(`What is known about ${title.toLowerCase()}?`));
-      }
-      if (user.includes("Write a concise")) return json(res, 200, completion(DRAFT));
-      if (user.includes("You review")) return json(res, 200, completion("Feedback: Add the second study.\nQuestion: none"));
-      if (user.includes("Revise the answer")) return json(res, 200, completion(FINAL));
-      if (user.startsWith("Two answers")) return json(res, 200, completion("B is longer and cites both studies.\nBetter: B"));
-      if (user.startsWith("Score the answer")) {
-        // Questions whose title has an even length score low on factuality: the rubric drops them.
-        const q = /Question: What is known about (.*)\?/.exec(user)![1]!;
-        return json(res, 200, completion(`Organisation: 5\nFactuality: ${q.length % 2 === 0 ? 3 : 5}`));
-      }
-      return json(res, 500, { error: { message: "unexpected prompt" } });
-    });
+    server = await suite.serve(
+      (script = async (req, res) => {
+        // Each call takes 20 ms, so calls made at once overlap.
+        most = Math.max(most, ++inFlight);
+        await new Promise((r) => setTimeout(r, 20));
+        inFlight--;
+        const user = req.body.messages.at(-1).content as string;
+        prompts.push(user);
+        if (user.startsWith("Below is the abstract")) {
+          const title = user.split("\n")[2]!;
+          asked.push(title);
+          return json(res, 200, completion(`What is known about ${title.toLowerCase()}?`));
+        }
+        if (user.includes("Write a concise")) return json(res, 200, completion(DRAFT));
+        if (user.includes("You review")) return json(res, 200, completion("Feedback: Add the second study.\nQuestion: none"));
+        if (user.includes("Revise the answer")) return json(res, 200, completion(FINAL));
+        if (user.startsWith("Two answers")) return json(res, 200, completion("B is longer and cites both studies.\nBetter: B"));
+        if (user.startsWith("Score the answer")) {
+          // Questions whose title has an even length score low on factuality: the rubric drops them.
+          const q = /Question: What is known about (.*)\?/.exec(user)![1]!;
+          return json(res, 200, completion(`Organisation: 5\nFactuality: ${q.length % 2 === 0 ? 3 : 5}`));
+        }
+        return json(res, 500, { error: { message: "unexpected prompt" } });
+      }),
+    );
     env = {
       CITEFLOW_CHAT_MODEL: "loopback-model",
       OPENAI_BASE_URL: server.url,
@@ -111,6 +120,33 @@ describe("citeflow synth (scripted LLM on loopback)", () => {
     const rows = (dir: string) => [...readJsonl(join(dir, "sft", "train.jsonl")), ...readJsonl(join(dir, "sft", "validation.jsonl"))].map((row) => row.messages);
     expect(rows(parallel)).toEqual(rows(out));
   }, 300_000);
+
+  it("--graph: a graph file in the working folder wins over the template of its name, and its relative file: prompts are read beside it", async () => {
+    const dir = mkdtempSync(join(tmpdir(), "citeflow-synth-graph-"));
+    const graphs = join(dir, "graphs");
+    mkdirSync(graphs);
+    const doc = JSON.parse(readFileSync(templatePath("synth-openscholar"), "utf8")) as { name: string; nodes: Array<{ id: string; params: Record<string, unknown> }> };
+    doc.name = "My synthetic data";
+    doc.nodes.find((n) => n.id === "draft")!.params.prompt = "file:my-answer.txt";
+    writeFileSync(join(graphs, "synth-openscholar"), JSON.stringify(doc));
+    const answerPrompt = fileURLToPath(new URL("../../packages/nodes/prompts/openscholar.answer.v2.txt", import.meta.url));
+    writeFileSync(join(graphs, "my-answer.txt"), `MY OWN PROMPT. ${readFileSync(answerPrompt, "utf8")}`);
+    // Each test's server is closed after it: this one serves the same script.
+    const own = await suite.serve(script);
+    const ownEnv = { ...env, OPENAI_BASE_URL: own.url };
+    const graphOf = (out: string) => new RunStore(join(out, "runs")).readRun(readJsonl(join(out, "done.jsonl"))[0]!.runId).graph.name;
+    for (const [cwd, graph] of [
+      [graphs, "synth-openscholar"],
+      [dir, "graphs/synth-openscholar"],
+    ] as const) {
+      const out = mkdtempSync(join(tmpdir(), "citeflow-synth-"));
+      const before = prompts.length;
+      const r = await cli(["synth", "--store", suite.store, "--n", "1", "--out", out, "--seed", "3", "--graph", graph], ownEnv, cwd);
+      expect(r.code, r.stderr + r.stdout).toBe(0);
+      expect(graphOf(out), `${graph} from ${cwd}`).toBe("My synthetic data");
+      expect(prompts.slice(before).filter((p) => p.startsWith("MY OWN PROMPT.")).length, `${graph} from ${cwd}`).toBe(1);
+    }
+  }, 120_000);
 
   it("says what is wrong: no LLM, filters nothing passes, a bad --n", async () => {
     const out = mkdtempSync(join(tmpdir(), "citeflow-synth-"));

@@ -2,8 +2,8 @@
 import { mkdirSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { describe, expect, it } from "vitest";
-import { defineNode, loadGraph } from "@citeflow/core";
-import { abortActiveRuns, activeRun, openGraph, Session } from "@citeflow/host";
+import { defineNode, loadGraph, questionRuns } from "@citeflow/core";
+import { abortActiveRuns, activeRun, openGraph, QuestionSet, Session } from "@citeflow/host";
 import { CiteflowServices, configFromEnv, createRegistry, createServices } from "@citeflow/nodes";
 import { z } from "zod";
 import { doc, tempDir, testRegistry } from "../helpers.js";
@@ -20,6 +20,23 @@ const folderNode = defineNode({
   params: z.object({}),
   async run(_i, _p, ctx) {
     return { dir: (ctx.services as CiteflowServices).config.graphDir };
+  },
+});
+
+/** A node that reads its question: "fail …" fails, "wait …" waits until its run is aborted, anything else gives its length. */
+const questionNode = defineNode({
+  type: "test.question",
+  version: 1,
+  title: "Question",
+  family: "test",
+  description: "Fails, waits or counts, as its question says",
+  inputs: { question: { type: "Question" } },
+  outputs: { out: { type: "Number" } },
+  params: z.object({}),
+  async run(i, _p, ctx) {
+    if (i.question.text.startsWith("fail")) throw new Error("asked to fail");
+    if (i.question.text.startsWith("wait")) await new Promise((_r, reject) => ctx.signal.addEventListener("abort", () => reject(ctx.signal.reason), { once: true }));
+    return { out: i.question.text.length };
   },
 });
 
@@ -56,5 +73,55 @@ describe("@citeflow/host", () => {
     expect(done.status).toBe("ok");
     expect(done.nodes[0]!.outputs!.dir).toBe(folder);
     expect(services.config.graphDir).not.toBe(folder);
+  });
+
+  it("a question set: each question's run started by the session, results in the questions' order, a failed run counted and the set goes on", async () => {
+    const registry = testRegistry().register(questionNode);
+    const session = new Session(registry, createServices(configFromEnv({}, tempDir())), tempDir());
+    const graph = loadGraph(doc({ q: ["input.question"], e: ["test.question", {}] }, ["q.question->e.question"], { question: { type: "Question" } }), registry);
+    const questions = ["a long first question", "fail here", "short", "a fourth one"];
+    const seen: Array<[number, number, number]> = [];
+    const inOrder: number[] = [];
+    const set = new QuestionSet(session, graph, questionRuns(graph.doc, { questions }), {
+      parallel: 2,
+      follow: async (run, i) => ({ i, status: (await run.result).status, runId: run.runId }),
+      inOrder: (_r, i) => inOrder.push(i),
+      progress: (now) => seen.push([now.tally.done, now.tally.inFlight, now.tally.failed]),
+    });
+    const results = await set.results;
+    expect(results.map((r) => [r.i, r.status])).toEqual([
+      [0, "ok"],
+      [1, "error"],
+      [2, "ok"],
+      [3, "ok"],
+    ]);
+    expect(inOrder).toEqual([0, 1, 2, 3]);
+    expect(set.runIds).toEqual(results.map((r) => r.runId));
+    expect(seen.at(-1)).toEqual([4, 0, 1]);
+    expect(Math.max(...seen.map(([, inFlight]) => inFlight))).toBe(2);
+    expect(session.store.readRun(results[2]!.runId).status).toBe("ok");
+  });
+
+  it("a question set aborted: the run in flight is aborted, no other starts, and the set says so", async () => {
+    const registry = testRegistry().register(questionNode);
+    const session = new Session(registry, createServices(configFromEnv({}, tempDir())), tempDir());
+    const graph = loadGraph(doc({ q: ["input.question"], e: ["test.question", {}] }, ["q.question->e.question"], { question: { type: "Question" } }), registry);
+    let started!: () => void;
+    const first = new Promise<void>((r) => (started = r));
+    const set = new QuestionSet(session, graph, questionRuns(graph.doc, { questions: ["wait for me", "never", "never either"] }), {
+      parallel: 1,
+      follow: async (run) => {
+        started();
+        return (await run.result).status;
+      },
+    });
+    await first;
+    set.abort();
+    await expect(set.results).rejects.toThrow("aborted");
+    expect(set.aborted).toBe(true);
+    expect(set.runIds[0]).not.toBeNull();
+    expect(set.runIds.slice(1)).toEqual([null, null]);
+    expect(session.store.readRun(set.runIds[0]!).status).toBe("aborted");
+    expect(set.tally.done).toBe(1);
   });
 });

@@ -1,10 +1,7 @@
 import { randomBytes } from "node:crypto";
 import {
   evidenceInDocument,
-  generatedTokens,
-  mapInOrder,
   questionRuns,
-  SetTally,
   PREVIEW_CHARS,
   reduceRunEvent,
   startedRun,
@@ -18,7 +15,7 @@ import {
   type Question,
   type Services,
 } from "@citeflow/core";
-import { openGraph, Session } from "@citeflow/host";
+import { openGraph, QuestionSet, Session } from "@citeflow/host";
 import { CiteflowServices, createRegistry, questionsAtOnce } from "@citeflow/nodes";
 import { renderEvidencePage } from "@citeflow/retrieval";
 import { defaultRunStore, RunStore, type Correction, type NodeRecord, type RunRecord, type StoredCorrection } from "@citeflow/runstore";
@@ -191,23 +188,23 @@ export interface SetOptions extends StartOptions {
  */
 export async function runQuestions(g: CompiledGraph | string, questions: Array<string | Question>, options: SetOptions = {}): Promise<Run[]> {
   const compiled = typeof g === "string" ? graph(g) : g;
-  const { parallel, display: shown = true, ...request } = options;
-  const withServices = request.services ?? services();
+  const { parallel, display: shown = true, runs, services: given, ...request } = options;
+  const withServices = given ?? services();
   const atOnce = parallel ?? (withServices instanceof CiteflowServices ? questionsAtOnce(compiled, withServices) : 1);
-  const sets = questionRuns(compiled.doc, { questions });
-  const tally = new SetTally(sets.length);
+  const s = session(runs, withServices);
   const line = shown ? newDisplay() : undefined;
-  const show = () => line?.(tally.text());
-  show();
-  return mapInOrder(sets, atOnce, async ({ inputs }) => {
-    tally.started();
-    show();
-    const live = start(compiled, inputs, { ...request, display: false });
-    const run = await live.done;
-    tally.finished(run.status === "ok", generatedTokens(live.handle.events.items));
-    show();
-    return run;
+  // The host's one question-set loop; each run is read back from the store as it ends.
+  const set = new QuestionSet(s, compiled, questionRuns(compiled.doc, { questions }), {
+    parallel: atOnce,
+    request,
+    follow: async (run) => {
+      await run.result;
+      return Run.open(run.runId, s.store.dir);
+    },
+    progress: (now) => line?.(now.tally.text()),
   });
+  line?.(set.tally.text());
+  return set.results;
 }
 
 /** A finished (or stored) run, read back from the run store. */

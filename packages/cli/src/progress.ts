@@ -1,4 +1,4 @@
-import { SetTally, type RunEvent } from "@citeflow/core";
+import type { RunEvent } from "@citeflow/core";
 import { control, CONTROL } from "./terminal.js";
 
 /**
@@ -81,27 +81,20 @@ export class ProgressPrinter {
 }
 
 /**
- * One line for a question set run several at a time (on a TTY): questions done of all, in flight,
- * failed, questions a minute and the time left at that pace. Lines written through it go above.
+ * One line for a question set run several at a time (on a TTY): what the host's QuestionSet counts (questions done
+ * of all, in flight, failed, questions a minute, the time left at that pace), redrawn as runs start and end. Lines
+ * written through it go above.
  */
-/** A question set's one line on a terminal (core's SetTally in words), redrawn as runs start and end. */
 export class SetProgress {
-  readonly #tally: SetTally;
+  #text = "";
   constructor(
-    total: number,
     private readonly out: NodeJS.WriteStream = process.stderr,
     private readonly tty = Boolean(process.stderr.isTTY),
-  ) {
-    this.#tally = new SetTally(total);
-  }
+  ) {}
 
-  started(): void {
-    this.#tally.started();
-    this.#draw();
-  }
-
-  finished(ok: boolean, tokens = 0): void {
-    this.#tally.finished(ok, tokens);
+  /** The set's line now (its tally in words: core's SetTally.text). */
+  show(text: string): void {
+    this.#text = text;
     this.#draw();
   }
 
@@ -116,15 +109,10 @@ export class SetProgress {
     if (this.tty) control(this.out, CONTROL.clearLine);
   }
 
-  /** The set's line in words. */
-  text(now = Date.now()): string {
-    return this.#tally.text(now);
-  }
-
   #draw(): void {
-    if (!this.tty) return;
+    if (!this.tty || !this.#text) return;
     this.end();
-    this.out.write(this.text());
+    this.out.write(this.#text);
   }
 }
 

@@ -1,10 +1,9 @@
 import { existsSync, readFileSync } from "node:fs";
 import { appendLines } from "@citeflow/runstore";
 import { join } from "node:path";
-import { compileTemplate, docIdOf, loadGraph, mapInOrder, startRun, type NodeRegistry, type Passage, type Services } from "@citeflow/core";
+import { compileTemplate, docIdOf, mapInOrder, type CompiledGraph, type Passage, type RunHandle, type Services } from "@citeflow/core";
 import type { ChatModel } from "@citeflow/models";
-import { templateNames, templatePath } from "@citeflow/nodes";
-import { RunStore, type SpanRecord } from "@citeflow/runstore";
+import type { RunStore, SpanRecord } from "@citeflow/runstore";
 import { exportDataset, type ExportResult } from "./export.js";
 import type { Format } from "./formats.js";
 
@@ -14,15 +13,20 @@ export interface SynthOptions {
   n: number;
   out: string;
   chat: ChatModel;
-  /** What the pipeline's nodes use (its retrieval store included) and where prompts are read from. */
+  /** What the sampling and the question prompt use (the pipeline's runs get theirs from `session`). */
   services: Services;
-  registry: NodeRegistry;
+  /**
+   * Where the pipeline runs: the host every front end runs graphs through (`@citeflow/host`'s Session), over the
+   * run store in this folder (`<out>/runs`): its runs are tracked and aborted with the others, and read a graph
+   * file's `file:` prompts from that file's folder.
+   */
+  session: (runs: string) => SynthSession;
   seed?: number;
   minYear?: number;
   maxYear?: number;
   minCitations?: number;
-  /** Template name or graph file (default synth-openscholar): Question in, judge nodes inside. */
-  graph?: string;
+  /** The pipeline, opened by the caller as every graph is (`openGraph`: an existing file wins over a template's name): Question in, judge nodes inside. */
+  graph: CompiledGraph;
   rubric?: { organisation: number; factuality: number };
   formats?: Format[];
   /** Prompt for writing a question from an abstract (default file:openscholar.question.v1). */
@@ -30,6 +34,12 @@ export interface SynthOptions {
   onProgress?: (stage: "questions" | "runs", done: number, total: number) => void;
   /** Questions written and pipeline runs made at once (default 1): more keep a served model busy; files and results keep the one-at-a-time order. */
   parallel?: number;
+}
+
+/** What synth asks of the run host (the host's Session is one). */
+export interface SynthSession {
+  readonly store: RunStore;
+  start(graph: CompiledGraph, inputs: Record<string, unknown>): RunHandle;
 }
 
 export interface SynthResult {
@@ -96,7 +106,8 @@ function runTokens(store: RunStore, runId: string): { prompt: number; completion
 export async function synthesize(o: SynthOptions): Promise<SynthResult> {
   const questionsPath = join(o.out, "questions.jsonl");
   const donePath = join(o.out, "done.jsonl");
-  const runs = new RunStore(join(o.out, "runs"));
+  const session = o.session(join(o.out, "runs"));
+  const runs = session.store;
   const tokens = { prompt: 0, completion: 0, calls: 0 };
 
   const store = await o.services.store(o.store);
@@ -139,11 +150,9 @@ export async function synthesize(o: SynthOptions): Promise<SynthResult> {
     },
   );
 
-  const ref = o.graph ?? "synth-openscholar";
-  const path = templateNames().includes(ref) ? templatePath(ref) : ref;
-  const graph = loadGraph(readFileSync(path, "utf8"), o.registry, { source: path });
+  const graph = o.graph;
   const inputName = Object.entries(graph.doc.inputs).find(([, s]) => s.type === "Question")?.[0];
-  if (!inputName) throw new Error(`graph ${path} has no Question input`);
+  if (!inputName) throw new Error(`graph "${graph.doc.name}" has no Question input`);
 
   const done = new Map(
     readLines<DoneLine>(donePath)
@@ -160,7 +169,7 @@ export async function synthesize(o: SynthOptions): Promise<SynthResult> {
     async (q): Promise<{ line: DoneLine; error?: string } | undefined> => {
       const questionId = `synth-${q.docId}`;
       if (done.has(questionId)) return undefined;
-      const handle = startRun(graph, { ...runs.runOptions(), services: o.services, inputs: { [inputName]: { id: questionId, text: q.question } } });
+      const handle = session.start(graph, { [inputName]: { id: questionId, text: q.question } });
       const r = await handle.result;
       const line: DoneLine = { questionId, runId: r.runId, status: r.status };
       return r.status === "ok" ? { line } : { line, error: r.error?.message ?? r.nodes.find((n) => n.error)?.error?.message ?? r.status };

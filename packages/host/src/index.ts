@@ -4,5 +4,6 @@
  * the runs in progress are here, once.
  */
 export { Session, type RunRequest } from "./session.js";
+export { QuestionSet, type QuestionSetOptions } from "./sets.js";
 export { openGraph } from "./graphs.js";
 export { activeRun, abortActiveRuns } from "./active.js";

@@ -1,6 +1,6 @@
 import { readFileSync } from "node:fs";
-import { generatedTokens, mapInOrder, QuestionInputError, questionRuns, runMetrics, type CompiledGraph, type QuestionRun, type RunResult } from "@citeflow/core";
-import { openGraph, type Session } from "@citeflow/host";
+import { QuestionInputError, questionRuns, runMetrics, type CompiledGraph, type QuestionRun, type RunResult } from "@citeflow/core";
+import { openGraph, QuestionSet, type Session } from "@citeflow/host";
 import { describeModel } from "@citeflow/models";
 import { chatChoices, CiteflowServices, describeChat, modelParamsOf, questionsAtOnce } from "@citeflow/nodes";
 import { FailureError, UsageError } from "../errors.js";
@@ -78,52 +78,57 @@ export async function runWithSummaries(graphPath: string, opts: RunCommandOption
   if (!opts.json && opts.parallel === undefined && parallel > 1) process.stderr.write(`questions at once: ${parallel} (every language model here is served; --parallel 1 runs them one at a time)\n`);
   // One question at a time: a line per node as it ends. Several: one line for the set, and a line per run in order.
   const printer = opts.json || parallel > 1 ? undefined : new ProgressPrinter();
-  const set = !opts.json && parallel > 1 ? new SetProgress(batches.length) : undefined;
-  const runOne = async ({ inputs, label }: (typeof batches)[number]): Promise<{ summary: RunSummary; ms?: number; error?: string }> => {
-    const handle = session.start(graph, inputs, {
+  const set = !opts.json && parallel > 1 ? new SetProgress() : undefined;
+  const say = (text: string) => (set ? set.line(text) : process.stderr.write(text + "\n"));
+  // The host's one question-set loop; this front end follows each run (its node lines) and prints its line in order.
+  const questionSet = new QuestionSet<{ summary: RunSummary; ms?: number; error?: string }>(session, graph, batches, {
+    parallel,
+    request: {
       ...(opts.to !== undefined ? { to: opts.to } : {}),
       ...(opts.from !== undefined ? { from: opts.from } : {}),
       ...(opts.only !== undefined ? { only: opts.only } : {}),
       force: opts.force ?? false,
       ...(overrides ? { overrides } : {}),
       ...(opts.concurrency !== undefined ? { concurrency: opts.concurrency } : {}),
-    });
-    set?.started();
-    printer?.setLabel(batches.length > 1 ? (label ?? "") : "");
-    const forward = (async () => {
-      for await (const e of handle.events) printer?.on(e);
-    })();
-    const result = await handle.result;
-    await forward;
-    set?.finished(result.status === "ok", generatedTokens(handle.events.items));
-    const summary: RunSummary = {
-      runId: result.runId,
-      status: result.status,
-      ...(label !== undefined ? { question: label } : {}),
-      nodes: result.nodes.map((n) => ({
-        id: n.id,
-        status: n.status,
-        ...(n.cache ? { cache: n.cache } : {}),
-        ...(n.ms !== undefined ? { ms: round(n.ms) } : {}),
-        ...(n.error ? { error: n.error.message } : {}),
-      })),
-    };
-    Object.assign(summary, answerQuality(graph, result));
-    return { summary, ms: result.ms, ...(result.error ? { error: result.error.message } : {}) };
-  };
-  const say = (text: string) => (set ? set.line(text) : process.stderr.write(text + "\n"));
-  const runs = await mapInOrder(batches, parallel, runOne, ({ summary, ms, error }) => {
-    if (opts.json) return;
-    const hits = summary.nodes.filter((n) => n.cache === "hit").length;
-    say(
-      `${set && summary.question !== undefined ? `[${summary.question}] ` : ""}run ${summary.runId}: ${summary.status} in ${fmtMs(ms)} (${summary.nodes.length} nodes, ${hits} cached)${error ? ` — ${error}` : ""}`,
-    );
-    if (summary.hallucinatedCitations !== undefined) say(`hallucinated citations: ${summary.hallucinatedCitations}`);
-    if (summary.citations) {
-      const c = summary.citations;
-      say(`citation precision ${c.precision.toFixed(3)} · recall ${c.recall.toFixed(3)} · F1 ${c.f1.toFixed(3)}`);
-    }
+    },
+    progress: (now) => set?.show(now.tally.text()),
+    follow: async (handle, i) => {
+      const label = batches[i]!.label;
+      printer?.setLabel(batches.length > 1 ? (label ?? "") : "");
+      const forward = (async () => {
+        for await (const e of handle.events) printer?.on(e);
+      })();
+      const result = await handle.result;
+      await forward;
+      const summary: RunSummary = {
+        runId: result.runId,
+        status: result.status,
+        ...(label !== undefined ? { question: label } : {}),
+        nodes: result.nodes.map((n) => ({
+          id: n.id,
+          status: n.status,
+          ...(n.cache ? { cache: n.cache } : {}),
+          ...(n.ms !== undefined ? { ms: round(n.ms) } : {}),
+          ...(n.error ? { error: n.error.message } : {}),
+        })),
+      };
+      Object.assign(summary, answerQuality(graph, result));
+      return { summary, ms: result.ms, ...(result.error ? { error: result.error.message } : {}) };
+    },
+    inOrder: ({ summary, ms, error }) => {
+      if (opts.json) return;
+      const hits = summary.nodes.filter((n) => n.cache === "hit").length;
+      say(
+        `${set && summary.question !== undefined ? `[${summary.question}] ` : ""}run ${summary.runId}: ${summary.status} in ${fmtMs(ms)} (${summary.nodes.length} nodes, ${hits} cached)${error ? ` — ${error}` : ""}`,
+      );
+      if (summary.hallucinatedCitations !== undefined) say(`hallucinated citations: ${summary.hallucinatedCitations}`);
+      if (summary.citations) {
+        const c = summary.citations;
+        say(`citation precision ${c.precision.toFixed(3)} · recall ${c.recall.toFixed(3)} · F1 ${c.f1.toFixed(3)}`);
+      }
+    },
   });
+  const runs = await questionSet.results;
   set?.end();
   const summaries = runs.map((r) => r.summary);
 

@@ -1,4 +1,5 @@
 import type { NodeRegistry } from "@citeflow/core";
+import { openGraph, Session } from "@citeflow/host";
 import { UsageError } from "../errors.js";
 import { control, CONTROL } from "../terminal.js";
 import { cliServices } from "../services.js";
@@ -48,12 +49,13 @@ export async function synthCommand(opts: SynthCommandOptions, registry: NodeRegi
     out: opts.out,
     chat,
     services,
-    registry,
+    // The pipeline is opened and run as `citeflow run` opens and runs a graph: the host's one lookup and its Session.
+    graph: openGraph(opts.graph, registry),
+    session: (runs) => new Session(registry, services, runs, "cli"),
     seed: num("seed", opts.seed)!,
     ...(opts.minYear !== undefined ? { minYear: num("min-year", opts.minYear)! } : {}),
     ...(opts.maxYear !== undefined ? { maxYear: num("max-year", opts.maxYear)! } : {}),
     ...(opts.minCitations !== undefined ? { minCitations: num("min-citations", opts.minCitations)! } : {}),
-    graph: opts.graph,
     rubric: { organisation: num("min-organisation", opts.minOrganisation)!, factuality: num("min-factuality", opts.minFactuality)! },
     formats: formats as never,
     ...(opts.parallel !== undefined ? { parallel: opts.parallel } : {}),
