@@ -106,6 +106,10 @@ function runTokens(store: RunStore, runId: string): { prompt: number; completion
 export async function synthesize(o: SynthOptions): Promise<SynthResult> {
   const questionsPath = join(o.out, "questions.jsonl");
   const donePath = join(o.out, "done.jsonl");
+  // The pipeline is checked before any question is asked of the model.
+  const graph = o.graph;
+  const inputName = Object.entries(graph.doc.inputs).find(([, s]) => s.type === "Question")?.[0];
+  if (!inputName) throw new Error(`graph "${graph.doc.name}" has no Question input`);
   const session = o.session(join(o.out, "runs"));
   const runs = session.store;
   const tokens = { prompt: 0, completion: 0, calls: 0 };
@@ -149,10 +153,6 @@ export async function synthesize(o: SynthOptions): Promise<SynthResult> {
       o.onProgress?.("questions", i + 1, abstracts.length);
     },
   );
-
-  const graph = o.graph;
-  const inputName = Object.entries(graph.doc.inputs).find(([, s]) => s.type === "Question")?.[0];
-  if (!inputName) throw new Error(`graph "${graph.doc.name}" has no Question input`);
 
   const done = new Map(
     readLines<DoneLine>(donePath)
