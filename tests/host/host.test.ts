@@ -40,6 +40,14 @@ const questionNode = defineNode({
   },
 });
 
+/** A session over a fresh run store and a graph whose one node reads the question (questionNode). */
+function questionSetup() {
+  const registry = testRegistry().register(questionNode);
+  const session = new Session(registry, createServices(configFromEnv({}, tempDir())), tempDir());
+  const graph = loadGraph(doc({ q: ["input.question"], e: ["test.question", {}] }, ["q.question->e.question"], { question: { type: "Question" } }), registry);
+  return { session, graph };
+}
+
 describe("@citeflow/host", () => {
   it("openGraph keeps a graph file's folder, a document's given folder, and none for a template", () => {
     const registry = createRegistry();
@@ -76,9 +84,7 @@ describe("@citeflow/host", () => {
   });
 
   it("a question set: each question's run started by the session, results in the questions' order, a failed run counted and the set goes on", async () => {
-    const registry = testRegistry().register(questionNode);
-    const session = new Session(registry, createServices(configFromEnv({}, tempDir())), tempDir());
-    const graph = loadGraph(doc({ q: ["input.question"], e: ["test.question", {}] }, ["q.question->e.question"], { question: { type: "Question" } }), registry);
+    const { session, graph } = questionSetup();
     const questions = ["a long first question", "fail here", "short", "a fourth one"];
     const seen: Array<[number, number, number]> = [];
     const inOrder: number[] = [];
@@ -103,9 +109,7 @@ describe("@citeflow/host", () => {
   });
 
   it("a question set aborted: the run in flight is aborted, no other starts, and the set says so", async () => {
-    const registry = testRegistry().register(questionNode);
-    const session = new Session(registry, createServices(configFromEnv({}, tempDir())), tempDir());
-    const graph = loadGraph(doc({ q: ["input.question"], e: ["test.question", {}] }, ["q.question->e.question"], { question: { type: "Question" } }), registry);
+    const { session, graph } = questionSetup();
     let started!: () => void;
     const first = new Promise<void>((r) => (started = r));
     const set = new QuestionSet(session, graph, questionRuns(graph.doc, { questions: ["wait for me", "never", "never either"] }), {
