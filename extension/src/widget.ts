@@ -78,6 +78,27 @@ export class CiteflowPanel extends ReactWidget {
   }
 }
 
+/**
+ * A pipeline's document. Closed while its kernel starts, its tab goes at once and the document ends once the start
+ * has settled (30 s at most): JupyterLab's session context, disposed mid-start, throws an uncaught "Disposed". The
+ * kernel started meanwhile is then shut down with the document (plugin.ts). Opened again before that, it stays.
+ */
+export class CiteflowDocument extends DocumentWidget<CiteflowPanel, DocumentRegistry.ICodeModel> {
+  #ending = false;
+
+  override dispose(): void {
+    const session = this.context.sessionContext;
+    if (this.#ending) return;
+    if (this.isDisposed || session.isDisposed || session.isReady) return super.dispose();
+    this.#ending = true;
+    this.parent = null;
+    void Promise.race([session.ready, new Promise((r) => setTimeout(r, 30_000))]).then(() => {
+      this.#ending = false;
+      if (!this.isAttached) this.dispose();
+    });
+  }
+}
+
 export class CiteflowFactory extends ABCWidgetFactory<IDocumentWidget<CiteflowPanel, DocumentRegistry.ICodeModel>, DocumentRegistry.ICodeModel> {
   constructor(
     options: DocumentRegistry.IWidgetFactoryOptions<IDocumentWidget<CiteflowPanel, DocumentRegistry.ICodeModel>>,
@@ -90,7 +111,7 @@ export class CiteflowFactory extends ABCWidgetFactory<IDocumentWidget<CiteflowPa
     const { kernelName, defaultQuestion } = this.settings();
     context.sessionContext.kernelPreference = { ...context.sessionContext.kernelPreference, name: kernelName, shouldStart: true, canStart: true, autoStartDefault: false };
     const content = new CiteflowPanel(context, defaultQuestion);
-    const widget = new DocumentWidget({ content, context });
+    const widget = new CiteflowDocument({ content, context });
     widget.addClass("cf-document");
     return widget;
   }
