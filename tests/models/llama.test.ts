@@ -190,14 +190,15 @@ describe("in-process chat model (llama.cpp, Gemma 3 270M GGUF)", { timeout: 120_
   it("answers several questions at once, each on its own sequence", async () => {
     const m = await loadLocalChat(GEMMA, { sequences: 2 });
     const ps = await passages(4);
-    // When each call generated: the first and the last piece of text it streamed. The answers are
-    // JSON, so each call writes tokens: free text may end at once, where the batch's numerics tip
-    // the base model to a blank line first.
+    // When each call generated, in the order of every call's streamed pieces together (no clock): its
+    // first and last piece. The answers are JSON, so each call writes tokens: free text may end at
+    // once, where the batch's numerics tip the base model to a blank line first.
     const schema = { type: "object", properties: { finding: { type: "string", maxLength: 40 } } };
+    let pieces = 0;
     const spans = await Promise.all(
       ps.map(async (p) => {
         const at: number[] = [];
-        const r = await m.chat(ask([p], `What does "${p.title}" find? Reply with JSON.`), { maxTokens: 24, jsonSchema: schema, onText: () => at.push(performance.now()) });
+        const r = await m.chat(ask([p], `What does "${p.title}" find? Reply with JSON.`), { maxTokens: 24, jsonSchema: schema, onText: () => at.push(pieces++) });
         expect(r.usage!.completionTokens).toBeGreaterThan(0);
         return [at[0]!, at.at(-1)!] as const;
       }),
