@@ -2,21 +2,23 @@ import { Worker } from "node:worker_threads";
 import type { ErrorInfo } from "@citeflow/core";
 import type { ExportOptions } from "@citeflow/datasets";
 import type { ServicesConfig } from "@citeflow/nodes";
+import type { EvidencePageRequest } from "@citeflow/retrieval";
 import type { Correction } from "@citeflow/runstore";
 
-/** Run-store file work, done on the store thread (store-thread.ts). */
+/** The kernel's file work, done on its file thread (store-thread.ts). */
 export type StoreJob =
   | { kind: "runs"; runs: string }
   | { kind: "record"; runs: string; runId: string }
   | { kind: "output"; runs: string; runId: string; nodeId: string; port?: string | undefined }
   | { kind: "correct"; runs: string; runId: string; correction: Correction }
   | { kind: "diff"; runs: string; a: string; b: string }
-  | { kind: "export"; options: Omit<ExportOptions, "services"> & { config: ServicesConfig } };
+  | { kind: "export"; options: Omit<ExportOptions, "services"> & { config: ServicesConfig } }
+  | { kind: "evidencePage"; request: EvidencePageRequest };
 
 type Reply = { id: number; ok: true; result: unknown } | { id: number; ok: false; error: ErrorInfo };
 
 /**
- * One worker thread for the kernel's run-store file work, started on first use. It never keeps
+ * One worker thread for the kernel's file work (the run store's, exports, PDF pages), started on first use. It never keeps
  * the kernel alive; if it dies, what it was doing fails with the reason and the next job starts
  * another.
  */
@@ -56,7 +58,7 @@ export class StoreThread {
       this.#pending.clear();
     };
     worker.on("error", fail);
-    worker.on("exit", (code) => fail(new Error(`the run store's thread stopped (exit code ${code})`)));
+    worker.on("exit", (code) => fail(new Error(`the kernel's file thread stopped (exit code ${code})`)));
     this.#worker = worker;
     return worker;
   }

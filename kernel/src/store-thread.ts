@@ -1,12 +1,13 @@
 /**
- * The worker thread the kernel's run-store file work runs on (store-jobs.ts): listing runs, reading
- * a run and its outputs, diffs, corrections and exports read and write files synchronously, and the
- * kernel's event loop must keep answering the editor and notebook cells meanwhile.
+ * The worker thread the kernel's file work runs on (store-jobs.ts): listing runs, reading a run and
+ * its outputs, diffs, corrections and exports read and write files synchronously, and a PDF page is
+ * parsed and rendered, while the kernel's event loop must keep answering the editor and notebook cells.
  */
 import { parentPort } from "node:worker_threads";
 import { errorInfo } from "@citeflow/core";
 import { exportDataset } from "@citeflow/datasets";
 import { createServices } from "@citeflow/nodes";
+import { renderEvidencePage } from "@citeflow/retrieval";
 import { RunStore } from "@citeflow/runstore";
 import type { StoreJob } from "./store-jobs.js";
 
@@ -18,7 +19,11 @@ function storeAt(dir: string): RunStore {
   return s;
 }
 
-function work(job: StoreJob): unknown {
+async function work(job: StoreJob): Promise<unknown> {
+  if (job.kind === "evidencePage") {
+    const r = await renderEvidencePage(job.request);
+    return { page: r.page, png: Buffer.from(r.png).toString("base64"), width: r.width, height: r.height, boxes: r.boxes };
+  }
   if (job.kind === "export") {
     const { config, ...options } = job.options;
     return exportDataset({ ...options, services: createServices(config) });
@@ -38,9 +43,9 @@ function work(job: StoreJob): unknown {
   }
 }
 
-parentPort!.on("message", ({ id, job }: { id: number; job: StoreJob }) => {
+parentPort!.on("message", async ({ id, job }: { id: number; job: StoreJob }) => {
   try {
-    parentPort!.postMessage({ id, ok: true, result: work(job) });
+    parentPort!.postMessage({ id, ok: true, result: await work(job) });
   } catch (e) {
     parentPort!.postMessage({ id, ok: false, error: errorInfo(e) });
   }
