@@ -1,13 +1,7 @@
-import { createRequire } from "node:module";
 import { dirname } from "node:path";
 import { fileURLToPath } from "node:url";
 import { format } from "node:util";
-
-const require = createRequire(import.meta.url);
-// tslab is CommonJS; its executor and converter are used as libraries (its own kernel is not).
-const { createConverter, isCompleteCode } = require("tslab/dist/converter.js") as typeof import("tslab/dist/converter.js");
-const { createExecutor } = require("tslab/dist/executor.js") as typeof import("tslab/dist/executor.js");
-const { printQuickInfo } = require("tslab/dist/inspect") as { printQuickInfo(info: unknown): string };
+import { createConverter, createExecutor, isCompleteCode, printQuickInfo } from "./tslab.js";
 
 export type Outcome = { status: "ok"; value?: unknown; hasValue: boolean } | { status: "error"; ename: string; evalue: string; traceback: string[] };
 
