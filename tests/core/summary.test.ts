@@ -30,7 +30,7 @@ describe("summarizeOutputs: a node's outputs in one line", () => {
     expect(summarizeValue([])).toBe("none");
     expect(summarizeValue([1, 2, 3])).toBe("3 items");
     expect(summarizeValue(null)).toBe("nothing");
-    expect(summarizeValue({ precision: 1, recall: 0.6667, f1: 0.8, sentences: 3, citations: 3, hallucinated: 0 })).toBe("precision 1 · recall 0.667 · f1 0.8 · sentences 3");
+    expect(summarizeValue({ precision: 1, recall: 0.6667, f1: 0.8, sentences: 3, citations: 3, hallucinatedCitations: 0 })).toBe("precision 1 · recall 0.667 · f1 0.8 · sentences 3");
     expect(summarizeValue({ a: "x", b: [1] })).toBe("2 fields");
   });
 

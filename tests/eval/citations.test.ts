@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import { toAnswer, type Passage } from "@citeflow/core";
+import { runMetrics, toAnswer, type Passage } from "@citeflow/core";
 import { citationScores, premiseSentences } from "@citeflow/eval";
 import { doc, run } from "../helpers.js";
 
@@ -71,7 +71,13 @@ describe("eval.citations with the offline NLI model", () => {
     const r = await run(doc({ a: ["test.any", { value: a }], p: ["test.any", { value: ps }], e: ["eval.citations", { model: "pair-nli-scifact" }] }, ["a.out->e.answer", "p.out->e.passages"]));
     expect(r.byId.e!.status, JSON.stringify(r.byId.e!.error)).toBe("done");
     const m = r.byId.e!.outputs!.metrics as Record<string, number>;
-    expect(m.hallucinated).toBe(1);
+    expect(m.hallucinatedCitations).toBe(1);
+    // Named as a run's metrics name an answer's invalid markers (core's runMetrics), so the two never drift apart.
+    const metrics = runMetrics([
+      { id: "answer", output: (port) => (port === "answer" ? a : undefined) },
+      { id: "citations", output: (port) => (port === "metrics" ? m : undefined) },
+    ]);
+    expect(metrics["citations.hallucinatedCitations"]).toBe(metrics["answer.hallucinatedCitations"]);
     expect(m.sentences).toBe(2);
     // Two sentences, each citing passage 1 (the second's [7] names no passage, so it inherits the
     // first's citation, as in ALCE). The second is not in the passage: recall is 1/2 when the model

@@ -81,7 +81,7 @@ describe("templates on the in-process LLM (Gemma 3 270M GGUF)", { timeout: 300_0
       expect(answer.text.trim().length).toBeGreaterThan(0);
       const given = new Set(Object.values(answer.citations));
       expect(given.size).toBeLessThanOrEqual(Object.keys(answer.citations).length);
-      const hallucinated = (r.byId.citations!.outputs!.metrics as { hallucinated: number }).hallucinated;
+      const hallucinated = (r.byId.citations!.outputs!.metrics as { hallucinatedCitations: number }).hallucinatedCitations;
       expect(hallucinated).toBe(answer.invalidCitations.length);
       const spans = modelSpans(r.events);
       const called = new Set(spans.map((e) => (e as { nodeId: string }).nodeId));

@@ -29,8 +29,8 @@ describe("template graphs", () => {
     const answer = r.byId.answer!.outputs!.answer as Answer;
     expect(Object.keys(answer.citations).length).toBeGreaterThan(0);
     expect(answer.invalidCitations).toEqual([]);
-    const metrics = r.byId.citations!.outputs!.metrics as { precision: number; recall: number; f1: number; hallucinated: number };
-    expect(metrics.hallucinated).toBe(0);
+    const metrics = r.byId.citations!.outputs!.metrics as { precision: number; recall: number; f1: number; hallucinatedCitations: number };
+    expect(metrics.hallucinatedCitations).toBe(0);
     const { precision: p, recall: rc } = metrics;
     expect(metrics.f1).toBeCloseTo(p + rc > 0 ? (2 * p * rc) / (p + rc) : 0, 10);
     const verdicts = r.byId.verify!.outputs!.verdicts as Verdict[];
@@ -72,7 +72,7 @@ describe("template graphs", () => {
     const verdicts = r.byId.verify!.outputs!.verdicts as Verdict[];
     expect(verdicts.map((v) => v.passageId)).toEqual([answer.citations["1"], answer.citations["2"], "invalid:9"]);
     expect(verdicts[2]!.label).toBe("NO_REFERENCE");
-    expect((r.byId.citations!.outputs!.metrics as { hallucinated: number }).hallucinated).toBe(1);
+    expect((r.byId.citations!.outputs!.metrics as { hallucinatedCitations: number }).hallucinatedCitations).toBe(1);
   });
 
   it("CORE-GPT offline: the question is the query, and the trace says why", async () => {
