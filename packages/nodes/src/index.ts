@@ -35,42 +35,7 @@ import { searchCore } from "./search/search-core.js";
 import { searchPubmed } from "./search/search-pubmed.js";
 import { searchSemanticScholar } from "./search/search-semantic-scholar.js";
 
-export {
-  inputQuestion,
-  inputQuestions,
-  listMerge,
-  listSelect,
-  textTemplate,
-  retrieveLexical,
-  retrieveDense,
-  retrieveHybrid,
-  rerankCrossEncoder,
-  filterPerPaper,
-  filterJoinPaper,
-  searchSemanticScholar,
-  searchCore,
-  searchPubmed,
-  searchArxiv,
-  queryEnrich,
-  rateRelevance,
-  judgePairwise,
-  judgeRubric,
-  generateAnswer,
-  feedbackSelf,
-  refineEdit,
-  loopSelfFeedback,
-  citePosthoc,
-  claimsExtract,
-  checkSufficiency,
-  answerCompose,
-  claimsSplit,
-  claimsFromQuestion,
-  verifyNli,
-  verifyLlm,
-  evalCitations,
-};
-
-/** Every node type this package ships. */
+/** Every node type this package ships (one file each, under its family's folder); a registry finds one by its type. */
 export const builtinNodes: AnyNodeDefinition[] = [
   inputQuestion,
   inputQuestions,
@@ -116,7 +81,7 @@ export { configFromEnv, type ServicesConfig, type ServicesPatch, type SearchServ
 export { loadPrompt, promptPath } from "./shared/prompts.js";
 export { EndpointNotAllowed } from "./shared/endpoints.js";
 export { graphReach, type Reach } from "./shared/reach.js";
-export { answerMessages } from "./generate/generate-answer.js";
+export { answerMessages, generateAnswer } from "./generate/generate-answer.js";
 export { JUDGE_ADAPTER_THRESHOLD, JUDGE_THRESHOLD, judgeThreshold, TRUE_FALSE } from "./verify/verify-llm.js";
 export { CLAIM_MAX_CHARS, claimsSchema, sufficiencyAnswers, trueFalseSchema } from "./shared/structured.js";
 export { chatChoices, questionsAtOnce, SERVED_PARALLEL } from "./shared/parallel.js";
