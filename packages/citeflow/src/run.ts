@@ -13,10 +13,9 @@ import {
   type RunHandle,
   type RunOptions,
   type Question,
-  type Services,
 } from "@citeflow/core";
 import { openGraph, QuestionSet, Session } from "@citeflow/host";
-import { CiteflowServices, createRegistry, questionsAtOnce } from "@citeflow/nodes";
+import { createRegistry, questionsAtOnce, type CiteflowServices } from "@citeflow/nodes";
 import { renderEvidencePage } from "@citeflow/retrieval";
 import { defaultRunStore, RunStore, type Correction, type NodeRecord, type RunRecord, type StoredCorrection } from "@citeflow/runstore";
 import { newDisplay, SHOWN_IN, showBundle, type MimeBundle } from "./display.js";
@@ -35,7 +34,7 @@ export const registry = createRegistry();
  * This kernel's session: the built-in nodes, its services (`services()`, or the ones given) and a run store (default
  * `$CITEFLOW_RUNS` or `./.citeflow`); its runs are recorded as a notebook's unless the editor says they are its own.
  */
-export function session(runs: string | RunStore = defaultRunsDir(), withServices: Services = services(), origin: RunOrigin = "notebook"): Session {
+export function session(runs: string | RunStore = defaultRunsDir(), withServices: CiteflowServices = services(), origin: RunOrigin = "notebook"): Session {
   return new Session(registry, withServices, runs, origin);
 }
 
@@ -47,7 +46,9 @@ export function graph(source: string | GraphDoc): CompiledGraph {
 /** Values for the graph's inputs; a string is the question for a graph with one Question input. */
 export type RunInputs = string | Record<string, unknown>;
 
-export interface StartOptions extends Omit<RunOptions, "cache" | "recorder" | "inputs" | "runId"> {
+export interface StartOptions extends Omit<RunOptions, "cache" | "recorder" | "inputs" | "runId" | "services"> {
+  /** The services this run uses (default this kernel's, `services()`). */
+  services?: CiteflowServices;
   /** Run store folder (default `$CITEFLOW_RUNS` or `./.citeflow`). */
   runs?: string;
   /** Show a live status display that updates as nodes finish (default true in the kernel). */
@@ -190,7 +191,7 @@ export async function runQuestions(g: CompiledGraph | string, questions: Array<s
   const compiled = typeof g === "string" ? graph(g) : g;
   const { parallel, display: shown = true, runs, services: given, ...request } = options;
   const withServices = given ?? services();
-  const atOnce = parallel ?? (withServices instanceof CiteflowServices ? questionsAtOnce(compiled, withServices) : 1);
+  const atOnce = parallel ?? questionsAtOnce(compiled, withServices);
   const s = session(runs, withServices);
   const line = shown ? newDisplay() : undefined;
   // The host's one question-set loop; each run is read back from the store as it ends.

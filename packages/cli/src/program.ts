@@ -14,11 +14,13 @@ import { ingestCommand } from "./commands/ingest.js";
 import { searchCommand } from "./commands/search.js";
 import { runCommand } from "./commands/run.js";
 import { runsDiff, runsList, runsOutput, runsShow } from "./commands/runs.js";
-import { graphOrTemplate, templatesCommand } from "./commands/templates.js";
+import { templatesCommand } from "./commands/templates.js";
 import { cliServices, cliSession } from "./services.js";
 import { validateCommand } from "./commands/validate.js";
 import { EXIT, FailureError, UsageError } from "./errors.js";
 import { RunStore } from "@citeflow/runstore";
+import { openGraph } from "@citeflow/host";
+import { findGraph } from "@citeflow/nodes";
 
 /** Folder options: a path that is a file is a usage error; these commands read a folder that must exist. */
 const FOLDERS = { store: ["search", "scifact", "retrieval", "run", "synth"], runs: ["export", "list", "show", "output", "diff", "correct"], out: [] as string[] };
@@ -61,7 +63,8 @@ export function buildProgram(registry: NodeRegistry, setCode: (code: number) => 
     .description("check a graph file; prints each problem with its node and field")
     .argument("<graph>", "a *.citeflow.json file, or a template name")
     .action((graph: string) => {
-      const g = graphOrTemplate(graph);
+      // Read here, not opened: validate lists every problem of the file, where opening stops at the first.
+      const g = findGraph(graph);
       setCode(validateCommand(g.path, registry, cliServices({ graphDir: g.dir })));
     });
 
@@ -100,9 +103,16 @@ export function buildProgram(registry: NodeRegistry, setCode: (code: number) => 
     )
     .option("--json", "print one JSON summary instead of progress", false)
     .action(async (graph: string, opts) => {
-      const g = graphOrTemplate(graph);
-      const session = cliSession(registry, opts.runs, { store: opts.store, allowEndpoints: opts.allowEndpoint as string[], allowModelsDirs: opts.allowModelsDir as string[] });
-      setCode(await runCommand(g.path, opts, session));
+      // Looked up and opened once, as every front end opens a graph (the host's openGraph); the command's services read
+      // its relative `file:` prompts in its folder.
+      const g = openGraph(graph, registry);
+      const session = cliSession(registry, opts.runs, {
+        ...(g.folder ? { graphDir: g.folder } : {}),
+        store: opts.store,
+        allowEndpoints: opts.allowEndpoint as string[],
+        allowModelsDirs: opts.allowModelsDir as string[],
+      });
+      setCode(await runCommand(g, opts, session));
     });
 
   program

@@ -1,5 +1,5 @@
-import { startRun, type CompiledGraph, type NodeRegistry, type RunHandle, type RunOptions, type RunOrigin, type Services } from "@citeflow/core";
-import { CiteflowServices } from "@citeflow/nodes";
+import { startRun, type CompiledGraph, type NodeRegistry, type RunHandle, type RunOptions, type RunOrigin } from "@citeflow/core";
+import type { CiteflowServices } from "@citeflow/nodes";
 import { RunStore } from "@citeflow/runstore";
 import { track } from "./active.js";
 
@@ -18,7 +18,8 @@ export class Session {
 
   constructor(
     readonly registry: NodeRegistry,
-    readonly services: Services,
+    /** Citeflow's services (models, stores, prompts, servers), typed: front ends read their config without a cast. */
+    readonly services: CiteflowServices,
     runs: string | RunStore,
     /** The front end whose runs these are, recorded with each (the Runs list filters by it). */
     readonly origin?: RunOrigin,
@@ -48,8 +49,8 @@ export class Session {
   }
 
   /** A graph read from a file reads its relative `file:` prompts in that file's folder, whoever runs it. */
-  private servicesFor(graph: CompiledGraph): Services {
+  private servicesFor(graph: CompiledGraph): CiteflowServices {
     const s = this.services;
-    return graph.folder && s instanceof CiteflowServices && s.config.graphDir !== graph.folder ? s.with({ graphDir: graph.folder }) : s;
+    return graph.folder && s.config.graphDir !== graph.folder ? s.with({ graphDir: graph.folder }) : s;
   }
 }

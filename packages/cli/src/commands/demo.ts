@@ -5,7 +5,7 @@ import { defaultEmbedder, describeModel, OFFLINE_EMBEDDER } from "@citeflow/mode
 import { describeChat, templatePath } from "@citeflow/nodes";
 import { dataFolder } from "@citeflow/retrieval";
 import { RunStore } from "@citeflow/runstore";
-import { Session } from "@citeflow/host";
+import { openGraph, Session } from "@citeflow/host";
 import { ingestCommand } from "./ingest.js";
 import { cliServices } from "../services.js";
 import { runWithSummaries } from "./run.js";
@@ -38,7 +38,8 @@ export async function demoCommand(runs: string, registry: NodeRegistry, o: { dat
   const claims = join(scifact, "claims_train.jsonl");
   const embedder = defaultEmbedder(process.env);
   const store = join(runs, "stores", `scifact-${basename(embedder)}`);
-  const graph = templatePath("verifai");
+  const graphFile = templatePath("verifai");
+  const graph = openGraph(graphFile, registry);
   const services = cliServices({ store });
   // Verification uses the configured NLI model: Citeflow's trained one unless $CITEFLOW_NLI_MODEL names another.
   const nli = services.config.models.nli;
@@ -51,7 +52,7 @@ export async function demoCommand(runs: string, registry: NodeRegistry, o: { dat
   );
   await ingestCommand({ corpus, store, format: "scifact", chunker: "openscholar", embedder, batch: embedder === OFFLINE_EMBEDDER ? 512 : 64 });
 
-  say(`\n— run ${graph}\n  on the first ${CLAIMS} SciFact training claims; answers from ${generator} —\n`);
+  say(`\n— run ${graphFile}\n  on the first ${CLAIMS} SciFact training claims; answers from ${generator} —\n`);
   const opts = { questions: claims, questionField: "claim", limit: CLAIMS, runs };
   const first = await runWithSummaries(graph, opts, session);
   if (first.code !== 0) return first.code;

@@ -1,8 +1,8 @@
 import { readFileSync } from "node:fs";
 import { QuestionInputError, questionRuns, runMetrics, type CompiledGraph, type QuestionRun, type RunResult } from "@citeflow/core";
-import { openGraph, QuestionSet, type Session } from "@citeflow/host";
+import { QuestionSet, type Session } from "@citeflow/host";
 import { describeModel } from "@citeflow/models";
-import { chatChoices, CiteflowServices, describeChat, modelParamsOf, questionsAtOnce } from "@citeflow/nodes";
+import { chatChoices, describeChat, modelParamsOf, questionsAtOnce } from "@citeflow/nodes";
 import { FailureError, UsageError } from "../errors.js";
 import { fmtMs, ProgressPrinter, SetProgress } from "../progress.js";
 import { readQuestions } from "../questions.js";
@@ -42,7 +42,6 @@ export interface RunSummary {
  * nodes' model params declare them (`modelParam`).
  */
 export function modelLines(graph: CompiledGraph, session: Session): string[] {
-  if (!(session.services instanceof CiteflowServices)) return [];
   const services = session.services;
   const seen = new Set<string>();
   for (const id of graph.order) {
@@ -57,18 +56,16 @@ export function modelLines(graph: CompiledGraph, session: Session): string[] {
 /** The language model each node that calls one would use: a node with the chat params (llmParams), unless it is told to write the extractive baseline. */
 /** Questions at once when --parallel is not given: the nodes' rule (questionsAtOnce), for the services it runs with. */
 export function defaultParallel(graph: CompiledGraph, session: Session): number {
-  return session.services instanceof CiteflowServices ? questionsAtOnce(graph, session.services) : 1;
+  return questionsAtOnce(graph, session.services);
 }
 
-export async function runCommand(graphPath: string, opts: RunCommandOptions, session: Session): Promise<number> {
-  return (await runWithSummaries(graphPath, opts, session)).code;
+export async function runCommand(graph: CompiledGraph, opts: RunCommandOptions, session: Session): Promise<number> {
+  return (await runWithSummaries(graph, opts, session)).code;
 }
 
 /** `citeflow run`, also returning one summary per run (a run per question for per-question graphs). */
-export async function runWithSummaries(graphPath: string, opts: RunCommandOptions, session: Session): Promise<{ code: number; summaries: RunSummary[] }> {
+export async function runWithSummaries(graph: CompiledGraph, opts: RunCommandOptions, session: Session): Promise<{ code: number; summaries: RunSummary[] }> {
   if (opts.question !== undefined && opts.questions !== undefined) throw new UsageError("give --question or --questions, not both");
-  // Opened as every front end opens a graph: a file keeps its folder, where the session reads its `file:` prompts.
-  const graph = openGraph(graphPath, session.registry);
   for (const w of graph.warnings) process.stderr.write(`warning: node "${w.nodeId}": ${w.message}\n`);
   if (!opts.json) for (const line of modelLines(graph, session)) process.stderr.write(line + "\n");
   const batches = graphInputSets(graph, opts);

@@ -1,19 +1,6 @@
 import { readFileSync } from "node:fs";
-import { findGraph, templateNames, templatePath } from "@citeflow/nodes";
-import { FailureError } from "../errors.js";
+import { templateNames, templatePath } from "@citeflow/nodes";
 import { table } from "../table.js";
-
-/**
- * A graph argument names a file (an existing file wins) or a shipped template (`findGraph`, the
- * rule notebooks use too): its path, and the folder its `file:` prompts are read from.
- */
-export function graphOrTemplate(arg: string): { path: string; dir?: string } {
-  try {
-    return findGraph(arg);
-  } catch (e) {
-    throw new FailureError((e as Error).message);
-  }
-}
 
 export function templatesCommand(json: boolean): number {
   const rows = templateNames().map((name) => {
