@@ -1,8 +1,9 @@
 import { COMM_VERSION, errorInfo, type Method } from "@citeflow/core";
-import { allow, defaultRunsDir, services, graphReach, registry, RunStore, session, templateNames } from "citeflow";
 import { FORMATS } from "@citeflow/datasets";
+import { processHost } from "@citeflow/host";
 import { modelCard } from "@citeflow/models";
-import { catalogueWithModels } from "@citeflow/nodes";
+import { catalogueWithModels, templateNames } from "@citeflow/nodes";
+import { defaultRunStore, RunStore } from "@citeflow/runstore";
 import type { Comm, CommHandler } from "./comm.js";
 import { fileMethods } from "./file-methods.js";
 import { RequestError, need, type Methods, type Request } from "./requests.js";
@@ -22,27 +23,19 @@ const STEERING = new Set(["abort", "abortSet", "pause", "step", "continue", "bre
 export function citeflowTarget(comm: Comm, openData: unknown): CommHandler {
   const runsDir = (openData as { runs?: unknown } | undefined)?.runs;
   // Opened once: runs record into it; the file thread opens its own for the file work.
-  const store = new RunStore(typeof runsDir === "string" ? runsDir : defaultRunsDir());
+  const store = new RunStore(typeof runsDir === "string" ? runsDir : defaultRunStore(process.env));
   const files = new StoreThread();
-  const runs = runMethods({
-    registry,
-    services,
-    // The kernel's session, with its services as notebooks in this kernel have configured them now.
-    session: () => session(store, services(), "editor"),
-    reach: (g, agreed) => {
-      for (const target of agreed) allow(target);
-      return graphReach(g.doc.nodes, services());
-    },
-    send: (message) => comm.send(message),
-  });
+  // The process's host: the notebook cells this kernel runs configure it too.
+  const host = processHost(process.env);
+  const runs = runMethods(host, store, (message) => comm.send(message));
   // Typed by the protocol's results; every parameter is still checked where it is read, since a message is input.
   const methods: Methods<Method> = {
     hello: () => ({ version: COMM_VERSION, runStore: store.dir, templates: templateNames(), exportFormats: FORMATS }),
     // Model params offer the installed models of their kind (catalogueWithModels).
-    catalogue: () => catalogueWithModels(registry, services().config.modelsDirs),
-    modelCard: (req) => modelCard(need<string>(req, "model", "string"), services().config.modelsDirs) ?? null,
+    catalogue: () => catalogueWithModels(host.registry, host.services.config.modelsDirs),
+    modelCard: (req) => modelCard(need<string>(req, "model", "string"), host.services.config.modelsDirs) ?? null,
     ...runs.methods,
-    ...fileMethods(files, store.dir, () => services().config),
+    ...fileMethods(files, store.dir, () => host.services.config),
   };
 
   return {

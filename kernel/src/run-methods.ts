@@ -1,23 +1,13 @@
-import { questionRuns, type CompiledGraph, type GraphDoc, type NodeRegistry, type Reach, type RunEvent, type RunHandle } from "@citeflow/core";
-import { activeRun, openGraph, type Session } from "@citeflow/host";
-import { questionsAtOnce, type CiteflowServices } from "@citeflow/nodes";
+import { questionRuns, type CompiledGraph, type GraphDoc, type Reach, type RunEvent, type RunHandle } from "@citeflow/core";
+import { activeRun, type Host } from "@citeflow/host";
+import { questionsAtOnce } from "@citeflow/nodes";
+import type { RunStore } from "@citeflow/runstore";
 import { homedir } from "node:os";
 import { isAbsolute } from "node:path";
 import { QuestionSets } from "./question-sets.js";
 import { need, pick, RequestError, type Methods, type Request } from "./requests.js";
 
 type RunMethod = "reach" | "run" | "runSet" | "abortSet" | "step" | "continue" | "pause" | "abort" | "breakpoints";
-
-/** What the run methods use of the kernel: its registry, its services as configured now, a session on its run store, consent. */
-export interface RunContext {
-  registry: NodeRegistry;
-  services: () => CiteflowServices;
-  session: () => Session;
-  /** The servers and models folders a graph reaches, each allowed or not; `agreed` are allowed first. */
-  reach: (g: CompiledGraph, agreed: string[]) => Reach[];
-  /** Sends a message to the editor. */
-  send: (message: unknown) => void;
-}
 
 /** Strip bulky values from events sent over the comm: outputs are fetched with "output". */
 function slim(e: RunEvent): unknown {
@@ -29,38 +19,37 @@ function slim(e: RunEvent): unknown {
 }
 
 /**
- * The comm's runs: a graph opened from the request, consent for what it reaches, a run or a question
- * set started on the kernel's session with its events streamed, and the runs this comm started
- * steered by id. `close` aborts them (the comm closed).
+ * The comm's runs, hosted by the kernel's host: a graph opened from the request, consent for what it
+ * reaches, a run or a question set started on a session over the comm's run store (the services as
+ * notebooks in this kernel have configured them now) with its events streamed to the editor by
+ * `send`, and the runs this comm started steered by id. `close` aborts them (the comm closed).
  */
-export function runMethods(k: RunContext): { methods: Methods<RunMethod>; close: () => void } {
+export function runMethods(host: Host, store: RunStore, send: (message: unknown) => void): { methods: Methods<RunMethod>; close: () => void } {
+  const session = () => host.session(store, "editor");
   // The runs this comm started (the host keeps every run in progress: activeRun).
   const mine = new Set<string>();
   const graphOf = (req: Request): CompiledGraph => {
     const g = req.graph;
     if (g === undefined) throw new RequestError(`"${req.method}" needs "graph" (a template name, a file path or a graph document)`);
-    if (typeof g === "string") return openGraph(g, k.registry);
+    if (typeof g === "string") return host.openGraph(g);
     // A document the editor read from a file: its relative `file:` prompts are read in that file's folder.
     // The Jupyter server may give its root as "~/…".
     const folder = req.folder === undefined ? undefined : need<string>(req, "folder", "string").replace(/^~(?=\/|$)/, homedir());
     if (folder !== undefined && !isAbsolute(folder)) throw new RequestError(`"folder" must be an absolute path, got ${JSON.stringify(folder)}`);
     if (typeof g !== "object" || g === null) throw new RequestError(`"graph" must be a template name, a file path or a graph document`);
-    return openGraph(g as GraphDoc, k.registry, folder);
+    return host.openGraph(g as GraphDoc, folder);
   };
   // A run streams its events to the editor and is steerable by its id while it runs.
   const follow = async (r: RunHandle) => {
     mine.add(r.runId);
-    for await (const e of r.events) k.send({ type: "event", runId: r.runId, event: slim(e) });
+    for await (const e of r.events) send({ type: "event", runId: r.runId, event: slim(e) });
     await r.result.catch(() => undefined);
     mine.delete(r.runId);
   };
-  const sets = new QuestionSets((progress) => k.send({ type: "set", progress }), follow);
-  /**
-   * A graph file cannot choose where requests go or which model files load: servers and models
-   * folders it names that the user has not configured start a run only once the user agreed (the
-   * editor's dialog sends them back in allowEndpoints); they are then allowed for this kernel's life. One request in the common case.
-   */
-  const unconsented = (req: Request, g: CompiledGraph): Reach[] => k.reach(g, Array.isArray(req.allowEndpoints) ? req.allowEndpoints.map(String) : []).filter((r) => r.kind !== "file" && !r.allowed);
+  const sets = new QuestionSets((progress) => send({ type: "set", progress }), follow);
+  // What the user has not agreed to yet (the host's consent rule): the editor's dialog asks, and sends the same request
+  // with allowEndpoints, allowed for the kernel's life. One request in the common case.
+  const unconsented = (req: Request, g: CompiledGraph): Reach[] => host.needsConsent(g, Array.isArray(req.allowEndpoints) ? req.allowEndpoints.map(String) : []);
   const live = (req: Request): RunHandle => {
     const id = need<string>(req, "runId", "string");
     const r = mine.has(id) ? activeRun(id) : undefined;
@@ -70,7 +59,7 @@ export function runMethods(k: RunContext): { methods: Methods<RunMethod>; close:
 
   const methods: Methods<RunMethod> = {
     // What a graph would reach outside the process (servers, files), each allowed or not.
-    reach: (req) => k.reach(graphOf(req), []),
+    reach: (req) => host.reach(graphOf(req)),
     run: (req) => {
       const g = graphOf(req);
       const needsConsent = unconsented(req, g);
@@ -80,7 +69,7 @@ export function runMethods(k: RunContext): { methods: Methods<RunMethod>; close:
       const inputs = asked
         ? questionRuns(g.doc, { ...(typeof req.question === "string" ? { question: req.question } : {}), ...(Array.isArray(req.questions) ? { questions: req.questions.map(String) } : {}) })[0]!.inputs
         : req.inputs;
-      const r = k.session().start(g, (inputs ?? {}) as Record<string, unknown>, pick(req, ["to", "from", "only", "force", "overrides", "breakpoints", "step", "concurrency"]));
+      const r = session().start(g, (inputs ?? {}) as Record<string, unknown>, pick(req, ["to", "from", "only", "force", "overrides", "breakpoints", "step", "concurrency"]));
       void follow(r);
       return { runId: r.runId, selected: r.selected };
     },
@@ -90,12 +79,12 @@ export function runMethods(k: RunContext): { methods: Methods<RunMethod>; close:
       const questions = need<unknown[]>(req, "questions", "object");
       if (!Array.isArray(questions) || questions.length === 0 || questions.some((q) => typeof q !== "string" || !q.trim()))
         throw new RequestError(`"runSet" needs "questions": a list of one or more questions, none empty`);
-      const parallel = req.parallel === undefined ? questionsAtOnce(g, k.services()) : need<number>(req, "parallel", "number");
+      const parallel = req.parallel === undefined ? questionsAtOnce(g, host.services) : need<number>(req, "parallel", "number");
       if (!Number.isInteger(parallel) || parallel < 1) throw new RequestError(`"parallel" must be a whole number of 1 or more, got ${parallel}`);
       const needsConsent = unconsented(req, g);
       if (needsConsent.length) return { needsConsent };
       const runs = questionRuns(g.doc, { questions: questions as string[] });
-      return sets.start(k.session(), g, runs, parallel, pick(req, ["to", "force", "overrides"]));
+      return sets.start(session(), g, runs, parallel, pick(req, ["to", "force", "overrides"]));
     },
     abortSet: (req) => {
       const id = need<string>(req, "setId", "string");

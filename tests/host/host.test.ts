@@ -3,7 +3,7 @@ import { mkdirSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { describe, expect, it } from "vitest";
 import { defineNode, loadGraph, questionRuns } from "@citeflow/core";
-import { abortActiveRuns, activeRun, openGraph, QuestionSet, Session } from "@citeflow/host";
+import { abortActiveRuns, activeRun, Host, openGraph, processHost, QuestionSet, Session } from "@citeflow/host";
 import { CiteflowServices, configFromEnv, createRegistry, createServices } from "@citeflow/nodes";
 import { z } from "zod";
 import { doc, tempDir, testRegistry } from "../helpers.js";
@@ -127,5 +127,30 @@ describe("@citeflow/host", () => {
     expect(set.runIds.slice(1)).toEqual([null, null]);
     expect(session.store.readRun(set.runIds[0]!).status).toBe("aborted");
     expect(set.tally.done).toBe(1);
+  });
+});
+
+describe("a front end's host", () => {
+  it("makes its services on first use; what `configure` changes, the sessions it opens after use, and consent is the host's rule", async () => {
+    let made = 0;
+    const host = new Host(createRegistry().register(folderNode), () => (made++, createServices(configFromEnv({}, tempDir()))));
+    expect(made).toBe(0);
+    const graph = host.openGraph(doc({ a: ["test.folder", {}] }, []));
+    const before = host.session(tempDir()).services;
+    expect(made).toBe(1);
+    const store = tempDir();
+    host.configure({ store });
+    expect(host.session(tempDir()).services.config.store).toBe(store);
+    expect(before.config.store).not.toBe(store);
+    // A graph naming a server nobody configured needs consent; agreed once, it is allowed for the host's life.
+    const elsewhere = host.openGraph(
+      doc({ q: ["input.question"], e: ["query.enrich", { model: "m", baseUrl: "http://127.0.0.1:7/v1" }] }, ["q.question->e.question"], { question: { type: "Question" } }),
+    );
+    expect(host.needsConsent(elsewhere).map((r) => [r.node, r.target])).toEqual([["e", "http://127.0.0.1:7/v1"]]);
+    expect(host.needsConsent(elsewhere, ["http://127.0.0.1:7/v1"])).toEqual([]);
+    expect(host.needsConsent(elsewhere)).toEqual([]);
+    expect((await host.session(tempDir()).start(graph, {}).result).status).toBe("ok");
+    // The process's host is one, whoever asks (the kernel's comm and the notebook package in a kernel).
+    expect(processHost(process.env)).toBe(processHost({}));
   });
 });

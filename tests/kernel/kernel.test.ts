@@ -71,10 +71,10 @@ describe("the Citeflow kernel under Jupyter's own client", () => {
     expect(r.results.size, r.output).toBe(9);
   }, 600_000);
 
-  it("speaks the citeflow comm: open, run a template, stream events, fetch outputs, override, step, consent in the run request, Stop while a cell runs, model cards", () => {
+  it("speaks the citeflow comm: open, run a template, stream events, fetch outputs, override, step, consent in the run request, Stop while a cell runs, model cards, what a cell configures", () => {
     const r = unittest("test_comm", env);
     expect(r.code, r.output).toBe(0);
-    expect(r.results.size, r.output).toBe(9);
+    expect(r.results.size, r.output).toBe(10);
   }, 600_000);
 });
 

@@ -148,6 +148,29 @@ class CiteflowCommTests(unittest.TestCase):
         reply, _ = self.s.request(self.comm, "c3", "reach", graph=graph)
         self.assertEqual([r["allowed"] for r in reply["result"] if r["kind"] == "endpoint"], [True])
 
+    def test_what_a_notebook_cell_configures_the_editors_runs_use(self):
+        # One host in the kernel: a server a cell configures is one the editor's graphs may reach without asking.
+        graph = {
+            "citeflow": 1,
+            "name": "configured",
+            "inputs": {"question": {"type": "Question"}},
+            "nodes": [
+                {"id": "question", "type": "input.question", "version": 1, "params": {}},
+                {"id": "enrich", "type": "query.enrich", "version": 1, "params": {"model": "m", "baseUrl": "http://127.0.0.1:8/v1"}},
+            ],
+            "edges": [{"from": "question.question", "to": "enrich.question"}],
+        }
+        allowed = lambda reply: [r["allowed"] for r in reply["result"] if r["kind"] == "endpoint"]
+        reply, _ = self.s.request(self.comm, "n1", "reach", graph=graph)
+        self.assertEqual(allowed(reply), [False])
+        content, _ = self.s.execute('import { configure } from "citeflow";\nconfigure({ chat: { model: "m", baseUrl: "http://127.0.0.1:8/v1" } });')
+        self.assertEqual(content["status"], "ok", content)
+        try:
+            reply, _ = self.s.request(self.comm, "n2", "reach", graph=graph)
+            self.assertEqual(allowed(reply), [True])
+        finally:
+            self.s.execute('configure({ chat: { model: "", baseUrl: "" } });')
+
     def test_stop_while_a_cell_runs(self):
         # The editor's run pauses at its first node; then a notebook cell keeps the shell busy until a flag file appears.
         reply, _ = self.s.request(self.comm, "b1", "run", graph="verifai", inputs={"question": QUESTION}, step=True, force=True)

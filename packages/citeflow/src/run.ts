@@ -14,12 +14,12 @@ import {
   type RunOptions,
   type Question,
 } from "@citeflow/core";
-import { openGraph, QuestionSet, Session } from "@citeflow/host";
-import { createRegistry, questionsAtOnce, type CiteflowServices } from "@citeflow/nodes";
+import { QuestionSet, type Session } from "@citeflow/host";
+import { questionsAtOnce, type CiteflowServices } from "@citeflow/nodes";
 import { renderEvidencePage } from "@citeflow/retrieval";
 import { defaultRunStore, RunStore, type Correction, type NodeRecord, type RunRecord, type StoredCorrection } from "@citeflow/runstore";
 import { newDisplay, SHOWN_IN, showBundle, type MimeBundle } from "./display.js";
-import { services } from "./services.js";
+import { host, services } from "./services.js";
 import { splitRef, type Claim, type Passage, type RunOrigin, type Verdict } from "@citeflow/core";
 import { bundleFor, previewOutputs, verdictsBundle, viewBundle, VIEW_VERSION, type RunNodeView, type RunView } from "./mime.js";
 
@@ -28,19 +28,20 @@ export function defaultRunsDir(): string {
   return defaultRunStore(process.env);
 }
 
-export const registry = createRegistry();
+/** The node registry this process's runs use (its host's): a node registered here is one the editor can run too. */
+export const registry = host().registry;
 
 /**
  * This kernel's session: the built-in nodes, its services (`services()`, or the ones given) and a run store (default
  * `$CITEFLOW_RUNS` or `./.citeflow`); its runs are recorded as a notebook's unless the editor says they are its own.
  */
 export function session(runs: string | RunStore = defaultRunsDir(), withServices: CiteflowServices = services(), origin: RunOrigin = "notebook"): Session {
-  return new Session(registry, withServices, runs, origin);
+  return host().session(runs, origin, withServices);
 }
 
 /** A graph from a file path (an existing file wins), a template name (`verifai`, `core-gpt`, `openscholar`, `arxivbot`), or a document (the host's `openGraph`). */
 export function graph(source: string | GraphDoc): CompiledGraph {
-  return openGraph(source, registry);
+  return host().openGraph(source);
 }
 
 /** Values for the graph's inputs; a string is the question for a graph with one Question input. */

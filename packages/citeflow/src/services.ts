@@ -1,6 +1,10 @@
-import { configFromEnv, createServices, type CiteflowServices, type ServicesPatch } from "@citeflow/nodes";
+import { processHost, type Host } from "@citeflow/host";
+import type { CiteflowServices, ServicesPatch } from "@citeflow/nodes";
 
-let current: CiteflowServices | undefined;
+/** This process's host (`@citeflow/host`'s `processHost`): in a kernel, the one its editor's runs use too. */
+export function host(): Host {
+  return processHost(process.env);
+}
 
 /**
  * What this kernel's runs use (models, stores, prompts, servers): the environment read once, on
@@ -8,7 +12,7 @@ let current: CiteflowServices | undefined;
  * `useOfflineModels`).
  */
 export function services(): CiteflowServices {
-  return (current ??= createServices(configFromEnv(process.env)));
+  return host().services;
 }
 
 /**
@@ -17,8 +21,7 @@ export function services(): CiteflowServices {
  * already loaded stay loaded.
  */
 export function configure(patch: ServicesPatch): CiteflowServices {
-  current = services().with(patch);
-  return current;
+  return host().configure(patch);
 }
 
 /** Let graphs run in this kernel send requests to `url` (and what is under it), which you have not configured. No key is sent to it. */

@@ -1,6 +1,6 @@
 import type { NodeRegistry } from "@citeflow/core";
 import { configFromEnv, createServices, type CiteflowServices } from "@citeflow/nodes";
-import { Session } from "@citeflow/host";
+import { Host, type Session } from "@citeflow/host";
 import { UsageError } from "./errors.js";
 
 export interface CliServiceOptions {
@@ -29,7 +29,12 @@ export function cliServices(o: CliServiceOptions = {}): CiteflowServices {
   return services;
 }
 
-/** A command's session: the registry, the command's services, and the run store its runs are recorded in (--runs). */
+/** A command's host: the registry and the command's services (made when first used). */
+export function cliHost(registry: NodeRegistry, o: CliServiceOptions = {}): Host {
+  return new Host(registry, () => cliServices(o));
+}
+
+/** A command's session: its host's, on the run store its runs are recorded in (--runs). */
 export function cliSession(registry: NodeRegistry, runs: string, o: CliServiceOptions = {}): Session {
-  return new Session(registry, cliServices(o), runs, "cli");
+  return cliHost(registry, o).session(runs, "cli");
 }

@@ -5,9 +5,8 @@ import { defaultEmbedder, describeModel, OFFLINE_EMBEDDER } from "@citeflow/mode
 import { describeChat, templatePath } from "@citeflow/nodes";
 import { dataFolder } from "@citeflow/retrieval";
 import { RunStore } from "@citeflow/runstore";
-import { openGraph, Session } from "@citeflow/host";
 import { ingestCommand } from "./ingest.js";
-import { cliServices } from "../services.js";
+import { cliHost } from "../services.js";
 import { runWithSummaries } from "./run.js";
 import { sciFactFolder } from "../scifact-data.js";
 import { runModelCalls, runsShow } from "./runs.js";
@@ -39,11 +38,12 @@ export async function demoCommand(runs: string, registry: NodeRegistry, o: { dat
   const embedder = defaultEmbedder(process.env);
   const store = join(runs, "stores", `scifact-${basename(embedder)}`);
   const graphFile = templatePath("verifai");
-  const graph = openGraph(graphFile, registry);
-  const services = cliServices({ store });
+  const host = cliHost(registry, { store });
+  const graph = host.openGraph(graphFile);
+  const services = host.services;
   // Verification uses the configured NLI model: Citeflow's trained one unless $CITEFLOW_NLI_MODEL names another.
   const nli = services.config.models.nli;
-  const session = new Session(registry, services, runs, "cli");
+  const session = host.session(runs, "cli");
   const generator = describeChat(services.chatChoice({ model: "", baseUrl: "" }, "generate.answer"), services.config.quietUnverifiedModels);
   const embedderNote = embedder === OFFLINE_EMBEDDER ? "static-use-en (offline, weak: run `npm run models` for all-MiniLM-L6-v2)" : embedder;
 

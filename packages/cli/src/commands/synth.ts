@@ -1,8 +1,7 @@
 import type { NodeRegistry } from "@citeflow/core";
-import { openGraph, Session } from "@citeflow/host";
 import { UsageError } from "../errors.js";
 import { control, CONTROL } from "../terminal.js";
-import { cliServices } from "../services.js";
+import { cliHost } from "../services.js";
 
 export interface SynthCommandOptions {
   store: string;
@@ -31,7 +30,8 @@ export async function synthCommand(opts: SynthCommandOptions, registry: NodeRegi
   const n = num("n", opts.n)!;
   if (!Number.isInteger(n) || n < 1) throw new UsageError(`--n ${opts.n}: give a positive integer`);
   const { noChatReason } = await import("@citeflow/nodes");
-  const services = cliServices({ store: opts.store });
+  const host = cliHost(registry, { store: opts.store });
+  const services = host.services;
   const settings = { model: "", baseUrl: "", temperature: 0, maxTokens: 512, repeatPenalty: 1.1, timeoutMs: 120_000, retries: 3 };
   // The questions are written by the base model: no adapter is trained on this task.
   const chat = await services.chat(settings, "synth");
@@ -49,9 +49,9 @@ export async function synthCommand(opts: SynthCommandOptions, registry: NodeRegi
     out: opts.out,
     chat,
     services,
-    // The pipeline is opened and run as `citeflow run` opens and runs a graph: the host's one lookup and its Session.
-    graph: openGraph(opts.graph, registry),
-    session: (runs) => new Session(registry, services, runs, "cli"),
+    // The pipeline is opened and run as `citeflow run` opens and runs a graph: by the command's host.
+    graph: host.openGraph(opts.graph),
+    session: (runs) => host.session(runs, "cli"),
     seed: num("seed", opts.seed)!,
     ...(opts.minYear !== undefined ? { minYear: num("min-year", opts.minYear)! } : {}),
     ...(opts.maxYear !== undefined ? { maxYear: num("max-year", opts.maxYear)! } : {}),
