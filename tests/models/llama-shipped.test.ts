@@ -1,8 +1,8 @@
 import { join } from "node:path";
 import { describe, expect, it } from "vitest";
 import { NO_ANSWER, QUOTE_OPENING, splitSentences } from "@citeflow/core";
-import { loadLocalChat, quotable, QUOTES_MAX } from "@citeflow/models";
-import { answerMessages, configFromEnv, createServices, generateAnswer } from "@citeflow/nodes";
+import { loadLocalChat } from "@citeflow/models";
+import { answerGrammar, answerMessages, configFromEnv, createServices, generateAnswer, quotable, QUOTES_MAX, refusalOrCite } from "@citeflow/nodes";
 import { claimPassages, claims, expectShippedAdapter, root } from "./heldout-claims.js";
 import { GEMMA } from "./local.js";
 
@@ -28,9 +28,11 @@ describe("the shipped language-model adapter", { timeout: 300_000 }, () => {
     for (const id of [12, 39]) {
       const { passages, messages } = prompt(id);
       const p = generateAnswer.params.parse({});
-      const o = { maxTokens: 160, citations: { count: 3, base: 1 as const, required: p.requireCitation, uncited: p.noAnswer, uncitedAt: p.noAnswerAt! } };
-      const before = (await base.chat(messages, { maxTokens: 160, citations: { count: 3, base: 1 } })).text;
-      const after = (await tuned.chat(messages, o)).text.trim();
+      const before = (await base.chat(messages, { maxTokens: 160, grammar: answerGrammar({ count: 3, base: 1 }) })).text;
+      // generate.answer's rule without quoting: below noAnswerAt the refusal is not the answer, which cites and does not take the refusal's way.
+      const way = await refusalOrCite(tuned, messages, p.noAnswer);
+      expect(way.probability, `claim ${id}`).toBeLessThan(p.noAnswerAt!);
+      const after = (await tuned.chat(messages, { maxTokens: 160, grammar: answerGrammar({ count: 3, base: 1, required: p.requireCitation, avoid: way.avoid }) })).text.trim();
       expect(before, `claim ${id}, base`).not.toMatch(/\[\d\]/);
       // What the papers report, citing the first passage (the one with the evidence), and no verdict on the claim.
       const m = /^The papers report: ([^]+\[1\])\.$/.exec(after);
@@ -62,7 +64,8 @@ describe("the shipped language-model adapter", { timeout: 300_000 }, () => {
       const { passages, messages } = prompt(id);
       const sentences = passages.map((x) => splitSentences(x.text));
       const quote = { sentences, opening: p.quoteOpening };
-      const answer = (await tuned.chat(messages, { maxTokens: p.maxTokens, citations: { count: 3, base: 1, required: true, quote, uncited: p.noAnswer, uncitedAt: p.noAnswerAt! } })).text.trim();
+      expect((await refusalOrCite(tuned, messages, p.noAnswer)).probability, `claim ${id}`).toBeLessThan(p.noAnswerAt!);
+      const answer = (await tuned.chat(messages, { maxTokens: p.maxTokens, grammar: answerGrammar({ count: 3, base: 1, required: true, quote }) })).text.trim();
       expect(answer.startsWith(`${QUOTE_OPENING} `), answer).toBe(true);
       // Every statement is one of its passage's sentences, word for word, with that passage's marker.
       const statements = [...answer.slice(QUOTE_OPENING.length).matchAll(/ ?(.+?) \[(\d)\]\./g)];
@@ -81,25 +84,25 @@ describe("the shipped language-model adapter", { timeout: 300_000 }, () => {
     const tuned = await loadLocalChat(GEMMA, { sequences: 1, contextSize: 4096, adapter: { path: join(SHIPPED, "adapter.gguf"), name: "citeflow/lm-gemma3-270m-scifact" } });
     const p = generateAnswer.params.parse({});
     const { messages } = prompt(25, false);
-    const answer = await tuned.chat(messages, { maxTokens: 160, citations: { count: 3, base: 1, required: p.requireCitation, uncited: p.noAnswer } });
+    const answer = await tuned.chat(messages, { maxTokens: 160, grammar: answerGrammar({ count: 3, base: 1, required: p.requireCitation, uncited: p.noAnswer }) });
     expect(answer.text.trim()).toBe(NO_ANSWER);
     // Held to cite with no way to refuse, it still writes the refusal and the grammar puts a marker
     // after it: why noAnswerAt's cited way also keeps the answer off the refusal's words (next test).
-    const held = await tuned.chat(messages, { maxTokens: 160, citations: { count: 3, base: 1, required: true } });
+    const held = await tuned.chat(messages, { maxTokens: 160, grammar: answerGrammar({ count: 3, base: 1, required: true }) });
     expect(held.text.trim(), held.text).toMatch(/^The papers do not answer the question\.? ?\[[123]\]/);
   });
 
   it("with noAnswerAt, says the papers do not answer when the model's probability of it is at least that, and otherwise cites without taking the refusal's way", async () => {
     const tuned = await loadLocalChat(GEMMA, { sequences: 1, contextSize: 4096, adapter: { path: join(SHIPPED, "adapter.gguf"), name: "citeflow/lm-gemma3-270m-scifact" } });
     const { messages } = prompt(25, false);
-    const ask = (uncitedAt: number) => tuned.chat(messages, { maxTokens: 160, citations: { count: 3, base: 1, required: true, uncited: NO_ANSWER, uncitedAt } });
-    const refused = await ask(0.01);
-    expect(refused.text).toBe(NO_ANSWER);
-    const p = refused.uncitedProbability!;
-    expect(p).toBeGreaterThan(0.01);
-    expect(p).toBeLessThan(1);
-    const cited = await ask(1);
-    expect(cited.uncitedProbability).toBeCloseTo(p, 6);
+    // The refusal's probability, as generate.answer weighs it against noAnswerAt: at 0.01 the answer would be the refusal, at 1 it cites.
+    const way = await refusalOrCite(tuned, messages, NO_ANSWER);
+    expect(way.probability).toBeGreaterThan(0.01);
+    expect(way.probability).toBeLessThan(1);
+    expect((await refusalOrCite(tuned, messages, NO_ANSWER)).probability).toBeCloseTo(way.probability, 6);
+    // Citing, the answer parts from the refusal at its least likely token (" do" in "The papers do not answer").
+    expect(way.avoid).toBe("The papers d");
+    const cited = await tuned.chat(messages, { maxTokens: 160, grammar: answerGrammar({ count: 3, base: 1, required: true, avoid: way.avoid }) });
     expect(cited.text.split("\n")[0]).toMatch(/\[[123]\]/);
     expect(cited.text.trim().startsWith("The papers do")).toBe(false);
   });

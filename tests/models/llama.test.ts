@@ -1,20 +1,7 @@
 import { describe, expect, it } from "vitest";
 import { NO_ANSWER, QUOTE_OPENING, splitSentences, toAnswer, type Passage } from "@citeflow/core";
-import { claimsSchema } from "@citeflow/nodes";
-import {
-  citationGrammar,
-  CITE_WITHIN,
-  findGguf,
-  GgufNotFoundError,
-  jsonTokenBound,
-  loadLocalChat,
-  plainPrompt,
-  quotable,
-  quoteGrammar,
-  QUOTES_MAX,
-  REUSE_BLOCK,
-  type ChatMessage,
-} from "@citeflow/models";
+import { answerGrammar, citationGrammar, CITE_WITHIN, claimsSchema, quotable, quoteGrammar, QUOTES_MAX } from "@citeflow/nodes";
+import { findGguf, GgufNotFoundError, jsonTokenBound, loadLocalChat, plainPrompt, REUSE_BLOCK, type ChatMessage } from "@citeflow/models";
 import { firstSciFactDocs } from "../scifact.js";
 import { GEMMA, INSTALLED } from "./local.js";
 
@@ -107,7 +94,7 @@ describe("in-process chat model (llama.cpp, Gemma 3 270M GGUF)", { timeout: 120_
     const ps = await passages(12);
     for (let i = 0; i < 4; i++) {
       const given = ps.slice(i * 3, i * 3 + 3);
-      const r = await m.chat(ask(given, `Is it true that ${given[0]!.title.toLowerCase()}? Cite [1], [2] or [3].`), { maxTokens: 60, citations: { count: 3, base: 1 } });
+      const r = await m.chat(ask(given, `Is it true that ${given[0]!.title.toLowerCase()}? Cite [1], [2] or [3].`), { maxTokens: 60, grammar: answerGrammar({ count: 3, base: 1 }) });
       const answer = toAnswer(r.text, given);
       expect(answer.invalidCitations).toEqual([]);
       expect(r.text).not.toMatch(/\[(?![123]\])[^\]]*\]/);
@@ -122,9 +109,9 @@ describe("in-process chat model (llama.cpp, Gemma 3 270M GGUF)", { timeout: 120_
     for (let i = 0; i < 4; i++) {
       const given = ps.slice(i * 3, i * 3 + 3);
       const question = ask(given, `What does ${given[1]!.title.toLowerCase()} report?`);
-      const free = await m.chat(question, { maxTokens: 60, citations: { count: 3, base: 1 } });
+      const free = await m.chat(question, { maxTokens: 60, grammar: answerGrammar({ count: 3, base: 1 }) });
       citedFree += Object.keys(toAnswer(free.text, given).citations).length > 0 ? 1 : 0;
-      const r = await m.chat(question, { maxTokens: 60, citations: { count: 3, base: 1, required: true } });
+      const r = await m.chat(question, { maxTokens: 60, grammar: answerGrammar({ count: 3, base: 1, required: true }) });
       expect(r.text.split("\n")[0]!.slice(0, CITE_WITHIN + 3), r.text).toMatch(/\[[123]\]/);
       expect(toAnswer(r.text, given).invalidCitations).toEqual([]);
     }
@@ -149,7 +136,10 @@ describe("in-process chat model (llama.cpp, Gemma 3 270M GGUF)", { timeout: 120_
     for (let i = 0; i < 2; i++) {
       const given = ps.slice(i * 3, i * 3 + 3);
       const sentences = given.map((p) => splitSentences(p.text));
-      const r = await m.chat(ask(given, `What does ${given[1]!.title.toLowerCase()} report?`), { maxTokens: 60, citations: { count: 3, base: 1, quote: { sentences, opening: QUOTE_OPENING } } });
+      const r = await m.chat(ask(given, `What does ${given[1]!.title.toLowerCase()} report?`), {
+        maxTokens: 60,
+        grammar: answerGrammar({ count: 3, base: 1, quote: { sentences, opening: QUOTE_OPENING } }),
+      });
       const body = r.text.trim().slice(QUOTE_OPENING.length);
       expect(r.text.trim().startsWith(QUOTE_OPENING), r.text).toBe(true);
       const statements = [...body.matchAll(/ (.+?) \[(\d)\]\./g)];

@@ -28,8 +28,22 @@ export interface ChatResult {
   finishReason?: string;
   /** With `choices`, in-process models: each choice's log-probability after the prompt when the answer is held to the choices (natural log; where they part, the model's probabilities renormalised over the tokens they go on with), in the order given. */
   choiceLogprobs?: number[];
-  /** With `citations.uncitedAt`, in-process models: the probability of the uncited answer that decided between it and citing. */
-  uncitedProbability?: number;
+}
+
+/** A grammar an in-process model's answer is held to: GBNF, llama.cpp's grammar format. */
+export interface Grammar {
+  gbnf: string;
+  /** At most how many tokens an answer it allows takes: a call gets at least this many, so a held answer closes. */
+  tokenBound?: number;
+  /** Keep the compiled grammar under this name for the calls that follow (none: a grammar made for one call's inputs). */
+  key?: string;
+}
+
+/** Texts scored as continuations of a prompt: each text's tokens, each with its text and its natural log-probability there. */
+export interface Continuations {
+  scored: Array<Array<{ text: string; logprob: number }>>;
+  /** The prompt's tokens. */
+  promptTokens: number;
 }
 
 export interface ChatOptions {
@@ -43,30 +57,8 @@ export interface ChatOptions {
   jsonSchema?: Record<string, unknown>;
   /** In-process models: penalty on tokens repeated in the last 64 (llama.cpp's repeat penalty; default 1.1, 1 = off). Servers ignore it. */
   repeatPenalty?: number;
-  /**
-   * Citation markers allowed: only [base]…[base+count-1]; `required`: at least one, within the
-   * first line's first 300 characters, unless the whole answer is `uncited` (the answer that cites
-   * nothing, when the prompt allows one). In-process models are held to it by a grammar; servers ignore it.
-   */
-  citations?: {
-    count: number;
-    base: 0 | 1;
-    required?: boolean;
-    uncited?: string;
-    /**
-     * With `required` (or `quote`) and `uncited`: the answer is `uncited` when the model's probability of writing
-     * it, word for word, after the prompt is at least this; below it the answer must cite. Without
-     * it the model chooses as it writes (greedily). In-process models (`uncitedProbability`); servers ignore it.
-     */
-    uncitedAt?: number;
-    /**
-     * The answer quotes: `opening`, then at most QUOTES_MAX of these sentences (one list a passage,
-     * in marker order) word for word (quotedWords), each followed by its passage's marker before its
-     * full stop ("X raises Y [2]."), unless it is `uncited`. Every statement cites, whatever
-     * `required` says. In-process models are held to it by a grammar; servers ignore it.
-     */
-    quote?: { sentences: string[][]; opening: string };
-  };
+  /** A grammar the answer must follow (what it allows is the caller's: models follow grammars, nodes decide them). In-process models are held to it; servers ignore it. */
+  grammar?: Grammar;
   /** The answer is one of these texts (with `jsonSchema`: JSON answers of it). In-process models score each by its probability after the prompt and answer the likeliest (`choiceLogprobs`), in place of generating; servers ignore it. */
   choices?: string[];
 }
@@ -82,9 +74,11 @@ export interface ChatModel {
   readonly id: string;
   /** Server address, without any key, or "in-process" for a local model: safe to record. */
   readonly baseURL: string;
-  /** Whether `jsonSchema` and `citations` are enforced by a grammar (in-process models). */
+  /** Whether `jsonSchema` and `grammar` are enforced (in-process models). */
   readonly constrains: boolean;
   chat(messages: ChatMessage[], options?: ChatOptions): Promise<ChatResult>;
+  /** In-process models: how likely each text is, token by token, as the answer's beginning after these messages. */
+  continuations?(messages: ChatMessage[], texts: string[]): Promise<Continuations>;
 }
 
 export interface OpenAIChatOptions {

@@ -2,10 +2,10 @@ import { existsSync, readdirSync, statSync } from "node:fs";
 import { availableParallelism } from "node:os";
 import { basename, isAbsolute, join, resolve } from "node:path";
 import type { ChatHistoryItem, ChatWrapper, Llama, LlamaGrammar, LlamaModel, Token } from "node-llama-cpp";
-import type { ChatMessage, ChatModel, ChatOptions, ChatResult } from "./chat.js";
+import type { ChatMessage, ChatModel, ChatOptions, ChatResult, Continuations } from "./chat.js";
 import { checkAdapter } from "./adapter.js";
 import { checkGgufHeader } from "./gguf.js";
-import { CITE_WITHIN, citationGrammar, jsonTokenBound, quoteGrammar, quoteTokenBound } from "./llama-grammar.js";
+import { jsonTokenBound } from "./llama-grammar.js";
 import { verifyModelFile } from "./sums.js";
 import { REUSE_BLOCK, SequencePool, alignReuse, continuationLogprobs, scoreContinuations } from "./llama-sequences.js";
 
@@ -164,68 +164,35 @@ class LocalChat implements ChatModel {
   async chat(messages: ChatMessage[], o: ChatOptions = {}): Promise<ChatResult> {
     const { resolveChatWrapper } = await import("node-llama-cpp");
     if (o.choices) return this.choose(messages, o.choices, o.jsonSchema !== undefined, resolveChatWrapper);
-    const c = o.citations;
-    if (!o.jsonSchema && (c?.required || c?.quote) && c.uncited && c.uncitedAt !== undefined)
-      return this.citeOrNot(messages, { ...o, citations: { ...c, uncited: c.uncited, uncitedAt: c.uncitedAt } }, resolveChatWrapper);
     return this.generate(messages, o, resolveChatWrapper);
   }
 
-  /**
-   * citations.uncitedAt: the uncited answer when the model's probability of it (the grammar lets it
-   * open with a space or not: both count) is at least uncitedAt. Otherwise an answer held to cite
-   * that does not take the uncited answer's way where the model chose it: its least likely token
-   * (" do" in "The papers do not answer"), which a cited answer may not begin with.
-   */
-  private async citeOrNot(
-    messages: ChatMessage[],
-    o: ChatOptions & { citations: NonNullable<ChatOptions["citations"]> & { uncited: string; uncitedAt: number } },
-    resolveChatWrapper: typeof import("node-llama-cpp").resolveChatWrapper,
-  ): Promise<ChatResult> {
-    const started = performance.now();
+  /** Each text's tokens as the answer's beginning after these messages, with their log-probabilities (each token's text is what it adds to those before it). */
+  async continuations(messages: ChatMessage[], texts: string[]): Promise<Continuations> {
+    const { resolveChatWrapper } = await import("node-llama-cpp");
     const { tokens: prompt } = this.promptTokens(messages, resolveChatWrapper);
-    const { uncited, uncitedAt, ...cite } = o.citations;
-    const ways = [` ${uncited}`, uncited].map((t) => this.model.tokenize(t, false, "trimLeadingSpace"));
+    const ways = texts.map((t) => this.model.tokenize(t, false, "trimLeadingSpace"));
     const logprobs = await this.pool.use(prompt, (sequence) => continuationLogprobs(sequence, prompt, ways));
-    const p = logprobs.reduce((sum, lps) => sum + Math.exp(lps.reduce((a, b) => a + b, 0)), 0);
-    if (p < uncitedAt) {
-      const spaced = logprobs[0]!;
-      const choice = spaced.indexOf(Math.min(...spaced));
-      const before = this.model.detokenize(ways[0]!.slice(0, choice));
-      const token = this.model.detokenize([ways[0]![choice]!]);
-      const avoid = (before + token.slice(0, token.length - token.trimStart().length + 1)).trimStart();
-      // A quoting answer cannot take the refusal's way: its statements are the passages' sentences.
-      return { ...(await this.generate(messages, { ...o, citations: cite }, resolveChatWrapper, cite.quote ? undefined : avoid)), uncitedProbability: p };
-    }
-    const written = ways[0]!.length;
-    return {
-      text: uncited,
-      model: this.id,
-      uncitedProbability: p,
-      usage: { promptTokens: prompt.length, completionTokens: written, totalTokens: prompt.length + written, timeToFirstTokenMs: Math.round(performance.now() - started), tokensPerSecond: 0 },
-      finishReason: "stop",
-    };
+    const upTo = (w: Token[], n: number) => this.model.detokenize(w.slice(0, n));
+    return { promptTokens: prompt.length, scored: ways.map((w, k) => w.map((_, i) => ({ text: upTo(w, i + 1).slice(upTo(w, i).length), logprob: logprobs[k]![i]! }))) };
   }
 
-  /** `avoid`: with citations required, the answer may not begin with it. */
-  private async generate(messages: ChatMessage[], o: ChatOptions, resolveChatWrapper: typeof import("node-llama-cpp").resolveChatWrapper, avoid?: string): Promise<ChatResult> {
+  private async generate(messages: ChatMessage[], o: ChatOptions, resolveChatWrapper: typeof import("node-llama-cpp").resolveChatWrapper): Promise<ChatResult> {
     const { LlamaChat, LlamaCompletion } = await import("node-llama-cpp");
     const schema = o.jsonSchema;
-    const c = o.citations;
+    const g = o.grammar;
     const grammar = schema
       ? await this.grammar(`json:${JSON.stringify(schema)}`, () => this.llama.createGrammarForJsonSchema(schema as never))
-      : c?.quote
-        ? // Each question's passages make their own grammar: not kept.
-          await this.llama.createGrammar({ grammar: quoteGrammar(c.quote.sentences, c.base, c.quote.opening, c.uncited) })
-        : c
-          ? await this.grammar(`cite:${c.count}:${c.base}:${c.required === true}:${c.uncited ?? ""}:${avoid ?? ""}`, () =>
-              this.llama.createGrammar({ grammar: citationGrammar(c.count, c.base, c.required, c.uncited, avoid) }),
-            )
-          : undefined;
+      : g
+        ? g.key
+          ? await this.grammar(`gbnf:${g.key}`, () => this.llama.createGrammar({ grammar: g.gbnf }))
+          : await this.llama.createGrammar({ grammar: g.gbnf })
+        : undefined;
     const started = performance.now();
     let first: number | undefined;
     let generated = 0;
     let soFar = "";
-    const bound = schema ? jsonTokenBound(schema) : c?.quote ? quoteTokenBound(c.quote.sentences, c.quote.opening) : c?.required ? CITE_WITHIN + 8 : Infinity;
+    const bound = schema ? jsonTokenBound(schema) : (g?.tokenBound ?? Infinity);
     const common = {
       maxTokens: Math.max(o.maxTokens ?? 512, Number.isFinite(bound) ? bound : 0),
       temperature: o.temperature ?? 0,

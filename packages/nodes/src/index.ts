@@ -82,6 +82,7 @@ export { loadPrompt, promptPath } from "./shared/prompts.js";
 export { EndpointNotAllowed } from "./shared/endpoints.js";
 export { graphReach, type Reach } from "./shared/reach.js";
 export { answerMessages, generateAnswer } from "./generate/generate-answer.js";
+export { answerGrammar, citationGrammar, CITE_WITHIN, describeRule, quotable, quoteGrammar, QUOTES_MAX, refusalOrCite, refusalParting, type AnswerRule } from "./generate/answer-grammar.js";
 export { JUDGE_ADAPTER_THRESHOLD, JUDGE_THRESHOLD, judgeThreshold, TRUE_FALSE } from "./verify/verify-llm.js";
 export { CLAIM_MAX_CHARS, claimsSchema, sufficiencyAnswers, trueFalseSchema } from "./shared/structured.js";
 export { chatChoices, questionsAtOnce, SERVED_PARALLEL } from "./shared/parallel.js";

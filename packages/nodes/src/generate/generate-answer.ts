@@ -1,5 +1,6 @@
-import { compileTemplate, defineNode, NO_ANSWER, QUOTE_OPENING, splitSentences, toAnswer, type Passage, type Question, type Services } from "@citeflow/core";
-import { EXTRACTIVE_ID, extractiveAnswer, quotable, QUOTES_MAX, type ChatMessage } from "@citeflow/models";
+import { compileTemplate, defineNode, NO_ANSWER, QUOTE_OPENING, splitSentences, toAnswer, type NodeContext, type Passage, type Question, type Services } from "@citeflow/core";
+import { EXTRACTIVE_ID, extractiveAnswer, type ChatMessage, type ChatModel } from "@citeflow/models";
+import { answerGrammar, describeRule, quotable, QUOTES_MAX, refusalOrCite, type AnswerRule } from "./answer-grammar.js";
 import { z } from "zod";
 import { promptParam } from "../shared/prompts.js";
 import { callChat, chatFor, llmParams, noChatReason, systemParam } from "../shared/llm.js";
@@ -84,22 +85,46 @@ export const generateAnswer = defineNode({
     const sentences = passages.map((x) => splitSentences(x.text));
     const quote = p.quote && sentences.some((ss) => quotable(ss).length > 0);
     if (p.quote && p.constrainCitations && passages.length > 0 && !quote) ctx.log("warn", "quote: no passage has a sentence to quote, so the model words the answer");
-    const constraint =
-      p.constrainCitations && passages.length > 0
-        ? {
-            citations: {
-              count: passages.length,
-              base: p.citationBase,
-              required: p.requireCitation,
-              ...(quote ? { quote: { sentences, opening: p.quoteOpening } } : {}),
-              ...(p.noAnswer ? { uncited: p.noAnswer, ...(p.noAnswerAt !== null ? { uncitedAt: p.noAnswerAt } : {}) } : {}),
-            },
-          }
-        : {};
-    const r = await callChat(ctx, chat, answerMessages(ctx.services, question, passages, p), p, "model", constraint);
-    return { answer: toAnswer(r.text.trim(), passages, { base: p.citationBase }) };
+    const messages = answerMessages(ctx.services, question, passages, p);
+    const answerOf = (text: string) => ({ answer: toAnswer(text.trim(), passages, { base: p.citationBase }) });
+    if (!p.constrainCitations || passages.length === 0) return answerOf((await callChat(ctx, chat, messages, p)).text);
+    const rule: AnswerRule = {
+      count: passages.length,
+      base: p.citationBase,
+      required: p.requireCitation,
+      ...(quote ? { quote: { sentences, opening: p.quoteOpening } } : {}),
+      ...(p.noAnswer ? { uncited: p.noAnswer } : {}),
+    };
+    const held = (r: AnswerRule) => ({ grammar: answerGrammar(r), held: describeRule(r) });
+    // Refusing at a threshold (in-process models, which score continuations): the refusal when the model's probability
+    // of writing it is at least noAnswerAt; else an answer that cites without taking the refusal's way.
+    if ((rule.required || rule.quote) && rule.uncited && p.noAnswerAt !== null && chat.continuations) {
+      const way = await refusalSpan(ctx, chat, messages, rule.uncited, p.noAnswerAt);
+      if (way.refuse) return answerOf(rule.uncited);
+      const { uncited: _refusal, ...cite } = rule;
+      // A quoting answer cannot take the refusal's way: its statements are the passages' sentences.
+      return answerOf((await callChat(ctx, chat, messages, p, "model", held(quote ? cite : { ...cite, avoid: way.avoid }))).text);
+    }
+    return answerOf((await callChat(ctx, chat, messages, p, "model", held(rule))).text);
   },
 });
+
+/** The refusal's way, traced as a `refusal` span: the answer is the refusal when its probability is at least `at`. */
+function refusalSpan(ctx: NodeContext, chat: ChatModel, messages: ChatMessage[], refusal: string, at: number): Promise<{ refuse: boolean; avoid: string }> {
+  return ctx.span("refusal", async (s) => {
+    s.set("model", chat.id);
+    s.set("baseURL", chat.baseURL);
+    s.set("messages", messages);
+    s.set("noAnswer", refusal);
+    s.set("noAnswerAt", at);
+    const way = await refusalOrCite(chat, messages, refusal);
+    s.set("probability", way.probability);
+    s.set("usage", { promptTokens: way.promptTokens, completionTokens: 0, totalTokens: way.promptTokens });
+    const refuse = way.probability >= at;
+    if (refuse) s.set("response", refusal);
+    return { refuse, avoid: way.avoid };
+  });
+}
 
 /**
  * The messages generate.answer sends a chat model for these inputs and params: the system prompt,

@@ -178,8 +178,8 @@ export function waitingFor(chat: Pick<ChatModel, "baseURL">, messages: ChatMessa
   return `reading the prompt (${chars.toLocaleString("en-US")} characters) before the first token`;
 }
 
-/** What a call asks beyond the messages: a JSON schema, citation markers limited to the passages, or one of given answers. */
-export type ChatConstraint = Pick<ChatOptions, "jsonSchema" | "citations" | "choices">;
+/** What a call asks beyond the messages: a JSON schema, a grammar (with what it holds the answer to, in words: traced), or one of given answers. */
+export type ChatConstraint = Pick<ChatOptions, "jsonSchema" | "grammar" | "choices"> & { held?: string };
 
 /**
  * One chat call, traced as a `model` span: messages, response, usage, model and server (never
@@ -193,8 +193,7 @@ export function callChat(ctx: NodeContext, chat: ChatModel, messages: ChatMessag
     s.set("baseURL", chat.baseURL);
     s.set("messages", messages);
     if (chat.constrains && constraint.jsonSchema) s.set("jsonSchema", constraint.jsonSchema);
-    if (chat.constrains && constraint.citations) s.set("citations", `only [${constraint.citations.base}]…[${constraint.citations.base + constraint.citations.count - 1}]`);
-    if (chat.constrains && constraint.citations?.uncitedAt !== undefined) s.set("uncitedAt", constraint.citations.uncitedAt);
+    if (chat.constrains && constraint.grammar) s.set("grammar", constraint.held ?? constraint.grammar.gbnf);
     if (chat.constrains && constraint.choices) s.set("choices", constraint.choices);
     let last = 0;
     let chunks = 0;
@@ -205,7 +204,9 @@ export function callChat(ctx: NodeContext, chat: ChatModel, messages: ChatMessag
       ...(p.seed !== undefined ? { seed: p.seed } : {}),
       repeatPenalty: p.repeatPenalty,
       signal: ctx.signal,
-      ...constraint,
+      ...(constraint.jsonSchema ? { jsonSchema: constraint.jsonSchema } : {}),
+      ...(constraint.grammar ? { grammar: constraint.grammar } : {}),
+      ...(constraint.choices ? { choices: constraint.choices } : {}),
       onText: (_chunk, soFar) => {
         chunks++;
         const now = Date.now();
@@ -216,7 +217,6 @@ export function callChat(ctx: NodeContext, chat: ChatModel, messages: ChatMessag
     });
     s.set("response", r.text);
     if (r.choiceLogprobs) s.set("choiceLogprobs", r.choiceLogprobs);
-    if (r.uncitedProbability !== undefined) s.set("uncitedProbability", r.uncitedProbability);
     if (r.usage) s.set("usage", r.usage);
     s.set("servedBy", r.model);
     if (r.finishReason) s.set("finishReason", r.finishReason);
