@@ -10,7 +10,7 @@ import {
   type Tensor,
 } from "@huggingface/transformers";
 import { NLI_LABELS, type Embedder, type NliLabel, type NliModel, type NliProbabilities, type Reranker } from "./interfaces.js";
-import { existsSync } from "node:fs";
+import { existsSync, readFileSync } from "node:fs";
 import { join } from "node:path";
 import { nliLabelOf } from "./labels.js";
 import { resolveModel, type ModelLocation, type ResolveOptions } from "./resolve.js";
@@ -26,7 +26,7 @@ export interface LocalModelOptions extends ResolveOptions {
   pairOrder?: "premise-first" | "claim-first";
   /** fp32 (onnx/model.onnx) or q8 (onnx/model_quantized.onnx). Default fp32. */
   dtype?: Dtype;
-  /** Texts or pairs per forward pass. Default 32. */
+  /** Texts or pairs per forward pass. Default 32, or 1 for a graph that quantizes its activations as it runs (batchOf). */
   batchSize?: number;
 }
 
@@ -96,10 +96,12 @@ function rows(t: Tensor): number[][] {
  * returned in the order given.
  */
 export async function loadEmbedder(id: string, options: LocalModelOptions): Promise<Embedder> {
-  const extractor = (await withEnv(id, options, (where) =>
-    pipeline("feature-extraction", id, { dtype: localDtype(id, where, options.dtype), session_options: EMBEDDER_SESSION }),
-  )) as FeatureExtractionPipeline;
-  const batchSize = options.batchSize ?? 32;
+  let batchSize = 32;
+  const extractor = (await withEnv(id, options, (where) => {
+    const dtype = localDtype(id, where, options.dtype);
+    batchSize = batchOf(id, where, dtype, options.batchSize);
+    return pipeline("feature-extraction", id, { dtype, session_options: EMBEDDER_SESSION });
+  })) as FeatureExtractionPipeline;
   const forward = async (batch: string[]): Promise<number[][]> => {
     const inputs = extractor.tokenizer(batch, { padding: true, truncation: true });
     const out = (await extractor.model(inputs)) as { last_hidden_state?: Tensor; token_embeddings?: Tensor };
@@ -147,12 +149,31 @@ function localDtype(id: string, where: ModelLocation, asked: Dtype = "fp32"): Dt
   return !existsSync(join(onnx, "model.onnx")) && existsSync(join(onnx, "model_quantized.onnx")) ? "q8" : asked;
 }
 
-async function loadPairModel(id: string, options: LocalModelOptions): Promise<{ tokenizer: PreTrainedTokenizer; model: PreTrainedModel }> {
+/**
+ * Texts or pairs a forward pass takes: `asked`, else 32, or 1 for a model whose graph quantizes its activations as it
+ * runs (ONNX Runtime's dynamic quantization: DynamicQuantizeLinear, as `citeflow train`'s int8 files do). Such a graph
+ * scales each layer's activations by the whole batch's range, so within a batch a pair's scores depend on the pairs
+ * beside it: with Citeflow's NLI model, 30 of 1,584 held-out claim–sentence pairs changed label between their batch of
+ * 32 and alone (a probability by up to 0.70), where fp32 weights gave the same to the last digit. One at a time, a
+ * verdict is the pair's own, whatever else the node verifies, and a cached verdict is the one computed again
+ * (bench/batching.mjs).
+ */
+function batchOf(id: string, where: ModelLocation, dtype: Dtype, asked?: number): number {
+  if (asked !== undefined) return asked;
+  const file = where.localDir ? join(where.localDir, id, "onnx", dtype === "q8" ? "model_quantized.onnx" : "model.onnx") : undefined;
+  return file && existsSync(file) && readFileSync(file).includes("DynamicQuantizeLinear") ? 1 : 32;
+}
+
+async function loadPairModel(id: string, options: LocalModelOptions): Promise<{ tokenizer: PreTrainedTokenizer; model: PreTrainedModel; batchSize: number }> {
   // Pairs go through the tokenizer's text_pair: the text-classification pipeline drops the pair.
-  return withEnv(id, options, async (where) => ({
-    tokenizer: await AutoTokenizer.from_pretrained(id),
-    model: await AutoModelForSequenceClassification.from_pretrained(id, { dtype: localDtype(id, where, options.dtype) }),
-  }));
+  return withEnv(id, options, async (where) => {
+    const dtype = localDtype(id, where, options.dtype);
+    return {
+      tokenizer: await AutoTokenizer.from_pretrained(id),
+      model: await AutoModelForSequenceClassification.from_pretrained(id, { dtype }),
+      batchSize: batchOf(id, where, dtype, options.batchSize),
+    };
+  });
 }
 
 async function pairLogits(m: { tokenizer: PreTrainedTokenizer; model: PreTrainedModel }, a: string[], b: string[]): Promise<number[][]> {
@@ -187,7 +208,7 @@ export async function loadReranker(id: string, options: LocalModelOptions): Prom
     };
   }
   const m = await loadPairModel(id, options);
-  const batchSize = options.batchSize ?? 32;
+  const batchSize = m.batchSize;
   // One logit: the score. Two (not-relevant, relevant): the relevant one.
   const scoreBatch = async (query: string, batch: string[]) =>
     (
@@ -237,7 +258,7 @@ export async function loadNli(id: string, options: LocalModelOptions): Promise<N
   const labels = nliLabelMap(id2label, id);
   const sciFactStyle = Object.values(id2label).some((l) => /^support/i.test(l));
   const claimFirst = (options.pairOrder ?? (sciFactStyle ? "claim-first" : "premise-first")) === "claim-first";
-  const batchSize = options.batchSize ?? 32;
+  const batchSize = m.batchSize;
   const classifyBatch = async (batch: Array<{ premise: string; hypothesis: string }>) => {
     const premises = batch.map((p) => p.premise);
     const hypotheses = batch.map((p) => p.hypothesis);
