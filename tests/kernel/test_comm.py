@@ -7,6 +7,20 @@ from kernelclient import Session
 QUESTION = {"id": "c1", "text": os.environ.get("CITEFLOW_TEST_QUESTION", "Vitamin D deficiency is associated with fractures.")}
 
 
+def served_graph(url):
+    """A graph whose one model node names the server at `url`."""
+    return {
+        "citeflow": 1,
+        "name": "served",
+        "inputs": {"question": {"type": "Question"}},
+        "nodes": [
+            {"id": "question", "type": "input.question", "version": 1, "params": {}},
+            {"id": "enrich", "type": "query.enrich", "version": 1, "params": {"model": "m", "baseUrl": url}},
+        ],
+        "edges": [{"from": "question.question", "to": "enrich.question"}],
+    }
+
+
 class CiteflowCommTests(unittest.TestCase):
     @classmethod
     def setUpClass(cls):
@@ -125,16 +139,7 @@ class CiteflowCommTests(unittest.TestCase):
         self.assertEqual(end[-1]["event"]["status"], "aborted")
 
     def test_a_server_the_user_has_not_configured_needs_consent_in_the_run_request(self):
-        graph = {
-            "citeflow": 1,
-            "name": "elsewhere",
-            "inputs": {"question": {"type": "Question"}},
-            "nodes": [
-                {"id": "question", "type": "input.question", "version": 1, "params": {}},
-                {"id": "enrich", "type": "query.enrich", "version": 1, "params": {"model": "m", "baseUrl": "http://127.0.0.1:9/v1"}},
-            ],
-            "edges": [{"from": "question.question", "to": "enrich.question"}],
-        }
+        graph = served_graph("http://127.0.0.1:9/v1")
         # Nothing starts: the reply names the server and where the graph names it.
         reply, _ = self.s.request(self.comm, "c1", "run", graph=graph, inputs={"question": QUESTION})
         self.assertTrue(reply["ok"], reply)
@@ -150,16 +155,7 @@ class CiteflowCommTests(unittest.TestCase):
 
     def test_what_a_notebook_cell_configures_the_editors_runs_use(self):
         # One host in the kernel: a server a cell configures is one the editor's graphs may reach without asking.
-        graph = {
-            "citeflow": 1,
-            "name": "configured",
-            "inputs": {"question": {"type": "Question"}},
-            "nodes": [
-                {"id": "question", "type": "input.question", "version": 1, "params": {}},
-                {"id": "enrich", "type": "query.enrich", "version": 1, "params": {"model": "m", "baseUrl": "http://127.0.0.1:8/v1"}},
-            ],
-            "edges": [{"from": "question.question", "to": "enrich.question"}],
-        }
+        graph = served_graph("http://127.0.0.1:8/v1")
         allowed = lambda reply: [r["allowed"] for r in reply["result"] if r["kind"] == "endpoint"]
         reply, _ = self.s.request(self.comm, "n1", "reach", graph=graph)
         self.assertEqual(allowed(reply), [False])
