@@ -85,17 +85,14 @@ describe("citeflow run --questions --parallel", () => {
 });
 
 describe("a 429 storm against a set run in parallel", () => {
-  it("one 429 with Retry-After holds every later request to the server, and every run still ends ok with its own answer", async () => {
-    let told = 0;
-    let refusedQ = "";
-    // When each request reached the server (this machine's clock, as the CLI's is) and its question.
-    const arrivals: Array<{ at: number; q: string }> = [];
+  it("a 429 with Retry-After is retried and every run still ends ok with its own answer", async () => {
+    // Which questions reached the server, in order. (How long every client of a server waits after its 429 is
+    // serverFetch's, timed on a fake clock in tests/models/server-fetch.test.ts.)
+    const arrivals: string[] = [];
     const server = await loopback(async (req, res) => {
       const q = /Q(\d+)/.exec(JSON.stringify(req.body.messages))?.[1] ?? "?";
-      arrivals.push({ at: Date.now(), q });
+      arrivals.push(q);
       if (req.n === 2) {
-        told = Date.now();
-        refusedQ = q;
         res.writeHead(429, { "content-type": "application/json", "retry-after-ms": "600" });
         res.end(JSON.stringify({ error: { message: "slow down", type: "rate_limit" } }));
         return;
@@ -113,13 +110,10 @@ describe("a 429 storm against a set run in parallel", () => {
       expect(r.code, r.stderr).toBe(0);
       const runs = JSON.parse(r.stdout).runs as Array<{ runId: string; status: string }>;
       expect(runs.map((x) => x.status)).toEqual(Array(8).fill("ok"));
-      // 8 answers and the one retried call. The retry came no sooner than the 429 asked; in the 600 ms after it, only
-      // the requests the other three questions had already sent could arrive (a slow machine makes these fewer, never
-      // more): without the hold, each of them would have sent its next question 100 ms later, and so on.
+      // 8 answers and the one retried call: the refused question reached the server twice, every other once.
       expect(arrivals).toHaveLength(9);
-      const retry = arrivals.filter((a) => a.q === refusedQ).at(-1)!;
-      expect(retry.at - told).toBeGreaterThanOrEqual(600);
-      expect(arrivals.filter((a) => a.at > told && a.at < told + 600).length).toBeLessThanOrEqual(3);
+      expect(new Set(arrivals).size).toBe(8);
+      expect(arrivals.filter((q) => q === arrivals[2]).length).toBe(2);
       const texts = await Promise.all(runs.map(async (x) => JSON.parse((await cli(["runs", "output", x.runId, "enrich", "query", "--runs", join(dir, "runs")], dir, env)).stdout).text));
       expect(texts).toEqual(Array.from({ length: 8 }, (_, i) => `trials of vitamin Q${i}`));
     } finally {
@@ -132,12 +126,12 @@ describe("the question set's line", () => {
   it("counts questions done, in flight and failed, the pace a minute, the tokens generated a second and the time left", () => {
     const written: string[] = [];
     const out = { write: (t: string) => written.push(t) } as unknown as NodeJS.WriteStream;
-    const tally = new SetTally(10);
+    const tally = new SetTally(10, 0);
     for (let i = 0; i < 4; i++) tally.started();
     tally.finished(true, 90);
     tally.finished(false, 30);
     // 2 of 10 done in the first minute: 2 a minute, 120 tokens in 60 s, 8 left, 4 minutes.
-    expect(tally.text(Date.now() + 60_000)).toMatch(/^questions 2\/10 · 2 in flight · 1 failed · 2\.0 a minute · 2\.0 tokens\/s · 4 min left$/);
+    expect(tally.text(60_000)).toMatch(/^questions 2\/10 · 2 in flight · 1 failed · 2\.0 a minute · 2\.0 tokens\/s · 4 min left$/);
     // Off a terminal only the lines are written, never the set's line.
     const set = new SetProgress(out, false);
     set.show(tally.text());

@@ -72,23 +72,50 @@ describe("HTTP client for search APIs", () => {
     }
   });
 
-  it("rejects malformed JSON, and keeps requests at most N a second", async () => {
+  it("rejects malformed JSON", async () => {
     server = await loopback((_req, res) => res.end("{not json"));
-    // When each request leaves the client (its fetch call), not when it arrives: arrivals carry the
-    // network's jitter, departures only the throttle's wait, which a slow machine can only lengthen.
-    const left: number[] = [];
-    const realFetch = globalThis.fetch;
-    const spy = vi.spyOn(globalThis, "fetch").mockImplementation((input, init) => (left.push(Date.now()), realFetch(input, init)));
+    const c = new HttpClient({ service: "Test", ...fast });
+    await expect(c.getJson(`${server.url}/x`)).rejects.toThrow(/malformed JSON response/);
+  });
+
+  it("waits as it must, on a clock of its own: N a second, a 429's Retry-After, a server's Backoff", async () => {
+    // When each request leaves (its fetch call), by a fake clock: the waits are the client's own, to the millisecond.
+    vi.useFakeTimers();
+    const left: Array<[string, number]> = [];
+    const replies: Record<string, Array<() => Response>> = {
+      "/limited": [() => new Response("slow down", { status: 429, headers: { "retry-after": "1" } }), () => new Response("{}")],
+      "/backoff": [() => new Response("{}", { headers: { backoff: "2" } })],
+    };
+    vi.spyOn(globalThis, "fetch").mockImplementation(async (input) => {
+      const path = new URL(String(input)).pathname;
+      left.push([path, Date.now()]);
+      return replies[path]?.shift()?.() ?? new Response("{}");
+    });
     try {
+      const t0 = Date.now();
+      const at = (path: string) => left.filter(([p]) => p === path).map(([, t]) => t - t0);
       const c = new HttpClient({ service: "Test", requestsPerSecond: 20, backoffMs: 5 });
-      await expect(c.getJson(`${server.url}/x`)).rejects.toThrow(/malformed JSON response/);
-      await Promise.all([c.get(`${server.url}/a`), c.get(`${server.url}/b`), c.get(`${server.url}/c`)]);
+      const all = Promise.all(["a", "b", "c"].map((p) => c.get(`http://search.test/${p}`)));
+      await vi.advanceTimersByTimeAsync(200);
+      await all;
+      // 20 a second: 50 ms apart, the first at once.
+      expect([...at("/a"), ...at("/b"), ...at("/c")]).toEqual([0, 50, 100]);
+      const slow = new HttpClient({ service: "Test", requestsPerSecond: 1000, backoffMs: 5 });
+      const limited = slow.get("http://search.test/limited");
+      await vi.advanceTimersByTimeAsync(1500);
+      await limited;
+      const [first, retry] = at("/limited");
+      expect(retry! - first!).toBe(1000);
+      // A server's Backoff holds the client's next request, whichever it is.
+      await slow.get("http://search.test/backoff");
+      const next = slow.get("http://search.test/after");
+      await vi.advanceTimersByTimeAsync(2500);
+      await next;
+      expect(at("/after")[0]! - at("/backoff")[0]!).toBe(2000);
     } finally {
-      spy.mockRestore();
+      vi.useRealTimers();
+      vi.restoreAllMocks();
     }
-    // 50 ms apart at 20 a second (a timer may fire a millisecond early); unthrottled, all four leave within a few ms.
-    expect(left.length).toBe(4);
-    for (let i = 1; i < left.length; i++) expect(left[i]! - left[i - 1]!).toBeGreaterThanOrEqual(48);
   });
 });
 
