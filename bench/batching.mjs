@@ -8,7 +8,7 @@
 //   - speed: each setting in a process of its own, as the product runs one model (two ONNX Runtime sessions in one
 //     process steal each other's cores: their threads spin between runs), three processes each, alternating, each the
 //     median of 7 timed passes; the median of the three, and the ratio one at a time / batched.
-// Run alone: node bench/batching.mjs
+// Run alone: node bench/batching.mjs; CITEFLOW_BENCH_CLAIMS=n measures on the first n held-out claims only (CI's smoke run).
 import { execFileSync } from "node:child_process";
 import { readFileSync } from "node:fs";
 import { join } from "node:path";
@@ -22,7 +22,9 @@ const lines = (f) =>
     .trim()
     .split("\n")
     .map((l) => JSON.parse(l));
-const claims = lines("claims_train.jsonl").filter((c) => heldIds.has(c.id));
+const claims = lines("claims_train.jsonl")
+  .filter((c) => heldIds.has(c.id))
+  .slice(0, Number(process.env.CITEFLOW_BENCH_CLAIMS || Infinity));
 const docs = lines("corpus.jsonl");
 const corpus = new Map(docs.map((d) => [String(d.doc_id), d.abstract]));
 const rationales = claims.flatMap((c) => Object.entries(c.evidence).flatMap(([doc, sets]) => sets.flatMap((s) => s.sentences.map((i) => ({ hypothesis: c.claim, premise: corpus.get(doc)[i] })))));
@@ -95,11 +97,14 @@ const top = (xs) =>
     .slice(0, 10)
     .map((x) => x[1])
     .join();
-for (const c of claims.slice(0, 20)) {
+const ranked = claims.slice(0, 20);
+for (const c of ranked) {
   const [a, b] = [await rb.score(c.claim, texts), await ra.score(c.claim, texts)];
   most = Math.max(most, ...a.map((x, i) => Math.abs(x - b[i])));
   if (top(a) !== top(b)) reordered++;
 }
-console.log(`reranker ${DEFAULT_MODELS.reranker}: 20 claims × 50 abstracts, largest change of a score ${most.toFixed(4)}, top 10 in another order for ${reordered} of 20 claims`);
+console.log(
+  `reranker ${DEFAULT_MODELS.reranker}: ${ranked.length} claims × 50 abstracts, largest change of a score ${most.toFixed(4)}, top 10 in another order for ${reordered} of ${ranked.length} claims`,
+);
 const [sb, sa] = speeds("rerank");
 console.log(`  passages/s: batched ${sb.toFixed(1)}, one at a time ${sa.toFixed(1)}, ratio ${(sa / sb).toFixed(2)}`);
