@@ -53,10 +53,6 @@ export class QuestionSet<R> {
     this.results = mapInOrder(runs, o.parallel, one, o.inOrder);
   }
 
-  get total(): number {
-    return this.tally.total;
-  }
-
   get aborted(): boolean {
     return this.#aborted;
   }

@@ -160,7 +160,8 @@ function localDtype(id: string, where: ModelLocation, asked: Dtype = "fp32"): Dt
  */
 function batchOf(id: string, where: ModelLocation, dtype: Dtype, asked?: number): number {
   if (asked !== undefined) return asked;
-  const file = where.localDir ? join(where.localDir, id, "onnx", dtype === "q8" ? "model_quantized.onnx" : "model.onnx") : undefined;
+  // Only a quantized file can quantize as it runs: an fp32 graph (the default embedder's, 90 MB) is not read again here.
+  const file = dtype === "q8" && where.localDir ? join(where.localDir, id, "onnx", "model_quantized.onnx") : undefined;
   return file && existsSync(file) && readFileSync(file).includes("DynamicQuantizeLinear") ? 1 : 32;
 }
 

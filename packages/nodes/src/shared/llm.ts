@@ -188,12 +188,13 @@ export type ChatConstraint = Pick<ChatOptions, "jsonSchema" | "grammar" | "choic
  * far), at most four times a second.
  */
 export function callChat(ctx: NodeContext, chat: ChatModel, messages: ChatMessage[], p: LlmParams, name = "model", constraint: ChatConstraint = {}): Promise<ChatResult> {
+  const { held, ...options } = constraint;
   return ctx.span(name, async (s) => {
     s.set("model", chat.id);
     s.set("baseURL", chat.baseURL);
     s.set("messages", messages);
     if (chat.constrains && constraint.jsonSchema) s.set("jsonSchema", constraint.jsonSchema);
-    if (chat.constrains && constraint.grammar) s.set("grammar", constraint.held ?? constraint.grammar.gbnf);
+    if (chat.constrains && options.grammar) s.set("grammar", held ?? options.grammar.gbnf);
     if (chat.constrains && constraint.choices) s.set("choices", constraint.choices);
     let last = 0;
     let chunks = 0;
@@ -204,9 +205,7 @@ export function callChat(ctx: NodeContext, chat: ChatModel, messages: ChatMessag
       ...(p.seed !== undefined ? { seed: p.seed } : {}),
       repeatPenalty: p.repeatPenalty,
       signal: ctx.signal,
-      ...(constraint.jsonSchema ? { jsonSchema: constraint.jsonSchema } : {}),
-      ...(constraint.grammar ? { grammar: constraint.grammar } : {}),
-      ...(constraint.choices ? { choices: constraint.choices } : {}),
+      ...options,
       onText: (_chunk, soFar) => {
         chunks++;
         const now = Date.now();
