@@ -402,6 +402,40 @@ print(json.dumps([len(yn), sorted(int(x) for x in random.Random(13).sample(yn, 1
     expect(refused.code).toBe(1);
     expect(refused.stderr).toContain("test.jsonl is the set's test split, kept for measurement");
   }, 600_000);
+
+  it("with --curriculum trains on the added sets first: each of their pairs once, then the export's once an epoch, in length-grouped batches", async () => {
+    // The order itself (curriculum.py): 7 added pairs, then 5 of the export's for 2 epochs, in batches of 2.
+    const lengths = [3, 9, 4, 8, 5, 7, 6, 30, 10, 20, 40, 50];
+    const order = JSON.parse(
+      execFileSync(
+        py,
+        [
+          "-c",
+          `import json, sys; sys.path.insert(0, sys.argv[1]); from curriculum import curriculum_order; print(json.dumps(curriculum_order(7, 12, ${JSON.stringify(lengths)}, 2, 2, 13)))`,
+          PYTHON_DIR,
+        ],
+        {
+          encoding: "utf8",
+        },
+      ),
+    ) as number[];
+    expect(order).toHaveLength(7 + 2 * 5);
+    expect([...order.slice(0, 7)].sort((a, b) => a - b)).toEqual([0, 1, 2, 3, 4, 5, 6]);
+    for (const epoch of [order.slice(7, 12), order.slice(12)]) expect([...epoch].sort((a, b) => a - b)).toEqual([7, 8, 9, 10, 11]);
+    // Fewer pairs than a mega-batch: each pass is sorted longest first.
+    for (const pass of [order.slice(0, 7), order.slice(7, 12)]) expect(pass.map((i) => lengths[i]!)).toEqual([...pass.map((i) => lengths[i]!)].sort((a, b) => b - a));
+    // Through the command: the card says what came first.
+    const set = join(work, "imported");
+    const out = join(work, "models", "tiny-nli-curriculum");
+    const r = await cli([...trainArgs("nli", nliData, out, "--max-steps", "2", "--no-augment", "--epochs", "2", "--add", set, "--curriculum"), "--json"]);
+    expect(r.code, r.stderr).toBe(0);
+    const counts = JSON.parse(/\((\{.*\})\); \d+ held-out rows refused/.exec(r.stderr)![1]!) as Record<string, number | string>;
+    expect(counts.curriculum).toBe(`the added sets first (10 pairs, one pass), then the export's ${counts.gold} pairs for 2 epoch(s)`);
+    expect(readFileSync(join(out, "README.md"), "utf8")).toContain("the added sets first (10 pairs, one pass)");
+    // A curriculum needs something to put first.
+    const alone = await cli(trainArgs("nli", nliData, join(work, "models", "never"), "--max-steps", "1", "--curriculum"));
+    expect([alone.code, alone.stderr]).toEqual([2, expect.stringMatching(/--curriculum needs --add/)]);
+  }, 600_000);
 });
 
 describe("bad input to citeflow train gets a clear error and loses nothing", () => {

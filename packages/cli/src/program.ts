@@ -275,6 +275,7 @@ export function buildProgram(registry: NodeRegistry, setCode: (code: number) => 
       "--add <set...>",
       "nli: other labelled sets trained on beside the export: citeflow datasets import folders (their train.jsonl) or .jsonl files, each =weight (0.5: half its rows, 2: twice); never a test split",
     )
+    .option("--curriculum", "nli: train on the --add sets first (one pass), then on the export's pairs for --epochs epochs, one learning-rate schedule over both", false)
     .option("--lora-rank <n>", "lm: the LoRA rank (default 16)", intArg("--lora-rank"))
     .option("--lora-alpha <a>", "lm: the LoRA alpha (default 32)")
     .option("--refusal-share <s>", 'lm: the largest share of training answers that cite nothing ("The papers do not answer the question."), default 0.2')

@@ -3,13 +3,15 @@
     python train/citeflow_train.py nli|rerank --data <export folder> --base <HF model folder> --out <model folder>
         [--heldout bench/scifact-heldout.json --claims claims_train.jsonl] [--epochs N] [--seed S] [--threads T]
         [--max-steps N] [--batch-size B] [--lr X] [--no-augment] [--corpus <jsonl> [--corpus-sentences N]]
+        [--add <import folder>[=weight] … [--curriculum]] [--leave-out <split.json>]
         [--device auto|cpu|cuda] [--gpus N | --processes N] [--nodes M --node-rank R --master HOST:PORT]
         [--bf16 | --fp32] [--gradient-checkpointing] [--command "…"] [--commit SHA]
 
 - nli: a 3-label cross-encoder (SUPPORT / NO_EVIDENCE / CONTRADICT, the claim first) on
   `export --format nli` rows, plus the augmentations in nli_augment.py (unless --no-augment), plus
   with --corpus pairs made from N sentences of unlabelled abstracts (nli_augment.corpus_pairs; the
-  abstracts the held-out claims cite are left out).
+  abstracts the held-out claims cite are left out), plus other labelled sets (--add), mixed in or, with
+  --curriculum, first (curriculum.py).
 - rerank: a sentence encoder on `export --format rerank` triplets, trained by sentence-transformers'
   trainer with MultipleNegativesRankingLoss (each query against its positive, its hard negative and
   the other passages of the batch). The reranker's score for (query, passage) is the cosine of their
@@ -48,6 +50,7 @@ sys.path.insert(0, str(HERE))
 sys.path.insert(0, str(HERE.parent / "scripts"))
 
 import devices  # noqa: E402
+from curriculum import curriculum_order  # noqa: E402
 from encoder_report import LABELS, card, flop_limit, heldout_scores  # noqa: E402
 from nli_augment import augment, corpus_pairs  # noqa: E402
 from onnx_export import ExportError, input_names, write_model  # noqa: E402
@@ -129,9 +132,15 @@ def train(args) -> dict:
         problems += add_problems
         for s in sources:
             counts[f"added_{s['source']}"] = s["used"]
-        triples += added
-        if args.corpus or added:
-            random.Random(args.seed).shuffle(triples)
+        if args.curriculum:
+            if not added:
+                raise InputError("--curriculum: give the sets to train on first with --add")
+            counts["curriculum"] = f"the added sets first ({len(added)} pairs, one pass), then the export's {len(triples)} pairs for {args.epochs} epoch(s)"
+            triples = added + triples
+        else:
+            triples += added
+            if args.corpus or added:
+                random.Random(args.seed).shuffle(triples)
         pairs = [(h, p, LABELS.index(label)) for h, p, label in triples]
         counts["left_out_dev_rows"] = left_out
         labels = {"num_labels": 3, "id2label": dict(enumerate(LABELS)), "label2id": {l: i for i, l in enumerate(LABELS)}}
@@ -147,9 +156,14 @@ def train(args) -> dict:
     # A list of examples (transformers' Trainer takes any sequence; Hugging Face datasets gives the same batches, in the same order).
     data = [{**{k: v[i] for k, v in enc.items()}, "labels": p[2]} for i, p in enumerate(pairs)]
     work, ckpt = work_dirs(args)
-    total_steps = announce(args, len(data), f"{len(data)} pairs from {len(rows)} rows", counts, refused, problems)
+    run, sampling = args, "group_by_length"
+    if args.curriculum:
+        # The whole curriculum is one pass over examples laid out in its order (curriculum.py).
+        order = curriculum_order(len(added), len(data), [len(x["input_ids"]) for x in data], args.epochs, args.batch_size * args.processes, args.seed)
+        data, run, sampling = [data[i] for i in order], argparse.Namespace(**{**vars(args), "epochs": 1}), "sequential"
+    total_steps = announce(run, len(data), f"{len(pairs)} pairs from {len(rows)} rows", counts, refused, problems)
 
-    targs = trainer_args(TrainingArguments, args, ckpt, total_steps, log_every=25, save_every=200, weight_decay=0.01, train_sampling_strategy="group_by_length")
+    targs = trainer_args(TrainingArguments, run, ckpt, total_steps, log_every=25, save_every=200, weight_decay=0.01, train_sampling_strategy=sampling)
     trainer = Trainer(model=model, args=targs, train_dataset=data, data_collator=DataCollatorWithPadding(tokenizer), callbacks=[progress_callback()(args)])
     t0 = time.time()
     trainer.train(resume_from_checkpoint=last_checkpoint(ckpt))
@@ -163,8 +177,8 @@ def train(args) -> dict:
         tokenizer.save_pretrained(str(model_dir))
     probe = tokenizer([p[0] for p in pairs[:16]], [p[1] for p in pairs[:16]], padding=True, truncation=True, max_length=args.max_length, return_token_type_ids=token_types, return_tensors="pt")
     return {"export": (model, "logits", input_names(token_types), probe),
-            "rows": len(rows), "pairs": len(data), "counts": counts, "refused_heldout": refused, "bad_rows": len(problems), "steps": total_steps,
-            "seconds": seconds, "pairs_per_second": len(data) * args.epochs / seconds if args.max_steps <= 0 else total_steps * args.batch_size * args.processes / seconds,
+            "rows": len(rows), "pairs": len(pairs), "counts": counts, "refused_heldout": refused, "bad_rows": len(problems), "steps": total_steps,
+            "seconds": seconds, "pairs_per_second": len(data) * run.epochs / seconds if args.max_steps <= 0 else total_steps * args.batch_size * args.processes / seconds,
             "model_dir": model_dir, "work": work, "torch": torch.__version__, "test": test, "sources": sources, **limit}
 
 
@@ -186,6 +200,7 @@ def main() -> int:
     p.add_argument("--no-augment", dest="augment", action="store_false")
     p.add_argument("--leave-out", action="append", default=[])
     p.add_argument("--add", action="append", default=[])
+    p.add_argument("--curriculum", action="store_true")
     p.add_argument("--corpus")
     p.add_argument("--corpus-sentences", type=int, default=4000)
     p.add_argument("--bf16", action="store_true")

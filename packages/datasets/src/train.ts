@@ -50,6 +50,8 @@ export interface TrainOptions {
   leaveOut?: string[];
   /** nli: other labelled sets (`citeflow datasets import` folders or their .jsonl, `=weight` after each) trained on beside the export; never a test split. */
   add?: string[];
+  /** nli: the added sets first (one pass), then the export's pairs for `epochs` epochs, under one learning-rate schedule. */
+  curriculum?: boolean;
   epochs?: number;
   maxSteps?: number;
   batchSize?: number;
@@ -248,6 +250,7 @@ export async function trainModel(o: TrainOptions): Promise<TrainResult> {
   if (o.heldout) args.push("--heldout", o.heldout.split, "--claims", o.heldout.claims);
   for (const f of o.leaveOut ?? []) args.push("--leave-out", f);
   for (const a of o.add ?? []) args.push("--add", a);
+  if (o.curriculum) args.push("--curriculum");
   const num = (flag: string, v: number | undefined) => v !== undefined && args.push(flag, String(v));
   num("--epochs", o.epochs);
   num("--max-steps", o.maxSteps);

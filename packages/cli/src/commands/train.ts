@@ -24,6 +24,7 @@ export interface TrainCommandOptions {
   corpusSentences?: number;
   leaveOut?: string[];
   add?: string[];
+  curriculum: boolean;
   dataLicence?: string;
   bf16: boolean;
   fp32: boolean;
@@ -54,6 +55,7 @@ export async function trainCommand(task: string, opts: TrainCommandOptions): Pro
   if (!opts.heldout !== !opts.claims) throw new UsageError("--heldout and --claims go together: the held-out split and the claims file its ids point into");
   if (opts.leaveOut?.length && !opts.claims) throw new UsageError("--leave-out needs --heldout and --claims: the claims file its ids point into");
   if (opts.add?.length && task !== "nli") throw new UsageError("--add is for train nli: other labelled sets of NLI pairs");
+  if (opts.curriculum && !opts.add?.length) throw new UsageError("--curriculum needs --add: the sets trained on first (train nli)");
   for (const f of [...(opts.leaveOut ?? []), ...(opts.add ?? []).map((a) => a.replace(/=[^=/]*$/, ""))]) if (!existsSync(f)) throw new FailureError(`${f}: no such file or folder`);
   const lr = opts.lr === undefined ? undefined : Number(opts.lr);
   if (lr !== undefined && !(lr > 0 && lr < 1)) throw new UsageError(`--lr ${opts.lr}: give a learning rate such as 4e-5`);
@@ -102,6 +104,7 @@ export async function trainCommand(task: string, opts: TrainCommandOptions): Pro
       ...(opts.corpusSentences !== undefined ? { corpusSentences: opts.corpusSentences } : {}),
       ...(opts.leaveOut?.length ? { leaveOut: opts.leaveOut } : {}),
       ...(opts.add?.length ? { add: opts.add } : {}),
+      ...(opts.curriculum ? { curriculum: true } : {}),
       ...(opts.dataLicence ? { dataLicence: opts.dataLicence } : {}),
       ...(opts.heldout && opts.claims ? { heldout: { split: opts.heldout, claims: opts.claims } } : {}),
       ...(opts.epochs !== undefined ? { epochs: opts.epochs } : {}),
