@@ -36,6 +36,9 @@ export default defineConfig({
       // extractive baseline stays the baseline); the local-model suites ask for the installed ones.
       CITEFLOW_MODELS_HOME: mkdtempSync(join(tmpdir(), "citeflow-models-home-")),
       CITEFLOW_INSTALLED_MODELS: installed,
+      // Runs a test records without naming a store (--runs, a runs param) go here, never into the
+      // repository's ./.citeflow; tests of that default set CITEFLOW_RUNS to "" in a folder of their own.
+      CITEFLOW_RUNS: mkdtempSync(join(tmpdir(), "citeflow-runs-home-")),
       // citeflow train's environment (PyTorch, ~6 GB): made once beside the models home, not per suite.
       CITEFLOW_TRAIN_VENV: process.env.CITEFLOW_TRAIN_VENV || join(dirname(installed), "train-venv"),
     },
