@@ -13,13 +13,13 @@
 // Run: npm run bench (or node bench/encoders.mjs); CITEFLOW_BENCH_ONLY=nli or =rerank runs one half;
 // CITEFLOW_BENCH_CLAIMS=n measures on the first n held-out claims only (CI's smoke run; the figures are from all).
 import { execFileSync } from "node:child_process";
-import { existsSync, mkdtempSync, readFileSync, writeFileSync } from "node:fs";
-import { tmpdir } from "node:os";
+import { existsSync, readFileSync, writeFileSync } from "node:fs";
+
 import { dirname, join } from "node:path";
 import { fileURLToPath } from "node:url";
 import { judgePremises, nliEntails, premiseSentences } from "@citeflow/eval";
 import { DEFAULT_MODELS, loadNli, loadReranker, modelsDirsFromEnv } from "@citeflow/models";
-import { DATA } from "./paths.mjs";
+import { DATA, scratch } from "./paths.mjs";
 
 const root = join(dirname(fileURLToPath(import.meta.url)), "..");
 const BIN = join(root, "packages", "cli", "dist", "bin.js");
@@ -46,7 +46,7 @@ if (!have(DEFAULT_MODELS.nli)) throw new Error(`bench/encoders: ${DEFAULT_MODELS
 // A reranker trained with citeflow train rerank, to measure beside the installed ones: $CITEFLOW_BENCH_RERANKER (an id in the models folders).
 if (process.env.CITEFLOW_BENCH_RERANKER) rerankModels.unshift(process.env.CITEFLOW_BENCH_RERANKER);
 
-const work = mkdtempSync(join(tmpdir(), "citeflow-bench-encoders-"));
+const work = scratch("citeflow-bench-encoders-");
 let store = process.env.CITEFLOW_BENCH_STORE;
 if (!store || !existsSync(store)) {
   store = join(work, "store");

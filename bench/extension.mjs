@@ -17,12 +17,12 @@
 //     passage texts cut to what the inspector shows (400 characters) and a 50-row text/html table.
 // Run: npm run bench.
 import { execFileSync } from "node:child_process";
-import { createReadStream, mkdirSync, mkdtempSync, readdirSync, readFileSync, writeFileSync } from "node:fs";
-import { tmpdir } from "node:os";
+import { createReadStream, mkdirSync, readdirSync, readFileSync, writeFileSync } from "node:fs";
+
 import { join, resolve } from "node:path";
 import { createInterface } from "node:readline";
 import { chromium } from "playwright-core";
-import { DATA } from "./paths.mjs";
+import { DATA, scratch } from "./paths.mjs";
 
 const root = resolve(import.meta.dirname, "..");
 const { startLab } = await import(join(root, "scripts", "lab.mjs"));
@@ -163,7 +163,7 @@ async function closeAll(page) {
   }
 }
 
-const work = mkdtempSync(join(tmpdir(), "citeflow-bench-lab-"));
+const work = scratch("citeflow-bench-lab-");
 mkdirSync(join(work, "root"));
 for (const n of [10, 100]) writeFileSync(join(work, "root", `grid-${n}.citeflow.json`), JSON.stringify(grid(n), null, 2));
 const lab = await startLab({ state: join(work, "state"), root: join(work, "root"), quiet: true, exposeApp: true, env: { CITEFLOW_RUNS: join(work, "runs") } });

@@ -10,16 +10,16 @@
 //     300 SciFact abstracts indexed here.
 // Run alone (the in-process model uses both cores): node bench/lab-start.mjs
 import { execFileSync, spawn } from "node:child_process";
-import { mkdirSync, mkdtempSync } from "node:fs";
-import { tmpdir } from "node:os";
+import { mkdirSync } from "node:fs";
+
 import { join, resolve } from "node:path";
 import { chromium } from "playwright-core";
-import { DATA } from "./paths.mjs";
+import { DATA, scratch } from "./paths.mjs";
 
 const root = resolve(import.meta.dirname, "..");
 const { startLab } = await import(join(root, "scripts", "lab.mjs"));
 const REPS = Number(process.env.CITEFLOW_BENCH_LAB_REPS ?? 2);
-const work = mkdtempSync(join(tmpdir(), "citeflow-bench-lab-start-"));
+const work = scratch("citeflow-bench-lab-start-");
 const median = (xs) => [...xs].sort((a, b) => a - b)[Math.floor((xs.length - 1) / 2)];
 const s = (ms) => `${(ms / 1000).toFixed(1)} s`;
 

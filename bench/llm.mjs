@@ -25,8 +25,8 @@
 //   CITEFLOW_BENCH_SPLIT=dev takes the claims from the dev split of the training claims (bench/scifact-dev.json),
 //   where recipes are chosen, instead of the held-out split, where the chosen one is reported)
 import { execFileSync } from "node:child_process";
-import { existsSync, mkdtempSync, readFileSync } from "node:fs";
-import { tmpdir } from "node:os";
+import { existsSync, readFileSync } from "node:fs";
+
 import { basename, dirname, join } from "node:path";
 import { generatedTokens, loadGraph, MemoryCache, parsePassageId, startRun, toAnswer } from "@citeflow/core";
 import { citationScores, docsInOrder, nliEntails, readQrels, scoreClassification, scoreRetrieval } from "@citeflow/eval";
@@ -39,7 +39,7 @@ import { copyBandwidth } from "./bandwidth.mjs";
 import { CLAIMS_COLUMNS, claimsFaithfulness, claimsRow } from "./claims.mjs";
 import { rationaleCounts } from "./rationales.mjs";
 import { checkScore, SUFFICIENCY_COLUMNS, sufficiencyRow } from "./sufficiency.mjs";
-import { DATA, MODELS } from "./paths.mjs";
+import { DATA, MODELS, scratch } from "./paths.mjs";
 
 const home = modelsHome(process.env);
 const GGUF = join(home, "gemma-3-270m-q4_k_m.gguf");
@@ -111,10 +111,10 @@ async function buildStore(embedderId, dir) {
 let store = process.env.CITEFLOW_BENCH_STORE;
 let ingestS;
 if (!store || !existsSync(store)) {
-  store = mkdtempSync(join(tmpdir(), "citeflow-bench-minilm-"));
+  store = scratch("citeflow-bench-minilm-");
   ingestS = await buildStore(EMBEDDER, store);
 }
-const staticStore = mkdtempSync(join(tmpdir(), "citeflow-bench-static-"));
+const staticStore = scratch("citeflow-bench-static-");
 const staticIngestS = ALL ? await buildStore("static-use-en", staticStore) : 0;
 
 // ── Retrieval quality: every judged training claim (neither embedder was trained on SciFact). ──

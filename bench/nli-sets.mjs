@@ -8,12 +8,12 @@
 // The sets are read by path and never copied into the repository; NLI4CT's zip is unzipped into a temporary folder
 // with the unzip command (Debian: apt-get install unzip).
 import { execFileSync } from "node:child_process";
-import { existsSync, mkdtempSync, readFileSync, writeFileSync } from "node:fs";
-import { tmpdir } from "node:os";
+import { existsSync, readFileSync, writeFileSync } from "node:fs";
+
 import { dirname, join } from "node:path";
 import { fileURLToPath } from "node:url";
 import { DEFAULT_MODELS } from "@citeflow/models";
-import { DATA } from "./paths.mjs";
+import { DATA, scratch } from "./paths.mjs";
 
 const folder = process.argv[2];
 if (!folder || !existsSync(folder)) {
@@ -22,7 +22,7 @@ if (!folder || !existsSync(folder)) {
 }
 const root = join(dirname(fileURLToPath(import.meta.url)), "..");
 const BIN = join(root, "packages", "cli", "dist", "bin.js");
-const work = mkdtempSync(join(tmpdir(), "citeflow-bench-nli-sets-"));
+const work = scratch("citeflow-bench-nli-sets-");
 const cli = (args) => execFileSync(process.execPath, [BIN, ...args], { encoding: "utf8", stdio: ["ignore", "pipe", "pipe"], maxBuffer: 1 << 26 });
 // The shipped model from the repository's models/ folder (what npm run models installs), unless $CITEFLOW_MODELS names one.
 const modelsDir = join(root, "models");

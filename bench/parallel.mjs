@@ -11,12 +11,12 @@
 // Run alone: node bench/parallel.mjs   ($CITEFLOW_BENCH_QUESTIONS questions, default 1000; the
 // one-at-a-time baseline runs the first 100 of them).
 import { execFile } from "node:child_process";
-import { mkdtempSync, readFileSync, writeFileSync } from "node:fs";
+import { readFileSync, writeFileSync } from "node:fs";
 import { createServer } from "node:http";
-import { tmpdir } from "node:os";
+
 import { join } from "node:path";
 import { CLI, USAGE, usage } from "./cli-usage.mjs";
-import { DATA } from "./paths.mjs";
+import { DATA, scratch } from "./paths.mjs";
 
 const N = Number(process.env.CITEFLOW_BENCH_QUESTIONS || 1000);
 const LATENCY_MS = 200;
@@ -64,7 +64,7 @@ const server = createServer(async (req, res) => {
 await new Promise((r) => server.listen(0, "127.0.0.1", r));
 const url = `http://127.0.0.1:${server.address().port}/v1`;
 
-const dir = mkdtempSync(join(tmpdir(), "citeflow-bench-parallel-"));
+const dir = scratch("citeflow-bench-parallel-");
 const graph = join(dir, "enrich.citeflow.json");
 writeFileSync(
   graph,

@@ -20,14 +20,14 @@
 // the other rows run the first tenth of them, one at a time the first twentieth; CITEFLOW_BENCH_SERVED_ONLY=encoders
 // runs only the last three rows and the check; a disagreement fails the benchmark).
 import { execFile } from "node:child_process";
-import { existsSync, mkdtempSync, readFileSync, writeFileSync } from "node:fs";
+import { existsSync, readFileSync, writeFileSync } from "node:fs";
 import { createServer } from "node:http";
-import { availableParallelism, tmpdir } from "node:os";
+import { availableParallelism } from "node:os";
 import { dirname, join } from "node:path";
 import { fileURLToPath } from "node:url";
 import { DEFAULT_MODELS, loadNli, modelsDirsFromEnv } from "@citeflow/models";
 import { CLI, USAGE, usage } from "./cli-usage.mjs";
-import { DATA } from "./paths.mjs";
+import { DATA, scratch } from "./paths.mjs";
 import { LABELS, startTeiSim } from "./tei-sim.mjs";
 
 const root = join(dirname(fileURLToPath(import.meta.url)), "..");
@@ -88,7 +88,7 @@ await new Promise((r) => server.listen(0, "127.0.0.1", r));
 const url = `http://127.0.0.1:${server.address().port}/v1`;
 
 // N distinct questions: the SciFact training claims, then as questions ("Is it true that …?").
-const dir = mkdtempSync(join(tmpdir(), "citeflow-bench-served-"));
+const dir = scratch("citeflow-bench-served-");
 const claims = readFileSync(join(DATA, "scifact", "claims_train.jsonl"), "utf8")
   .split("\n")
   .filter(Boolean)
