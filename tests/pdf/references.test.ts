@@ -197,7 +197,6 @@ async function zoteroServer(storage: Loopback, attachment = "ATT00001") {
     json(res, 200, list.slice(start, start + 2), { "total-results": String(list.length), "last-modified-version": String(version), ...link, ...extra });
   };
   let itemRequests = 0;
-  /** When each listing request came (ms): what Retry-After and Backoff ask of a client is checked from these. */
   const server = await loopback((req, res) => {
     const url = new URL(req.path, `http://${req.headers.host}`);
     const p = url.pathname;

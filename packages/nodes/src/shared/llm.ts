@@ -193,9 +193,9 @@ export function callChat(ctx: NodeContext, chat: ChatModel, messages: ChatMessag
     s.set("model", chat.id);
     s.set("baseURL", chat.baseURL);
     s.set("messages", messages);
-    if (chat.constrains && constraint.jsonSchema) s.set("jsonSchema", constraint.jsonSchema);
+    if (chat.constrains && options.jsonSchema) s.set("jsonSchema", options.jsonSchema);
     if (chat.constrains && options.grammar) s.set("grammar", held ?? options.grammar.gbnf);
-    if (chat.constrains && constraint.choices) s.set("choices", constraint.choices);
+    if (chat.constrains && options.choices) s.set("choices", options.choices);
     let last = 0;
     let chunks = 0;
     ctx.progress(0, p.maxTokens, waitingFor(chat, messages));
